@@ -1,0 +1,132 @@
+"""Every setting Footnote reads, validated in one place.
+
+Defaults run offline: Firestore through its emulator (or the in-memory store),
+the local MiniLM embedder, the in-memory vector index and the extractive
+generator. Production switches a port by naming its backend, e.g.
+``EMBEDDER=vertex``; nothing else in the code path changes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    # --- where we run -------------------------------------------------------
+    project_id: str = Field("demo-footnote", alias="GOOGLE_CLOUD_PROJECT", min_length=1)
+    location: str = Field("us-central1", alias="VERTEX_LOCATION")
+    firestore_database: str = Field("(default)", alias="FIRESTORE_DATABASE")
+
+    # --- which backend serves each port ------------------------------------
+    note_store: Literal["firestore", "memory"] = Field("firestore", alias="NOTE_STORE")
+    embedder: Literal["local", "hash", "vertex"] = Field("local", alias="EMBEDDER")
+    vector_index: Literal["memory", "vertex"] = Field("memory", alias="VECTOR_INDEX")
+    generator: Literal["extractive", "gemini"] = Field("extractive", alias="GENERATOR")
+    classifier: Literal["rules", "gemini"] = Field("rules", alias="CLASSIFIER")
+    reindex_queue: Literal["pubsub", "inline"] = Field("pubsub", alias="REINDEX_QUEUE")
+
+    # --- models --------------------------------------------------------------
+    embedding_model: str = Field("", alias="EMBEDDING_MODEL")
+    embedding_dimension: int = Field(0, alias="EMBEDDING_DIMENSION", ge=0, le=3072)
+    embedding_batch_size: int = Field(32, alias="EMBEDDING_BATCH_SIZE", ge=1, le=250)
+    chat_model: str = Field("gemini-2.5-flash", alias="CHAT_MODEL")
+    chat_temperature: float = Field(0.2, alias="CHAT_TEMPERATURE", ge=0.0, le=2.0)
+    chat_timeout_ms: int = Field(20_000, alias="CHAT_TIMEOUT_MS", ge=100)
+    chat_max_output_tokens: int = Field(1024, alias="CHAT_MAX_OUTPUT_TOKENS", ge=16)
+
+    # --- Vertex AI Vector Search (used when VECTOR_INDEX=vertex) -------------
+    vertex_index: str = Field("", alias="VERTEX_INDEX")
+    vertex_index_endpoint: str = Field("", alias="VERTEX_INDEX_ENDPOINT")
+    vertex_deployed_index_id: str = Field("", alias="VERTEX_DEPLOYED_INDEX_ID")
+    vertex_public_endpoint_domain: str = Field("", alias="VERTEX_PUBLIC_ENDPOINT_DOMAIN")
+
+    # --- limits ---------------------------------------------------------------
+    chat_max_query_length: int = Field(2000, alias="CHAT_MAX_QUERY_LENGTH", ge=10)
+    note_max_chars: int = Field(100_000, alias="NOTE_MAX_CHARS", ge=100)
+    note_title_max_chars: int = Field(300, alias="NOTE_TITLE_MAX_CHARS", ge=1)
+    note_max_tags: int = Field(20, alias="NOTE_MAX_TAGS", ge=0)
+    request_max_bytes: int = Field(512 * 1024, alias="REQUEST_MAX_BYTES", ge=1024)
+    page_size_max: int = Field(100, alias="PAGE_SIZE_MAX", ge=1)
+
+    # --- chunking ---------------------------------------------------------------
+    chunk_size: int = Field(450, alias="CHUNK_SIZE", ge=50, le=8000)
+    chunk_overlap: int = Field(75, alias="CHUNK_OVERLAP", ge=0)
+
+    # --- retrieval ----------------------------------------------------------------
+    retrieval_top_k: int = Field(30, alias="RETRIEVAL_TOP_K", ge=1, le=500)
+    retrieval_rerank_to: int = Field(8, alias="RETRIEVAL_RERANK_TO", ge=1, le=50)
+    fusion: Literal["rrf", "weighted"] = Field("rrf", alias="RETRIEVAL_FUSION")
+    rrf_k: int = Field(60, alias="RETRIEVAL_RRF_K", ge=1)
+    weight_vector: float = Field(0.6, alias="RETRIEVAL_WEIGHT_VECTOR", ge=0)
+    weight_keyword: float = Field(0.25, alias="RETRIEVAL_WEIGHT_KEYWORD", ge=0)
+    weight_recency: float = Field(0.15, alias="RETRIEVAL_WEIGHT_RECENCY", ge=0)
+    recency_half_life_days: float = Field(30.0, alias="RETRIEVAL_RECENCY_HALF_LIFE_DAYS", gt=0)
+    mmr_lambda: float = Field(0.7, alias="RETRIEVAL_MMR_LAMBDA", ge=0, le=1)
+    near_duplicate_threshold: float = Field(0.95, alias="RETRIEVAL_NEAR_DUPLICATE", ge=0, le=1)
+    min_similarity: float = Field(0.2, alias="RETRIEVAL_MIN_SIMILARITY", ge=-1, le=1)
+    min_confidence: float = Field(0.3, alias="RETRIEVAL_MIN_CONFIDENCE", ge=0, le=1)
+    context_max_chunks: int = Field(12, alias="CONTEXT_MAX_CHUNKS", ge=1)
+    context_max_chars: int = Field(12_000, alias="CONTEXT_MAX_CHARS", ge=500)
+
+    # --- citations ---------------------------------------------------------------
+    citation_min_overlap: float = Field(0.15, alias="CITATION_MIN_OVERLAP", ge=0, le=1)
+
+    # --- re-indexing --------------------------------------------------------------
+    reindex_topic: str = Field("footnote-reindex", alias="REINDEX_TOPIC", min_length=3)
+    reindex_page_size: int = Field(50, alias="REINDEX_PAGE_SIZE", ge=1, le=500)
+
+    # --- HTTP -----------------------------------------------------------------------
+    cors_origins: str = Field("*", alias="CORS_ORIGINS")
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("CHUNK_OVERLAP must be smaller than CHUNK_SIZE")
+        if self.vector_index == "vertex":
+            missing = [
+                name
+                for name, value in (
+                    ("VERTEX_INDEX", self.vertex_index),
+                    ("VERTEX_INDEX_ENDPOINT", self.vertex_index_endpoint),
+                    ("VERTEX_DEPLOYED_INDEX_ID", self.vertex_deployed_index_id),
+                )
+                if not value
+            ]
+            if missing:
+                raise ValueError(f"VECTOR_INDEX=vertex needs {', '.join(missing)}")
+        return self
+
+    @property
+    def resolved_embedding_model(self) -> str:
+        if self.embedding_model:
+            return self.embedding_model
+        return {
+            "local": "all-MiniLM-L6-v2",
+            "hash": "hash-v1",
+            "vertex": "gemini-embedding-001",
+        }[self.embedder]
+
+    @property
+    def resolved_embedding_dimension(self) -> int:
+        if self.embedding_dimension:
+            return self.embedding_dimension
+        return {"local": 384, "hash": 256, "vertex": 768}[self.embedder]
+
+    @property
+    def embedding_model_id(self) -> str:
+        """Identity of the vectors: backend, model and dimension. A change re-indexes."""
+        return (
+            f"{self.embedder}:{self.resolved_embedding_model}:{self.resolved_embedding_dimension}"
+        )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read from the environment once."""
+    return Settings()  # type: ignore[call-arg]

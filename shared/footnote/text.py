@@ -1,0 +1,110 @@
+"""Text primitives shared by indexing and retrieval: sentences, terms, hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from functools import lru_cache
+
+# Small English stop list: words that carry no topic, so they neither match in
+# BM25 nor count as overlap when a citation is checked against its source.
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are aren as at be because been
+    before being below between both but by can cannot could couldn did didn do does doesn
+    doing don down during each few for from further had hadn has hasn have haven having he
+    her here hers herself him himself his how i if in into is isn it its itself just let
+    me more most mustn my myself no nor not of off on once only or other ought our ours
+    ourselves out over own same shan she should shouldn so some such than that the their
+    theirs them themselves then there these they this those through to too under until up
+    very was wasn we were weren what when where which while who whom why will with won
+    would wouldn you your yours yourself yourselves s t d ll m o re ve y also may might
+    must shall us""".split()
+)
+
+# Question words and chat filler: stop words for queries only.
+QUERY_FILLER = frozenset(
+    """tell show give list find please remind know recall say said note notes wrote write
+    written my mine anything something thing things ever""".split()
+)
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=\s*[-*•\d]+[.)]?\s)")
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "mr.", "mrs.", "dr.", "prof.", "no.", "fig.", "al.", "approx.", "inc.", "st.")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\u2060\ufeff]")
+
+
+def normalize(text: str) -> str:
+    """NFKC, no control or zero-width characters, tidy line ends and spaces."""
+    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL.sub("", text)
+    text = re.sub(r"[ \t]+", " ", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip()
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+@lru_cache(maxsize=1)
+def _stemmer():  # type: ignore[no-untyped-def]
+    import Stemmer  # PyStemmer: the Snowball stemmer bm25s uses as well
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
+def terms(text: str, extra_stopwords: frozenset[str] = frozenset()) -> list[str]:
+    """Stemmed content words in order: the unit of keyword search and overlap."""
+    out = []
+    for w in words(text):
+        w = w.split("'")[0] if "'" in w else w
+        if not w or w in STOPWORDS or w in extra_stopwords:
+            continue
+        if len(w) == 1 and not w.isdigit():
+            continue
+        out.append(stem(w))
+    return out
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans (start, end) over ``text``; blank lines and list items also split."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        cut = match.start()
+        candidate = text[start:cut]
+        tail = candidate.rstrip().lower()
+        if tail.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Za-z]\.$", candidate.rstrip()):
+            continue
+        if candidate.strip():
+            spans.append(_trim(text, start, cut))
+        start = match.end()
+    if text[start:].strip():
+        spans.append(_trim(text, start, len(text)))
+    return spans
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in split_sentences(text)]
+
+
+def sha256(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x1f")
+    return digest.hexdigest()
