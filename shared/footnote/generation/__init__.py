@@ -1,0 +1,1 @@
+"""Answer generation: prompts, the extractive generator, citation validation."""

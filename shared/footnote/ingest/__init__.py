@@ -1,0 +1,1 @@
+"""Indexing stages: sanitise, chunk, classify; each a pure function."""

@@ -1,0 +1,1 @@
+"""Retrieval stages: query analysis, candidate sources, fusion, MMR, gating."""

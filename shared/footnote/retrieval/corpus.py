@@ -1,0 +1,126 @@
+"""A tenant's chunks held in memory: the vector matrix, BM25 and recency order.
+
+The in-memory vector index, keyword search and recency all read from one
+``TenantCorpus``; ``CorpusCache`` rebuilds it when the tenant's version counter
+moves, so a note indexed by any indexer process is searchable on the next query.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
+from footnote.ports import ChunkStore
+
+
+@dataclass
+class TenantCorpus:
+    version: int
+    chunks: list[Chunk]
+    by_id: dict[str, int]
+    matrix: np.ndarray  # (n, d) float32, rows unit-length
+    created: np.ndarray  # (n,) float64 epoch seconds
+    bm25: object | None  # bm25s.BM25 over each chunk's terms
+    model_ids: frozenset[str]
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def mask(self, window: TimeWindow | None, types: Sequence[MemoryType]) -> np.ndarray:
+        keep = np.ones(len(self.chunks), dtype=bool)
+        if window is not None:
+            if window.start is not None:
+                keep &= self.created >= window.start.timestamp()
+            if window.end is not None:
+                keep &= self.created < window.end.timestamp()
+        if types:
+            wanted = {t.value for t in types}
+            keep &= np.array([c.memory_type.value in wanted for c in self.chunks], dtype=bool)
+        return keep
+
+    def similarities(self, vector: Sequence[float]) -> np.ndarray:
+        if not len(self.chunks) or self.matrix.shape[1] != len(vector):
+            return np.zeros(len(self.chunks), dtype=np.float32)
+        return self.matrix @ np.asarray(vector, dtype=np.float32)
+
+    def vector_hits(self, vector: Sequence[float], k: int, mask: np.ndarray) -> list[Hit]:
+        sims = self.similarities(vector)
+        return _top(sims, k, mask, self.chunks)
+
+    def keyword_hits(self, query_terms: Sequence[str], k: int, mask: np.ndarray) -> list[Hit]:
+        if self.bm25 is None or not query_terms:
+            return []
+        scores = self.bm25.get_scores(list(query_terms))  # type: ignore[attr-defined]
+        return _top(np.asarray(scores), k, mask & (np.asarray(scores) > 0), self.chunks)
+
+    def recent_hits(self, k: int, mask: np.ndarray) -> list[Hit]:
+        return _top(self.created, k, mask, self.chunks)
+
+
+def _top(scores: np.ndarray, k: int, mask: np.ndarray, chunks: list[Chunk]) -> list[Hit]:
+    idx = np.flatnonzero(mask)
+    if not len(idx) or k <= 0:
+        return []
+    picked = idx[np.argsort(-scores[idx], kind="stable")[:k]]
+    return [Hit(chunks[i].chunk_id, float(scores[i])) for i in picked]
+
+
+def build_corpus(chunks: Sequence[Chunk], version: int = 0) -> TenantCorpus:
+    ordered = sorted(chunks, key=lambda c: c.chunk_id)
+    dims = {len(c.embedding) for c in ordered}
+    dim = max(dims) if dims else 0
+    matrix = np.zeros((len(ordered), dim), dtype=np.float32)
+    for i, c in enumerate(ordered):
+        if len(c.embedding) == dim:  # a stray vector of another model stays zero
+            matrix[i] = c.embedding
+    created = np.array([c.created_at.timestamp() for c in ordered], dtype=np.float64)
+    bm25 = None
+    if ordered:
+        import bm25s  # local import: only processes that search pay for it
+
+        bm25 = bm25s.BM25()
+        bm25.index([list(c.terms) or [""] for c in ordered], show_progress=False)
+    return TenantCorpus(
+        version=version,
+        chunks=list(ordered),
+        by_id={c.chunk_id: i for i, c in enumerate(ordered)},
+        matrix=matrix,
+        created=created,
+        bm25=bm25,
+        model_ids=frozenset(c.embedding_model for c in ordered),
+    )
+
+
+class CorpusCache:
+    """Per-tenant corpora, rebuilt when ``ChunkStore.tenant_version`` changes."""
+
+    def __init__(self, store: ChunkStore, max_tenants: int = 128) -> None:
+        self._store = store
+        self._max = max_tenants
+        self._cache: OrderedDict[str, TenantCorpus] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, tenant_id: str) -> TenantCorpus:
+        version = self._store.tenant_version(tenant_id)
+        with self._lock:
+            cached = self._cache.get(tenant_id)
+            if cached is not None and cached.version == version:
+                self._cache.move_to_end(tenant_id)
+                return cached
+        corpus = build_corpus(self._store.tenant_chunks(tenant_id), version)
+        with self._lock:
+            self._cache[tenant_id] = corpus
+            self._cache.move_to_end(tenant_id)
+            while len(self._cache) > self._max:
+                self._cache.popitem(last=False)
+        return corpus
+
+
+def epoch(moment: datetime) -> float:
+    return moment.timestamp()

@@ -1,0 +1,61 @@
+import numpy as np
+import pytest
+
+from footnote.domain import Hit
+from footnote.retrieval.fusion import normalize_scores, rrf, weighted
+from footnote.retrieval.gating import confidence, passes
+from footnote.retrieval.mmr import mmr
+
+
+def test_rrf_rewards_agreement_between_sources() -> None:
+    fused = rrf({"vector": [Hit("a", 0.9), Hit("b", 0.8)], "keyword": [Hit("b", 12), Hit("c", 3)]}, k=60)
+    assert [f.chunk_id for f in fused] == ["b", "a", "c"]
+    assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
+    assert fused[0].sources == ("keyword", "vector")
+
+
+def test_rrf_weights_scale_contributions_and_zero_removes_a_source() -> None:
+    fused = rrf({"vector": [Hit("a", 1)], "recency": [Hit("z", 1)]}, k=60,
+                weights={"vector": 1.0, "recency": 0.0})
+    assert [f.chunk_id for f in fused] == ["a"]
+
+
+def test_weighted_uses_normalised_scores_and_multi_source_bonus() -> None:
+    rankings = {"vector": [Hit("a", 0.9), Hit("b", 0.5)], "keyword": [Hit("b", 10.0), Hit("c", 2.0)]}
+    fused = {f.chunk_id: f.score for f in weighted(rankings, {"vector": 0.6, "keyword": 0.25})}
+    assert fused["a"] == pytest.approx(0.6)
+    assert fused["b"] == pytest.approx((0.0 + 0.25) * 1.15)
+    assert fused["c"] == pytest.approx(0.0)
+
+
+def test_normalize_single_hit_scores_one() -> None:
+    assert normalize_scores([Hit("x", 3.2)]) == {"x": 1.0}
+    assert normalize_scores([]) == {}
+
+
+def test_mmr_prefers_diversity_over_a_near_copy() -> None:
+    v = np.array([[1, 0], [0.999, 0.0447], [0, 1]], dtype=float)
+    v = v / np.linalg.norm(v, axis=1, keepdims=True)
+    picked = mmr([1.0, 0.99, 0.5], v, n=2, lam=0.7, duplicate_threshold=0.95)
+    assert picked == [0, 2]
+
+
+def test_mmr_with_lambda_one_is_relevance_order_minus_duplicates() -> None:
+    v = np.eye(4)
+    assert mmr([0.1, 0.9, 0.5, 0.7], v, n=3, lam=1.0) == [1, 3, 2]
+
+
+def test_mmr_edge_cases() -> None:
+    assert mmr([], np.zeros((0, 2)), n=3) == []
+    assert mmr([1.0], np.eye(1), n=0) == []
+
+
+def test_confidence_is_weighted_top_and_mean() -> None:
+    assert confidence([0.8, 0.4]) == pytest.approx(0.7 * 0.8 + 0.3 * 0.6)
+    assert confidence([]) == 0.0
+
+
+def test_gate_needs_similarity_floor_and_confidence() -> None:
+    assert passes([0.5, 0.4], 0.3, 0.3)
+    assert not passes([0.25], 0.3, 0.1)
+    assert not passes([], 0.0, 0.0)
