@@ -1,0 +1,1 @@
+"""Implementations of the ports. Only modules here import Google SDKs or models."""

@@ -1,0 +1,53 @@
+"""Firebase ID token verification with firebase-admin (the Auth emulator locally)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from footnote.errors import Unauthenticated
+
+log = logging.getLogger(__name__)
+
+
+class FirebaseTokenVerifier:
+    """Verifies signature, expiry, audience and issuer; the uid is the tenant.
+
+    With FIREBASE_AUTH_EMULATOR_HOST set, firebase-admin accepts the emulator's
+    unsigned tokens (and only then).
+    """
+
+    def __init__(self, project_id: str) -> None:
+        self._project_id = project_id
+        self._app: Any = None
+        self._lock = threading.Lock()
+
+    def _get_app(self) -> Any:
+        with self._lock:
+            if self._app is None:
+                import firebase_admin
+
+                name = f"footnote-{self._project_id}"
+                try:
+                    self._app = firebase_admin.get_app(name)
+                except ValueError:
+                    self._app = firebase_admin.initialize_app(
+                        options={"projectId": self._project_id}, name=name
+                    )
+            return self._app
+
+    def verify(self, token: str) -> str:
+        from firebase_admin import auth
+
+        if not token or len(token) > 8192:
+            raise Unauthenticated("a valid Firebase ID token is required")
+        try:
+            claims = auth.verify_id_token(token, app=self._get_app())
+        except Exception as exc:  # every failure looks the same to the caller
+            log.info("token rejected: %s", type(exc).__name__)
+            raise Unauthenticated("a valid Firebase ID token is required") from None
+        uid = claims.get("uid") or claims.get("sub")
+        if not isinstance(uid, str) or not uid:
+            raise Unauthenticated("a valid Firebase ID token is required")
+        return uid

@@ -1,0 +1,362 @@
+"""Firestore implementation of NoteStore, ChunkStore, ConversationStore and EmbeddingCache.
+
+Collections: ``notes`` (what users write), ``noteChunks`` (chunks with vectors),
+``indexState`` (one per note, kept apart from the note so the indexer never
+writes the document whose changes trigger it), ``tenants`` (a version counter
+per tenant that moves whenever its chunks change), ``embeddingCache``,
+``conversations`` and ``messages``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from footnote.adapters.cursors import decode_cursor, encode_cursor
+from footnote.adapters.memory_store import apply_changes, same_content
+from footnote.domain import Chunk, IndexState, IndexStatus, MemoryType, Note
+from footnote.ports import NoteChanges, NotePage, Turn
+
+if TYPE_CHECKING:
+    from google.cloud import firestore
+
+NOTES = "notes"
+CHUNKS = "noteChunks"
+STATES = "indexState"
+TENANTS = "tenants"
+EMBEDDINGS = "embeddingCache"
+CONVERSATIONS = "conversations"
+MESSAGES = "messages"
+JOBS = "reindexJobs"
+_BATCH = 400  # under Firestore's 500 writes per commit
+
+
+def make_client(project_id: str, database: str) -> firestore.Client:
+    from google.cloud import firestore
+
+    return firestore.Client(project=project_id, database=database)
+
+
+class FirestoreStore:
+    def __init__(self, client: firestore.Client) -> None:
+        from google.cloud import firestore as fs
+        from google.cloud.firestore_v1.base_query import FieldFilter
+        from google.cloud.firestore_v1.vector import Vector
+
+        self.client = client
+        self._fs = fs
+        self._where = FieldFilter
+        self._vector = Vector
+
+    # -- NoteStore -------------------------------------------------------------
+    def create_note(self, note: Note) -> Note:
+        batch = self.client.batch()
+        batch.create(self.client.collection(NOTES).document(note.id), _note_doc(note))
+        batch.set(
+            self.client.collection(STATES).document(note.id),
+            _state_doc(IndexState(note.id, note.tenant_id, IndexStatus.PENDING)),
+        )
+        batch.commit()
+        return note
+
+    def get_note(self, tenant_id: str, note_id: str) -> Note | None:
+        note = self.read_note(note_id)
+        return note if note is not None and note.tenant_id == tenant_id else None
+
+    def update_note(
+        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+    ) -> Note | None:
+        ref = self.client.collection(NOTES).document(note_id)
+        state_ref = self.client.collection(STATES).document(note_id)
+
+        @self._fs.transactional
+        def run(tx: Any) -> Note | None:
+            snap = ref.get(transaction=tx)
+            if not snap.exists or snap.get("tenantId") != tenant_id:
+                return None
+            before = _note_from(snap)
+            after = apply_changes(before, changes, now)
+            tx.set(ref, _note_doc(after))
+            if not same_content(before, after):
+                tx.set(state_ref, _state_doc(IndexState(note_id, tenant_id, IndexStatus.PENDING)))
+            return after
+
+        return run(self.client.transaction())
+
+    def delete_note(self, tenant_id: str, note_id: str) -> bool:
+        ref = self.client.collection(NOTES).document(note_id)
+
+        @self._fs.transactional
+        def run(tx: Any) -> bool:
+            snap = ref.get(transaction=tx)
+            if not snap.exists or snap.get("tenantId") != tenant_id:
+                return False
+            tx.delete(ref)
+            return True
+
+        return run(self.client.transaction())
+
+    def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
+        fs = self._fs
+        notes = self.client.collection(NOTES)
+        query = (
+            notes.where(filter=self._where("tenantId", "==", tenant_id))
+            .order_by("createdAt", direction=fs.Query.DESCENDING)
+            .order_by("__name__", direction=fs.Query.DESCENDING)
+        )
+        if cursor:
+            moment, last_id = decode_cursor(cursor)
+            query = query.start_after({"createdAt": moment, "__name__": notes.document(last_id)})
+        page = [_note_from(s) for s in query.limit(limit + 1).stream()]
+        more = len(page) > limit
+        page = page[:limit]
+        return NotePage(page, encode_cursor(page[-1].created_at, page[-1].id) if more else None)
+
+    def read_note(self, note_id: str) -> Note | None:
+        snap = self.client.collection(NOTES).document(note_id).get()
+        return _note_from(snap) if snap.exists else None
+
+    def note_ids(self, tenant_id: str | None, after: str | None, limit: int) -> list[str]:
+        notes = self.client.collection(NOTES)
+        query = notes.order_by("__name__")
+        if tenant_id is not None:
+            query = query.where(filter=self._where("tenantId", "==", tenant_id))
+        if after:
+            query = query.start_after({"__name__": notes.document(after)})
+        return [s.id for s in query.select([]).limit(limit).stream()]
+
+    # -- ChunkStore ------------------------------------------------------------
+    def index_state(self, note_id: str) -> IndexState | None:
+        snap = self.client.collection(STATES).document(note_id).get()
+        return _state_from(snap.id, snap.to_dict() or {}) if snap.exists else None
+
+    def replace_chunks(
+        self, note: Note, chunks: Sequence[Chunk], state: IndexState
+    ) -> list[str] | None:
+        note_ref = self.client.collection(NOTES).document(note.id)
+        existing_query = self.client.collection(CHUNKS).where(
+            filter=self._where("noteId", "==", note.id)
+        )
+
+        @self._fs.transactional
+        def run(tx: Any) -> list[str] | None:
+            snap = note_ref.get(transaction=tx)
+            if not snap.exists or not same_content(_note_from(snap), note):
+                return None
+            existing = [s.id for s in tx.get(existing_query.select([]))]
+            new_ids = {c.chunk_id for c in chunks}
+            removed = [cid for cid in existing if cid not in new_ids]
+            for cid in removed:
+                tx.delete(self.client.collection(CHUNKS).document(cid))
+            for c in chunks:
+                tx.set(self.client.collection(CHUNKS).document(c.chunk_id), self._chunk_doc(c))
+            tx.set(self.client.collection(STATES).document(note.id), _state_doc(state))
+            self._bump(tx, note.tenant_id)
+            return removed
+
+        return run(self.client.transaction(max_attempts=5))
+
+    def remove_chunks(self, note_id: str, state: IndexState) -> list[str] | None:
+        note_ref = self.client.collection(NOTES).document(note_id)
+        existing_query = self.client.collection(CHUNKS).where(
+            filter=self._where("noteId", "==", note_id)
+        )
+
+        @self._fs.transactional
+        def run(tx: Any) -> list[str] | None:
+            if note_ref.get(transaction=tx).exists:
+                return None
+            removed = [s.id for s in tx.get(existing_query.select([]))]
+            for cid in removed:
+                tx.delete(self.client.collection(CHUNKS).document(cid))
+            tx.set(self.client.collection(STATES).document(note_id), _state_doc(state))
+            if state.tenant_id:
+                self._bump(tx, state.tenant_id)
+            return removed
+
+        return run(self.client.transaction(max_attempts=5))
+
+    def set_index_state(self, state: IndexState) -> None:
+        self.client.collection(STATES).document(state.note_id).set(_state_doc(state))
+
+    def tenant_chunks(self, tenant_id: str) -> list[Chunk]:
+        query = self.client.collection(CHUNKS).where(filter=self._where("tenantId", "==", tenant_id))
+        return [_chunk_from(s.to_dict() or {}) for s in query.stream()]
+
+    def tenant_version(self, tenant_id: str) -> int:
+        snap = self.client.collection(TENANTS).document(tenant_id).get()
+        return int((snap.to_dict() or {}).get("version", 0)) if snap.exists else 0
+
+    def unindexed_note_ids(self, after: str | None, limit: int) -> list[str]:
+        states = self.client.collection(STATES)
+        query = states.where(
+            filter=self._where("status", "in", [IndexStatus.PENDING.value, IndexStatus.FAILED.value])
+        ).order_by("__name__")
+        if after:
+            query = query.start_after({"__name__": states.document(after)})
+        return [s.id for s in query.select([]).limit(limit).stream()]
+
+    # -- ConversationStore -----------------------------------------------------
+    def append_turns(self, turns: Sequence[Turn]) -> None:
+        batch = self.client.batch()
+        for t in turns:
+            batch.set(
+                self.client.collection(CONVERSATIONS).document(t.conversation_id),
+                {"tenantId": t.tenant_id, "updatedAt": t.created_at},
+                merge=True,
+            )
+            batch.set(
+                self.client.collection(MESSAGES).document(t.message_id),
+                {
+                    "conversationId": t.conversation_id,
+                    "tenantId": t.tenant_id,
+                    "role": t.role,
+                    "text": t.text,
+                    "createdAt": t.created_at,
+                    "citations": [dict(c) for c in t.citations],
+                    "meta": dict(t.meta or {}),
+                },
+            )
+        batch.commit()
+
+    def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None:
+        query = (
+            self.client.collection(MESSAGES)
+            .where(filter=self._where("conversationId", "==", conversation_id))
+            .where(filter=self._where("tenantId", "==", tenant_id))
+        )
+        turns = [_turn_from(s.id, s.to_dict() or {}) for s in query.stream()]
+        return sorted(turns, key=lambda t: (t.created_at, t.role != "user")) or None
+
+    def turn(self, tenant_id: str, message_id: str) -> Turn | None:
+        snap = self.client.collection(MESSAGES).document(message_id).get()
+        if not snap.exists or snap.get("tenantId") != tenant_id:
+            return None
+        return _turn_from(snap.id, snap.to_dict() or {})
+
+    # -- EmbeddingCache --------------------------------------------------------
+    def get_many(self, keys: Sequence[str]) -> dict[str, list[float]]:
+        refs = [self.client.collection(EMBEDDINGS).document(k) for k in keys]
+        out: dict[str, list[float]] = {}
+        for i in range(0, len(refs), 300):
+            for snap in self.client.get_all(refs[i : i + 300]):
+                if snap.exists:
+                    out[snap.id] = list(snap.get("vector"))
+        return out
+
+    def put_many(self, items: Mapping[str, Sequence[float]]) -> None:
+        entries = list(items.items())
+        for i in range(0, len(entries), _BATCH):
+            batch = self.client.batch()
+            for key, vector in entries[i : i + _BATCH]:
+                batch.set(
+                    self.client.collection(EMBEDDINGS).document(key),
+                    {"vector": self._vector(list(vector))},
+                )
+            batch.commit()
+
+    # -- helpers ---------------------------------------------------------------
+    def _bump(self, tx: Any, tenant_id: str) -> None:
+        tx.set(
+            self.client.collection(TENANTS).document(tenant_id),
+            {"version": self._fs.Increment(1)},
+            merge=True,
+        )
+
+    def _chunk_doc(self, c: Chunk) -> dict[str, Any]:
+        return {
+            "chunkId": c.chunk_id,
+            "noteId": c.note_id,
+            "tenantId": c.tenant_id,
+            "position": c.position,
+            "text": c.text,
+            "title": c.title,
+            "terms": list(c.terms),
+            "memoryType": c.memory_type.value,
+            "createdAt": c.created_at,
+            "embedding": self._vector(list(c.embedding)),
+            "embeddingModel": c.embedding_model,
+        }
+
+
+def _note_doc(n: Note) -> dict[str, Any]:
+    return {
+        "tenantId": n.tenant_id,
+        "text": n.text,
+        "title": n.title,
+        "tags": list(n.tags),
+        "type": n.type.value if n.type else None,
+        "createdAt": n.created_at,
+        "updatedAt": n.updated_at,
+    }
+
+
+def _note_from(snap: Any) -> Note:
+    d = snap.to_dict() or {}
+    return Note(
+        id=snap.id,
+        tenant_id=d.get("tenantId", ""),
+        text=d.get("text", ""),
+        created_at=d["createdAt"],
+        updated_at=d.get("updatedAt") or d["createdAt"],
+        title=d.get("title") or "",
+        tags=tuple(d.get("tags") or ()),
+        type=MemoryType(d["type"]) if d.get("type") else None,
+    )
+
+
+def _state_doc(s: IndexState) -> dict[str, Any]:
+    return {
+        "tenantId": s.tenant_id,
+        "status": s.status.value,
+        "contentHash": s.content_hash,
+        "chunkCount": s.chunk_count,
+        "model": s.model,
+        "sourceUpdateTime": s.source_update_time,
+        "error": s.error,
+        "attempts": s.attempts,
+    }
+
+
+def _state_from(note_id: str, d: Mapping[str, Any]) -> IndexState:
+    return IndexState(
+        note_id=note_id,
+        tenant_id=d.get("tenantId", ""),
+        status=IndexStatus(d.get("status", "pending")),
+        content_hash=d.get("contentHash", ""),
+        chunk_count=int(d.get("chunkCount", 0)),
+        model=d.get("model", ""),
+        source_update_time=d.get("sourceUpdateTime"),
+        error=d.get("error", ""),
+        attempts=int(d.get("attempts", 0)),
+    )
+
+
+def _chunk_from(d: Mapping[str, Any]) -> Chunk:
+    return Chunk(
+        chunk_id=d["chunkId"],
+        note_id=d["noteId"],
+        tenant_id=d["tenantId"],
+        position=int(d["position"]),
+        text=d["text"],
+        terms=tuple(d.get("terms") or ()),
+        memory_type=MemoryType(d.get("memoryType", "note")),
+        created_at=d["createdAt"],
+        embedding=tuple(d["embedding"]),
+        embedding_model=d.get("embeddingModel", ""),
+        title=d.get("title", ""),
+    )
+
+
+def _turn_from(message_id: str, d: Mapping[str, Any]) -> Turn:
+    return Turn(
+        message_id=message_id,
+        conversation_id=d["conversationId"],
+        tenant_id=d["tenantId"],
+        role=d["role"],
+        text=d["text"],
+        created_at=d["createdAt"],
+        citations=tuple(d.get("citations") or ()),
+        meta=d.get("meta") or {},
+    )

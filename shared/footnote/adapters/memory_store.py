@@ -1,0 +1,168 @@
+"""In-process note, chunk and conversation store: the offline twin of Firestore.
+
+Used by the evaluation harness and unit tests; passes the same contract suite
+as ``FirestoreStore``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+
+from footnote.adapters.cursors import decode_cursor, encode_cursor
+from footnote.domain import Chunk, IndexState, IndexStatus, Note
+from footnote.ports import NoteChanges, NotePage, Turn
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self.notes: dict[str, Note] = {}
+        self.chunks: dict[str, Chunk] = {}
+        self.states: dict[str, IndexState] = {}
+        self.versions: dict[str, int] = {}
+        self.turns: dict[str, Turn] = {}
+
+    # -- NoteStore -------------------------------------------------------------
+    def create_note(self, note: Note) -> Note:
+        with self._lock:
+            if note.id in self.notes:
+                raise ValueError(f"note {note.id} exists")
+            self.notes[note.id] = note
+            self.states[note.id] = IndexState(note.id, note.tenant_id, IndexStatus.PENDING)
+            return note
+
+    def get_note(self, tenant_id: str, note_id: str) -> Note | None:
+        note = self.notes.get(note_id)
+        return note if note is not None and note.tenant_id == tenant_id else None
+
+    def update_note(
+        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+    ) -> Note | None:
+        with self._lock:
+            note = self.get_note(tenant_id, note_id)
+            if note is None:
+                return None
+            updated = apply_changes(note, changes, now)
+            self.notes[note_id] = updated
+            if updated.text != note.text or updated.title != note.title or updated.type != note.type:
+                self.states[note_id] = IndexState(note_id, tenant_id, IndexStatus.PENDING)
+            return updated
+
+    def delete_note(self, tenant_id: str, note_id: str) -> bool:
+        with self._lock:
+            if self.get_note(tenant_id, note_id) is None:
+                return False
+            del self.notes[note_id]
+            return True
+
+    def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
+        mine = sorted(
+            (n for n in self.notes.values() if n.tenant_id == tenant_id),
+            key=lambda n: (n.created_at, n.id),
+            reverse=True,
+        )
+        if cursor:
+            moment, last_id = decode_cursor(cursor)
+            mine = [n for n in mine if (n.created_at, n.id) < (moment, last_id)]
+        page = mine[:limit]
+        more = len(mine) > limit
+        return NotePage(page, encode_cursor(page[-1].created_at, page[-1].id) if more else None)
+
+    def read_note(self, note_id: str) -> Note | None:
+        return self.notes.get(note_id)
+
+    def note_ids(self, tenant_id: str | None, after: str | None, limit: int) -> list[str]:
+        ids = sorted(
+            n.id for n in self.notes.values() if tenant_id is None or n.tenant_id == tenant_id
+        )
+        return [i for i in ids if after is None or i > after][:limit]
+
+    # -- ChunkStore ------------------------------------------------------------
+    def index_state(self, note_id: str) -> IndexState | None:
+        return self.states.get(note_id)
+
+    def replace_chunks(
+        self, note: Note, chunks: Sequence[Chunk], state: IndexState
+    ) -> list[str] | None:
+        with self._lock:
+            current = self.notes.get(note.id)
+            if current is None or not same_content(current, note):
+                return None
+            new_ids = {c.chunk_id for c in chunks}
+            removed = [
+                cid for cid, c in self.chunks.items() if c.note_id == note.id and cid not in new_ids
+            ]
+            for cid in removed:
+                del self.chunks[cid]
+            for c in chunks:
+                self.chunks[c.chunk_id] = c
+            self.states[note.id] = state
+            self.versions[note.tenant_id] = self.versions.get(note.tenant_id, 0) + 1
+            return removed
+
+    def remove_chunks(self, note_id: str, state: IndexState) -> list[str] | None:
+        with self._lock:
+            if note_id in self.notes:
+                return None
+            removed = [cid for cid, c in self.chunks.items() if c.note_id == note_id]
+            for cid in removed:
+                del self.chunks[cid]
+            self.states[note_id] = state
+            if state.tenant_id:
+                self.versions[state.tenant_id] = self.versions.get(state.tenant_id, 0) + 1
+            return removed
+
+    def set_index_state(self, state: IndexState) -> None:
+        with self._lock:
+            self.states[state.note_id] = state
+
+    def tenant_chunks(self, tenant_id: str) -> list[Chunk]:
+        return [c for c in self.chunks.values() if c.tenant_id == tenant_id]
+
+    def tenant_version(self, tenant_id: str) -> int:
+        return self.versions.get(tenant_id, 0)
+
+    def unindexed_note_ids(self, after: str | None, limit: int) -> list[str]:
+        todo = sorted(
+            nid
+            for nid, s in self.states.items()
+            if s.status in (IndexStatus.PENDING, IndexStatus.FAILED)
+        )
+        return [i for i in todo if after is None or i > after][:limit]
+
+    # -- ConversationStore -----------------------------------------------------
+    def append_turns(self, turns: Sequence[Turn]) -> None:
+        with self._lock:
+            for t in turns:
+                self.turns[t.message_id] = t
+
+    def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None:
+        mine = [
+            t
+            for t in self.turns.values()
+            if t.conversation_id == conversation_id and t.tenant_id == tenant_id
+        ]
+        return sorted(mine, key=lambda t: (t.created_at, t.role != "user")) or None
+
+    def turn(self, tenant_id: str, message_id: str) -> Turn | None:
+        t = self.turns.get(message_id)
+        return t if t is not None and t.tenant_id == tenant_id else None
+
+
+def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
+    return dataclasses.replace(
+        note,
+        text=changes.text if changes.text is not None else note.text,
+        title=changes.title if changes.title is not None else note.title,
+        tags=changes.tags if changes.tags is not None else note.tags,
+        type=None if changes.clear_type else (changes.type or note.type),
+        updated_at=now,
+    )
+
+
+def same_content(a: Note, b: Note) -> bool:
+    """Same indexable content: what decides whether chunks are still right."""
+    return (a.text, a.title, a.type, a.tenant_id) == (b.text, b.title, b.type, b.tenant_id)
