@@ -1,0 +1,1 @@
+"""The HTTP API: schemas, routing, auth, error envelope."""

@@ -1,0 +1,262 @@
+"""Routing and the HTTP edge: CORS, body limits, JSON, auth, the error envelope."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
+from werkzeug.exceptions import NotFound as WzNotFound
+from werkzeug.routing import Map, Rule
+from werkzeug.wrappers import Request, Response
+
+from footnote import logs
+from footnote.api.schemas import ChatRequest, NoteCreate, NotePatch, SearchRequest
+from footnote.config import Settings
+from footnote.errors import (
+    FootnoteError,
+    InvalidRequest,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    Unauthenticated,
+    UnsupportedMediaType,
+)
+from footnote.ports import TokenVerifier
+from footnote.services.chat import ChatService, RagConfig
+from footnote.services.notes import NotesService
+
+log = logging.getLogger("footnote.api")
+M = TypeVar("M", bound=BaseModel)
+
+_ID = "<string(minlength=1,maxlength=200):{}>"
+ROUTES = Map(
+    [
+        Rule("/healthz", endpoint="health", methods=["GET"]),
+        Rule("/notes", endpoint="notes_create", methods=["POST"]),
+        Rule("/notes", endpoint="notes_list", methods=["GET"]),
+        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_get", methods=["GET"]),
+        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_patch", methods=["PATCH"]),
+        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_delete", methods=["DELETE"]),
+        Rule("/chat", endpoint="chat", methods=["POST"]),
+        Rule("/search", endpoint="search", methods=["POST"]),
+        Rule(
+            f"/conversations/{_ID.format('conversation_id')}/messages",
+            endpoint="messages",
+            methods=["GET"],
+        ),
+        Rule(f"/messages/{_ID.format('message_id')}/sources", endpoint="sources", methods=["GET"]),
+    ],
+    strict_slashes=False,
+)
+_MAX_JSON_DEPTH = 32
+
+
+class Api:
+    def __init__(
+        self,
+        settings: Settings,
+        verifier: TokenVerifier,
+        notes: Callable[[], NotesService],
+        chat: Callable[[], ChatService],
+        health: Callable[[], dict[str, Any]],
+    ) -> None:
+        self._s = settings
+        self._verifier = verifier
+        self._notes = notes
+        self._chat = chat
+        self._health = health
+
+    # -- entry -----------------------------------------------------------------
+    def handle(self, request: Request) -> Response:
+        started = time.perf_counter()
+        request_id = uuid.uuid4().hex[:16]
+        fields: dict[str, Any] = {
+            "httpRequest": {"requestMethod": request.method, "requestUrl": request.path},
+            "requestId": request_id,
+            "trace": logs.trace_id(request.headers.get("X-Cloud-Trace-Context")),
+        }
+        try:
+            if request.method == "OPTIONS":
+                response = Response(status=204)
+            else:
+                response = self._dispatch(request, fields)
+        except FootnoteError as exc:
+            response = _json(exc.envelope(), exc.status)
+            fields["error"] = exc.code
+        except Exception:
+            log.exception("unhandled error", extra={"fields": {"requestId": request_id}})
+            response = _json(
+                {"error": {"code": "internal", "message": "internal error", "details": {"requestId": request_id}}},
+                500,
+            )
+        self._cors(request, response)
+        response.headers["X-Request-Id"] = request_id
+        fields["httpRequest"]["status"] = response.status_code
+        fields["latencyMs"] = round((time.perf_counter() - started) * 1000, 2)
+        logs.event(log, f"{request.method} {request.path} {response.status_code}", **fields)
+        return response
+
+    def _dispatch(self, request: Request, fields: dict[str, Any]) -> Response:
+        path = request.path
+        if path == "/api" or path.startswith("/api/"):  # Hosting rewrites /api/** to us
+            path = path[4:] or "/"
+        adapter = ROUTES.bind("footnote", path_info=path)
+        try:
+            endpoint, args = adapter.match(path, method=request.method)
+        except WzMethodNotAllowed:
+            raise MethodNotAllowed("method not allowed for this path") from None
+        except WzNotFound:
+            raise NotFound("no such endpoint") from None
+        if endpoint == "health":
+            return _json(self._health(), 200)
+        tenant = self._authenticate(request)
+        fields["tenant"] = tenant
+        handler = getattr(self, f"_on_{endpoint}")
+        return handler(request, tenant, fields, **args)  # type: ignore[no-any-return]
+
+    # -- endpoints -------------------------------------------------------------
+    def _on_notes_create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        body = _parse(request, NoteCreate, self._s.request_max_bytes)
+        note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
+        fields["noteId"] = note["id"]
+        return _json(note, 201, {"Location": f"/notes/{note['id']}"})
+
+    def _on_notes_list(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        raw_limit = request.args.get("limit", "20")
+        if not raw_limit.isdigit():
+            raise InvalidRequest("limit must be a whole number")
+        cursor = request.args.get("cursor") or None
+        if cursor is not None and len(cursor) > 1000:
+            raise InvalidRequest("cursor is not valid")
+        return _json(self._notes().list(tenant, int(raw_limit[:6]), cursor), 200)
+
+    def _on_note_get(self, request: Request, tenant: str, fields: dict[str, Any], note_id: str) -> Response:
+        return _json(self._notes().get(tenant, note_id), 200)
+
+    def _on_note_patch(self, request: Request, tenant: str, fields: dict[str, Any], note_id: str) -> Response:
+        body = _parse(request, NotePatch, self._s.request_max_bytes)
+        changes = {name: getattr(body, name) for name in body.model_fields_set}
+        return _json(self._notes().update(tenant, note_id, changes), 200)
+
+    def _on_note_delete(self, request: Request, tenant: str, fields: dict[str, Any], note_id: str) -> Response:
+        self._notes().delete(tenant, note_id)
+        return Response(status=204)
+
+    def _on_chat(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        body = _parse(request, ChatRequest, self._s.request_max_bytes)
+        rc = body.rag_config
+        service = self._chat()
+        outcome = service.chat(
+            tenant,
+            body.message,
+            body.conversation_id,
+            RagConfig(rc.enable_rag, rc.max_sources, rc.include_citations, tuple(rc.types)),
+        )
+        fields.update(outcome.log_fields)
+        if "text/event-stream" in request.headers.get("Accept", ""):
+            return Response(
+                _sse(service.stream(outcome)),
+                status=200,
+                mimetype="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
+        return _json(outcome.body(), 200)
+
+    def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        body = _parse(request, SearchRequest, self._s.request_max_bytes)
+        result = self._chat().search(tenant, body.query, body.k)
+        fields["strategy"] = result["meta"]["strategy"]
+        fields["chunkIds"] = [r["chunkId"] for r in result["results"]]
+        return _json(result, 200)
+
+    def _messages(
+        self, request: Request, tenant: str, fields: dict[str, Any], conversation_id: str
+    ) -> Response:
+        return _json({"messages": self._chat().messages(tenant, conversation_id)}, 200)
+
+    def _on_sources(self, request: Request, tenant: str, fields: dict[str, Any], message_id: str) -> Response:
+        return _json({"sources": self._chat().sources(tenant, message_id)}, 200)
+
+    # -- edge concerns -----------------------------------------------------------
+    def _authenticate(self, request: Request) -> str:
+        header = request.headers.get("Authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthenticated("a valid Firebase ID token is required")
+        return self._verifier.verify(token.strip())
+
+    def _cors(self, request: Request, response: Response) -> None:
+        origin = request.headers.get("Origin")
+        allowed = [o.strip() for o in self._s.cors_origins.split(",") if o.strip()]
+        if "*" in allowed:
+            response.headers["Access-Control-Allow-Origin"] = "*"
+        elif origin and origin in allowed:
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Vary"] = "Origin"
+        else:
+            return
+        response.headers["Access-Control-Allow-Methods"] = "GET, POST, PATCH, DELETE, OPTIONS"
+        response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type, Accept"
+        response.headers["Access-Control-Max-Age"] = "3600"
+
+
+def _parse(request: Request, model: type[M], max_bytes: int) -> M:
+    length = request.content_length
+    if length is not None and length > max_bytes:
+        raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
+    mimetype = request.mimetype or ""
+    if mimetype != "application/json":
+        raise UnsupportedMediaType("send the body as application/json")
+    raw = request.get_data(cache=True)
+    if len(raw) > max_bytes:
+        raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidRequest("request body is not valid UTF-8") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise InvalidRequest("request body is not valid JSON") from None
+    if _depth(data) > _MAX_JSON_DEPTH:
+        raise InvalidRequest("request body is nested too deeply")
+    if not isinstance(data, dict):
+        raise InvalidRequest("request body must be a JSON object")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        details = [
+            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
+            for e in exc.errors(include_url=False, include_input=False)
+        ]
+        raise InvalidRequest("request body is not valid", details) from None
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if level > _MAX_JSON_DEPTH:
+        return level
+    if isinstance(value, dict):
+        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
+    if isinstance(value, list):
+        return max((_depth(v, level + 1) for v in value), default=level + 1)
+    return level
+
+
+def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+        status=status,
+        mimetype="application/json",
+        headers=headers,
+    )
+
+
+def _sse(events: Iterator[tuple[str, dict[str, Any]]]) -> Iterator[str]:
+    for name, data in events:
+        yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"

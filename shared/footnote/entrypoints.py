@@ -1,0 +1,77 @@
+"""What the three Cloud Functions do with their input: parse, call the core, report.
+
+Retry semantics are deliberate: raising makes Eventarc / Pub/Sub deliver the
+event again; returning acknowledges it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+from typing import Any
+
+from footnote import logs
+from footnote.errors import BadEvent
+from footnote.wiring import container
+
+log = logging.getLogger("footnote.functions")
+
+
+def handle_note_event(cloud_event: Any) -> None:
+    from footnote.adapters import firestore_events
+
+    c = container()
+    try:
+        event = firestore_events.decode(cloud_event)
+    except BadEvent as exc:
+        # Nothing to retry: a malformed event stays malformed. Logged as an error.
+        log.error("dropping undecodable Firestore event: %s", exc.message)
+        return
+    result = c.indexing.index_note(event.note_id)  # raises → the event is retried
+    logs.event(
+        log,
+        f"index {event.note_id}: {result.outcome.value}",
+        noteId=event.note_id,
+        eventId=event.event_id,
+        eventKind=event.kind,
+        outcome=result.outcome.value,
+        chunkCount=result.chunk_count,
+        removed=result.removed,
+        model=c.embedder.model_id,
+        elapsedMs=result.elapsed_ms,
+    )
+
+
+def handle_reindex_message(cloud_event: Any) -> None:
+    from footnote.services.reindexing import parse_request
+
+    c = container()
+    data = cloud_event.get_data() if hasattr(cloud_event, "get_data") else cloud_event.data
+    request = parse_request(_pubsub_json(data))  # BadEvent propagates: dead-lettered, not lost
+    result = c.reindexing.handle(request)
+    logs.event(
+        log,
+        f"reindex {request.scope} page: {result.processed} notes",
+        scope=request.scope,
+        jobId=result.job_id,
+        processed=result.processed,
+        nextCursor=result.next_cursor,
+        skipped=result.skipped,
+    )
+
+
+def _pubsub_json(data: Any) -> dict[str, Any]:
+    try:
+        encoded = data["message"]["data"]
+        payload = json.loads(base64.b64decode(encoded, validate=True).decode("utf-8"))
+    except (KeyError, TypeError, ValueError, binascii.Error, UnicodeDecodeError):
+        raise BadEvent("Pub/Sub message is not base64 JSON") from None
+    if not isinstance(payload, dict):
+        raise BadEvent("re-index request must be a JSON object")
+    return payload
+
+
+def handle_http(request: Any) -> Any:
+    return container().api.handle(request)

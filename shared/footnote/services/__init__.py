@@ -1,0 +1,1 @@
+"""Use cases over the ports: indexing, re-indexing, notes, chat."""

@@ -1,0 +1,323 @@
+"""Chat and search: analyse → retrieve → generate → validate → record."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from footnote.config import Settings
+from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, ScoredChunk, Source
+from footnote.errors import InvalidRequest, NotFound
+from footnote.generation.citations import MARKER, validate
+from footnote.generation.extractive import ExtractiveGenerator
+from footnote.generation.prompt import NOT_ENOUGH
+from footnote.ports import ConversationStore, Generator, Turn
+from footnote.retrieval import retriever as strategies
+from footnote.retrieval.query import analyze
+from footnote.retrieval.retriever import RetrievalResult, Retriever
+from footnote.text import sentences
+
+log = logging.getLogger(__name__)
+
+NO_NOTES = "You don't have any notes yet, so I can't answer from them."
+RAG_OFF_OFFLINE = "Answers without your notes need a language model; the offline generator answers only from notes."
+
+
+@dataclass(frozen=True)
+class RagConfig:
+    enable_rag: bool = True
+    max_sources: int = 8
+    include_citations: bool = True
+    types: tuple[MemoryType, ...] = ()
+
+
+@dataclass
+class ChatOutcome:
+    answer: str
+    citations: list[dict[str, Any]]
+    meta: dict[str, Any]
+    conversation_id: str
+    message_id: str
+    log_fields: dict[str, Any] = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "answer": self.answer,
+            "citations": self.citations,
+            "conversationId": self.conversation_id,
+            "messageId": self.message_id,
+            "meta": self.meta,
+        }
+
+
+class ChatService:
+    def __init__(
+        self,
+        settings: Settings,
+        retriever: Retriever,
+        generator: Generator,
+        conversations: ConversationStore,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._s = settings
+        self._retriever = retriever
+        self._generator = generator
+        self._extractive = ExtractiveGenerator()
+        self._conversations = conversations
+        self._clock = clock
+
+    # -- search ----------------------------------------------------------------
+    def search(self, tenant_id: str, query: str, k: int) -> dict[str, Any]:
+        self._check_query(query)
+        started = time.perf_counter()
+        analysis = analyze(query, self._clock())
+        result = self._retriever.retrieve(tenant_id, analysis, k=k)
+        return {
+            "results": [
+                {
+                    "chunkId": c.chunk.chunk_id,
+                    "noteId": c.chunk.note_id,
+                    "text": c.chunk.text,
+                    "createdAt": _iso(c.chunk.created_at),
+                    "memoryType": c.chunk.memory_type.value,
+                    "score": round(c.score, 6),
+                    "similarity": round(c.similarity, 4),
+                    "sources": list(c.sources),
+                    "breakdown": {k2: round(v, 6) for k2, v in c.breakdown.items()},
+                }
+                for c in (result.chunks if result.matched else [])
+            ],
+            "meta": {
+                **_retrieval_meta(result, k, started),
+                "query": _analysis_meta(analysis),
+            },
+        }
+
+    # -- chat ------------------------------------------------------------------
+    def chat(
+        self,
+        tenant_id: str,
+        message: str,
+        conversation_id: str | None,
+        rag: RagConfig,
+    ) -> ChatOutcome:
+        self._check_query(message)
+        if conversation_id is not None:
+            if self._conversations.conversation_turns(tenant_id, conversation_id) is None:
+                raise NotFound("conversation not found")
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        now = self._clock()
+        analysis = analyze(message, now)
+        if rag.types:
+            analysis = dataclasses.replace(analysis, types=rag.types)
+        timings["analyzeMs"] = _ms(started)
+
+        t = time.perf_counter()
+        result = (
+            self._retriever.retrieve(tenant_id, analysis, k=rag.max_sources)
+            if rag.enable_rag
+            else RetrievalResult([], "disabled", 0, 0.0, matched=False)
+        )
+        timings["retrieveMs"] = _ms(t)
+
+        t = time.perf_counter()
+        fallbacks = list(result.fallbacks)
+        sources = self._context(result, analysis)
+        if not rag.enable_rag:
+            draft = self._plain_answer(message, analysis, fallbacks)
+        elif result.strategy == strategies.NONE:
+            draft = Draft(NO_NOTES, self._generator.model)
+        elif not sources:
+            draft = Draft(NOT_ENOUGH, self._generator.model)
+        else:
+            draft = self._generate(message, sources, analysis, False, fallbacks)
+        timings["generateMs"] = _ms(t)
+
+        t = time.perf_counter()
+        answer, citations, regenerated = draft.text, [], False
+        if sources:
+            checked = validate(draft.text, sources, self._s.citation_min_overlap)
+            if checked.dropped > checked.kept and draft.model != self._extractive.model:
+                regenerated = True
+                retry = self._generate(message, sources, analysis, True, fallbacks)
+                checked = validate(retry.text, sources, self._s.citation_min_overlap)
+                draft = retry
+            answer = checked.text
+            citations = [
+                {
+                    "cid": c.cid,
+                    "noteId": c.note_id,
+                    "chunkId": c.chunk_id,
+                    "createdAt": _iso(c.created_at),
+                    "snippet": c.snippet,
+                    "score": c.score,
+                }
+                for c in checked.citations
+            ]
+        timings["validateMs"] = _ms(t)
+        if not rag.include_citations:
+            answer = MARKER.sub("", answer).replace(" .", ".").strip()
+
+        confidence = round(result.confidence, 4)
+        meta = {
+            "model": draft.model,
+            "confidence": confidence,
+            "retrieval": _retrieval_meta(result, rag.max_sources, None),
+            "timings": timings,
+            "fallbacks": fallbacks,
+            "regenerated": regenerated,
+            "intent": analysis.intent.value,
+        }
+        conversation_id = conversation_id or uuid.uuid4().hex
+        message_id = uuid.uuid4().hex
+        self._conversations.append_turns(
+            [
+                Turn(uuid.uuid4().hex, conversation_id, tenant_id, "user", message, now),
+                Turn(
+                    message_id, conversation_id, tenant_id, "assistant", answer, now,
+                    tuple(citations), {"model": draft.model, "confidence": confidence},
+                ),
+            ]
+        )
+        return ChatOutcome(
+            answer, citations if rag.include_citations else [], meta, conversation_id, message_id,
+            log_fields={
+                "strategy": result.strategy,
+                "confidence": confidence,
+                "chunkIds": [c.chunk.chunk_id for c in result.chunks],
+                "scores": [round(c.score, 4) for c in result.chunks],
+                "fallbacks": fallbacks,
+                "timings": timings,
+                "citations": len(citations),
+            },
+        )
+
+    def stream(self, outcome: ChatOutcome) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Server-sent events for a finished answer: meta, the text in pieces, done."""
+        yield "meta", {"conversationId": outcome.conversation_id, "meta": outcome.meta}
+        for piece in sentences(outcome.answer) or [outcome.answer]:
+            yield "delta", {"text": piece + " "}
+        yield "done", outcome.body()
+
+    # -- conversations ---------------------------------------------------------
+    def messages(self, tenant_id: str, conversation_id: str) -> list[dict[str, Any]]:
+        turns = self._conversations.conversation_turns(tenant_id, conversation_id)
+        if turns is None:
+            raise NotFound("conversation not found")
+        return [_turn_json(t) for t in turns]
+
+    def sources(self, tenant_id: str, message_id: str) -> list[dict[str, Any]]:
+        turn = self._conversations.turn(tenant_id, message_id)
+        if turn is None:
+            raise NotFound("message not found")
+        return [dict(c) for c in turn.citations]
+
+    # -- internals -------------------------------------------------------------
+    def _check_query(self, text: str) -> None:
+        if not text.strip():
+            raise InvalidRequest("the question is empty")
+        if len(text) > self._s.chat_max_query_length:
+            raise InvalidRequest(
+                f"the question is longer than {self._s.chat_max_query_length} characters"
+            )
+
+    def _context(self, result: RetrievalResult, analysis: QueryAnalysis) -> list[Source]:
+        chunks: Sequence[ScoredChunk] = result.chunks
+        if not result.matched:
+            # Recent notes stand in only when the question is about a period or an overview.
+            wants_recent = analysis.window is not None or analysis.intent in (
+                Intent.SUMMARY, Intent.TIMELINE,
+            )
+            if not wants_recent:
+                return []
+        out: list[Source] = []
+        used = 0
+        for c in chunks[: self._s.context_max_chunks]:
+            if used + len(c.chunk.text) > self._s.context_max_chars and out:
+                break
+            used += len(c.chunk.text)
+            out.append(Source(f"N{len(out) + 1}", c.chunk, c.score))
+        return out
+
+    def _generate(
+        self,
+        message: str,
+        sources: list[Source],
+        analysis: QueryAnalysis,
+        strict: bool,
+        fallbacks: list[str],
+    ) -> Draft:
+        try:
+            return self._generator.generate(message, sources, analysis, strict)
+        except Exception as exc:  # timeouts, quota, SDK errors: answer extractively
+            log.warning("generator failed (%s); answering extractively", type(exc).__name__)
+            fallbacks.append("generator_extractive")
+            draft = self._extractive.generate(message, sources, analysis, strict)
+            return dataclasses.replace(draft, fallback=type(exc).__name__)
+
+    def _plain_answer(self, message: str, analysis: QueryAnalysis, fallbacks: list[str]) -> Draft:
+        if self._generator.model == self._extractive.model:
+            return Draft(RAG_OFF_OFFLINE, self._generator.model)
+        try:
+            return self._generator.generate(message, [], analysis, False)
+        except Exception as exc:
+            fallbacks.append("generator_unavailable")
+            log.warning("generator failed without RAG: %s", type(exc).__name__)
+            return Draft(RAG_OFF_OFFLINE, self._extractive.model)
+
+
+def _retrieval_meta(result: RetrievalResult, k: int, started: float | None) -> dict[str, Any]:
+    meta = {
+        "k": k,
+        "strategy": result.strategy,
+        "candidateCount": result.candidate_count,
+        "rerankCount": len(result.chunks) if result.matched else 0,
+        "timeMs": round(sum(result.timings_ms.values()), 2),
+        "matched": result.matched,
+        "confidence": round(result.confidence, 4),
+        "fallbacks": list(result.fallbacks),
+    }
+    if started is not None:
+        meta["totalMs"] = _ms(started)
+    return meta
+
+
+def _analysis_meta(a: QueryAnalysis) -> dict[str, Any]:
+    return {
+        "keywords": list(a.keywords),
+        "intent": a.intent.value,
+        "types": [t.value for t in a.types],
+        "window": None
+        if a.window is None
+        else {
+            "start": _iso(a.window.start) if a.window.start else None,
+            "end": _iso(a.window.end) if a.window.end else None,
+            "label": a.window.label,
+        },
+    }
+
+
+def _turn_json(t: Turn) -> dict[str, Any]:
+    return {
+        "id": t.message_id,
+        "conversationId": t.conversation_id,
+        "role": t.role,
+        "text": t.text,
+        "createdAt": _iso(t.created_at),
+        "citations": [dict(c) for c in t.citations],
+    }
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 2)

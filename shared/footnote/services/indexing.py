@@ -1,0 +1,130 @@
+"""Index one note: read its current state, and make its chunks match it exactly.
+
+The event that triggered us is only a hint that something changed. We always
+read the note as it is now, so replayed, duplicated and reordered events all
+converge on the same chunks; an unchanged note writes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from enum import Enum
+
+from footnote.config import Settings
+from footnote.domain import IndexState, IndexStatus
+from footnote.ingest.pipeline import build_chunks, prepare
+from footnote.ports import ChunkStore, Classifier, Embedder, NoteStore, VectorIndex
+
+log = logging.getLogger(__name__)
+
+
+class Outcome(str, Enum):
+    INDEXED = "indexed"
+    UNCHANGED = "unchanged"
+    REMOVED = "removed"
+    SUPERSEDED = "superseded"  # the note changed while we worked; its own event follows
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    note_id: str
+    outcome: Outcome
+    chunk_count: int = 0
+    removed: int = 0
+    elapsed_ms: float = 0.0
+
+
+class IndexingService:
+    def __init__(
+        self,
+        settings: Settings,
+        notes: NoteStore,
+        chunks: ChunkStore,
+        embedder: Embedder,
+        classifier: Classifier,
+        vector_index: VectorIndex,
+    ) -> None:
+        self._s = settings
+        self._notes = notes
+        self._chunks = chunks
+        self._embedder = embedder
+        self._classifier = classifier
+        self._index = vector_index
+
+    def index_note(self, note_id: str, force: bool = False) -> IndexResult:
+        started = time.perf_counter()
+        try:
+            result = self._index_note(note_id, force)
+        except Exception as exc:
+            self._mark_failed(note_id, exc)
+            raise
+        return replace(result, elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+
+    def _index_note(self, note_id: str, force: bool) -> IndexResult:
+        note = self._notes.read_note(note_id)
+        prior = self._chunks.index_state(note_id)
+        if note is None:
+            tenant = prior.tenant_id if prior else ""
+            removed = self._chunks.remove_chunks(
+                note_id, IndexState(note_id, tenant, IndexStatus.DELETED)
+            )
+            if removed is None:
+                return IndexResult(note_id, Outcome.SUPERSEDED)
+            if removed and tenant:
+                self._index.remove(tenant, removed)
+            return IndexResult(note_id, Outcome.REMOVED, removed=len(removed))
+
+        s = self._s
+        prepared = prepare(note, self._embedder.model_id, s.chunk_size, s.chunk_overlap)
+        if (
+            not force
+            and prior is not None
+            and prior.status is IndexStatus.INDEXED
+            and prior.content_hash == prepared.content_hash
+        ):
+            return IndexResult(note_id, Outcome.UNCHANGED, prior.chunk_count)
+
+        memory_type = note.type or self._classifier.classify(note.text)
+        vectors = self._embedder.embed_documents([d.text for d in prepared.drafts])
+        chunks = build_chunks(prepared, memory_type, vectors, self._embedder.model_id)
+        state = IndexState(
+            note_id=note.id,
+            tenant_id=note.tenant_id,
+            status=IndexStatus.INDEXED,
+            content_hash=prepared.content_hash,
+            chunk_count=len(chunks),
+            model=self._embedder.model_id,
+            source_update_time=note.updated_at,
+        )
+        removed = self._chunks.replace_chunks(note, chunks, state)
+        if removed is None:
+            return IndexResult(note_id, Outcome.SUPERSEDED)
+        if removed:
+            self._index.remove(note.tenant_id, removed)
+        self._index.upsert(chunks)
+        return IndexResult(note_id, Outcome.INDEXED, len(chunks), len(removed))
+
+    def _mark_failed(self, note_id: str, exc: Exception) -> None:
+        try:
+            prior = self._chunks.index_state(note_id)
+            note = self._notes.read_note(note_id)
+            tenant = note.tenant_id if note else (prior.tenant_id if prior else "")
+            attempts = (prior.attempts if prior else 0) + 1
+            self._chunks.set_index_state(
+                IndexState(
+                    note_id=note_id,
+                    tenant_id=tenant,
+                    status=IndexStatus.FAILED,
+                    content_hash=prior.content_hash if prior else "",
+                    chunk_count=prior.chunk_count if prior else 0,
+                    model=prior.model if prior else "",
+                    source_update_time=datetime.now(UTC),
+                    error=type(exc).__name__,
+                    attempts=attempts,
+                )
+            )
+        except Exception:  # recording the failure must not hide the failure
+            log.exception("could not record index failure for %s", note_id)

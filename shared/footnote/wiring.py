@@ -1,0 +1,210 @@
+"""Build the services from settings. Each backend is created on first use, so
+a function's cold start imports only what its requests need."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from footnote.config import Settings, get_settings
+
+
+def lazy(build: Callable[[Container], Any]) -> property:
+    """A read-only attribute built once, on first use, under the container's lock."""
+    name = build.__name__
+
+    def get(self: Container) -> Any:
+        with self._lock:
+            if name not in self._built:
+                self._built[name] = build(self)
+            return self._built[name]
+
+    return property(get, doc=build.__doc__)
+
+
+class Container:
+    """One per process: the chosen adapter for every port, built lazily."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or get_settings()
+        self._lock = threading.RLock()
+        self._built: dict[str, Any] = {}
+
+    # -- stores ------------------------------------------------------------------
+    @lazy
+    def store(self) -> Any:
+        if self.settings.note_store == "memory":
+            from footnote.adapters.memory_store import MemoryStore
+
+            return MemoryStore()
+        from footnote.adapters.firestore_store import FirestoreStore, make_client
+
+        s = self.settings
+        return FirestoreStore(make_client(s.project_id, s.firestore_database))
+
+    @lazy
+    def jobs(self) -> Any:
+        if self.settings.note_store == "memory":
+            from footnote.services.jobs import MemoryJobStore
+
+            return MemoryJobStore()
+        from footnote.services.jobs import FirestoreJobStore
+
+        return FirestoreJobStore(self.store.client)
+
+    @lazy
+    def embedding_cache(self) -> Any:
+        if self.settings.note_store == "memory":
+            from footnote.adapters.cached_embedder import MemoryEmbeddingCache
+
+            return MemoryEmbeddingCache()
+        return self.store  # FirestoreStore is also the shared embedding cache
+
+    # -- models ------------------------------------------------------------------
+    @lazy
+    def raw_embedder(self) -> Any:
+        s = self.settings
+        if s.embedder == "hash":
+            from footnote.adapters.hash_embedder import HashEmbedder
+
+            return HashEmbedder(s.embedding_model_id, s.resolved_embedding_dimension)
+        if s.embedder == "vertex":
+            from footnote.adapters.vertex_embedder import VertexEmbedder
+
+            return VertexEmbedder.from_settings(s)
+        from footnote.adapters.local_embedder import LocalMiniLMEmbedder
+
+        return LocalMiniLMEmbedder(s.embedding_model_id, s.embedding_batch_size)
+
+    @lazy
+    def embedder(self) -> Any:
+        from footnote.adapters.cached_embedder import CachedEmbedder
+
+        return CachedEmbedder(self.raw_embedder, self.embedding_cache)
+
+    @lazy
+    def classifier(self) -> Any:
+        if self.settings.classifier == "gemini":
+            from footnote.adapters.gemini_classifier import GeminiClassifier
+
+            return GeminiClassifier.from_settings(self.settings)
+        from footnote.ingest.classify import RuleClassifier
+
+        return RuleClassifier()
+
+    @lazy
+    def generator(self) -> Any:
+        if self.settings.generator == "gemini":
+            from footnote.adapters.gemini_generator import GeminiGenerator
+
+            return GeminiGenerator.from_settings(self.settings)
+        from footnote.generation.extractive import ExtractiveGenerator
+
+        return ExtractiveGenerator()
+
+    # -- retrieval -----------------------------------------------------------------
+    @lazy
+    def corpora(self) -> Any:
+        from footnote.retrieval.corpus import CorpusCache
+
+        return CorpusCache(self.store)
+
+    @lazy
+    def vector_index(self) -> Any:
+        if self.settings.vector_index == "vertex":
+            from footnote.adapters.vertex_vector_index import VertexVectorIndex
+
+            return VertexVectorIndex.from_settings(self.settings)
+        from footnote.adapters.memory_vector_index import MemoryVectorIndex
+
+        return MemoryVectorIndex(self.corpora)
+
+    @lazy
+    def retriever(self) -> Any:
+        from footnote.retrieval.retriever import Retriever
+
+        return Retriever(self.settings, self.corpora, self.embedder, self.vector_index)
+
+    # -- services -------------------------------------------------------------------
+    @lazy
+    def indexing(self) -> Any:
+        from footnote.services.indexing import IndexingService
+
+        return IndexingService(
+            self.settings, self.store, self.store, self.embedder, self.classifier, self.vector_index
+        )
+
+    @lazy
+    def queue(self) -> Any:
+        if self.settings.reindex_queue == "inline":
+            from footnote.adapters.pubsub_queue import InlineQueue
+
+            return InlineQueue()
+        from footnote.adapters.pubsub_queue import PubSubQueue
+
+        return PubSubQueue(self.settings.project_id, self.settings.reindex_topic)
+
+    @lazy
+    def reindexing(self) -> Any:
+        from footnote.services.reindexing import ReindexService
+
+        return ReindexService(
+            self.indexing, self.store, self.store, self.jobs, self.queue,
+            self.settings.reindex_page_size,
+        )
+
+    @lazy
+    def notes(self) -> Any:
+        from footnote.services.notes import NotesService
+
+        return NotesService(self.settings, self.store, self.store)
+
+    @lazy
+    def chat(self) -> Any:
+        from footnote.services.chat import ChatService
+
+        return ChatService(self.settings, self.retriever, self.generator, self.store)
+
+    @lazy
+    def verifier(self) -> Any:
+        from footnote.adapters.firebase_auth import FirebaseTokenVerifier
+
+        return FirebaseTokenVerifier(self.settings.project_id)
+
+    @lazy
+    def api(self) -> Any:
+        from footnote.api.http import Api
+
+        return Api(self.settings, self.verifier, lambda: self.notes, lambda: self.chat, self.health)
+
+    def health(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "status": "ok",
+            "backends": {
+                "noteStore": s.note_store,
+                "embedder": s.embedder,
+                "embeddingModel": s.embedding_model_id,
+                "vectorIndex": s.vector_index,
+                "generator": s.generator,
+                "classifier": s.classifier,
+                "fusion": s.fusion,
+            },
+        }
+
+
+_container: Container | None = None
+_container_lock = threading.Lock()
+
+
+def container() -> Container:
+    """The process-wide container, built on first call (never at import)."""
+    global _container
+    with _container_lock:
+        if _container is None:
+            from footnote import logs
+
+            _container = Container()
+            logs.configure(_container.settings.project_id)
+        return _container
