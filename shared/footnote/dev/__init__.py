@@ -1,0 +1,1 @@
+"""The local stack: real emulators plus the three functions, on one machine."""

@@ -1,0 +1,52 @@
+"""Serve the three functions from one local port, as Cloud Functions would.
+
+Routes: ``/`` → API, ``/reindexer`` → Pub/Sub push endpoint, and the path
+the Firestore emulator posts trigger events to → indexer.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
+from werkzeug.serving import run_simple
+
+ROOT = Path(__file__).resolve().parents[3]
+INDEXER_TRIGGER_ID = "footnote-indexer"
+
+
+def trigger_path(project_id: str, trigger_id: str = INDEXER_TRIGGER_ID) -> str:
+    return f"/functions/projects/{project_id}/triggers/{trigger_id}"
+
+
+def build_app(project_id: str):  # type: ignore[no-untyped-def]
+    import functions_framework
+
+    def app(name: str, target: str, signature: str):  # type: ignore[no-untyped-def]
+        return functions_framework.create_app(
+            target=target, source=str(ROOT / "functions" / name / "main.py"), signature_type=signature
+        )
+
+    indexer = app("indexer", "index_note", "cloudevent")
+    return DispatcherMiddleware(
+        app("api", "api", "http"),
+        {
+            trigger_path(project_id): indexer,
+            "/indexer": indexer,
+            "/reindexer": app("reindexer", "reindex", "cloudevent"),
+        },
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Footnote functions host")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--project", default="demo-footnote")
+    args = parser.parse_args()
+    run_simple(args.host, args.port, build_app(args.project), threaded=True, use_reloader=False)
+
+
+if __name__ == "__main__":
+    main()

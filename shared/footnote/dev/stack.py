@@ -1,0 +1,272 @@
+"""Start and stop the whole local stack: Firestore, Pub/Sub and Auth emulators,
+the functions host, the Firestore trigger and the Pub/Sub push subscription.
+
+Used by ``footnote dev`` (``make dev``) and by the emulator tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+from footnote.dev.host import INDEXER_TRIGGER_ID, trigger_path
+
+ROOT = Path(__file__).resolve().parents[3]
+PROJECT = "demo-footnote"
+DEAD_LETTER_TOPIC = "footnote-reindex-dead-letter"
+PUSH_SUBSCRIPTION = "footnote-reindex-push"
+DEAD_LETTER_SUBSCRIPTION = "footnote-reindex-dead-letter-sub"
+
+
+class PrerequisiteMissing(SystemExit):
+    """A tool the stack needs is not installed: one line saying what to install."""
+
+
+@dataclass
+class Ports:
+    firestore: int = 8085
+    pubsub: int = 8086
+    auth: int = 9099
+    functions: int = 8080
+
+    @classmethod
+    def free(cls) -> Ports:
+        return cls(*(_free_port() for _ in range(4)))
+
+
+@dataclass
+class Stack:
+    ports: Ports = field(default_factory=Ports)
+    project: str = PROJECT
+    log_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="footnote-logs-")))
+    extra_env: dict[str, str] = field(default_factory=dict)
+    max_delivery_attempts: int = 5
+    _procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    # -- environment -----------------------------------------------------------
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports.functions}"
+
+    def client_env(self) -> dict[str, str]:
+        """Variables that point Google SDKs at the emulators."""
+        return {
+            "FIRESTORE_EMULATOR_HOST": f"127.0.0.1:{self.ports.firestore}",
+            "PUBSUB_EMULATOR_HOST": f"127.0.0.1:{self.ports.pubsub}",
+            "FIREBASE_AUTH_EMULATOR_HOST": f"127.0.0.1:{self.ports.auth}",
+            "GOOGLE_CLOUD_PROJECT": self.project,
+            "GCLOUD_PROJECT": self.project,
+        }
+
+    # -- lifecycle -------------------------------------------------------------
+    def start(self, with_functions: bool = True) -> None:
+        tools = check_prerequisites()
+        try:
+            self._start_emulators(tools)
+            self.configure_pubsub()
+            if with_functions:
+                self.start_functions()
+                self.register_trigger()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start_emulators(self, tools: dict[str, str]) -> None:
+        p = self.ports
+        self._spawn(
+            "firestore",
+            [
+                tools["firestore"], "start", "--host=127.0.0.1", f"--port={p.firestore}",
+                f"--project_id={self.project}", f"--functions_emulator=127.0.0.1:{p.functions}",
+            ],
+        )
+        self._spawn(
+            "pubsub",
+            [tools["pubsub"], "--host=127.0.0.1", f"--port={p.pubsub}"],
+            env={"PUBSUB_PROJECT_ID": self.project},
+        )
+        config = self.log_dir / "firebase.json"
+        config.write_text(json.dumps({
+            "emulators": {"auth": {"host": "127.0.0.1", "port": p.auth}, "ui": {"enabled": False},
+                          "singleProjectMode": True},
+        }))
+        self._spawn(
+            "auth",
+            [tools["firebase"], "emulators:start", "--only", "auth", "--project", self.project,
+             "--config", str(config)],
+            cwd=self.log_dir,
+        )
+        _wait_http(f"http://127.0.0.1:{p.firestore}/", "Firestore emulator", self, "firestore")
+        _wait_http(f"http://127.0.0.1:{p.pubsub}/", "Pub/Sub emulator", self, "pubsub")
+        _wait_http(f"http://127.0.0.1:{p.auth}/", "Auth emulator", self, "auth", timeout=90)
+
+    def start_functions(self) -> None:
+        env = {**self.client_env(), **self.extra_env}
+        self._spawn(
+            "functions",
+            [sys.executable, "-m", "footnote.dev.host", f"--port={self.ports.functions}",
+             f"--project={self.project}"],
+            env=env,
+        )
+        _wait_http(f"{self.api_url}/healthz", "functions host", self, "functions", timeout=60)
+
+    def stop_functions(self) -> None:
+        self._kill("functions")
+
+    def register_trigger(self) -> None:
+        url = (
+            f"http://127.0.0.1:{self.ports.firestore}/emulator/v1/projects/{self.project}"
+            f"/eventarcTrigger?eventarcTriggerId={INDEXER_TRIGGER_ID}"
+        )
+        body = {
+            "eventType": "google.cloud.firestore.document.v1.written",
+            "database": "(default)",
+            "namespace": "(default)",
+            "document": {"value": "notes/{noteId}", "matchType": "PATH_PATTERN"},
+        }
+        response = requests.post(url, json=body, timeout=10)
+        response.raise_for_status()
+
+    def configure_pubsub(self) -> None:
+        base = f"http://127.0.0.1:{self.ports.pubsub}/v1/projects/{self.project}"
+        topic = os.environ.get("REINDEX_TOPIC", self.extra_env.get("REINDEX_TOPIC", "footnote-reindex"))
+        for name in (topic, DEAD_LETTER_TOPIC):
+            requests.put(f"{base}/topics/{name}", json={}, timeout=10)
+        requests.put(
+            f"{base}/subscriptions/{DEAD_LETTER_SUBSCRIPTION}",
+            json={"topic": f"projects/{self.project}/topics/{DEAD_LETTER_TOPIC}"},
+            timeout=10,
+        )
+        push = {
+            "topic": f"projects/{self.project}/topics/{topic}",
+            "pushConfig": {"pushEndpoint": f"{self.api_url}/reindexer/"},
+            "ackDeadlineSeconds": 60,
+            "retryPolicy": {"minimumBackoff": "1s", "maximumBackoff": "5s"},
+            "deadLetterPolicy": {
+                "deadLetterTopic": f"projects/{self.project}/topics/{DEAD_LETTER_TOPIC}",
+                "maxDeliveryAttempts": self.max_delivery_attempts,
+            },
+        }
+        response = requests.put(f"{base}/subscriptions/{PUSH_SUBSCRIPTION}", json=push, timeout=10)
+        if response.status_code not in (200, 409):
+            response.raise_for_status()
+
+    def reset_firestore(self) -> None:
+        requests.delete(
+            f"http://127.0.0.1:{self.ports.firestore}/emulator/v1/projects/{self.project}"
+            "/databases/(default)/documents",
+            timeout=30,
+        ).raise_for_status()
+
+    def stop(self) -> None:
+        for name in reversed(list(self._procs)):
+            self._kill(name)
+
+    def log_tail(self, name: str, lines: int = 40) -> str:
+        path = self.log_dir / f"{name}.log"
+        if not path.exists():
+            return ""
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+    # -- processes ---------------------------------------------------------------
+    def _spawn(
+        self, name: str, argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> None:
+        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 (lives with the process)
+        full_env = {**os.environ, **(env or {})}
+        full_env["PYTHONPATH"] = os.pathsep.join(
+            [str(ROOT / "shared"), full_env.get("PYTHONPATH", "")]
+        ).rstrip(os.pathsep)
+        self._procs[name] = subprocess.Popen(
+            argv, stdout=log, stderr=subprocess.STDOUT, env=full_env, cwd=cwd,
+            start_new_session=True,  # its own process group: we can stop the java child too
+        )
+
+    def _kill(self, name: str) -> None:
+        proc = self._procs.pop(name, None)
+        if proc is None or proc.poll() is not None:
+            return
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                proc.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+    def alive(self, name: str) -> bool:
+        proc = self._procs.get(name)
+        return proc is not None and proc.poll() is None
+
+
+@contextmanager
+def running(stack: Stack) -> Iterator[Stack]:
+    stack.start()
+    try:
+        yield stack
+    finally:
+        stack.stop()
+
+
+def check_prerequisites() -> dict[str, str]:
+    """Paths of the emulator binaries, or a one-line message on what to install."""
+    if shutil.which("java") is None:
+        raise PrerequisiteMissing("Java 17+ is required for the Firestore and Pub/Sub emulators: install a JDK (e.g. apt-get install openjdk-17-jre-headless).")
+    gcloud = shutil.which("gcloud")
+    if gcloud is None:
+        raise PrerequisiteMissing("google-cloud-cli is required: https://cloud.google.com/sdk/docs/install (with the cloud-firestore-emulator and pubsub-emulator components).")
+    sdk_root = os.environ.get("CLOUDSDK_ROOT") or _sdk_root(gcloud)
+    firestore = Path(sdk_root) / "platform" / "cloud-firestore-emulator" / "cloud_firestore_emulator"
+    pubsub = Path(sdk_root) / "platform" / "pubsub-emulator" / "bin" / "cloud-pubsub-emulator"
+    if not firestore.exists():
+        raise PrerequisiteMissing("The Firestore emulator is missing: gcloud components install cloud-firestore-emulator (or apt-get install google-cloud-cli-firestore-emulator).")
+    if not pubsub.exists():
+        raise PrerequisiteMissing("The Pub/Sub emulator is missing: gcloud components install pubsub-emulator (or apt-get install google-cloud-cli-pubsub-emulator).")
+    firebase = ROOT / "node_modules" / ".bin" / "firebase"
+    if not firebase.exists():
+        raise PrerequisiteMissing("firebase-tools is missing: run 'npm ci' in the repository (Node 20+).")
+    return {"firestore": str(firestore), "pubsub": str(pubsub), "firebase": str(firebase)}
+
+
+def _sdk_root(gcloud: str) -> str:
+    out = subprocess.run(
+        [gcloud, "info", "--format=value(installation.sdk_root)"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    return out.stdout.strip() or str(Path(gcloud).resolve().parents[1])
+
+
+def _wait_http(url: str, what: str, stack: Stack, name: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not stack.alive(name):
+            raise RuntimeError(f"{what} exited during start-up:\n{stack.log_tail(name)}")
+        try:
+            if requests.get(url, timeout=2).status_code < 500:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{what} did not become ready at {url} in {timeout:.0f}s:\n{stack.log_tail(name)}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

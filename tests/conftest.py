@@ -1,0 +1,82 @@
+"""Shared fixtures. The emulator suite starts the real local stack once per session."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from footnote.dev.demo import DemoClient
+from footnote.dev.stack import Ports, PrerequisiteMissing, Stack
+
+
+@pytest.fixture(scope="session")
+def stack() -> Iterator[Stack]:
+    s = Stack(Ports.free(), extra_env={"REINDEX_PAGE_SIZE": "3", "LOG_LEVEL": "INFO"},
+              max_delivery_attempts=5)
+    try:
+        s.start()
+    except PrerequisiteMissing as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"local stack unavailable: {exc}")
+    saved = {k: os.environ.get(k) for k in s.client_env()}
+    os.environ.update(s.client_env())
+    try:
+        yield s
+    finally:
+        s.stop()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture(scope="session")
+def client(stack: Stack) -> DemoClient:
+    return DemoClient(stack.api_url, stack.client_env()["FIREBASE_AUTH_EMULATOR_HOST"], stack.project)
+
+
+class User:
+    def __init__(self, client: DemoClient, email: str) -> None:
+        self.client = client
+        self.token = client.sign_up(email)
+        import base64
+        import json
+
+        payload = self.token.split(".")[1]
+        self.uid = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["user_id"]
+
+    def call(self, method: str, path: str, **kw: object):  # type: ignore[no-untyped-def]
+        return self.client.call(method, path, self.token, **kw)
+
+    def add_note(self, text: str, **fields: object) -> str:
+        response = self.call("POST", "/notes", json={"text": text, **fields})
+        assert response.status_code == 201, response.text
+        return str(response.json()["id"])
+
+    def wait_indexed(self, *note_ids: str) -> None:
+        self.client.wait_indexed(self.token, list(note_ids), timeout=120)
+
+    def chat(self, message: str, **kw: object) -> dict:  # type: ignore[type-arg]
+        response = self.call("POST", "/chat", json={"message": message, **kw})
+        assert response.status_code == 200, response.text
+        return response.json()  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def new_user(client: DemoClient):  # type: ignore[no-untyped-def]
+    def make() -> User:
+        return User(client, f"user-{uuid.uuid4().hex[:10]}@footnote.test")
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def firestore_client(stack: Stack):  # type: ignore[no-untyped-def]
+    from google.cloud import firestore
+
+    return firestore.Client(project=stack.project)
