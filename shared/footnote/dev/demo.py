@@ -34,8 +34,8 @@ class DemoClient:
         return str(response.json()["idToken"])
 
     def call(self, method: str, path: str, token: str, **kw: Any) -> requests.Response:
-        return requests.request(method, f"{self.api_url}{path}",
-                                headers={"Authorization": f"Bearer {token}"}, timeout=60, **kw)
+        headers = {"Authorization": f"Bearer {token}", **kw.pop("headers", {})}
+        return requests.request(method, f"{self.api_url}{path}", headers=headers, timeout=60, **kw)
 
     def wait_indexed(self, token: str, note_ids: list[str], timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout

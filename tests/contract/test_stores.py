@@ -1,0 +1,163 @@
+"""One contract for the note, chunk, conversation and embedding-cache ports,
+run against every adapter: in-memory, and Firestore on the real emulator."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from datetime import timedelta
+
+import pytest
+
+from footnote.domain import IndexState, IndexStatus, MemoryType
+from footnote.errors import InvalidRequest
+from footnote.ports import ChunkStore, ConversationStore, NoteChanges, NoteStore, Turn
+from tests.factories import NOW, chunk, note
+
+
+@pytest.fixture(params=["memory", "firestore"])
+def store(request):  # type: ignore[no-untyped-def]
+    if request.param == "memory":
+        from footnote.adapters.memory_store import MemoryStore
+
+        return MemoryStore()
+    request.getfixturevalue("stack")  # the emulators
+    from footnote.adapters.firestore_store import FirestoreStore
+
+    return FirestoreStore(request.getfixturevalue("firestore_client"))
+
+
+def _ids() -> tuple[str, str]:
+    u = uuid.uuid4().hex[:8]
+    return f"tenant-{u}", f"note-{u}"
+
+
+def test_adapters_implement_the_ports(store) -> None:  # type: ignore[no-untyped-def]
+    assert isinstance(store, NoteStore) and isinstance(store, ChunkStore)
+    assert isinstance(store, ConversationStore)
+
+
+def test_notes_are_tenant_scoped(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, nid = _ids()
+    store.create_note(note(nid, "hello", tenant))
+    assert store.get_note(tenant, nid).text == "hello"
+    assert store.get_note("someone-else", nid) is None
+    assert store.update_note("someone-else", nid, NoteChanges(text="x"), NOW) is None
+    assert store.delete_note("someone-else", nid) is False
+    assert store.read_note(nid).tenant_id == tenant
+    assert store.index_state(nid).status is IndexStatus.PENDING
+
+
+def test_update_marks_pending_only_when_content_changes(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, nid = _ids()
+    store.create_note(note(nid, "hello", tenant))
+    store.set_index_state(IndexState(nid, tenant, IndexStatus.INDEXED, "h", 1, "m"))
+    later = NOW + timedelta(minutes=1)
+    updated = store.update_note(tenant, nid, NoteChanges(tags=("a",)), later)
+    assert updated.tags == ("a",) and updated.updated_at == later
+    assert store.index_state(nid).status is IndexStatus.INDEXED
+    store.update_note(tenant, nid, NoteChanges(text="changed", type=MemoryType.TASK), later)
+    assert store.read_note(nid).type is MemoryType.TASK
+    assert store.index_state(nid).status is IndexStatus.PENDING
+    cleared = store.update_note(tenant, nid, NoteChanges(clear_type=True), later)
+    assert cleared.type is None
+
+
+def test_list_pages_newest_first_without_gaps(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, base = _ids()
+    ids = [f"{base}-{i}" for i in range(5)]
+    for i, nid in enumerate(ids):
+        store.create_note(note(nid, f"n{i}", tenant, days_ago=5 - i))
+    store.create_note(note(f"{base}-other", "x", "another-tenant"))
+    seen, cursor = [], None
+    while True:
+        page = store.list_notes(tenant, 2, cursor)
+        seen += [n.id for n in page.notes]
+        cursor = page.cursor
+        if cursor is None:
+            break
+    assert seen == list(reversed(ids))
+    with pytest.raises(InvalidRequest):
+        store.list_notes(tenant, 2, "not-a-cursor")
+
+
+def test_note_ids_page_in_id_order(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, base = _ids()
+    for i in range(4):
+        store.create_note(note(f"{base}-{i}", "x", tenant))
+    first = store.note_ids(tenant, None, 3)
+    rest = store.note_ids(tenant, first[-1], 3)
+    assert first + rest == [f"{base}-{i}" for i in range(4)]
+
+
+def test_replace_chunks_swaps_atomically_and_bumps_version(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, nid = _ids()
+    n = store.create_note(note(nid, "first text", tenant))
+    v0 = store.tenant_version(tenant)
+    old = [chunk(f"{nid}_000", "a", tenant), chunk(f"{nid}_001", "b", tenant)]
+    state = IndexState(nid, tenant, IndexStatus.INDEXED, "h1", 2, "m")
+    assert store.replace_chunks(n, old, state) == []
+    assert store.tenant_version(tenant) == v0 + 1
+    new = [chunk(f"{nid}_000", "c", tenant)]
+    assert store.replace_chunks(n, new, dataclasses.replace(state, chunk_count=1)) == [f"{nid}_001"]
+    got = {c.chunk_id: c for c in store.tenant_chunks(tenant)}
+    assert list(got) == [f"{nid}_000"] and got[f"{nid}_000"].text == "c"
+    assert got[f"{nid}_000"].embedding == pytest.approx(new[0].embedding)
+    assert store.index_state(nid).chunk_count == 1
+
+
+def test_replace_chunks_refuses_a_stale_version(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, nid = _ids()
+    n = store.create_note(note(nid, "v1", tenant))
+    store.update_note(tenant, nid, NoteChanges(text="v2"), NOW)
+    state = IndexState(nid, tenant, IndexStatus.INDEXED, "h", 1, "m")
+    assert store.replace_chunks(n, [chunk(f"{nid}_000", "v1", tenant)], state) is None
+    assert store.tenant_chunks(tenant) == []
+
+
+def test_remove_chunks_only_once_the_note_is_gone(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, nid = _ids()
+    n = store.create_note(note(nid, "x", tenant))
+    store.replace_chunks(n, [chunk(f"{nid}_000", "x", tenant)], IndexState(nid, tenant, IndexStatus.INDEXED))
+    deleted = IndexState(nid, tenant, IndexStatus.DELETED)
+    assert store.remove_chunks(nid, deleted) is None
+    assert store.delete_note(tenant, nid)
+    assert store.remove_chunks(nid, deleted) == [f"{nid}_000"]
+    assert store.tenant_chunks(tenant) == []
+    assert store.index_state(nid).status is IndexStatus.DELETED
+    assert store.remove_chunks(nid, deleted) == []
+
+
+def test_unindexed_lists_pending_and_failed(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, base = _ids()
+    for i, status in enumerate([IndexStatus.PENDING, IndexStatus.INDEXED, IndexStatus.FAILED]):
+        nid = f"zz{base}-{i}"
+        store.create_note(note(nid, "x", tenant))
+        store.set_index_state(IndexState(nid, tenant, status))
+    found = [i for i in store.unindexed_note_ids(f"zz{base}", 100) if i.startswith(f"zz{base}")]
+    assert found == [f"zz{base}-0", f"zz{base}-2"]
+
+
+def test_conversations_are_tenant_scoped(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, cid = _ids()
+    turns = [
+        Turn(f"{cid}-u", cid, tenant, "user", "q?", NOW),
+        Turn(f"{cid}-a", cid, tenant, "assistant", "a [N1].", NOW, ({"cid": "N1", "noteId": "n"},)),
+    ]
+    store.append_turns(turns)
+    got = store.conversation_turns(tenant, cid)
+    assert [t.role for t in got] == ["user", "assistant"]
+    assert store.conversation_turns("intruder", cid) is None
+    assert store.turn(tenant, f"{cid}-a").citations[0]["noteId"] == "n"
+    assert store.turn("intruder", f"{cid}-a") is None
+
+
+def test_embedding_cache_round_trip(store) -> None:  # type: ignore[no-untyped-def]
+    if not hasattr(store, "get_many"):
+        from footnote.adapters.cached_embedder import MemoryEmbeddingCache
+
+        store = MemoryEmbeddingCache()
+    key = uuid.uuid4().hex
+    assert store.get_many([key]) == {}
+    store.put_many({key: [0.5, -0.25]})
+    assert store.get_many([key, "missing"]) == {key: [0.5, -0.25]}

@@ -1,0 +1,216 @@
+"""Services over the in-memory adapters: indexing, re-indexing and chat fallbacks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pytest
+
+from footnote.adapters.hash_embedder import HashEmbedder
+from footnote.adapters.memory_store import MemoryStore
+from footnote.adapters.memory_vector_index import MemoryVectorIndex
+from footnote.adapters.pubsub_queue import InlineQueue
+from footnote.config import Settings
+from footnote.domain import IndexStatus
+from footnote.errors import InvalidRequest, NotFound
+from footnote.generation.prompt import NOT_ENOUGH
+from footnote.ingest.classify import RuleClassifier
+from footnote.ports import NoteChanges
+from footnote.retrieval.corpus import CorpusCache
+from footnote.retrieval.retriever import Retriever
+from footnote.services.chat import NO_NOTES, ChatService, RagConfig
+from footnote.services.indexing import IndexingService, Outcome
+from footnote.services.jobs import MemoryJobStore
+from footnote.services.reindexing import ReindexService, parse_request
+from tests.factories import NOW, note
+
+
+class BrokenEmbedder(HashEmbedder):
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("embedding service down")
+
+
+class World:
+    def __init__(self, embedder: HashEmbedder | None = None, **settings: object) -> None:
+        self.settings = Settings(EMBEDDER="hash", NOTE_STORE="memory", REINDEX_QUEUE="inline",
+                                 **{k.upper(): v for k, v in settings.items()})  # type: ignore[arg-type]
+        self.store = MemoryStore()
+        self.embedder = embedder or HashEmbedder()
+        self.corpora = CorpusCache(self.store)
+        index = MemoryVectorIndex(self.corpora)
+        self.indexing = IndexingService(self.settings, self.store, self.store, self.embedder,
+                                        RuleClassifier(), index)
+        self.retriever = Retriever(self.settings, self.corpora, self.embedder, index)
+        self.chat = ChatService(self.settings, self.retriever, _extractive(), self.store, lambda: NOW)
+        self.queue = InlineQueue()
+        self.jobs = MemoryJobStore()
+        self.reindex = ReindexService(self.indexing, self.store, self.store, self.jobs, self.queue, 2)
+
+    def add(self, nid: str, text: str, tenant: str = "alice", days_ago: float = 0) -> None:
+        self.store.create_note(note(nid, text, tenant, days_ago=days_ago))
+        assert self.indexing.index_note(nid).outcome is Outcome.INDEXED
+
+
+def _extractive():  # type: ignore[no-untyped-def]
+    from footnote.generation.extractive import ExtractiveGenerator
+
+    return ExtractiveGenerator()
+
+
+def _cited(answer: str) -> set[str]:
+    return set(re.findall(r"\[(N\d+)\]", answer))
+
+
+def test_index_is_idempotent_and_writes_nothing_when_unchanged() -> None:
+    w = World()
+    w.add("n1", "We chose Firestore for sync. " * 40)
+    version = w.store.tenant_version("alice")
+    chunks = {c.chunk_id: c.text for c in w.store.tenant_chunks("alice")}
+    for _ in range(3):
+        assert w.indexing.index_note("n1").outcome is Outcome.UNCHANGED
+    assert w.store.tenant_version("alice") == version
+    assert {c.chunk_id: c.text for c in w.store.tenant_chunks("alice")} == chunks
+
+
+def test_edit_replaces_chunks_and_delete_removes_them() -> None:
+    w = World()
+    w.add("n1", "Sentence one is here. " * 60)
+    assert len(w.store.tenant_chunks("alice")) > 1
+    w.store.update_note("alice", "n1", NoteChanges(text="Now it is short."), NOW)
+    assert w.indexing.index_note("n1").outcome is Outcome.INDEXED
+    assert [c.text for c in w.store.tenant_chunks("alice")] == ["Now it is short."]
+    w.store.delete_note("alice", "n1")
+    assert w.indexing.index_note("n1").outcome is Outcome.REMOVED
+    assert w.store.tenant_chunks("alice") == []
+    assert w.indexing.index_note("n1").outcome is Outcome.REMOVED  # a replayed delete
+
+
+def test_failure_marks_the_note_failed_and_reraises() -> None:
+    class Exploding(HashEmbedder):
+        def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+            raise RuntimeError("boom")
+
+    w = World(embedder=Exploding())
+    w.store.create_note(note("n1", "text", "alice"))
+    with pytest.raises(RuntimeError):
+        w.indexing.index_note("n1")
+    state = w.store.index_state("n1")
+    assert state.status is IndexStatus.FAILED and state.attempts == 1 and state.error == "RuntimeError"
+    assert w.store.unindexed_note_ids(None, 10) == ["n1"]
+
+
+def test_reindex_pages_through_a_tenant_and_survives_duplicate_messages() -> None:
+    w = World()
+    for i in range(5):
+        w.add(f"n{i}", f"Note number {i} about gardening.")
+    w.add("x1", "Another tenant's note.", tenant="bob")
+    request = parse_request({"scope": "tenant", "tenantId": "alice", "jobId": "j1", "force": True})
+    first = w.reindex.handle(request)
+    assert (first.processed, first.next_cursor) == (2, "n1")
+    duplicate = w.reindex.handle(request)  # the same first message again
+    assert duplicate.skipped
+    for message in list(w.queue.published):
+        w.reindex.handle(parse_request(message))
+    second = parse_request({**request.wire(), "cursor": "n1"})
+    w.reindex.handle(second)
+    third = parse_request({**request.wire(), "cursor": "n3"})
+    done = w.reindex.handle(third)
+    assert done.next_cursor is None
+    job = w.jobs.get("j1")
+    assert job.done and job.processed == 5
+
+
+def test_reindex_rejects_malformed_requests() -> None:
+    from footnote.errors import BadEvent
+
+    for bad in ({}, {"scope": "tenant"}, {"scope": "note"}, {"scope": "galaxy"}, {"scope": "all", "x": 1}):
+        with pytest.raises(BadEvent):
+            parse_request(bad)
+
+
+def test_chat_cites_matching_notes_and_every_marker_has_a_citation() -> None:
+    w = World()
+    w.add("fire", "We chose Firestore because it syncs in real time.")
+    w.add("lunch", "Lunch on Tuesday was ramen.")
+    out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
+    assert out.meta["retrieval"]["strategy"] == "hybrid_reranked"
+    assert out.citations[0]["noteId"] == "fire"
+    assert _cited(out.answer) == {c["cid"] for c in out.citations}
+
+
+def test_chat_without_notes_says_so() -> None:
+    w = World()
+    out = w.chat.chat("alice", "anything?", None, RagConfig())
+    assert out.answer == NO_NOTES and out.meta["retrieval"]["strategy"] == "none"
+    assert out.citations == []
+
+
+def test_chat_abstains_when_nothing_matches() -> None:
+    w = World()
+    w.add("n1", "The cat sleeps on the sofa.")
+    out = w.chat.chat("alice", "quarterly revenue projections for Brazil", None, RagConfig())
+    assert out.answer == NOT_ENOUGH and out.citations == []
+    assert out.meta["retrieval"]["matched"] is False
+
+
+def test_chat_falls_back_to_keywords_when_the_embedder_is_down() -> None:
+    w = World()
+    w.add("fire", "We chose Firestore because it syncs in real time.")
+    w.retriever = Retriever(w.settings, w.corpora, BrokenEmbedder(), None)
+    w.chat = ChatService(w.settings, w.retriever, _extractive(), w.store, lambda: NOW)
+    out = w.chat.chat("alice", "Why Firestore?", None, RagConfig())
+    assert out.meta["retrieval"]["strategy"] == "keyword_recency"
+    assert "embedder_down" in out.meta["fallbacks"]
+    assert out.citations and out.citations[0]["noteId"] == "fire"
+
+
+def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
+    class Failing:
+        model = "gemini-test"
+
+        def generate(self, *a: object, **k: object) -> None:
+            raise TimeoutError("deadline exceeded")
+
+    w = World()
+    w.add("fire", "We chose Firestore because it syncs in real time.")
+    w.chat = ChatService(w.settings, w.retriever, Failing(), w.store, lambda: NOW)  # type: ignore[arg-type]
+    out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
+    assert "generator_extractive" in out.meta["fallbacks"]
+    assert out.citations[0]["noteId"] == "fire"
+
+
+def test_chat_never_crosses_tenants() -> None:
+    w = World()
+    w.add("secret", "Alice's secret: the vault code is 4521.", tenant="alice")
+    w.add("bob1", "Bob likes hiking.", tenant="bob")
+    out = w.chat.chat("bob", "What is the vault code?", None, RagConfig())
+    assert all(c["noteId"] != "secret" for c in out.citations) and "4521" not in out.answer
+
+
+def test_chat_records_turns_and_sources() -> None:
+    w = World()
+    w.add("fire", "We chose Firestore because it syncs in real time.")
+    out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
+    turns = w.chat.messages("alice", out.conversation_id)
+    assert [t["role"] for t in turns] == ["user", "assistant"]
+    assert w.chat.sources("alice", out.message_id) == out.citations
+    with pytest.raises(NotFound):
+        w.chat.messages("bob", out.conversation_id)
+    with pytest.raises(NotFound):
+        w.chat.chat("alice", "q", "no-such-conversation", RagConfig())
+
+
+def test_chat_validates_the_question() -> None:
+    w = World(chat_max_query_length=20)
+    with pytest.raises(InvalidRequest):
+        w.chat.chat("alice", "   ", None, RagConfig())
+    with pytest.raises(InvalidRequest):
+        w.chat.chat("alice", "x" * 21, None, RagConfig())
+
+
+def test_include_citations_false_strips_markers() -> None:
+    w = World()
+    w.add("fire", "We chose Firestore because it syncs in real time.")
+    out = w.chat.chat("alice", "Why Firestore?", None, RagConfig(include_citations=False))
+    assert "[N" not in out.answer and out.citations == []
