@@ -101,7 +101,9 @@ def test_chat_streams_server_sent_events_and_records_sources(new_user) -> None: 
     assert names[0] == "meta" and names[-1] == "done" and "delta" in names
     done = json.loads(events[-1].split("data: ", 1)[1])
     assert done["citations"][0]["noteId"] == note_id
-    messages = user.call("GET", f"/conversations/{done['conversationId']}/messages").json()["messages"]
+    listed = user.call("GET", f"/conversations/{done['conversationId']}/messages")
+    assert listed.status_code == 200, listed.text
+    messages = listed.json()["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant"]
     sources = user.call("GET", f"/messages/{done['messageId']}/sources").json()["sources"]
     assert sources == done["citations"]

@@ -175,7 +175,7 @@ class Api:
         fields["chunkIds"] = [r["chunkId"] for r in result["results"]]
         return _json(result, 200)
 
-    def _messages(
+    def _on_messages(
         self, request: Request, tenant: str, fields: dict[str, Any], conversation_id: str
     ) -> Response:
         return _json({"messages": self._chat().messages(tenant, conversation_id)}, 200)
