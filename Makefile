@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml package.json
 	$(BIN)/pip install --quiet --upgrade pip
 	# CPU-only PyTorch for the offline embedder; a plain `pip install torch` pulls CUDA (GBs).
 	$(BIN)/pip install --quiet "torch==2.13.0" $(TORCH_INDEX)
-	$(BIN)/pip install --quiet -e ".[local,dev]"
+	$(BIN)/pip install --quiet -e ".[local,vertex,dev]"
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
