@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR)/shared
 export HF_HUB_OFFLINE := 1
 
-.PHONY: setup dev test test-unit test-emulator lint typecheck eval package clean
+.PHONY: setup dev test test-unit test-emulator lint typecheck eval package infra-check clean
 
 $(STAMP): pyproject.toml package.json
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 2; }
@@ -38,8 +38,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-package: $(STAMP)  ## build the function source folders Terraform zips
-	$(BIN)/python scripts/package_functions.py
+package:  ## build the function source folders Terraform zips (standard library only)
+	$(PYTHON) scripts/package_functions.py
+
+infra-check: $(STAMP)  ## offline Terraform checks: fmt, checkov, agreement with the code
+	$(BIN)/python -m pytest -q tests/infra
 
 clean:
 	rm -rf $(VENV) node_modules build .pytest_cache

@@ -1,0 +1,3 @@
+# terraform init -backend-config=environments/prod.backend.hcl
+bucket = "YOUR_PROD_PROJECT-tfstate"
+prefix = "footnote/prod"

@@ -1,0 +1,113 @@
+# Firestore (Native mode): the system of record. Security rules come from
+# ../firestore.rules (clients may touch only their own notes; the functions use
+# IAM and are not subject to rules). Composite indexes support the
+# queries in shared/footnote/adapters/firestore_store.py; firestore.indexes.json
+# at the repository root declares the same indexes for the Firebase CLI and the
+# tests check the two agree.
+
+resource "google_firestore_database" "main" {
+  project                           = var.project_id
+  name                              = "(default)"
+  location_id                       = var.firestore_location
+  type                              = "FIRESTORE_NATIVE"
+  concurrency_mode                  = "PESSIMISTIC" # the indexer's transactions read, then write
+  app_engine_integration_mode       = "DISABLED"
+  point_in_time_recovery_enablement = var.environment == "prod" ? "POINT_IN_TIME_RECOVERY_ENABLED" : "POINT_IN_TIME_RECOVERY_DISABLED"
+  delete_protection_state           = var.deletion_protection || var.environment == "prod" ? "DELETE_PROTECTION_ENABLED" : "DELETE_PROTECTION_DISABLED"
+  deletion_policy                   = "ABANDON" # `terraform destroy` never deletes users' notes
+
+  depends_on = [google_project_service.enabled]
+}
+
+# GET /notes: where tenantId == uid, order by createdAt desc, __name__ desc.
+# (Firestore appends __name__ in the direction of the last field.)
+resource "google_firestore_index" "notes_by_tenant_created" {
+  project     = var.project_id
+  database    = google_firestore_database.main.name
+  collection  = "notes"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "tenantId"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "createdAt"
+    order      = "DESCENDING"
+  }
+}
+
+# GET /conversations/{id}/messages: where conversationId == id and tenantId == uid.
+resource "google_firestore_index" "messages_by_conversation_tenant" {
+  project     = var.project_id
+  database    = google_firestore_database.main.name
+  collection  = "messages"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "conversationId"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "tenantId"
+    order      = "ASCENDING"
+  }
+}
+
+# Vector index on chunk embeddings with the tenant as pre-filter
+# (find_nearest over noteChunks where tenantId == uid).
+resource "google_firestore_index" "chunks_embedding_by_tenant" {
+  project     = var.project_id
+  database    = google_firestore_database.main.name
+  collection  = "noteChunks"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "tenantId"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "embedding"
+    vector_config {
+      dimension = var.embedding_dimension
+      flat {}
+    }
+  }
+}
+
+# Large text fields are never filtered or sorted on: exempt them from
+# single-field indexing (cheaper writes, no index-entry limits on long notes).
+resource "google_firestore_field" "unindexed_text" {
+  for_each = toset(["notes", "noteChunks", "messages"])
+
+  project    = var.project_id
+  database   = google_firestore_database.main.name
+  collection = each.value
+  field      = "text"
+
+  index_config {}
+}
+
+# Security rules for client SDKs, from the same file the emulator tests load.
+resource "google_firebaserules_ruleset" "firestore" {
+  project = var.project_id
+
+  source {
+    files {
+      name    = "firestore.rules"
+      content = file("${path.module}/../firestore.rules")
+    }
+  }
+
+  depends_on = [google_firestore_database.main]
+}
+
+resource "google_firebaserules_release" "firestore" {
+  project      = var.project_id
+  name         = "cloud.firestore" # the release the (default) database enforces
+  ruleset_name = "projects/${var.project_id}/rulesets/${google_firebaserules_ruleset.firestore.name}"
+
+  lifecycle {
+    replace_triggered_by = [google_firebaserules_ruleset.firestore]
+  }
+}

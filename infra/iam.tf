@@ -1,0 +1,137 @@
+# One service account per function, each with only the roles its code uses,
+# plus one identity that Eventarc and Pub/Sub use to invoke the event-driven
+# functions (so the functions themselves hold no invoker rights).
+
+resource "google_service_account" "function" {
+  for_each = local.functions
+
+  account_id   = each.value.name
+  display_name = "Footnote ${each.key} function"
+  description  = "Runtime identity of the ${each.value.name} Cloud Function."
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_service_account" "trigger" {
+  account_id   = "footnote-trigger"
+  display_name = "Footnote event delivery"
+  description  = "Identity Eventarc (Firestore events) and Pub/Sub (re-index push) use to invoke the indexer and re-indexer."
+
+  depends_on = [google_project_service.enabled]
+}
+
+locals {
+  # Project-level roles per function. There are no resource-level IAM bindings
+  # for Firestore databases or Vertex AI endpoints, so these are the narrowest
+  # predefined roles that cover what each function does.
+  function_roles = {
+    # api: reads and writes notes, conversations, messages; reads chunks,
+    # tenants and the embedding cache (Firestore).
+    "api/datastore" = { fn = "api", role = "roles/datastore.user" }
+    # api: embeds the question, queries the deployed Vector Search index and
+    # calls Gemini for the answer (Vertex AI predict / findNeighbors).
+    "api/aiplatform" = { fn = "api", role = "roles/aiplatform.user" }
+
+    # indexer: reads the note, writes noteChunks, indexState, tenants and the
+    # embedding cache in transactions (Firestore).
+    "indexer/datastore" = { fn = "indexer", role = "roles/datastore.user" }
+    # indexer: embeds chunks, classifies them with Gemini and upserts / removes
+    # datapoints in the Vector Search index (Vertex AI).
+    "indexer/aiplatform" = { fn = "indexer", role = "roles/aiplatform.user" }
+
+    # reindexer: pages through notes and indexState, saves the job cursor in
+    # reindexJobs and rewrites chunks as the indexer does (Firestore).
+    "reindexer/datastore" = { fn = "reindexer", role = "roles/datastore.user" }
+    # reindexer: the same embedding, classification and index upserts as the indexer.
+    "reindexer/aiplatform" = { fn = "reindexer", role = "roles/aiplatform.user" }
+  }
+}
+
+resource "google_project_iam_member" "function" {
+  for_each = local.function_roles
+
+  project = var.project_id
+  role    = each.value.role
+  member  = google_service_account.function[each.value.fn].member
+}
+
+# reindexer: publishes the next page of a job to the re-index topic (and only that topic).
+resource "google_pubsub_topic_iam_member" "reindexer_publishes_next_page" {
+  topic  = google_pubsub_topic.reindex.id
+  role   = "roles/pubsub.publisher"
+  member = google_service_account.function["reindexer"].member
+}
+
+# trigger: receives Firestore events from Eventarc (required of a trigger's identity).
+resource "google_project_iam_member" "trigger_event_receiver" {
+  project = var.project_id
+  role    = "roles/eventarc.eventReceiver"
+  member  = google_service_account.trigger.member
+}
+
+# trigger: invokes the indexer's Cloud Run service with Firestore events.
+resource "google_cloud_run_v2_service_iam_member" "trigger_invokes_indexer" {
+  project  = var.project_id
+  location = google_cloudfunctions2_function.indexer.location
+  name     = google_cloudfunctions2_function.indexer.name # a 2nd-gen function's Cloud Run service has its name
+  role     = "roles/run.invoker"
+  member   = google_service_account.trigger.member
+}
+
+# trigger: invokes the re-indexer's Cloud Run service from the push subscription.
+resource "google_cloud_run_v2_service_iam_member" "trigger_invokes_reindexer" {
+  project  = var.project_id
+  location = google_cloudfunctions2_function.reindexer.location
+  name     = google_cloudfunctions2_function.reindexer.name # a 2nd-gen function's Cloud Run service has its name
+  role     = "roles/run.invoker"
+  member   = google_service_account.trigger.member
+}
+
+# The Pub/Sub service agent mints the push subscription's OIDC tokens as the
+# trigger identity (needed for projects created before April 2021; harmless after).
+resource "google_service_account_iam_member" "pubsub_mints_trigger_tokens" {
+  service_account_id = google_service_account.trigger.name
+  role               = "roles/iam.serviceAccountTokenCreator"
+  member             = local.pubsub_agent
+}
+
+# api: anyone may reach the API over HTTPS; every route but /healthz verifies a
+# Firebase ID token itself, and Firebase Hosting's rewrite needs public invocation.
+resource "google_cloud_run_v2_service_iam_member" "api_public" {
+  project  = var.project_id
+  location = google_cloudfunctions2_function.api.location
+  name     = google_cloudfunctions2_function.api.name # a 2nd-gen function's Cloud Run service has its name
+  role     = "roles/run.invoker"
+  member   = "allUsers"
+}
+
+# Cloud Build builds the function images as this identity instead of the Compute
+# Engine default service account (which new projects no longer grant Editor).
+resource "google_service_account" "build" {
+  account_id   = "footnote-build"
+  display_name = "Footnote function builds"
+  description  = "Identity Cloud Build uses to build the Footnote functions' images."
+
+  depends_on = [google_project_service.enabled]
+}
+
+# build: the narrowest roles a custom function build account needs (instead of
+# roles/cloudbuild.builds.builder).
+locals {
+  build_roles = {
+    # writes the build logs
+    logs = "roles/logging.logWriter"
+    # pushes the function image to the gcf-artifacts repository
+    images = "roles/artifactregistry.writer"
+    # reads the source the Cloud Functions service stages in its gcf-v2-sources-* bucket
+    sources = "roles/storage.objectViewer"
+  }
+}
+
+resource "google_project_iam_member" "build" {
+  for_each = local.build_roles
+
+  project = var.project_id
+  role    = each.value
+  member  = google_service_account.build.member
+}

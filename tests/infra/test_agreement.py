@@ -1,0 +1,466 @@
+"""Terraform and the function code agree: settings, triggers, topics, entry points,
+vector dimensions. Static: parses infra/*.tf and the Python sources, needs no cloud."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from footnote.adapters import firestore_events
+from footnote.config import Settings
+from footnote.dev import stack as dev_stack
+from tests.infra.tf import INFRA, ROOT, Terraform, attr, blocks, expression, substitute, tfvars
+
+FUNCTION_KEYS = ("api", "indexer", "reindexer")
+TFVARS = sorted((INFRA / "environments").glob("*.tfvars"))
+
+# Every setting the code reads, sorted into what Terraform must set for a
+# function (the default is wrong in production) and what may default. A new
+# field in footnote.config.Settings fails test_every_setting_is_classified
+# until it is placed here.
+PROJECT_AND_MODELS = {
+    "GOOGLE_CLOUD_PROJECT",  # default "demo-footnote"; gen-2 runtimes do not set it
+    "FIRESTORE_DATABASE",
+    "NOTE_STORE",
+    "EMBEDDER",  # default "local" needs torch and model files
+    "EMBEDDING_MODEL",
+    "EMBEDDING_DIMENSION",  # must equal the vector indexes' dimension
+    "VERTEX_LOCATION",
+    "VECTOR_INDEX",  # default "memory"
+    "VERTEX_INDEX",
+    "VERTEX_INDEX_ENDPOINT",
+    "VERTEX_DEPLOYED_INDEX_ID",
+    "VERTEX_PUBLIC_ENDPOINT_DOMAIN",
+    "CHAT_MODEL",
+}
+REQUIRED: dict[str, set[str]] = {
+    "api": PROJECT_AND_MODELS | {"GENERATOR", "CORS_ORIGINS"},  # CORS default "*"
+    "indexer": PROJECT_AND_MODELS | {"CLASSIFIER"},
+    "reindexer": PROJECT_AND_MODELS | {"CLASSIFIER", "REINDEX_QUEUE", "REINDEX_TOPIC"},
+}
+# Tuning and limits whose defaults are the production values.
+MAY_DEFAULT = {
+    "EMBEDDING_BATCH_SIZE",
+    "CHAT_TEMPERATURE",
+    "CHAT_TIMEOUT_MS",
+    "CHAT_MAX_OUTPUT_TOKENS",
+    "CHAT_MAX_QUERY_LENGTH",
+    "NOTE_MAX_CHARS",
+    "NOTE_TITLE_MAX_CHARS",
+    "NOTE_MAX_TAGS",
+    "REQUEST_MAX_BYTES",
+    "PAGE_SIZE_MAX",
+    "CHUNK_SIZE",
+    "CHUNK_OVERLAP",
+    "RETRIEVAL_TOP_K",
+    "RETRIEVAL_RERANK_TO",
+    "RETRIEVAL_FUSION",
+    "RETRIEVAL_RRF_K",
+    "RETRIEVAL_WEIGHT_VECTOR",
+    "RETRIEVAL_WEIGHT_KEYWORD",
+    "RETRIEVAL_WEIGHT_RECENCY",
+    "RETRIEVAL_RECENCY_HALF_LIFE_DAYS",
+    "RETRIEVAL_MMR_LAMBDA",
+    "RETRIEVAL_NEAR_DUPLICATE",
+    "RETRIEVAL_MIN_SIMILARITY",
+    "RETRIEVAL_MIN_CONFIDENCE",
+    "CONTEXT_MAX_CHUNKS",
+    "CONTEXT_MAX_CHARS",
+    "CITATION_MIN_OVERLAP",
+    "REINDEX_PAGE_SIZE",
+    "VECTOR_SEARCH_TIMEOUT_MS",
+    "EMBEDDING_TIMEOUT_MS",
+    "GOOGLE_RETRY_ATTEMPTS",
+    "GOOGLE_RETRY_INITIAL_MS",
+    "GOOGLE_RETRY_MAX_MS",
+    "CLASSIFIER_MODEL",  # empty means CHAT_MODEL
+    # the ranking stage is off by default (issue: optional stage)
+    "RERANKER",
+    "RANKING_MODEL",
+    "RANKING_CONFIG",
+    "RANKING_TIMEOUT_MS",
+    # endpoint overrides: empty means Google's public endpoint, right in production
+    "VERTEX_API_ENDPOINT",
+    "VECTOR_SEARCH_API_ENDPOINT",
+    "RANKING_API_ENDPOINT",
+    # read only by functions that do not need them: the API never classifies or
+    # re-indexes; the indexers never generate answers or serve browsers.
+    "GENERATOR",
+    "CLASSIFIER",
+    "REINDEX_QUEUE",
+    "REINDEX_TOPIC",
+    "CORS_ORIGINS",
+}
+
+
+def setting_names() -> set[str]:
+    return {f.alias or name for name, f in Settings.model_fields.items()}
+
+
+def literal_settings() -> dict[str, tuple[Any, ...]]:
+    out = {}
+    for name, f in Settings.model_fields.items():
+        if typing.get_origin(f.annotation) is typing.Literal:
+            out[f.alias or name] = typing.get_args(f.annotation)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tf() -> Terraform:
+    return Terraform.read()
+
+
+def function(tf: Terraform, key: str) -> dict[str, Any]:
+    return tf.resource("google_cloudfunctions2_function", key)
+
+
+def env_of(tf: Terraform, key: str) -> dict[str, Any]:
+    service = blocks(function(tf, key), "service_config")[0]
+    expr = expression(service["environment_variables"])
+    assert expr is not None, f"{key}: environment_variables must reference a local"
+    return tf.resolve_map(expr)
+
+
+def variables_for(tf: Terraform, path: Path | None) -> dict[str, Any]:
+    values = {name: attr(body, "default") for name, body in tf.variables.items()}
+    values["project_id"] = "footnote-test-project"
+    if path is not None:
+        values.update(tfvars(path))
+    return values
+
+
+# -- settings ---------------------------------------------------------------------
+
+
+def test_every_setting_is_classified() -> None:
+    required = set().union(*REQUIRED.values())
+    unknown = setting_names() - required - MAY_DEFAULT
+    assert not unknown, f"decide whether Terraform must set {sorted(unknown)} (tests/infra)"
+    stale = (required | MAY_DEFAULT) - setting_names()
+    assert not stale, f"no longer settings: {sorted(stale)}"
+
+
+@pytest.mark.parametrize("key", FUNCTION_KEYS)
+def test_terraform_sets_every_setting_the_function_needs(tf: Terraform, key: str) -> None:
+    env = env_of(tf, key)
+    missing = REQUIRED[key] - env.keys()
+    assert not missing, f"{key} needs {sorted(missing)} set in infra/functions.tf"
+
+
+@pytest.mark.parametrize("key", FUNCTION_KEYS)
+def test_terraform_sets_only_settings_the_code_reads(tf: Terraform, key: str) -> None:
+    unknown = set(env_of(tf, key)) - setting_names()
+    assert not unknown, f"{key}: {sorted(unknown)} are not read by footnote.config.Settings"
+
+
+@pytest.mark.parametrize("key", FUNCTION_KEYS)
+def test_values_come_from_variables_and_resources_not_pasted_ids(tf: Terraform, key: str) -> None:
+    literals = literal_settings()
+    for name, raw in env_of(tf, key).items():
+        if expression(raw) is not None:
+            ref = expression(raw) or ""
+            assert re.match(r"^(var|local|google_|data\.|tostring\()", ref), f"{name} = {raw}"
+            continue
+        # A literal is allowed only where the setting is a choice of backend.
+        assert name in literals and raw in literals[name], (
+            f"{key}: {name} = {raw!r} is pasted; take it from a variable or resource attribute"
+        )
+
+
+@pytest.mark.parametrize("path", [None, *TFVARS], ids=lambda p: p.name if p else "defaults")
+@pytest.mark.parametrize("key", FUNCTION_KEYS)
+def test_the_settings_validate_as_deployed(tf: Terraform, key: str, path: Path | None) -> None:
+    """Settings() accepts each function's environment, for every tfvars file."""
+    values = variables_for(tf, path)
+    env = {name: substitute(raw, values) for name, raw in env_of(tf, key).items()}
+    settings = Settings.model_validate(env)
+    assert settings.project_id != Settings.model_fields["project_id"].default
+    assert settings.embedder == "vertex" and settings.vector_index == "vertex"
+    assert settings.resolved_embedding_dimension == values["embedding_dimension"]
+
+
+def test_functions_agree_on_the_embedding_identity(tf: Terraform) -> None:
+    keys = (
+        "EMBEDDER",
+        "EMBEDDING_MODEL",
+        "EMBEDDING_DIMENSION",
+        "VECTOR_INDEX",
+        "VERTEX_INDEX",
+        "VERTEX_INDEX_ENDPOINT",
+        "VERTEX_DEPLOYED_INDEX_ID",
+    )
+    envs = {k: env_of(tf, k) for k in FUNCTION_KEYS}
+    for name in keys:
+        assert len({envs[k][name] for k in FUNCTION_KEYS}) == 1, f"functions disagree on {name}"
+
+
+# -- vectors ----------------------------------------------------------------------
+
+
+def test_vector_index_dimensions_match_the_embedding_configuration(tf: Terraform) -> None:
+    firestore_index = tf.resource("google_firestore_index", "chunks_embedding_by_tenant")
+    fields = blocks(firestore_index, "fields")
+    assert attr(fields[0], "field_path") == "tenantId", "the tenant is the pre-filter"
+    vector_field = fields[-1]
+    assert attr(vector_field, "field_path") == "embedding"
+    vector_config = blocks(vector_field, "vector_config")[0]
+    assert expression(vector_config["dimension"]) == "var.embedding_dimension"
+
+    vertex = tf.resource("google_vertex_ai_index", "chunks")
+    config = blocks(blocks(vertex, "metadata")[0], "config")[0]
+    assert expression(config["dimensions"]) == "var.embedding_dimension"
+    assert attr(vertex, "index_update_method") == "STREAM_UPDATE"
+
+    assert env_of(tf, "indexer")["EMBEDDING_DIMENSION"] == "${tostring(var.embedding_dimension)}"
+    default_dimension = Settings.model_validate({"EMBEDDER": "vertex"}).resolved_embedding_dimension
+    assert tf.default("embedding_dimension") == default_dimension
+    assert (
+        tf.default("embedding_model")
+        == Settings.model_validate({"EMBEDDER": "vertex"}).resolved_embedding_model
+    )
+    for path in TFVARS:
+        dimension = tfvars(path).get("embedding_dimension", tf.default("embedding_dimension"))
+        assert (
+            Settings.model_validate(
+                {"EMBEDDER": "vertex", "EMBEDDING_DIMENSION": str(dimension)}
+            ).resolved_embedding_dimension
+            == dimension
+        )
+
+
+def test_vertex_distance_is_cosine(tf: Terraform) -> None:
+    """The code ranks by cosine similarity (footnote.adapters.memory_vector_index):
+    DOT_PRODUCT over unit-normalised vectors is cosine."""
+    config = blocks(
+        blocks(tf.resource("google_vertex_ai_index", "chunks"), "metadata")[0], "config"
+    )[0]
+    assert expression(config["distance_measure_type"]) == "var.vector_distance"
+    assert tf.default("vector_distance") == "DOT_PRODUCT_DISTANCE"
+    assert "UNIT_L2_NORM" in str(attr(config, "feature_norm_type"))
+
+
+def test_firestore_indexes_json_matches_terraform(tf: Terraform) -> None:
+    declared = json.loads((ROOT / "firestore.indexes.json").read_text())
+    from_json = set()
+    for index in declared["indexes"]:
+        fields = []
+        for f in index["fields"]:
+            if "vectorConfig" in f:
+                fields.append((f["fieldPath"], f"vector:{f['vectorConfig']['dimension']}"))
+            else:
+                fields.append((f["fieldPath"], f["order"]))
+        from_json.add((index["collectionGroup"], index["queryScope"], tuple(fields)))
+    from_tf = set()
+    for body in tf.resources["google_firestore_index"].values():
+        fields = []
+        for f in blocks(body, "fields"):
+            vector = blocks(f, "vector_config")
+            if vector:
+                fields.append(
+                    (attr(f, "field_path"), f"vector:{tf.default('embedding_dimension')}")
+                )
+            else:
+                fields.append((attr(f, "field_path"), attr(f, "order")))
+        from_tf.add((attr(body, "collection"), attr(body, "query_scope"), tuple(fields)))
+    assert from_json == from_tf
+    overrides = {(o["collectionGroup"], o["fieldPath"]) for o in declared["fieldOverrides"]}
+    field = tf.resource("google_firestore_field", "unindexed_text")
+    collections = re.findall(r"['\"](\w+)['\"]", str(attr(field, "for_each")))
+    assert overrides == {(c, attr(field, "field")) for c in collections}
+
+
+def test_composite_indexes_cover_the_store_queries(tf: Terraform) -> None:
+    """The queries in firestore_store.py that need a composite index have one."""
+    source = (ROOT / "shared/footnote/adapters/firestore_store.py").read_text()
+    assert re.search(r'"tenantId", "==".*?order_by\("createdAt"', source, re.S)
+    assert re.search(r'"conversationId", "==".*?"tenantId", "=="', source, re.S)
+    have = {
+        (attr(b, "collection"), tuple(attr(f, "field_path") for f in blocks(b, "fields")))
+        for b in tf.resources["google_firestore_index"].values()
+    }
+    assert ("notes", ("tenantId", "createdAt")) in have
+    assert ("messages", ("conversationId", "tenantId")) in have
+    assert ("noteChunks", ("tenantId", "embedding")) in have
+
+
+# -- triggers and topics ----------------------------------------------------------
+
+
+def test_indexer_trigger_matches_what_the_indexer_decodes(tf: Terraform) -> None:
+    trigger = blocks(function(tf, "indexer"), "event_trigger")[0]
+    assert attr(trigger, "event_type") == firestore_events.EVENT_TYPE
+    assert attr(trigger, "retry_policy") == "RETRY_POLICY_RETRY"
+    assert expression(trigger["trigger_region"]) == "google_firestore_database.main.location_id"
+    filters = {attr(f, "attribute"): f for f in blocks(trigger, "event_filters")}
+    assert expression(filters["database"]["value"]) == "google_firestore_database.main.name"
+    document = filters["document"]
+    assert attr(document, "value") == firestore_events.DOCUMENT_PATTERN
+    assert attr(document, "operator") == "match-path-pattern"
+    # The dev stack registers the same trigger with the emulator.
+    stack_source = Path(dev_stack.__file__).read_text()
+    assert f'"eventType": "{firestore_events.EVENT_TYPE}"' in stack_source
+    assert f'"value": "{firestore_events.DOCUMENT_PATTERN}"' in stack_source
+
+
+def test_a_document_matching_the_trigger_pattern_decodes_to_its_note() -> None:
+    from cloudevents.http import CloudEvent
+    from google.events.cloud.firestore import Document, DocumentEventData
+
+    collection = firestore_events.DOCUMENT_PATTERN.split("/")[0]
+    name = f"projects/p/databases/(default)/documents/{collection}/abc123"
+    payload = DocumentEventData(value=Document(name=name))
+    event = CloudEvent(
+        {
+            "type": firestore_events.EVENT_TYPE,
+            "source": "//firestore.googleapis.com/projects/p",
+            "id": "e1",
+            "subject": f"documents/{collection}/abc123",
+        },
+        DocumentEventData.serialize(payload),
+    )
+    decoded = firestore_events.decode(event)
+    assert (decoded.note_id, decoded.kind) == ("abc123", "created")
+
+
+def test_only_the_indexer_has_an_eventarc_trigger(tf: Terraform) -> None:
+    assert blocks(function(tf, "indexer"), "event_trigger")
+    assert not blocks(function(tf, "api"), "event_trigger")
+    # The re-indexer is pushed to by the subscription in pubsub.tf, which owns dead-lettering.
+    assert not blocks(function(tf, "reindexer"), "event_trigger")
+
+
+def test_reindex_topic_names_match(tf: Terraform) -> None:
+    assert tf.default("reindex_topic") == Settings.model_fields["reindex_topic"].default
+    topic = tf.resource("google_pubsub_topic", "reindex")
+    assert expression(topic["name"]) == "var.reindex_topic"
+    assert env_of(tf, "reindexer")["REINDEX_TOPIC"] == "${google_pubsub_topic.reindex.name}"
+    values = variables_for(tf, None)
+    dead_letter = tf.resource("google_pubsub_topic", "reindex_dead_letter")
+    dl_name = substitute(tf.locals[expression(dead_letter["name"]).split(".")[1]], values)
+    assert dl_name == dev_stack.DEAD_LETTER_TOPIC  # the local stack's name for it
+
+    push = tf.resource("google_pubsub_subscription", "reindex_push")
+    assert expression(push["topic"]) == "google_pubsub_topic.reindex.id"
+    endpoint = blocks(push, "push_config")[0]
+    assert expression(endpoint["push_endpoint"]) == (
+        "google_cloudfunctions2_function.reindexer.service_config[0].uri"
+    )
+    policy = blocks(push, "dead_letter_policy")[0]
+    assert expression(policy["dead_letter_topic"]) == "google_pubsub_topic.reindex_dead_letter.id"
+    assert blocks(push, "retry_policy"), "the push subscription backs off between retries"
+    reindexer_timeout = attr(
+        blocks(function(tf, "reindexer"), "service_config")[0], "timeout_seconds"
+    )
+    assert reindexer_timeout < attr(push, "ack_deadline_seconds")
+    dl_sub = tf.resource("google_pubsub_subscription", "reindex_dead_letter")
+    assert expression(dl_sub["topic"]) == "google_pubsub_topic.reindex_dead_letter.id"
+
+
+# -- entry points and identities --------------------------------------------------
+
+
+def _decorated_functions(path: Path) -> dict[str, str]:
+    tree = ast.parse(path.read_text())
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            for dec in node.decorator_list:
+                if (
+                    isinstance(dec, ast.Attribute)
+                    and isinstance(dec.value, ast.Name)
+                    and dec.value.id == "functions_framework"
+                ):
+                    out[node.name] = dec.attr
+    return out
+
+
+def test_entry_points_exist_with_the_right_signature(tf: Terraform) -> None:
+    functions = tf.local_map("functions")
+    assert set(functions) == set(FUNCTION_KEYS)
+    expected_signature = {"api": "http", "indexer": "cloud_event", "reindexer": "cloud_event"}
+    for key in FUNCTION_KEYS:
+        declared = _decorated_functions(ROOT / "functions" / key / "main.py")
+        entry = functions[key]["entry_point"]
+        assert declared.get(entry) == expected_signature[key], (key, entry, declared)
+        build = blocks(function(tf, key), "build_config")[0]
+        assert expression(build["entry_point"]) == f"local.functions.{key}.entry_point"
+        storage = blocks(blocks(build, "source")[0], "storage_source")[0]
+        assert expression(storage["object"]) == f'google_storage_bucket_object.source["{key}"].name'
+        assert expression(function(tf, key)["name"]) == f"local.functions.{key}.name"
+
+
+def test_each_function_runs_as_its_own_service_account(tf: Terraform) -> None:
+    seen = set()
+    for key in FUNCTION_KEYS:
+        service = blocks(function(tf, key), "service_config")[0]
+        ref = expression(service["service_account_email"])
+        assert ref == f'google_service_account.function["{key}"].email'
+        seen.add(ref)
+    assert len(seen) == 3
+
+
+def test_source_objects_are_named_by_content_hash(tf: Terraform) -> None:
+    obj = tf.resource("google_storage_bucket_object", "source")
+    name = attr(obj, "name")
+    assert "data.archive_file.source[each.key].output_sha256" in name
+    archive = tf.data["archive_file"]["source"]
+    assert "var.source_dir" in attr(archive, "source_dir")
+    assert tf.default("source_dir") == "../build/functions"
+
+
+def test_hosting_rewrites_api_to_the_api_function(tf: Terraform) -> None:
+    config = json.loads((ROOT / "firebase.json").read_text())
+    rewrites = [r for r in config["hosting"]["rewrites"] if r["source"] == "/api/**"]
+    assert rewrites, "firebase.json must rewrite /api/** to the API"
+    target = rewrites[0].get("function") or rewrites[0].get("run")
+    name = target.get("functionId") or target.get("serviceId")
+    assert name == tf.local_map("functions")["api"]["name"]
+    regions = {tf.default("region"), *(tfvars(p).get("region") for p in TFVARS)} - {None}
+    assert regions == {target["region"]}
+    assert (ROOT / config["hosting"]["public"] / "index.html").is_file()
+    assert (ROOT / config["firestore"]["rules"]).is_file()
+    assert (ROOT / config["firestore"]["indexes"]).is_file()
+
+
+def test_deployed_rules_are_the_tested_rules(tf: Terraform) -> None:
+    ruleset = tf.resource("google_firebaserules_ruleset", "firestore")
+    files = blocks(blocks(ruleset, "source")[0], "files")[0]
+    assert "../firestore.rules" in attr(files, "content")
+    release = tf.resource("google_firebaserules_release", "firestore")
+    assert attr(release, "name") == "cloud.firestore"
+    assert "google_firebaserules_ruleset.firestore.name" in attr(release, "ruleset_name")
+
+
+def test_a_push_delivery_decodes_to_the_reindex_request() -> None:
+    """The push subscription posts Pub/Sub's push body to an HTTP-deployed function;
+    functions-framework turns it into the messagePublished CloudEvent the handler reads."""
+    import base64
+
+    import flask
+    from functions_framework import event_conversion
+
+    from footnote import entrypoints
+    from footnote.services.reindexing import parse_request
+
+    message = {"scope": "tenant", "tenantId": "alice"}
+    body = {
+        "message": {
+            "data": base64.b64encode(json.dumps(message).encode()).decode(),
+            "messageId": "1",
+            "publishTime": "2026-01-01T00:00:00Z",
+            "attributes": {},
+        },
+        "subscription": "projects/p/subscriptions/footnote-reindex-push",
+    }
+    app = flask.Flask(__name__)
+    with app.test_request_context("/", method="POST", json=body):
+        event = event_conversion.background_event_to_cloud_event(flask.request)
+    assert event["type"] == "google.cloud.pubsub.topic.v1.messagePublished"
+    request = parse_request(entrypoints._pubsub_json(event.data))
+    assert (request.scope, request.tenant_id) == ("tenant", "alice")
