@@ -45,6 +45,25 @@ class Settings(BaseSettings):
     vertex_index_endpoint: str = Field("", alias="VERTEX_INDEX_ENDPOINT")
     vertex_deployed_index_id: str = Field("", alias="VERTEX_DEPLOYED_INDEX_ID")
     vertex_public_endpoint_domain: str = Field("", alias="VERTEX_PUBLIC_ENDPOINT_DOMAIN")
+    vector_search_timeout_ms: int = Field(5_000, alias="VECTOR_SEARCH_TIMEOUT_MS", ge=100)
+
+    # --- Vertex AI ranking API (Discovery Engine RankService), optional rerank stage
+    reranker: Literal["off", "vertex"] = Field("off", alias="RERANKER")
+    ranking_model: str = Field("semantic-ranker-default@latest", alias="RANKING_MODEL")
+    ranking_config: str = Field("default_ranking_config", alias="RANKING_CONFIG")
+    ranking_timeout_ms: int = Field(3_000, alias="RANKING_TIMEOUT_MS", ge=100)
+
+    # --- Google API transport: endpoint overrides (local fakes, PSC) and retries
+    # Empty means Google's public endpoint. An ``http://`` override is a local fake:
+    # the adapters then send a static token instead of looking up credentials.
+    vertex_api_endpoint: str = Field("", alias="VERTEX_API_ENDPOINT")  # genai base URL
+    vector_search_api_endpoint: str = Field("", alias="VECTOR_SEARCH_API_ENDPOINT")
+    ranking_api_endpoint: str = Field("", alias="RANKING_API_ENDPOINT")
+    classifier_model: str = Field("", alias="CLASSIFIER_MODEL")  # empty: CHAT_MODEL
+    embedding_timeout_ms: int = Field(30_000, alias="EMBEDDING_TIMEOUT_MS", ge=100)
+    google_retry_attempts: int = Field(5, alias="GOOGLE_RETRY_ATTEMPTS", ge=1, le=10)
+    google_retry_initial_ms: int = Field(500, alias="GOOGLE_RETRY_INITIAL_MS", ge=0)
+    google_retry_max_ms: int = Field(10_000, alias="GOOGLE_RETRY_MAX_MS", ge=0)
 
     # --- limits ---------------------------------------------------------------
     chat_max_query_length: int = Field(2000, alias="CHAT_MAX_QUERY_LENGTH", ge=10)
