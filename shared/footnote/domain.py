@@ -103,6 +103,7 @@ class QueryAnalysis:
     intent: Intent
     window: TimeWindow | None = None
     types: tuple[MemoryType, ...] = ()
+    unresolved: tuple[str, ...] = ()  # time hints seen but not turned into a window
 
 
 @dataclass(frozen=True)

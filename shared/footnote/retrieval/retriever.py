@@ -162,7 +162,10 @@ class Retriever:
                 hits = self._index.search(
                     VectorQuery(tenant_id, vector, top_k, analysis.window, analysis.types)
                 )
-                return vector, [h for h in hits if h.chunk_id in corpus.by_id]
+                # the mask (time window, types) binds index hits too, whatever the index did
+                return vector, [
+                    h for h in hits if h.chunk_id in corpus.by_id and mask[corpus.by_id[h.chunk_id]]
+                ]
             except Exception:
                 log.exception("vector index %s failed, using in-memory index", self._index.name)
                 fallbacks.append("vector_index_memory")
