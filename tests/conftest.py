@@ -14,7 +14,8 @@ from footnote.dev.stack import Ports, PrerequisiteMissing, Stack
 
 @pytest.fixture(scope="session")
 def stack() -> Iterator[Stack]:
-    s = Stack(Ports.free(), extra_env={"REINDEX_PAGE_SIZE": "3", "LOG_LEVEL": "INFO"},
+    s = Stack(Ports.free(), extra_env={"REINDEX_PAGE_SIZE": "3", "LOG_LEVEL": "INFO",
+                                       "FOOTNOTE_DEV_FAULTS": "1"},
               max_delivery_attempts=5)
     try:
         s.start()

@@ -23,6 +23,7 @@ class CloudLoggingFormatter(logging.Formatter):
         }
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
+            fields = dict(fields)  # the record may be formatted again by another handler
             trace = fields.pop("trace", None)
             if trace and self._project:
                 entry["logging.googleapis.com/trace"] = f"projects/{self._project}/traces/{trace}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -38,6 +39,7 @@ _ID = "<string(minlength=1,maxlength=200):{}>"
 ROUTES = Map(
     [
         Rule("/healthz", endpoint="health", methods=["GET"]),
+        Rule("/openapi.json", endpoint="openapi", methods=["GET"]),
         Rule("/notes", endpoint="notes_create", methods=["POST"]),
         Rule("/notes", endpoint="notes_list", methods=["GET"]),
         Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_get", methods=["GET"]),
@@ -55,6 +57,8 @@ ROUTES = Map(
     strict_slashes=False,
 )
 _MAX_JSON_DEPTH = 32
+# Ids we issue are URL-safe; anything else (incl. Firestore-reserved "__x__") is simply not found.
+_SAFE_ID = re.compile(r"(?!__.*__$)[A-Za-z0-9_-]{1,200}")
 
 
 class Api:
@@ -115,12 +119,21 @@ class Api:
             raise NotFound("no such endpoint") from None
         if endpoint == "health":
             return _json(self._health(), 200)
+        if endpoint == "openapi":  # public, like /healthz
+            return self._on_openapi(request)
         tenant = self._authenticate(request)
         fields["tenant"] = tenant
+        if any(not _SAFE_ID.fullmatch(v) for v in args.values()):
+            raise NotFound("not found")
         handler = getattr(self, f"_on_{endpoint}")
         return handler(request, tenant, fields, **args)  # type: ignore[no-any-return]
 
     # -- endpoints -------------------------------------------------------------
+    def _on_openapi(self, request: Request) -> Response:
+        from footnote.api.openapi import build_spec
+
+        return _json(build_spec(self._s), 200)
+
     def _on_notes_create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, NoteCreate, self._s.request_max_bytes)
         note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)

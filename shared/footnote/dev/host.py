@@ -7,6 +7,7 @@ the Firestore emulator posts trigger events to → indexer.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
@@ -29,14 +30,19 @@ def build_app(project_id: str):  # type: ignore[no-untyped-def]
         )
 
     indexer = app("indexer", "index_note", "cloudevent")
-    return DispatcherMiddleware(
-        app("api", "api", "http"),
-        {
-            trigger_path(project_id): indexer,
-            "/indexer": indexer,
-            "/reindexer": app("reindexer", "reindex", "cloudevent"),
-        },
-    )
+    mounts = {
+        trigger_path(project_id): indexer,
+        "/indexer": indexer,
+        "/reindexer": app("reindexer", "reindex", "cloudevent"),
+    }
+    if os.environ.get("FOOTNOTE_DEV_FAULTS") == "1":  # tests only: see footnote.dev.faults
+        from footnote.dev import faults
+        from footnote.wiring import container
+
+        switch = faults.FaultSwitch()
+        faults.install(container(), switch)
+        mounts["/_faults"] = faults.wsgi_app(switch)
+    return DispatcherMiddleware(app("api", "api", "http"), mounts)
 
 
 def main() -> None:

@@ -55,6 +55,7 @@ class Stack:
     extra_env: dict[str, str] = field(default_factory=dict)
     max_delivery_attempts: int = 5
     _procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    _tools: dict[str, str] = field(default_factory=dict)
 
     # -- environment -----------------------------------------------------------
     @property
@@ -86,13 +87,8 @@ class Stack:
 
     def _start_emulators(self, tools: dict[str, str]) -> None:
         p = self.ports
-        self._spawn(
-            "firestore",
-            [
-                tools["firestore"], "start", "--host=127.0.0.1", f"--port={p.firestore}",
-                f"--project_id={self.project}", f"--functions_emulator=127.0.0.1:{p.functions}",
-            ],
-        )
+        self._tools = tools
+        self._spawn_firestore()
         self._spawn(
             "pubsub",
             [tools["pubsub"], "--host=127.0.0.1", f"--port={p.pubsub}"],
@@ -163,6 +159,42 @@ class Stack:
         response = requests.put(f"{base}/subscriptions/{PUSH_SUBSCRIPTION}", json=push, timeout=10)
         if response.status_code not in (200, 409):
             response.raise_for_status()
+
+    def _spawn_firestore(self, import_from: Path | None = None) -> None:
+        p = self.ports
+        argv = [
+            self._tools["firestore"], "start", "--host=127.0.0.1", f"--port={p.firestore}",
+            f"--project_id={self.project}", f"--functions_emulator=127.0.0.1:{p.functions}",
+        ]
+        if import_from is not None:
+            argv.append(f"--import-data={import_from}")
+        self._spawn("firestore", argv)
+
+    def stop_firestore(self, snapshot: bool = True) -> Path | None:
+        """Stop the Firestore emulator (a Firestore outage). The emulator keeps data in
+        memory only, so with ``snapshot`` its data is exported first, to be imported by
+        :meth:`start_firestore` - production Firestore is durable; the emulator is not."""
+        exported: Path | None = None
+        if snapshot:
+            target = Path(tempfile.mkdtemp(prefix="firestore-export-", dir=self.log_dir))
+            response = requests.post(
+                f"http://127.0.0.1:{self.ports.firestore}/emulator/v1/projects/{self.project}:export",
+                json={"database": f"projects/{self.project}/databases/(default)",
+                      "export_directory": str(target)},
+                timeout=60,
+            )
+            response.raise_for_status()
+            exported = next(target.glob("*/*.overall_export_metadata"))
+        self._kill("firestore")
+        return exported
+
+    def start_firestore(self, import_from: Path | None = None) -> None:
+        """Start the Firestore emulator again (with a snapshot) and re-register the
+        indexer trigger, which the emulator forgets when it stops."""
+        self._spawn_firestore(import_from)
+        _wait_http(f"http://127.0.0.1:{self.ports.firestore}/", "Firestore emulator", self, "firestore")
+        if self.alive("functions"):
+            self.register_trigger()
 
     def reset_firestore(self) -> None:
         requests.delete(

@@ -1,0 +1,104 @@
+"""Fault injection for the local functions host: make a port fail or time out on demand.
+
+Only the dev host mounts it, and only with ``FOOTNOTE_DEV_FAULTS=1`` (the test stack
+sets it); deployed functions never import this module. ``POST /_faults`` with
+``{"embedder": {"mode": "error"}, "generator": {"mode": "timeout", "delay": 0.2}}``
+arms faults; ``DELETE /_faults`` clears them; ``GET /_faults`` shows them.
+A fault may carry ``"count": n`` to fail only the next n calls.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from werkzeug.wrappers import Request, Response
+
+PORTS: dict[str, tuple[str, ...]] = {
+    "embedder": ("embed_query", "embed_documents"),
+    "vector_index": ("search",),
+    "generator": ("generate",),
+}
+
+
+class FaultSwitch:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._faults: dict[str, dict[str, Any]] = {}
+        self.tripped: dict[str, int] = {}
+
+    def arm(self, faults: dict[str, dict[str, Any]]) -> None:
+        with self._lock:
+            for port, spec in faults.items():
+                if port not in PORTS:
+                    raise ValueError(f"unknown port {port!r}")
+                if spec is None:
+                    self._faults.pop(port, None)
+                else:
+                    self._faults[port] = dict(spec)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._faults.clear()
+            self.tripped.clear()
+
+    def state(self) -> dict[str, Any]:
+        with self._lock:
+            return {"faults": dict(self._faults), "tripped": dict(self.tripped)}
+
+    def check(self, port: str) -> None:
+        with self._lock:
+            spec = self._faults.get(port)
+            if spec is None:
+                return
+            if "count" in spec:
+                spec["count"] -= 1
+                if spec["count"] <= 0:
+                    self._faults.pop(port)
+            self.tripped[port] = self.tripped.get(port, 0) + 1
+        if spec.get("mode") == "timeout":
+            time.sleep(float(spec.get("delay", 0.5)))
+            raise TimeoutError(f"{port} deadline exceeded (injected)")
+        raise ConnectionError(f"{port} unavailable (injected)")
+
+
+class FaultyPort:
+    """The real adapter, with the listed methods passing through the switch first."""
+
+    def __init__(self, inner: Any, port: str, switch: FaultSwitch) -> None:
+        self._inner = inner
+        self._port = port
+        self._switch = switch
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name in PORTS[self._port] and callable(attr):
+            def guarded(*args: Any, **kwargs: Any) -> Any:
+                self._switch.check(self._port)
+                return attr(*args, **kwargs)
+            return guarded
+        return attr
+
+
+def install(container: Any, switch: FaultSwitch) -> None:
+    """Wrap the container's ports before any service that uses them is built."""
+    for port in PORTS:
+        real = getattr(container, port)
+        container._built[port] = FaultyPort(real, port, switch)
+
+
+def wsgi_app(switch: FaultSwitch) -> Any:
+    @Request.application  # type: ignore[arg-type]
+    def app(request: Request) -> Response:
+        if request.method == "POST":
+            try:
+                switch.arm(json.loads(request.get_data(as_text=True) or "{}"))
+            except (ValueError, TypeError, AttributeError) as exc:
+                return Response(json.dumps({"error": str(exc)}), 400, mimetype="application/json")
+        elif request.method == "DELETE":
+            switch.clear()
+        return Response(json.dumps(switch.state()), 200, mimetype="application/json")
+
+    return app
