@@ -152,10 +152,12 @@ class FirestoreStore:
             for c in chunks:
                 tx.set(self.client.collection(CHUNKS).document(c.chunk_id), self._chunk_doc(c))
             tx.set(self.client.collection(STATES).document(note.id), _state_doc(state))
-            self._bump(tx, note.tenant_id)
             return removed
 
-        return run(self.client.transaction(max_attempts=5))
+        removed = run(self.client.transaction(max_attempts=5))
+        if removed is not None:
+            self._bump(note.tenant_id)
+        return removed
 
     def remove_chunks(self, note_id: str, state: IndexState) -> list[str] | None:
         note_ref = self.client.collection(NOTES).document(note_id)
@@ -171,11 +173,12 @@ class FirestoreStore:
             for cid in removed:
                 tx.delete(self.client.collection(CHUNKS).document(cid))
             tx.set(self.client.collection(STATES).document(note_id), _state_doc(state))
-            if state.tenant_id:
-                self._bump(tx, state.tenant_id)
             return removed
 
-        return run(self.client.transaction(max_attempts=5))
+        removed = run(self.client.transaction(max_attempts=5))
+        if removed is not None and state.tenant_id:
+            self._bump(state.tenant_id)
+        return removed
 
     def set_index_state(self, state: IndexState) -> None:
         self.client.collection(STATES).document(state.note_id).set(_state_doc(state))
@@ -257,9 +260,14 @@ class FirestoreStore:
             batch.commit()
 
     # -- helpers ---------------------------------------------------------------
-    def _bump(self, tx: Any, tenant_id: str) -> None:
-        tx.set(
-            self.client.collection(TENANTS).document(tenant_id),
+    def _bump(self, tenant_id: str) -> None:
+        # After the commit, not inside the transaction: every indexing transaction
+        # of a tenant writing this one document made concurrent indexing of its
+        # notes contend until commits failed ("Failed to commit transaction in 5
+        # attempts"). Bumping after the commit keeps the order readers need (a
+        # reader that sees the new version also sees the new chunks); Increment
+        # is atomic, so concurrent bumps are not lost.
+        self.client.collection(TENANTS).document(tenant_id).set(
             {"version": self._fs.Increment(1)},
             merge=True,
         )
