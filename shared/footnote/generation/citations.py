@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from footnote.domain import Citation, Source, ValidatedAnswer
-from footnote.generation.prompt import NOT_ENOUGH
+from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.text import sentences, terms
 
 MARKER = re.compile(r"\[(N\d+)\]")
@@ -99,5 +99,6 @@ def _strip_markers(sentence: str) -> str:
 
 
 def _snippet(text: str, limit: int) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
+    # Snippets are shown to clients next to real markers: a note's own "[N9]" must not look like one.
+    text = re.sub(r"\s+", " ", quote_note_text(text)).strip()
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"

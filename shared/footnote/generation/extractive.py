@@ -32,9 +32,11 @@ def select_sentences(
     wanted = set(question_terms)
     candidates: list[_Candidate] = []
     for rank, source in enumerate(sources):
+        title = _clean(source.chunk.title).rstrip(".!?").lower()
         for position, sentence in enumerate(sentences(source.chunk.text)):
             clean = _clean(sentence)
-            if len(clean) < 12:
+            # The indexed text starts with the note's title; a title is a label, not a claim.
+            if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
                 continue
             have = set(terms(clean))
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
