@@ -29,6 +29,7 @@ EMBEDDINGS = "embeddingCache"
 CONVERSATIONS = "conversations"
 MESSAGES = "messages"
 JOBS = "reindexJobs"
+CHUNK_IDS = "chunkIds"  # in indexState: the chunk ids the last chunk transaction wrote
 _BATCH = 400  # under Firestore's 500 writes per commit
 
 
@@ -56,6 +57,7 @@ class FirestoreStore:
         batch.set(
             self.client.collection(STATES).document(note.id),
             _state_doc(IndexState(note.id, note.tenant_id, IndexStatus.PENDING)),
+            merge=True,  # keeps chunkIds, which only the chunk transactions write
         )
         batch.commit()
         return note
@@ -79,7 +81,11 @@ class FirestoreStore:
             after = apply_changes(before, changes, now)
             tx.set(ref, _note_doc(after))
             if not same_content(before, after):
-                tx.set(state_ref, _state_doc(IndexState(note_id, tenant_id, IndexStatus.PENDING)))
+                tx.set(
+                    state_ref,
+                    _state_doc(IndexState(note_id, tenant_id, IndexStatus.PENDING)),
+                    merge=True,  # keeps chunkIds, which only the chunk transactions write
+                )
             return after
 
         return run(self.client.transaction())
@@ -135,24 +141,24 @@ class FirestoreStore:
         self, note: Note, chunks: Sequence[Chunk], state: IndexState
     ) -> list[str] | None:
         note_ref = self.client.collection(NOTES).document(note.id)
-        existing_query = self.client.collection(CHUNKS).where(
-            filter=self._where("noteId", "==", note.id)
-        )
+        new_ids = {c.chunk_id for c in chunks}
+        seen = self._chunk_ids_of(note.id)
 
         @self._fs.transactional
         def run(tx: Any) -> list[str] | None:
             snap = note_ref.get(transaction=tx)
             if not snap.exists or not same_content(_note_from(snap), note):
                 return None
-            existing = [s.id for s in tx.get(existing_query.select([]))]
-            new_ids = {c.chunk_id for c in chunks}
-            removed = [cid for cid in existing if cid not in new_ids]
+            removed = self._stored_chunk_ids(tx, note.id, seen) - new_ids
             for cid in removed:
                 tx.delete(self.client.collection(CHUNKS).document(cid))
             for c in chunks:
                 tx.set(self.client.collection(CHUNKS).document(c.chunk_id), self._chunk_doc(c))
-            tx.set(self.client.collection(STATES).document(note.id), _state_doc(state))
-            return removed
+            tx.set(
+                self.client.collection(STATES).document(note.id),
+                _state_doc(state) | {CHUNK_IDS: sorted(new_ids)},
+            )
+            return sorted(removed)
 
         removed = run(self.client.transaction(max_attempts=5))
         if removed is not None:
@@ -161,27 +167,46 @@ class FirestoreStore:
 
     def remove_chunks(self, note_id: str, state: IndexState) -> list[str] | None:
         note_ref = self.client.collection(NOTES).document(note_id)
-        existing_query = self.client.collection(CHUNKS).where(
-            filter=self._where("noteId", "==", note_id)
-        )
+        seen = self._chunk_ids_of(note_id)
 
         @self._fs.transactional
         def run(tx: Any) -> list[str] | None:
             if note_ref.get(transaction=tx).exists:
                 return None
-            removed = [s.id for s in tx.get(existing_query.select([]))]
+            removed = self._stored_chunk_ids(tx, note_id, seen)
             for cid in removed:
                 tx.delete(self.client.collection(CHUNKS).document(cid))
-            tx.set(self.client.collection(STATES).document(note_id), _state_doc(state))
-            return removed
+            tx.set(
+                self.client.collection(STATES).document(note_id),
+                _state_doc(state) | {CHUNK_IDS: []},
+            )
+            return sorted(removed)
 
         removed = run(self.client.transaction(max_attempts=5))
         if removed is not None and state.tenant_id:
             self._bump(state.tenant_id)
         return removed
 
+    # No query runs inside these transactions: the Firestore emulator locks a
+    # whole collection for a transactional query, so concurrent indexing of
+    # different notes aborted each other ("Failed to commit transaction in 5
+    # attempts"), and production pays for range locks too. Instead the note's
+    # chunk ids come from a plain query before the transaction plus the ids the
+    # last committed transaction recorded in indexState/{noteId}.chunkIds, which
+    # the transaction reads (and so locks). A chunk committed after the query
+    # was committed together with that list, so the union misses none.
+    def _chunk_ids_of(self, note_id: str) -> set[str]:
+        query = self.client.collection(CHUNKS).where(filter=self._where("noteId", "==", note_id))
+        return {s.id for s in query.select([]).stream()}
+
+    def _stored_chunk_ids(self, tx: Any, note_id: str, seen: set[str]) -> set[str]:
+        state = self.client.collection(STATES).document(note_id).get(transaction=tx)
+        recorded = set((state.to_dict() or {}).get(CHUNK_IDS, [])) if state.exists else set()
+        refs = [self.client.collection(CHUNKS).document(cid) for cid in sorted(seen | recorded)]
+        return {snap.id for snap in tx.get_all(refs) if snap.exists} if refs else set()
+
     def set_index_state(self, state: IndexState) -> None:
-        self.client.collection(STATES).document(state.note_id).set(_state_doc(state))
+        self.client.collection(STATES).document(state.note_id).set(_state_doc(state), merge=True)
 
     def tenant_chunks(self, tenant_id: str) -> list[Chunk]:
         query = self.client.collection(CHUNKS).where(filter=self._where("tenantId", "==", tenant_id))
