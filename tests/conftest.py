@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import uuid
 from collections.abc import Iterator
 
@@ -12,8 +13,15 @@ from footnote.dev.demo import DemoClient
 from footnote.dev.stack import Ports, PrerequisiteMissing, Stack
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 @pytest.fixture(scope="session")
 def stack() -> Iterator[Stack]:
+    # A CI timeout or `kill` sends SIGTERM, whose default action skips fixture
+    # teardown and leaves the emulators running; as an interrupt, pytest stops them.
+    signal.signal(signal.SIGTERM, _interrupt)
     s = Stack(Ports.free(), extra_env={"REINDEX_PAGE_SIZE": "3", "LOG_LEVEL": "INFO",
                                        "FOOTNOTE_DEV_FAULTS": "1"},
               max_delivery_attempts=5)

@@ -134,10 +134,6 @@ def test_indexer_failure_is_retried_marked_failed_and_swept(stack: Any, new_user
 
 
 @emulator
-@pytest.mark.xfail(run=False, reason=(
-    "open: in the test stack the Pub/Sub emulator stopped redelivering the poison message after "
-    "3 pushes and never dead-lettered it (a standalone stack with one poison message did, after "
-    "5 attempts in ~16 s); needs investigation before it can gate CI."))
 def test_poison_reindex_message_is_dead_lettered_and_the_others_complete(
     stack: Any, new_user: Any, firestore_client: Any
 ) -> None:
