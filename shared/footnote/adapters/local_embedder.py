@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from footnote.adapters.embedding_base import BatchEmbedder, Task
 from footnote.errors import BackendUnavailable
@@ -19,7 +20,7 @@ class LocalMiniLMEmbedder(BatchEmbedder):
         self.model_id = model_id
         self.dimension = 384
         self.batch_size = batch_size
-        self._model = None
+        self._model: Any = None  # loaded on first use: keeps torch off the cold-start path
         self._lock = threading.Lock()
 
     def _load(self):  # type: ignore[no-untyped-def]

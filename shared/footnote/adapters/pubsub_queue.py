@@ -9,7 +9,7 @@ from typing import Any
 
 class PubSubQueue:
     def __init__(self, project_id: str, topic: str) -> None:
-        from google.cloud import pubsub_v1
+        from google.cloud import pubsub_v1  # type: ignore[attr-defined]  # no stubs
 
         self._publisher = pubsub_v1.PublisherClient()
         self._topic = self._publisher.topic_path(project_id, topic)

@@ -212,7 +212,7 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
         },
     }
 
-    secured = [{"firebase": []}]
+    secured: list[dict[str, list[str]]] = [{"firebase": []}]
     body_errors = (400, 401, 413, 415)
     paths: dict[str, Any] = {
         "/healthz": {"get": {

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -127,7 +128,7 @@ class Stack:
             f"http://127.0.0.1:{self.ports.firestore}/emulator/v1/projects/{self.project}"
             f"/eventarcTrigger?eventarcTriggerId={INDEXER_TRIGGER_ID}"
         )
-        body = {
+        body: dict[str, Any] = {
             "eventType": "google.cloud.firestore.document.v1.written",
             "database": "(default)",
             "namespace": "(default)",
@@ -146,7 +147,7 @@ class Stack:
             json={"topic": f"projects/{self.project}/topics/{DEAD_LETTER_TOPIC}"},
             timeout=10,
         )
-        push = {
+        push: dict[str, Any] = {
             "topic": f"projects/{self.project}/topics/{topic}",
             "pushConfig": {"pushEndpoint": f"{self.api_url}/reindexer/"},
             "ackDeadlineSeconds": 60,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -108,7 +108,7 @@ class NotesService:
             raise InvalidRequest(f"title is longer than {self._s.note_title_max_chars} characters")
         return clean
 
-    def _check_tags(self, tags: list[str]) -> tuple[str, ...]:
+    def _check_tags(self, tags: Sequence[str]) -> tuple[str, ...]:
         if len(tags) > self._s.note_max_tags:
             raise InvalidRequest(f"at most {self._s.note_max_tags} tags")
         clean = tuple(dict.fromkeys(normalize(t) for t in tags if normalize(t)))
