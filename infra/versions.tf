@@ -17,7 +17,7 @@ terraform {
   # Remote state in a Cloud Storage bucket (versioned, one per project). The
   # bucket and prefix are given at init time, so the same code serves dev and prod:
   #   terraform init -backend-config=environments/dev.backend.hcl
-  # See docs/deploy.md for creating the bucket.
+  # See README.md, Deploy for creating the bucket.
   backend "gcs" {}
 }
 

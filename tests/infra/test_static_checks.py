@@ -113,7 +113,7 @@ def test_providers_are_pinned_and_state_is_remote(tf: Terraform) -> None:
         version = spec["version"]
         assert "<" in version and ">=" in version, f"{name} must be pinned to a range: {version}"
     backend = blocks(settings, "backend")[0]
-    assert "gcs" in backend, "state lives in a GCS backend (docs/deploy.md)"
+    assert "gcs" in backend, "state lives in a GCS backend (README.md, Deploy)"
     for env in ("dev", "prod"):
         hcl = (INFRA / "environments" / f"{env}.backend.hcl").read_text()
         assert "bucket" in hcl and f"footnote/{env}" in hcl
