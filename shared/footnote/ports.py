@@ -19,6 +19,7 @@ from footnote.domain import (
     MemoryType,
     Note,
     QueryAnalysis,
+    ScoredChunk,
     Source,
     TimeWindow,
 )
@@ -169,6 +170,19 @@ class Generator(Protocol):
     def stream(
         self, question: str, sources: Sequence[Source], analysis: QueryAnalysis
     ) -> Iterator[str]: ...
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """An optional stage between retrieval and generation: reorder the retrieved chunks.
+
+    Returns the same chunks (a permutation, none added or dropped), best first.
+    A failure raises; the chat service then keeps the retrieval order.
+    """
+
+    name: str
+
+    def rerank(self, query: str, chunks: Sequence[ScoredChunk]) -> list[ScoredChunk]: ...
 
 
 @runtime_checkable

@@ -26,10 +26,12 @@ def lazy(build: Callable[[Container], Any]) -> property:
 class Container:
     """One per process: the chosen adapter for every port, built lazily."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, **prebuilt: Any) -> None:
+        """``prebuilt`` supplies ready-made parts by attribute name (e.g. ``store=``),
+        so two containers can share a store (tests, model migration)."""
         self.settings = settings or get_settings()
         self._lock = threading.RLock()
-        self._built: dict[str, Any] = {}
+        self._built: dict[str, Any] = dict(prebuilt)
 
     # -- stores ------------------------------------------------------------------
     @lazy
@@ -103,6 +105,16 @@ class Container:
 
         return ExtractiveGenerator()
 
+    @lazy
+    def reranker(self) -> Any:
+        if self.settings.reranker == "vertex":
+            from footnote.adapters.vertex_ranker import VertexRanker
+
+            return VertexRanker.from_settings(self.settings)
+        from footnote.adapters.keep_order_reranker import KeepOrderReranker
+
+        return KeepOrderReranker()
+
     # -- retrieval -----------------------------------------------------------------
     @lazy
     def corpora(self) -> Any:
@@ -164,7 +176,9 @@ class Container:
     def chat(self) -> Any:
         from footnote.services.chat import ChatService
 
-        return ChatService(self.settings, self.retriever, self.generator, self.store)
+        return ChatService(
+            self.settings, self.retriever, self.generator, self.store, reranker=self.reranker
+        )
 
     @lazy
     def verifier(self) -> Any:
@@ -189,6 +203,7 @@ class Container:
                 "vectorIndex": s.vector_index,
                 "generator": s.generator,
                 "classifier": s.classifier,
+                "reranker": s.reranker,
                 "fusion": s.fusion,
             },
         }

@@ -1,5 +1,6 @@
-"""Contracts for the embedder and vector-index ports, against each offline adapter.
-(The Vertex adapters run the same checks against wire-level fakes in tests/wire.)"""
+"""Contracts for the embedder and vector-index ports, against every adapter: the
+offline ones, and the Vertex AI ones with their real SDK clients talking to the
+wire-level fake (tests/fakes/google_apis.py). Wire details: test_google_adapters.py."""
 
 from __future__ import annotations
 
@@ -17,10 +18,15 @@ from footnote.retrieval.corpus import CorpusCache
 from tests.factories import NOW, chunk, note
 
 
-@pytest.fixture(params=["hash", "local"])
+@pytest.fixture(params=["hash", "local", "vertex"])
 def embedder(request) -> Embedder:  # type: ignore[no-untyped-def]
     if request.param == "hash":
         return HashEmbedder()
+    if request.param == "vertex":
+        from footnote.adapters.vertex_embedder import VertexEmbedder
+        from tests.fakes.vertex import vertex_settings
+
+        return VertexEmbedder.from_settings(vertex_settings(request.getfixturevalue("google")))
     from footnote.adapters.local_embedder import LocalMiniLMEmbedder
 
     return LocalMiniLMEmbedder("local:all-MiniLM-L6-v2:384")
@@ -46,7 +52,7 @@ def test_cached_embedder_embeds_identical_text_once() -> None:
     assert cached.embed_documents(["c d"]) == [first[1]] and cached.misses == 2
 
 
-def _index_with(chunks):  # type: ignore[no-untyped-def]
+def _memory_index_with(chunks):  # type: ignore[no-untyped-def]
     store = MemoryStore()
     for c in chunks:
         if c.note_id not in store.notes:
@@ -55,13 +61,31 @@ def _index_with(chunks):  # type: ignore[no-untyped-def]
     return MemoryVectorIndex(CorpusCache(store))
 
 
-def test_vector_index_contract_tenant_window_and_type() -> None:
+@pytest.fixture(params=["memory", "vertex"])
+def index_with(request):  # type: ignore[no-untyped-def]
+    """A function: chunks → a vector index holding them (upserted as indexing does)."""
+    if request.param == "memory":
+        return _memory_index_with
+    from footnote.adapters.vertex_vector_index import VertexVectorIndex
+    from tests.fakes.vertex import vertex_settings
+
+    settings = vertex_settings(request.getfixturevalue("google"), EMBEDDER="hash")
+
+    def build(chunks):  # type: ignore[no-untyped-def]
+        index = VertexVectorIndex.from_settings(settings)
+        index.upsert(chunks)
+        return index
+
+    return build
+
+
+def test_vector_index_contract_tenant_window_and_type(index_with) -> None:  # type: ignore[no-untyped-def]
     chunks = [
         chunk("a_000", "Firestore stores notes.", "alice", days_ago=1, memory_type=MemoryType.DECISION),
         chunk("b_000", "Firestore stores notes.", "bob", days_ago=1),
         chunk("c_000", "Old Firestore note.", "alice", days_ago=40),
     ]
-    index = _index_with(chunks)
+    index = index_with(chunks)
     assert isinstance(index, VectorIndex)
     q = HashEmbedder().embed_query("Firestore notes")
     hits = index.search(VectorQuery("alice", q, 10))

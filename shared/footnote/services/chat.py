@@ -17,7 +17,7 @@ from footnote.errors import InvalidRequest, NotFound
 from footnote.generation.citations import MARKER, validate
 from footnote.generation.extractive import ExtractiveGenerator
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.ports import ConversationStore, Generator, Turn
+from footnote.ports import ConversationStore, Generator, Reranker, Turn
 from footnote.retrieval import retriever as strategies
 from footnote.retrieval.query import analyze
 from footnote.retrieval.retriever import RetrievalResult, Retriever
@@ -64,6 +64,7 @@ class ChatService:
         generator: Generator,
         conversations: ConversationStore,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        reranker: Reranker | None = None,
     ) -> None:
         self._s = settings
         self._retriever = retriever
@@ -71,6 +72,7 @@ class ChatService:
         self._extractive = ExtractiveGenerator()
         self._conversations = conversations
         self._clock = clock
+        self._reranker = reranker
 
     # -- search ----------------------------------------------------------------
     def search(self, tenant_id: str, query: str, k: int) -> dict[str, Any]:
@@ -126,6 +128,7 @@ class ChatService:
             else RetrievalResult([], "disabled", 0, 0.0, matched=False)
         )
         timings["retrieveMs"] = _ms(t)
+        result = self._rerank(message, result, timings)
 
         t = time.perf_counter()
         fallbacks = list(result.fallbacks)
@@ -245,6 +248,27 @@ class ChatService:
             used += len(c.chunk.text)
             out.append(Source(f"N{len(out) + 1}", c.chunk, c.score))
         return out
+
+    def _rerank(
+        self, query: str, result: RetrievalResult, timings: dict[str, float]
+    ) -> RetrievalResult:
+        """The optional rerank stage; on any failure the retrieval order stands."""
+        if self._reranker is None or not result.matched or len(result.chunks) < 2:
+            return result
+        t = time.perf_counter()
+        try:
+            chunks = self._reranker.rerank(query, result.chunks)
+            if sorted(c.chunk.chunk_id for c in chunks) != sorted(
+                c.chunk.chunk_id for c in result.chunks
+            ):
+                raise ValueError("a reranker may only reorder the chunks")
+        except Exception as exc:
+            log.warning("reranker %s failed (%s); keeping the retrieval order",
+                        self._reranker.name, type(exc).__name__)
+            return dataclasses.replace(result, fallbacks=(*result.fallbacks, "reranker_skipped"))
+        finally:
+            timings["rerankMs"] = _ms(t)
+        return dataclasses.replace(result, chunks=chunks)
 
     def _generate(
         self,

@@ -1,0 +1,147 @@
+"""Answers from Gemini on Vertex AI through google-genai.
+
+The system instruction carries the citation rules; the notes go in the user
+turn, quoted as untrusted data (``generation.prompt``). Temperature, output
+tokens and the timeout come from settings. A failure (timeout, quota after
+retries, a blocked or empty answer) raises: ``ChatService`` then answers
+extractively and reports ``generator_extractive`` in ``meta.fallbacks``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from footnote.adapters.google_retry import RetryPolicy
+from footnote.adapters.vertex_embedder import genai_client
+from footnote.config import Settings
+from footnote.domain import Draft, QueryAnalysis, Source
+from footnote.errors import BackendUnavailable
+from footnote.generation.prompt import system_instruction, user_prompt
+
+NO_SOURCES_INSTRUCTION = """You are the assistant of a notes app. The user asked a question
+without using their notes. Answer briefly from general knowledge and say that the
+answer does not come from their notes."""
+
+
+class GeminiGenerator:
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        temperature: float = 0.2,
+        max_output_tokens: int = 1024,
+        timeout_ms: int = 20_000,
+        context_max_chars: int = 12_000,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._client = client
+        self.model = model
+        self._temperature = temperature
+        self._max_tokens = max_output_tokens
+        self._timeout_s = timeout_ms / 1000
+        self._context_chars = context_max_chars
+        self._retry = retry or RetryPolicy()
+
+    @classmethod
+    def from_settings(cls, s: Settings, credentials: Any = None) -> GeminiGenerator:
+        client = genai_client(
+            s.project_id, s.location, s.vertex_api_endpoint, s.chat_timeout_ms, credentials
+        )
+        return cls(
+            client,
+            s.chat_model,
+            s.chat_temperature,
+            s.chat_max_output_tokens,
+            s.chat_timeout_ms,
+            s.context_max_chars,
+            RetryPolicy.from_settings(s),
+        )
+
+    def _config(self, sources: Sequence[Source], strict: bool) -> Any:
+        from google.genai import types
+
+        instruction = system_instruction(strict) if sources else NO_SOURCES_INSTRUCTION
+        extra: dict[str, Any] = {}
+        if self.model.startswith("gemini-2.5-flash"):
+            # Thinking tokens count against max_output_tokens; a cited summary needs none.
+            extra["thinking_config"] = types.ThinkingConfig(thinking_budget=0)
+        return types.GenerateContentConfig(
+            system_instruction=instruction,
+            temperature=self._temperature,
+            max_output_tokens=self._max_tokens,
+            candidate_count=1,
+            **extra,
+        )
+
+    def _prompt(self, question: str, sources: Sequence[Source]) -> str:
+        if not sources:
+            return question.strip()
+        return user_prompt(question, sources, self._context_chars)
+
+    def generate(
+        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis, strict: bool
+    ) -> Draft:
+        config = self._config(sources, strict)
+        prompt = self._prompt(question, sources)
+        response = self._retry.call(
+            f"generate with {self.model}",
+            lambda: self._client.models.generate_content(
+                model=self.model, contents=prompt, config=config
+            ),
+            deadline_s=self._timeout_s,
+        )
+        text = _text(response)
+        if not text:
+            raise BackendUnavailable(f"{self.model} returned no text ({_finish(response)})")
+        return Draft(text.strip(), self.model)
+
+    def stream(
+        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis
+    ) -> Iterator[str]:
+        config = self._config(sources, False)
+        prompt = self._prompt(question, sources)
+        deadline = time.monotonic() + self._timeout_s
+
+        def opened() -> tuple[Iterator[Any], Any]:
+            # The SDK sends the request on the first ``next``: retry up to there.
+            # Once text has been yielded a failure cannot be retried, only raised.
+            pieces = iter(
+                self._client.models.generate_content_stream(
+                    model=self.model, contents=prompt, config=config
+                )
+            )
+            return pieces, next(pieces, None)
+
+        pieces, chunk = self._retry.call(
+            f"stream with {self.model}", opened, deadline_s=self._timeout_s
+        )
+        produced = False
+        while chunk is not None:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.model} stream exceeded {self._timeout_s:.1f}s")
+            text = _text(chunk)
+            if text:
+                produced = True
+                yield text
+            chunk = next(pieces, None)
+        if not produced:
+            raise BackendUnavailable(f"{self.model} streamed no text")
+
+
+def _text(response: Any) -> str:
+    """The text of the first candidate, or "" (blocked, empty, or a function call)."""
+    candidates = getattr(response, "candidates", None) or []
+    if not candidates or candidates[0].content is None:
+        return ""
+    parts = candidates[0].content.parts or []
+    return "".join(p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", False))
+
+
+def _finish(response: Any) -> str:
+    candidates = getattr(response, "candidates", None) or []
+    if candidates and candidates[0].finish_reason is not None:
+        return str(candidates[0].finish_reason)
+    feedback = getattr(response, "prompt_feedback", None)
+    return f"blocked: {feedback.block_reason}" if feedback is not None else "no candidates"
