@@ -6,6 +6,7 @@ locals {
     "artifactregistry.googleapis.com", # Cloud Functions stores built images here
     "cloudbuild.googleapis.com",       # builds the function sources
     "cloudfunctions.googleapis.com",   # the three functions
+    "cloudscheduler.googleapis.com",   # the periodic sweep of unindexed notes
     "eventarc.googleapis.com",         # Firestore → indexer trigger
     "firebase.googleapis.com",         # Firebase Auth ID tokens, Hosting
     "firebaserules.googleapis.com",    # Firestore security rules

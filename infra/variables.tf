@@ -243,3 +243,14 @@ variable "deletion_protection" {
   description = "Protect the Firestore database from deletion (always on in prod)."
   default     = true
 }
+
+variable "sweep_schedule" {
+  type        = string
+  description = "Cron schedule (UTC) of the sweep that re-indexes every pending or failed note; empty disables it."
+  default     = "*/15 * * * *"
+
+  validation {
+    condition     = var.sweep_schedule == "" || length(split(" ", var.sweep_schedule)) == 5
+    error_message = "sweep_schedule must be a five-field cron expression or empty."
+  }
+}

@@ -62,6 +62,8 @@ MAY_DEFAULT = {
     "RETRIEVAL_RERANK_TO",
     "RETRIEVAL_FUSION",
     "RETRIEVAL_RRF_K",
+    "RETRIEVAL_HYBRID_ALPHA",
+    "RETRIEVAL_HYBRID_NORMALISE",
     "RETRIEVAL_WEIGHT_VECTOR",
     "RETRIEVAL_WEIGHT_KEYWORD",
     "RETRIEVAL_WEIGHT_RECENCY",
@@ -360,6 +362,19 @@ def test_reindex_topic_names_match(tf: Terraform) -> None:
     assert reindexer_timeout < attr(push, "ack_deadline_seconds")
     dl_sub = tf.resource("google_pubsub_subscription", "reindex_dead_letter")
     assert expression(dl_sub["topic"]) == "google_pubsub_topic.reindex_dead_letter.id"
+
+
+def test_scheduled_sweep_publishes_a_request_the_reindexer_accepts(tf: Terraform) -> None:
+    from footnote.services.reindexing import parse_request
+
+    job = tf.resource("google_cloud_scheduler_job", "sweep_unindexed")
+    target = blocks(job, "pubsub_target")[0]
+    assert expression(target["topic_name"]) == "google_pubsub_topic.reindex.id"
+    data = expression(target["data"]) or ""
+    payload = re.fullmatch(r"base64encode\(jsonencode\((\{.*\})\)\)", data.replace("\n", " "))
+    assert payload, data
+    # python-hcl2 renders the HCL object as a Python literal; the re-indexer parses it.
+    assert parse_request(ast.literal_eval(payload.group(1))).scope == "unindexed"
 
 
 # -- entry points and identities --------------------------------------------------
