@@ -214,3 +214,11 @@ def test_include_citations_false_strips_markers() -> None:
     w.add("fire", "We chose Firestore because it syncs in real time.")
     out = w.chat.chat("alice", "Why Firestore?", None, RagConfig(include_citations=False))
     assert "[N" not in out.answer and out.citations == []
+
+
+def test_search_meta_reports_time_hints_it_could_not_resolve() -> None:
+    world = World()
+    world.add("n1", "We shipped the beta and fixed the login bug.")
+    meta = world.chat.search("alice", "what did we fix before the launch?", 5)["meta"]["query"]
+    assert meta["window"] is None
+    assert meta["unresolved"], meta

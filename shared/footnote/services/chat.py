@@ -325,6 +325,9 @@ def _analysis_meta(a: QueryAnalysis) -> dict[str, Any]:
             "end": _iso(a.window.end) if a.window.end else None,
             "label": a.window.label,
         },
+        # time hints we could not turn into dates ("before the launch" with no
+        # known launch): the client can say the filter was not applied.
+        "unresolved": list(a.unresolved),
     }
 
 
