@@ -106,6 +106,35 @@ def run(api_url: str, tokens: list[str], duration_s: float = 30.0, write_share: 
     return result
 
 
+def baseline(api_url: str, clients: int, duration_s: float) -> dict[str, Any]:
+    """The same number of clients on ``GET /healthz`` (no token check, no work): what
+    the functions host and loopback cost by themselves, measured in the same run."""
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    deadline = time.monotonic() + duration_s
+
+    def client() -> None:
+        nonlocal errors
+        session = requests.Session()
+        while time.monotonic() < deadline:
+            t0 = time.perf_counter()
+            ok = session.get(f"{api_url}/healthz", timeout=30).status_code == 200
+            with lock:
+                if ok:
+                    latencies.append((time.perf_counter() - t0) * 1000)
+                else:
+                    errors += 1
+
+    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"requests": len(latencies), "errors": errors, **percentiles(latencies),
+            "requestsPerSecond": round(len(latencies) / duration_s, 1)}
+
+
 def sign_up(auth_host: str, count: int) -> list[str]:
     from footnote.dev.demo import DemoClient
 
@@ -120,6 +149,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--write-share", type=float, default=0.4)
+    parser.add_argument("--baseline-seconds", type=float, default=10.0,
+                        help="first load GET /healthz this long, as the baseline (0: skip)")
     args = parser.parse_args()
     stack = None
     if args.url:
@@ -132,8 +163,15 @@ def main() -> None:
         url, auth = stack.api_url, f"127.0.0.1:{stack.ports.auth}"
     try:
         tokens = sign_up(auth, args.clients)
-        result = run(url, tokens, args.duration, args.write_share)
-        print(json.dumps(result.summary(), indent=2))
+        report: dict[str, Any] = {}
+        if args.baseline_seconds > 0:
+            report["baselineHealthz"] = baseline(url, args.clients, args.baseline_seconds)
+        report["load"] = result = run(url, tokens, args.duration, args.write_share).summary()
+        print(json.dumps(report, indent=2))
+        if "baselineHealthz" in report:
+            base = report["baselineHealthz"]["p50Ms"] or 1.0
+            print(f"p50 over the /healthz baseline: chat x{result['chat']['p50Ms'] / base:.1f}, "
+                  f"notes x{result['notes']['p50Ms'] / base:.1f}")
     finally:
         if stack is not None:
             stack.stop()
