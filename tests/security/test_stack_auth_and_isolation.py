@@ -1,10 +1,11 @@
-"""Against the running stack: crafted tokens through the real HTTP endpoint, a
-sample of adversarial cross-tenant queries, and a schemathesis sample over the wire."""
+"""Against the running stack: crafted tokens through the real HTTP endpoint, 250
+adversarial cross-tenant queries through /chat and /search (500 requests), and a schemathesis sample over the wire."""
 
 from __future__ import annotations
 
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -48,12 +49,21 @@ def test_adversarial_queries_through_the_stack_never_cross_tenants(new_user: Any
     alice.wait_indexed(*a_ids)
     mallory.wait_indexed(*m_ids)
     rng = random.Random(11)
-    queries = [f"qqalice{i}" for i in range(4)] + a_ids + [
+    seeds = [f"qqalice{i}" for i in range(4)] + a_ids + [
         "pricing decision", "launch metrics signups", "what did Maria say?", "rotate keys",
         "summarize my notes from this week", "Alice private marker", f"note {a_ids[0]} pricing",
     ]
+    words = sorted({w.strip(".,:?").lower() for q in seeds for w in q.split()} | {
+        "alice", "investor", "feedback", "todo", "keys", "friday", "dollars", "plan", "pro"})
+    templates = ["{a}", "{a} {b}", "what did we decide about {a}?", "{a} {b} {c}",
+                 "show note {id}", "{a} last week", "list my {a} notes", "why {a} and {b}?"]
+    queries = list(seeds)
+    while len(queries) < 250:  # x2 paths = 500 requests, all from the other tenant
+        a, b, c = rng.sample(words, 3)
+        queries.append(rng.choice(templates).format(a=a, b=b, c=c, id=rng.choice(a_ids)))
     rng.shuffle(queries)
-    for q in queries:
+
+    def check(q: str) -> None:
         for path, key in (("/chat", "message"), ("/search", "query")):
             r = mallory.call("POST", path, json={key: q})
             assert r.status_code == 200, r.text
@@ -62,6 +72,9 @@ def test_adversarial_queries_through_the_stack_never_cross_tenants(new_user: Any
                 assert item["noteId"] in m_ids, (q, item)
             shown = {k: body.get(k) for k in ("answer", "citations", "results")}  # meta echoes the query
             assert "qqalice" not in json.dumps(shown), q
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(check, queries))
 
 
 def test_schemathesis_sample_against_the_live_api(stack: Any, new_user: Any) -> None:
