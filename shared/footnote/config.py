@@ -80,8 +80,11 @@ class Settings(BaseSettings):
     # --- retrieval ----------------------------------------------------------------
     retrieval_top_k: int = Field(30, alias="RETRIEVAL_TOP_K", ge=1, le=500)
     retrieval_rerank_to: int = Field(8, alias="RETRIEVAL_RERANK_TO", ge=1, le=50)
-    fusion: Literal["rrf", "weighted"] = Field("rrf", alias="RETRIEVAL_FUSION")
+    fusion: Literal["hybrid", "rrf", "weighted"] = Field("rrf", alias="RETRIEVAL_FUSION")
     rrf_k: int = Field(60, alias="RETRIEVAL_RRF_K", ge=1)
+    # hybrid: alpha · dense + (1 - alpha) · keyword, each z-scored (or min-max) within its list
+    hybrid_alpha: float = Field(0.5, alias="RETRIEVAL_HYBRID_ALPHA", ge=0, le=1)
+    hybrid_normalise: Literal["zscore", "minmax"] = Field("zscore", alias="RETRIEVAL_HYBRID_NORMALISE")
     weight_vector: float = Field(0.6, alias="RETRIEVAL_WEIGHT_VECTOR", ge=0)
     weight_keyword: float = Field(0.25, alias="RETRIEVAL_WEIGHT_KEYWORD", ge=0)
     weight_recency: float = Field(0.15, alias="RETRIEVAL_WEIGHT_RECENCY", ge=0)
@@ -107,19 +110,22 @@ class Settings(BaseSettings):
     def _check(self) -> Settings:
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("CHUNK_OVERLAP must be smaller than CHUNK_SIZE")
-        if self.vector_index == "vertex":
-            missing = [
-                name
-                for name, value in (
-                    ("VERTEX_INDEX", self.vertex_index),
-                    ("VERTEX_INDEX_ENDPOINT", self.vertex_index_endpoint),
-                    ("VERTEX_DEPLOYED_INDEX_ID", self.vertex_deployed_index_id),
-                )
-                if not value
-            ]
-            if missing:
-                raise ValueError(f"VECTOR_INDEX=vertex needs {', '.join(missing)}")
+        # VECTOR_INDEX=vertex without the index names is not an error here: the
+        # wiring falls back to the in-memory index and logs what is missing.
         return self
+
+    @property
+    def vector_search_missing(self) -> list[str]:
+        """The Vector Search settings VECTOR_INDEX=vertex needs and does not have."""
+        return [
+            name
+            for name, value in (
+                ("VERTEX_INDEX", self.vertex_index),
+                ("VERTEX_INDEX_ENDPOINT", self.vertex_index_endpoint),
+                ("VERTEX_DEPLOYED_INDEX_ID", self.vertex_deployed_index_id),
+            )
+            if not value
+        ]
 
     @property
     def resolved_embedding_model(self) -> str:

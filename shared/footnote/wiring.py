@@ -3,11 +3,14 @@ a function's cold start imports only what its requests need."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from footnote.config import Settings, get_settings
+
+log = logging.getLogger(__name__)
 
 
 def lazy(build: Callable[[Container], Any]) -> property:
@@ -124,10 +127,19 @@ class Container:
 
     @lazy
     def vector_index(self) -> Any:
-        if self.settings.vector_index == "vertex":
+        s = self.settings
+        if s.vector_index == "vertex":
+            missing = s.vector_search_missing
+            if missing:
+                from footnote.adapters.memory_vector_index import UnconfiguredVectorIndex
+
+                log.error("VECTOR_INDEX=vertex without %s: searching the in-memory index, "
+                          "and index writes are skipped (re-index once configured)",
+                          ", ".join(missing))
+                return UnconfiguredVectorIndex(missing)
             from footnote.adapters.vertex_vector_index import VertexVectorIndex
 
-            return VertexVectorIndex.from_settings(self.settings)
+            return VertexVectorIndex.from_settings(s)
         from footnote.adapters.memory_vector_index import MemoryVectorIndex
 
         return MemoryVectorIndex(self.corpora)
