@@ -38,6 +38,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+EVAL_DATA ?= ../shared/eval-data
+EVAL_OUT ?= build/eval
+
+eval: $(STAMP)  ## retrieval on SciFact (train) and cited answers on HotpotQA; JSON in build/eval/
+	mkdir -p $(EVAL_OUT)
+	$(BIN)/footnote eval retrieval $(EVAL_DATA)/scifact --split train --json $(EVAL_OUT)/scifact-train.json
+	$(BIN)/footnote eval answers $(EVAL_DATA)/hotpotqa --json $(EVAL_OUT)/hotpotqa.json
+
 package:  ## build the function source folders Terraform zips (standard library only)
 	$(PYTHON) scripts/package_functions.py
 

@@ -94,12 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     reindex.add_argument("--force", action="store_true")
     reindex.set_defaults(run=_reindex)
 
-    try:
-        from footnote.evaluation.cli import register  # added by the evaluation harness
-    except ImportError:
-        pass
-    else:
-        register(sub)
+    from footnote.evaluation.cli import register as register_eval
+
+    register_eval(sub)
 
     args = parser.parse_args(argv)
     return int(args.run(args))

@@ -1,0 +1,72 @@
+"""``footnote eval retrieval|answers``: registered into the ``footnote`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _write(report: dict[str, Any], out: Path | None) -> None:
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def _cache_dir(args: argparse.Namespace) -> Path | None:
+    from footnote.evaluation.bench import DEFAULT_CACHE_DIR
+
+    return None if args.no_cache else (args.cache_dir or DEFAULT_CACHE_DIR)
+
+
+def _retrieval(args: argparse.Namespace) -> int:
+    from footnote.evaluation.bench import eval_settings
+    from footnote.evaluation.retrieval import STRATEGIES, evaluate_retrieval, format_table
+
+    strategies = tuple(args.strategies.split(",")) if args.strategies else STRATEGIES
+    report = evaluate_retrieval(
+        args.data_dir, args.split, eval_settings(), _cache_dir(args), args.limit, strategies,
+        corpus_limit=args.corpus_limit,
+    )
+    _write(report, args.json)
+    print(f"{report['dataset']} split={args.split} queries={report['queries']} "
+          f"documents={report['documents']}/{report['corpus_documents']}")
+    print(format_table(report))
+    return 0
+
+
+def _answers(args: argparse.Namespace) -> int:
+    from footnote.evaluation.answers import evaluate_answers
+    from footnote.evaluation.bench import eval_settings
+
+    overrides = {"generator": args.generator} if args.generator else {}
+    report = evaluate_answers(args.data_dir, eval_settings(**overrides), _cache_dir(args), args.limit)
+    _write(report, args.json)
+    print(json.dumps({k: v for k, v in report.items() if "details" not in k}, indent=2))
+    return 0
+
+
+def register(sub: Any) -> None:
+    ev = sub.add_parser("eval", help="measure retrieval and cited answers on a benchmark folder")
+    kinds = ev.add_subparsers(dest="eval_kind", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("data_dir", type=Path)
+        p.add_argument("--json", type=Path, help="write the report here")
+        p.add_argument("--limit", type=int, help="only the first N queries (by id) or questions")
+        p.add_argument("--cache-dir", type=Path, help="disk embedding cache folder")
+        p.add_argument("--no-cache", action="store_true", help="embed in memory only")
+
+    r = kinds.add_parser("retrieval", help="BEIR layout: corpus.jsonl, queries.jsonl, qrels/")
+    common(r)
+    r.add_argument("--split", default="test", help="qrels/<SPLIT>.tsv")
+    r.add_argument("--strategies", help="comma-separated subset of bm25,dense,weighted,rrf,default")
+    r.add_argument("--corpus-limit", type=int,
+                   help="index only the first N documents; score the queries they fully answer")
+    r.set_defaults(run=_retrieval)
+
+    a = kinds.add_parser("answers", help="HotpotQA layout: passages.jsonl, questions.jsonl")
+    common(a)
+    a.add_argument("--generator", choices=["extractive", "gemini"], help="default: GENERATOR")
+    a.set_defaults(run=_answers)
