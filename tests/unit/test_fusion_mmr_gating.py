@@ -59,3 +59,15 @@ def test_gate_needs_similarity_floor_and_confidence() -> None:
     assert passes([0.5, 0.4], 0.3, 0.3)
     assert not passes([0.25], 0.3, 0.1)
     assert not passes([], 0.0, 0.0)
+
+
+def test_convex_zscores_and_scores_a_missing_source_at_its_floor() -> None:
+    from footnote.retrieval.fusion import convex
+
+    rankings = {"vector": [Hit("a", 0.9), Hit("b", 0.5)], "keyword": [Hit("b", 10.0), Hit("c", 2.0)]}
+    fused = {f.chunk_id: f.score for f in convex(rankings, {"vector": 0.6, "keyword": 0.4})}
+    # z-scores: vector a=+1 b=-1, keyword b=+1 c=-1; a absent from keyword takes -1
+    assert fused == pytest.approx({"a": 0.2, "b": -0.2, "c": -1.0})
+    minmax = {f.chunk_id: f.score
+              for f in convex(rankings, {"vector": 0.6, "keyword": 0.4}, normalise="minmax")}
+    assert minmax == pytest.approx({"a": 0.6, "b": 0.4, "c": 0.0})

@@ -17,6 +17,7 @@ import numpy as np
 
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
+from footnote.text import terms
 
 
 @dataclass
@@ -71,6 +72,16 @@ def _top(scores: np.ndarray, k: int, mask: np.ndarray, chunks: list[Chunk]) -> l
     return [Hit(chunks[i].chunk_id, float(scores[i])) for i in picked]
 
 
+def keyword_terms(chunk: Chunk) -> list[str]:
+    """What BM25 indexes for a chunk: its terms, and the note's title for every chunk
+    after the first (the first starts with the title already). A title names what
+    the whole note is about; without it a note's later chunks lose their subject.
+    +0.025 nDCG@10 for BM25 on SciFact train (docs/quality.md)."""
+    if chunk.position == 0 or not chunk.title:
+        return list(chunk.terms)
+    return list(chunk.terms) + terms(chunk.title)
+
+
 def build_corpus(chunks: Sequence[Chunk], version: int = 0) -> TenantCorpus:
     ordered = sorted(chunks, key=lambda c: c.chunk_id)
     dims = {len(c.embedding) for c in ordered}
@@ -85,7 +96,7 @@ def build_corpus(chunks: Sequence[Chunk], version: int = 0) -> TenantCorpus:
         import bm25s  # local import: only processes that search pay for it
 
         bm25 = bm25s.BM25()
-        bm25.index([list(c.terms) or [""] for c in ordered], show_progress=False)
+        bm25.index([keyword_terms(c) or [""] for c in ordered], show_progress=False)
     return TenantCorpus(
         version=version,
         chunks=list(ordered),

@@ -73,3 +73,42 @@ def _sorted(scores: dict[str, float], parts: dict[str, dict[str, float]]) -> lis
         Fused(chunk_id, score, tuple(sorted(parts[chunk_id])), dict(parts[chunk_id]))
         for chunk_id, score in ordered
     ]
+
+
+def zscore_scores(hits: Sequence[Hit]) -> dict[str, float]:
+    """Standard scores within one source; all-equal (or one) hits score 0."""
+    if not hits:
+        return {}
+    values = [h.score for h in hits]
+    mean = sum(values) / len(values)
+    std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    if std < 1e-12:
+        return {h.chunk_id: 0.0 for h in hits}
+    return {h.chunk_id: (h.score - mean) / std for h in hits}
+
+
+def convex(
+    rankings: Mapping[str, Sequence[Hit]],
+    weights: Mapping[str, float],
+    normalise: str = "zscore",
+) -> list[Fused]:
+    """Σ w_s · normalised score, a candidate missing from a source taking that source's floor.
+
+    Unlike the seeds' ``weighted``, a source's silence about a candidate is
+    scored as "no better than its worst hit", not as a free pass, and there is
+    no agreement bonus: agreement already adds up. Z-scores (the default) keep a
+    source's outliers outstanding where min-max squeezes them to 1.
+    """
+    scale = zscore_scores if normalise == "zscore" else normalize_scores
+    per_source = {s: scale(h) for s, h in rankings.items() if weights.get(s, 0.0) > 0 and h}
+    floors = {s: min(v.values()) for s, v in per_source.items()}
+    candidates = {cid for values in per_source.values() for cid in values}
+    scores: dict[str, float] = {}
+    parts: dict[str, dict[str, float]] = {}
+    for cid in candidates:
+        found = {s: weights[s] * v[cid] for s, v in per_source.items() if cid in v}
+        scores[cid] = sum(found.values()) + sum(
+            weights[s] * floors[s] for s in per_source if s not in found
+        )
+        parts[cid] = found
+    return _sorted(scores, parts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from footnote.retrieval import fusion
 from footnote.retrieval.corpus import CorpusCache, TenantCorpus
 from footnote.retrieval.gating import confidence
 from footnote.retrieval.mmr import mmr
+from footnote.text import terms
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +28,7 @@ KEYWORD_RECENCY = "keyword_recency"
 RECENT_NOTES = "recent_notes"
 NONE = "none"
 
-FUSIONS = ("rrf", "weighted", "bm25", "dense")
+FUSIONS = ("hybrid", "rrf", "weighted", "bm25", "dense")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class Retriever:
         if not len(corpus):
             return RetrievalResult([], NONE, 0, 0.0, timings_ms=timings, matched=False)
 
+        analysis = _content_dates_as_keywords(analysis, corpus, fallbacks)
         mask = corpus.mask(analysis.window, analysis.types)
         if analysis.types and not mask.any():
             # A type filter that hides everything is more likely wrong than right.
@@ -93,7 +96,7 @@ class Retriever:
         rankings: dict[str, Sequence[Hit]] = {"keyword": keyword_hits}
         if query_vector is not None:
             rankings["vector"] = vector_hits
-        if s.weight_recency > 0:
+        if s.weight_recency > 0 and _dates_differ(corpus, mask):
             rankings["recency"] = recent_hits
         fused = self._fuse(rankings, fusion_name, query_vector is not None)
         candidate_ids = [f.chunk_id for f in fused if f.chunk_id in corpus.by_id]
@@ -190,6 +193,13 @@ class Retriever:
         }
         if name == "weighted":
             return fusion.weighted(rankings, weights)
+        if name == "hybrid":
+            alpha = s.hybrid_alpha
+            return fusion.convex(
+                rankings,
+                {"vector": alpha, "keyword": 1.0 - alpha, "recency": s.weight_recency},
+                s.hybrid_normalise,
+            )
         return fusion.rrf(
             rankings, s.rrf_k, {"vector": 1.0, "keyword": 1.0, "recency": s.weight_recency}
         )
@@ -229,6 +239,27 @@ class Retriever:
             self._s.near_duplicate_threshold,
         )
         return [pool[i] for i in order]
+
+
+def _dates_differ(corpus: TenantCorpus, mask: np.ndarray) -> bool:
+    """Recency ranks nothing when every candidate note carries the same date."""
+    created = corpus.created[mask]
+    return bool(len(created)) and float(created.max() - created.min()) > 0
+
+
+def _content_dates_as_keywords(
+    analysis: QueryAnalysis, corpus: TenantCorpus, fallbacks: list[str]
+) -> QueryAnalysis:
+    """A period that ends before the tenant's first note cannot be when a note was
+    written ("who was born in 1943?"): search for it in the text instead."""
+    window = analysis.window
+    if window is None or window.end is None or not len(corpus):
+        return analysis
+    if window.end.timestamp() > float(corpus.created.min()):
+        return analysis
+    fallbacks.append("time_window_as_keywords")
+    extra = tuple(t for t in terms(window.label) if t not in analysis.keywords)
+    return dataclasses.replace(analysis, window=None, keywords=analysis.keywords + extra)
 
 
 def _ms(start: float) -> float:
