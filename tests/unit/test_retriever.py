@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import timedelta
 
 from footnote.retrieval.corpus import keyword_terms
 from footnote.retrieval.query import analyze
-from tests.factories import NOW, chunk
+from tests.factories import NOW, chunk, note
 from tests.unit.test_services import World
 
 
@@ -43,3 +44,47 @@ def test_bm25_indexes_the_note_title_with_every_later_chunk() -> None:
     later = dataclasses.replace(chunk("n1_001", "Supplements restore them."), title="Vitamin D")
     assert keyword_terms(first) == list(first.terms)  # the title is already in its text
     assert "vitamin" not in later.terms and "vitamin" in keyword_terms(later)
+
+
+def test_mid_migration_the_query_never_meets_vectors_of_the_old_model() -> None:
+    from footnote.adapters.hash_embedder import HashEmbedder
+    from footnote.adapters.memory_vector_index import MemoryVectorIndex
+    from footnote.ingest.classify import RuleClassifier
+    from footnote.retrieval.retriever import Retriever
+    from footnote.services.indexing import IndexingService
+
+    # Same dimension, different model: only the model id tells the vectors apart.
+    w = World(embedder=HashEmbedder("hash:old:256"))
+    w.add("n1", "Quarterly budget review moved to Thursday.")
+    w.add("n2", "The garden needs watering twice a week.")
+    new = HashEmbedder("hash:new:256")
+    index = MemoryVectorIndex(w.corpora)
+    IndexingService(w.settings, w.store, w.store, new, RuleClassifier(), index).index_note(
+        "n2", force=True
+    )  # n2 re-embedded by the new model, n1 not yet
+    retriever = Retriever(w.settings, w.corpora, new, index)
+
+    result = retriever.retrieve("alice", analyze("budget review", NOW))
+    assert "embedding_model_mixed" in result.fallbacks
+    by_note = {c.chunk.note_id: c for c in result.chunks}
+    assert "vector" not in by_note["n1"].sources  # found by keyword only
+    assert by_note["n1"].similarity == 1.0  # keyword coverage, not a cross-model cosine
+
+
+def test_before_the_launch_resolves_from_a_note_titled_launch_day() -> None:
+    from footnote.retrieval.query import events_from_titles
+
+    launch = NOW - timedelta(days=10)
+    events = events_from_titles([("Launch day", launch), ("Launch day", NOW), ("Groceries", NOW),
+                                 ("A long title that reads like a whole sentence here", NOW)])
+    assert events["launch"] == launch.date() and events["launch day"] == launch.date()
+    assert "a long title that reads like a whole sentence here" not in events
+
+    w = World()
+    w.store.create_note(note("l1", "Launch day\n\nWe shipped v2 to everyone.", days_ago=10, title="Launch day"))
+    w.indexing.index_note("l1")
+    w.add("n1", "Pricing page copy drafted.", days_ago=20)
+    w.add("n2", "Pricing page copy rewritten after feedback.", days_ago=2)
+    answer = w.chat.search("alice", "pricing page before the launch", 8)
+    assert answer["meta"]["query"]["window"] is not None
+    assert [r["noteId"] for r in answer["results"]] == ["n1"]

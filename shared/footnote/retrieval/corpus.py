@@ -10,13 +10,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import date, datetime
 
 import numpy as np
 
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
+from footnote.retrieval.query import events_from_titles
 from footnote.text import terms
 
 
@@ -29,6 +30,12 @@ class TenantCorpus:
     created: np.ndarray  # (n,) float64 epoch seconds
     bm25: object | None  # bm25s.BM25 over each chunk's terms
     model_ids: frozenset[str]
+    row_models: np.ndarray  # (n,) the embedding model of each row's vector
+    events: dict[str, date] = field(default_factory=dict)  # "launch" -> the day, from titles
+
+    def model_mask(self, model_id: str) -> np.ndarray:
+        """Rows whose vector the given model made: only those compare with its queries."""
+        return self.row_models == model_id
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -105,6 +112,8 @@ def build_corpus(chunks: Sequence[Chunk], version: int = 0) -> TenantCorpus:
         created=created,
         bm25=bm25,
         model_ids=frozenset(c.embedding_model for c in ordered),
+        row_models=np.array([c.embedding_model for c in ordered], dtype=object),
+        events=events_from_titles((c.title, c.created_at) for c in ordered if c.position == 0),
     )
 
 

@@ -478,6 +478,32 @@ def _has_time_context(s: str, pos: int) -> bool:
     return bool(re.search(r"(?:since|after|before|until|in|during|on|from|between|and|to)\s+$", s[:pos]))
 
 
+# Trailing words that make a note's title a record of an event, not its name:
+# "Launch day", "Offsite recap" and "Q3 planning notes" date "the launch", "the offsite".
+_EVENT_TITLE_TAIL = _c(
+    r"\s+(?:day|notes?|recap|retro(?:spective)?|review|summary|minutes|debrief|planning|plan)$"
+)
+
+
+def events_from_titles(titled: Iterable[tuple[str, datetime]]) -> dict[str, date]:
+    """Event names a tenant's notes define: each short title, dated by its note.
+
+    "before the launch" resolves when a note titled "Launch" (or "Launch day")
+    exists; a name several notes carry takes the earliest, the day it first
+    happened. Titles of more than five words are sentences, not event names.
+    """
+    events: dict[str, date] = {}
+    for title, created in titled:
+        key = _event_key(title)
+        if not key or len(key.split()) > 5 or not re.search(r"[a-z]", key):
+            continue
+        day = _as_date(created)
+        for name in {key, _EVENT_TITLE_TAIL.sub("", key)}:
+            if name and name not in _NOT_EVENTS and (name not in events or day < events[name]):
+                events[name] = day
+    return events
+
+
 def _event_key(name: str) -> str:
     key = re.sub(r"\s+", " ", normalize(name).lower()).strip(" .,:;!?\"'")
     return re.sub(r"^(?:the|our)\s+", "", key)

@@ -7,6 +7,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date
 
 import numpy as np
 
@@ -54,6 +55,10 @@ class Retriever:
         self._corpora = corpora
         self._embedder = embedder
         self._index = vector_index  # None: search the in-memory corpus directly
+
+    def events(self, tenant_id: str) -> dict[str, date]:
+        """Event names the tenant's note titles date ("launch"), for query analysis."""
+        return self._corpora.get(tenant_id).events
 
     def retrieve(
         self,
@@ -159,6 +164,11 @@ class Retriever:
             # Vectors of another model must never be compared with this query.
             fallbacks.append("embedding_model_mismatch")
             return None, []
+        same_model = corpus.model_mask(self._embedder.model_id)
+        if not same_model.all():
+            # Mid-migration: the chunks not yet re-embedded are found by keyword only.
+            fallbacks.append("embedding_model_mixed")
+            mask = mask & same_model
         top_k = self._s.retrieval_top_k
         if self._index is not None:
             try:
@@ -212,15 +222,21 @@ class Retriever:
         analysis: QueryAnalysis,
     ) -> dict[str, float]:
         """How well each candidate matches: cosine to the query, else keyword coverage."""
-        if query_vector is not None:
-            sims = corpus.similarities(query_vector)
-            return {cid: float(sims[corpus.by_id[cid]]) for cid in ids}
         wanted = set(analysis.keywords)
-        out = {}
-        for cid in ids:
+
+        def coverage(cid: str) -> float:
             have = set(corpus.chunks[corpus.by_id[cid]].terms)
-            out[cid] = len(wanted & have) / len(wanted) if wanted else 0.0
-        return out
+            return len(wanted & have) / len(wanted) if wanted else 0.0
+
+        if query_vector is None or self._embedder is None:
+            return {cid: coverage(cid) for cid in ids}
+        sims = corpus.similarities(query_vector)
+        comparable = corpus.model_mask(self._embedder.model_id)
+        # A chunk embedded by another model has no cosine to this query; its terms speak.
+        return {
+            cid: float(sims[corpus.by_id[cid]]) if comparable[corpus.by_id[cid]] else coverage(cid)
+            for cid in ids
+        }
 
     def _diversify(
         self,

@@ -78,7 +78,7 @@ class ChatService:
     def search(self, tenant_id: str, query: str, k: int) -> dict[str, Any]:
         self._check_query(query)
         started = time.perf_counter()
-        analysis = analyze(query, self._clock())
+        analysis = analyze(query, self._clock(), self._retriever.events(tenant_id))
         result = self._retriever.retrieve(tenant_id, analysis, k=k)
         return {
             "results": [
@@ -116,7 +116,7 @@ class ChatService:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         now = self._clock()
-        analysis = analyze(message, now)
+        analysis = analyze(message, now, self._retriever.events(tenant_id))
         if rag.types:
             analysis = dataclasses.replace(analysis, types=rag.types)
         timings["analyzeMs"] = _ms(started)
