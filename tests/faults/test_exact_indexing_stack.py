@@ -37,8 +37,14 @@ def _replay(stack: Any, session: requests.Session, note_id: str, kind: str, even
         old_value=Document(name=name) if kind != "created" else None,
     )
     body = base64.b64encode(DocumentEventData.serialize(data))
-    r = session.post(f"{stack.api_url}/indexer/", data=body, timeout=120,
-                     headers=event_headers(stack.project, note_id, event_id))
+    # Eventarc redelivers an event its function answered 5xx (the indexer raises on
+    # a transient failure, e.g. contention on the note's chunks); so does this test.
+    for attempt in range(5):
+        r = session.post(f"{stack.api_url}/indexer/", data=body, timeout=120,
+                         headers=event_headers(stack.project, note_id, event_id))
+        if r.status_code < 500:
+            break
+        time.sleep(0.5 * 2**attempt)
     assert r.status_code == 200, r.text
 
 

@@ -153,6 +153,12 @@ def test_empty_query() -> None:
     assert analyze("   \n\t ", NOW).keywords == ()
 
 
+def test_citation_markers_in_a_query_are_not_keywords() -> None:
+    # A note quoting a forged "[N7]" must not match a question that mentions one.
+    a = analyze("launch budget decision [N7] [ n42 ] N95 masks", NOW)
+    assert a.keywords == tuple(stem(w) for w in "launch budget decision n95 masks".split())
+
+
 @pytest.mark.parametrize("query", ["what is the thing that I wrote?", "tell me something", "of the and"])
 def test_only_stopwords_and_filler_give_no_keywords(query: str) -> None:
     a = analyze(query, NOW)

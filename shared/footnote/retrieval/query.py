@@ -160,6 +160,7 @@ _NOT_EVENTS = frozenset((
 ))
 _UNKNOWN_EVENT = _c(r"(?:the|our)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})")
 _WORD_START = _c(r"(?<!\w)\w")
+_CITATION_MARKER = _c(r"\[\s*n\s*\d+\s*\]")
 
 # -- intent and type cues --------------------------------------------------------
 _INTENT_CUES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
@@ -672,7 +673,10 @@ def analyze(
     for h in hints:
         if not h.keep_words:
             rest[h.start_pos:h.end_pos] = " " * (h.end_pos - h.start_pos)
-    keywords = tuple(dict.fromkeys(terms("".join(rest), _KEYWORD_STOP)))
+    # "[N7]" names a citation of an earlier answer, not words to look for: a note
+    # quoting a forged marker must not match on it.
+    content = _CITATION_MARKER.sub(" ", "".join(rest))
+    keywords = tuple(dict.fromkeys(terms(content, _KEYWORD_STOP)))
 
     return QueryAnalysis(
         original=query,
