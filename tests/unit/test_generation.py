@@ -1,6 +1,6 @@
 import dataclasses
 
-from footnote.domain import Intent, QueryAnalysis, Source
+from footnote.domain import Intent, QueryAnalysis, Source, TimeWindow
 from footnote.generation.citations import overlap, validate
 from footnote.generation.extractive import compose
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text, render_sources
@@ -114,3 +114,67 @@ def test_extractive_follows_a_quoted_note_title_to_that_note() -> None:
     sources = [Source("N1", ventures, 1.0), Source("N2", person, 0.5)]
     text = compose("Who founded Kaiser Ventures?", sources, _analysis("q", ("found", "kaiser", "ventur")))
     assert "[N1]" in text and "shipbuilding [N2]" in text
+
+
+def _titled(cid: str, title: str, text: str) -> Source:
+    s = source(cid, text)
+    return dataclasses.replace(s, chunk=dataclasses.replace(s.chunk, title=title))
+
+
+def test_extractive_abstains_when_a_name_in_the_question_is_in_no_source() -> None:
+    sources = [source("N1", "The psychology professor taught at a university in the city.")]
+    question = "Ralph Hefferline was a psychology professor at a university in what city?"
+    analysis = _analysis(question, ("ralph", "hefferlin", "psycholog", "professor", "universiti", "citi"))
+    assert compose(question, sources, analysis) == NOT_ENOUGH  # 4 of 6 terms match, the person does not
+    named = [source("N1", "Ralph Hefferline was a psychology professor at Columbia University in New York City.")]
+    assert "[N1]" in compose(question, named, analysis)
+
+
+def test_question_names_are_runs_of_capitals_and_numbers() -> None:
+    from footnote.generation.extractive import name_phrases
+
+    assert name_phrases("Why did we choose Firestore?") == [("firestor",)]
+    assert name_phrases("Who founded Kaiser Ventures in 1941?") == [("kaiser", "ventur"), ("1941",)]
+    assert name_phrases("Summarize what Alice said in March") == [("alic",)]
+    assert name_phrases("WHY DID WE CHOOSE FIRESTORE?") == []  # capitals everywhere name nothing
+    in_q3 = dataclasses.replace(_analysis("q", ("bob",)), window=TimeWindow(label="in q3 2025"))
+    assert name_phrases("What did Bob decide in Q3 2025?", in_q3) == [("bob",)]  # the window is the date
+
+
+def test_plain_notes_question_is_still_answered_despite_irregular_verbs() -> None:
+    sources = [source("N1", "We chose Firestore because it syncs in real time."),
+               source("N2", "Lunch on Tuesday was ramen.")]
+    text = compose("Why did we choose Firestore?", sources, _analysis("q", ("choos", "firestor")))
+    assert text == "We chose Firestore because it syncs in real time [N1]."
+
+
+def test_extractive_prefers_the_note_the_question_names() -> None:
+    sources = [
+        _titled("N1", "Cloud Run pricing", "The API bill grew in May."),
+        _titled("N2", "Billing", "The API bill grew in May as well."),
+    ]
+    question = "Why did the bill for the API grow, according to Billing?"
+    text = compose(question, sources, _analysis(question, ("bill", "api", "grow")))
+    assert "[N2]" in text and "[N1]" not in text
+
+
+def test_extractive_factual_answer_quotes_at_most_two_notes_plus_a_link() -> None:
+    sources = [
+        source("N1", "The launch moved to March."),
+        source("N2", "The audit delayed the launch."),
+        source("N3", "Marketing budget for the launch was cut."),
+    ]
+    analysis = _analysis("q", ("launch", "move", "audit", "budget"))
+    text = compose("Why did the launch move after the audit and the budget cut?", sources, analysis)
+    assert "[N1]" in text and "[N2]" in text and "[N3]" not in text
+
+
+def test_a_note_the_question_names_is_not_followed_as_a_link() -> None:
+    from footnote.generation.extractive import candidates, linked_notes
+
+    ventures = _titled("N1", "Kaiser Ventures", "Kaiser Ventures was founded by Henry J. Kaiser.")
+    person = _titled("N2", "Henry J. Kaiser", "He built ships.")
+    pool = candidates(["kaiser", "ventur"], [ventures, person])
+    first = [c for c in pool if c.cid == "N1"][:1]
+    assert [c.cid for c in linked_notes(first, pool, [ventures, person])] == ["N2"]
+    assert linked_notes(first, pool, [ventures, person], frozenset({"N2"})) == []
