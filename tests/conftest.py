@@ -22,9 +22,11 @@ def stack() -> Iterator[Stack]:
     # A CI timeout or `kill` sends SIGTERM, whose default action skips fixture
     # teardown and leaves the emulators running; as an interrupt, pytest stops them.
     signal.signal(signal.SIGTERM, _interrupt)
-    s = Stack(Ports.free(), extra_env={"REINDEX_PAGE_SIZE": "3", "LOG_LEVEL": "INFO",
-                                       "FOOTNOTE_DEV_FAULTS": "1"},
-              max_delivery_attempts=5)
+    s = Stack(
+        Ports.free(),
+        extra_env={"REINDEX_PAGE_SIZE": "3", "LOG_LEVEL": "INFO", "FOOTNOTE_DEV_FAULTS": "1"},
+        max_delivery_attempts=5,
+    )
     try:
         s.start()
     except PrerequisiteMissing as exc:
@@ -46,7 +48,9 @@ def stack() -> Iterator[Stack]:
 
 @pytest.fixture(scope="session")
 def client(stack: Stack) -> DemoClient:
-    return DemoClient(stack.api_url, stack.client_env()["FIREBASE_AUTH_EMULATOR_HOST"], stack.project)
+    return DemoClient(
+        stack.api_url, stack.client_env()["FIREBASE_AUTH_EMULATOR_HOST"], stack.project
+    )
 
 
 class User:
@@ -57,7 +61,9 @@ class User:
         import json
 
         payload = self.token.split(".")[1]
-        self.uid = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["user_id"]
+        self.uid = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))[
+            "user_id"
+        ]
 
     def call(self, method: str, path: str, **kw: object):  # type: ignore[no-untyped-def]
         return self.client.call(method, path, self.token, **kw)

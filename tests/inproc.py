@@ -22,8 +22,12 @@ from footnote.wiring import Container
 
 def settings(**overrides: Any) -> Settings:
     base: dict[str, Any] = {
-        "NOTE_STORE": "memory", "EMBEDDER": "hash", "GENERATOR": "extractive",
-        "CLASSIFIER": "rules", "REINDEX_QUEUE": "inline", "VECTOR_INDEX": "memory",
+        "NOTE_STORE": "memory",
+        "EMBEDDER": "hash",
+        "GENERATOR": "extractive",
+        "CLASSIFIER": "rules",
+        "REINDEX_QUEUE": "inline",
+        "VECTOR_INDEX": "memory",
     }
     base.update(overrides)
     return Settings(**base)  # type: ignore[arg-type]
@@ -35,7 +39,7 @@ class TokenTable:
     def verify(self, token: str) -> str:
         if not token.startswith("token-") or len(token) < 7 or len(token) > 200:
             raise Unauthenticated("a valid Firebase ID token is required")
-        return token[len("token-"):]
+        return token[len("token-") :]
 
 
 class Faulty:
@@ -50,11 +54,13 @@ class Faulty:
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._inner, name)
         if name in self._methods and callable(attr):
+
             def wrapped(*a: Any, **kw: Any) -> Any:
                 self.calls += 1
                 if self.fail is not None:
                     raise self.fail
                 return attr(*a, **kw)
+
             return wrapped
         return attr
 
@@ -109,12 +115,16 @@ def envelope(response: Any) -> dict[str, Any]:
     error = body["error"]
     assert set(error) == {"code", "message", "details"}, error
     assert isinstance(error["code"], str) and isinstance(error["message"], str)
-    assert "Traceback" not in error["message"] and "File \"" not in error["message"]
+    assert "Traceback" not in error["message"] and 'File "' not in error["message"]
     return error  # type: ignore[no-any-return]
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 60, what: str = "condition",
-             interval: float = 0.25) -> None:
+def wait_for(
+    predicate: Callable[[], bool],
+    timeout: float = 60,
+    what: str = "condition",
+    interval: float = 0.25,
+) -> None:
     import time
 
     deadline = time.monotonic() + timeout

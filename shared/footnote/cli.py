@@ -35,18 +35,23 @@ def _dev(args: argparse.Namespace) -> int:
             print(f"\nQ: {DEMO_QUESTION}\nA: {answer['answer']}")
             for c in answer["citations"]:
                 print(f"   [{c['cid']}] note {c['noteId']}: {c['snippet'][:90]}")
-            print(f"   strategy={answer['meta']['retrieval']['strategy']} confidence={answer['meta']['confidence']}")
-        print(textwrap.dedent(f"""
+            print(
+                f"   strategy={answer['meta']['retrieval']['strategy']} confidence={answer['meta']['confidence']}"
+            )
+        print(
+            textwrap.dedent(f"""
             Footnote is running (logs in {stack.log_dir}):
               API            {stack.api_url}   (GET /healthz, /notes, POST /chat, /search)
-              Firestore      http://{env['FIRESTORE_EMULATOR_HOST']}
-              Pub/Sub        http://{env['PUBSUB_EMULATOR_HOST']}
-              Auth           http://{env['FIREBASE_AUTH_EMULATOR_HOST']}
+              Firestore      http://{env["FIRESTORE_EMULATOR_HOST"]}
+              Pub/Sub        http://{env["PUBSUB_EMULATOR_HOST"]}
+              Auth           http://{env["FIREBASE_AUTH_EMULATOR_HOST"]}
             Try it:
               export TOKEN={token}
               curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
                    -d '{{"message": "What did investors say?"}}' {stack.api_url}/chat
-            Press Ctrl-C to stop everything.""").rstrip(), flush=True)
+            Press Ctrl-C to stop everything.""").rstrip(),
+            flush=True,
+        )
         while not stopping.wait(1):
             for name in ("firestore", "pubsub", "auth", "functions"):
                 if not stack.alive(name):
@@ -67,8 +72,10 @@ def _reindex(args: argparse.Namespace) -> int:
     from footnote.services.reindexing import parse_request
     from footnote.wiring import container
 
-    request = parse_request({"scope": args.scope, "noteId": args.note, "tenantId": args.tenant,
-                             "force": args.force} | ({"jobId": args.job} if args.job else {}))
+    request = parse_request(
+        {"scope": args.scope, "noteId": args.note, "tenantId": args.tenant, "force": args.force}
+        | ({"jobId": args.job} if args.job else {})
+    )
     job_id = container().reindexing.start(request)
     print(json.dumps({"jobId": job_id}))
     return 0

@@ -88,11 +88,9 @@ class TimeWindow:
     label: str = ""
 
     def contains(self, moment: datetime) -> bool:
-        if self.start is not None and moment < self.start:
-            return False
-        if self.end is not None and moment >= self.end:
-            return False
-        return True
+        after_start = self.start is None or moment >= self.start
+        before_end = self.end is None or moment < self.end
+        return after_start and before_end
 
 
 @dataclass(frozen=True)

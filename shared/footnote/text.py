@@ -29,8 +29,25 @@ QUERY_FILLER = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=\s*[-*•\d]+[.)]?\s)")
-_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "mr.", "mrs.", "dr.", "prof.", "no.", "fig.", "al.", "approx.", "inc.", "st.")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=\s*[-*•\d]+[.)]?\s)"
+)
+_ABBREVIATIONS = (
+    "e.g.",
+    "i.e.",
+    "etc.",
+    "vs.",
+    "mr.",
+    "mrs.",
+    "dr.",
+    "prof.",
+    "no.",
+    "fig.",
+    "al.",
+    "approx.",
+    "inc.",
+    "st.",
+)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\u2060\ufeff]")
 
 

@@ -133,9 +133,11 @@ class Container:
             if missing:
                 from footnote.adapters.memory_vector_index import UnconfiguredVectorIndex
 
-                log.error("VECTOR_INDEX=vertex without %s: searching the in-memory index, "
-                          "and index writes are skipped (re-index once configured)",
-                          ", ".join(missing))
+                log.error(
+                    "VECTOR_INDEX=vertex without %s: searching the in-memory index, "
+                    "and index writes are skipped (re-index once configured)",
+                    ", ".join(missing),
+                )
                 return UnconfiguredVectorIndex(missing)
             from footnote.adapters.vertex_vector_index import VertexVectorIndex
 
@@ -174,7 +176,11 @@ class Container:
         from footnote.services.reindexing import ReindexService
 
         return ReindexService(
-            self.indexing, self.store, self.store, self.jobs, self.queue,
+            self.indexing,
+            self.store,
+            self.store,
+            self.jobs,
+            self.queue,
             self.settings.reindex_page_size,
         )
 

@@ -57,7 +57,9 @@ def _memory_index_with(chunks):  # type: ignore[no-untyped-def]
     for c in chunks:
         if c.note_id not in store.notes:
             store.create_note(note(c.note_id, c.text, c.tenant_id))
-        store.replace_chunks(store.notes[c.note_id], [c], IndexState(c.note_id, c.tenant_id, IndexStatus.INDEXED))
+        store.replace_chunks(
+            store.notes[c.note_id], [c], IndexState(c.note_id, c.tenant_id, IndexStatus.INDEXED)
+        )
     return MemoryVectorIndex(CorpusCache(store))
 
 
@@ -81,7 +83,9 @@ def index_with(request):  # type: ignore[no-untyped-def]
 
 def test_vector_index_contract_tenant_window_and_type(index_with) -> None:  # type: ignore[no-untyped-def]
     chunks = [
-        chunk("a_000", "Firestore stores notes.", "alice", days_ago=1, memory_type=MemoryType.DECISION),
+        chunk(
+            "a_000", "Firestore stores notes.", "alice", days_ago=1, memory_type=MemoryType.DECISION
+        ),
         chunk("b_000", "Firestore stores notes.", "bob", days_ago=1),
         chunk("c_000", "Old Firestore note.", "alice", days_ago=40),
     ]

@@ -118,7 +118,9 @@ def test_replace_chunks_refuses_a_stale_version(store) -> None:  # type: ignore[
 def test_remove_chunks_only_once_the_note_is_gone(store) -> None:  # type: ignore[no-untyped-def]
     tenant, nid = _ids()
     n = store.create_note(note(nid, "x", tenant))
-    store.replace_chunks(n, [chunk(f"{nid}_000", "x", tenant)], IndexState(nid, tenant, IndexStatus.INDEXED))
+    store.replace_chunks(
+        n, [chunk(f"{nid}_000", "x", tenant)], IndexState(nid, tenant, IndexStatus.INDEXED)
+    )
     deleted = IndexState(nid, tenant, IndexStatus.DELETED)
     assert store.remove_chunks(nid, deleted) is None
     assert store.delete_note(tenant, nid)

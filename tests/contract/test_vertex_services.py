@@ -88,9 +88,11 @@ def test_the_production_flow_end_to_end(google: FakeGoogleApis) -> None:
 
 
 def test_switching_backends_changes_only_the_adapters(google: FakeGoogleApis) -> None:
-    offline = Container(Settings.model_validate(
-        {"NOTE_STORE": "memory", "EMBEDDER": "hash", "REINDEX_QUEUE": "inline"}
-    ))
+    offline = Container(
+        Settings.model_validate(
+            {"NOTE_STORE": "memory", "EMBEDDER": "hash", "REINDEX_QUEUE": "inline"}
+        )
+    )
     vertex = build(google)
     for c in (offline, vertex):
         fill(c)
@@ -285,8 +287,12 @@ def test_a_dimension_change_is_refused_by_the_index(google: FakeGoogleApis) -> N
 
 def _raw_datapoints(google: FakeGoogleApis) -> list[dict[str, Any]]:
     return [
-        {"restricts": [{"namespace": ns, "allowList": sorted(allow)}
-                       for ns, (allow, _deny) in p.restricts.items()]}
+        {
+            "restricts": [
+                {"namespace": ns, "allowList": sorted(allow)}
+                for ns, (allow, _deny) in p.restricts.items()
+            ]
+        }
         for p in google.datapoints(INDEX).values()
     ]
 

@@ -79,15 +79,26 @@ def smoke_settings() -> Settings:
         "RERANKER": "vertex" if env.get("FOOTNOTE_SMOKE_RANKING") == "1" else "off",
     }
     if env.get("FOOTNOTE_SMOKE_INDEX"):
-        values.update({
-            "VECTOR_INDEX": "vertex",
-            "VERTEX_INDEX": env["FOOTNOTE_SMOKE_INDEX"],
-            "VERTEX_INDEX_ENDPOINT": env.get("FOOTNOTE_SMOKE_INDEX_ENDPOINT", ""),
-            "VERTEX_DEPLOYED_INDEX_ID": env.get("FOOTNOTE_SMOKE_DEPLOYED_INDEX_ID", ""),
-            "VERTEX_PUBLIC_ENDPOINT_DOMAIN": env.get("FOOTNOTE_SMOKE_PUBLIC_ENDPOINT_DOMAIN", ""),
-        })
-    for name in ("CHAT_MODEL", "EMBEDDING_MODEL", "EMBEDDING_DIMENSION", "CLASSIFIER_MODEL",
-                 "VERTEX_API_ENDPOINT", "VECTOR_SEARCH_API_ENDPOINT", "RANKING_API_ENDPOINT"):
+        values.update(
+            {
+                "VECTOR_INDEX": "vertex",
+                "VERTEX_INDEX": env["FOOTNOTE_SMOKE_INDEX"],
+                "VERTEX_INDEX_ENDPOINT": env.get("FOOTNOTE_SMOKE_INDEX_ENDPOINT", ""),
+                "VERTEX_DEPLOYED_INDEX_ID": env.get("FOOTNOTE_SMOKE_DEPLOYED_INDEX_ID", ""),
+                "VERTEX_PUBLIC_ENDPOINT_DOMAIN": env.get(
+                    "FOOTNOTE_SMOKE_PUBLIC_ENDPOINT_DOMAIN", ""
+                ),
+            }
+        )
+    for name in (
+        "CHAT_MODEL",
+        "EMBEDDING_MODEL",
+        "EMBEDDING_DIMENSION",
+        "CLASSIFIER_MODEL",
+        "VERTEX_API_ENDPOINT",
+        "VECTOR_SEARCH_API_ENDPOINT",
+        "RANKING_API_ENDPOINT",
+    ):
         if env.get(name):
             values[name] = env[name]
     return Settings.model_validate(values)

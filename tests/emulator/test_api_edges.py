@@ -15,8 +15,13 @@ def _count(user) -> int:  # type: ignore[no-untyped-def]
 
 
 def _raw(stack, user, method: str, path: str, data: bytes, content_type: str):  # type: ignore[no-untyped-def]
-    return requests.request(method, f"{stack.api_url}{path}", data=data, timeout=30,
-                            headers={"Authorization": f"Bearer {user.token}", "Content-Type": content_type})
+    return requests.request(
+        method,
+        f"{stack.api_url}{path}",
+        data=data,
+        timeout=30,
+        headers={"Authorization": f"Bearer {user.token}", "Content-Type": content_type},
+    )
 
 
 @pytest.mark.parametrize(
@@ -29,12 +34,29 @@ def _raw(stack, user, method: str, path: str, data: bytes, content_type: str):  
         (b'{"text": "   "}', "application/json", 400, "invalid_argument"),
         (b'{"text": 42}', "application/json", 400, "invalid_argument"),
         (b'{"text": "x", "tenantId": "someone"}', "application/json", 400, "invalid_argument"),
-        (json.dumps({"text": "x" * 100_001}).encode(), "application/json", 413, "payload_too_large"),
-        (b'{"text": "x", "a": ' + b"[" * 5000 + b"]" * 5000 + b"}", "application/json", 400, "invalid_argument"),
-        (json.dumps({"text": "y" * 600_000}).encode(), "application/json", 413, "payload_too_large"),
+        (
+            json.dumps({"text": "x" * 100_001}).encode(),
+            "application/json",
+            413,
+            "payload_too_large",
+        ),
+        (
+            b'{"text": "x", "a": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+            "application/json",
+            400,
+            "invalid_argument",
+        ),
+        (
+            json.dumps({"text": "y" * 600_000}).encode(),
+            "application/json",
+            413,
+            "payload_too_large",
+        ),
     ],
 )
-def test_bad_note_bodies_get_4xx_and_store_nothing(stack, new_user, body, content_type, status, code) -> None:  # type: ignore[no-untyped-def]
+def test_bad_note_bodies_get_4xx_and_store_nothing(
+    stack, new_user, body, content_type, status, code
+) -> None:  # type: ignore[no-untyped-def]
     user = new_user()
     response = _raw(stack, user, "POST", "/notes", body, content_type)
     assert response.status_code == status, response.text
@@ -44,8 +66,15 @@ def test_bad_note_bodies_get_4xx_and_store_nothing(stack, new_user, body, conten
 
 @pytest.mark.parametrize(
     ("params", "status"),
-    [({"limit": "0"}, 400), ({"limit": "101"}, 400), ({"limit": "abc"}, 400), ({"limit": "-1"}, 400),
-     ({"cursor": "garbage"}, 400), ({"cursor": "x" * 2000}, 400), ({"limit": "5"}, 200)],
+    [
+        ({"limit": "0"}, 400),
+        ({"limit": "101"}, 400),
+        ({"limit": "abc"}, 400),
+        ({"limit": "-1"}, 400),
+        ({"cursor": "garbage"}, 400),
+        ({"cursor": "x" * 2000}, 400),
+        ({"limit": "5"}, 200),
+    ],
 )
 def test_list_parameters_are_validated(new_user, params, status) -> None:  # type: ignore[no-untyped-def]
     user = new_user()
@@ -57,8 +86,16 @@ def test_chat_input_limits(new_user) -> None:  # type: ignore[no-untyped-def]
     user = new_user()
     assert user.call("POST", "/chat", json={"message": "x" * 2001}).status_code == 400
     assert user.call("POST", "/chat", json={"message": ""}).status_code == 400
-    assert user.call("POST", "/chat", json={"message": "hi", "ragConfig": {"maxSources": 99}}).status_code == 400
-    assert user.call("POST", "/chat", json={"message": "hi", "conversationId": "../../x"}).status_code == 400
+    assert (
+        user.call(
+            "POST", "/chat", json={"message": "hi", "ragConfig": {"maxSources": 99}}
+        ).status_code
+        == 400
+    )
+    assert (
+        user.call("POST", "/chat", json={"message": "hi", "conversationId": "../../x"}).status_code
+        == 400
+    )
     assert user.call("POST", "/search", json={"query": "hi", "k": 0}).status_code == 400
     assert user.call("GET", "/nope").status_code == 404
     assert user.call("PUT", "/notes").status_code == 405
@@ -93,8 +130,13 @@ def test_chat_streams_server_sent_events_and_records_sources(new_user) -> None: 
     user = new_user()
     note_id = user.add_note("The espresso machine is descaled every first Monday of the month.")
     user.wait_indexed(note_id)
-    response = user.call("POST", "/chat", json={"message": "When is the espresso machine descaled?"},
-                         headers={"Accept": "text/event-stream"}, stream=True)
+    response = user.call(
+        "POST",
+        "/chat",
+        json={"message": "When is the espresso machine descaled?"},
+        headers={"Accept": "text/event-stream"},
+        stream=True,
+    )
     assert response.headers["Content-Type"].startswith("text/event-stream")
     events = [block for block in response.text.split("\n\n") if block.strip()]
     names = [e.split("\n")[0].removeprefix("event: ") for e in events]
@@ -110,8 +152,11 @@ def test_chat_streams_server_sent_events_and_records_sources(new_user) -> None: 
 
 
 def test_cors_preflight_and_api_prefix(stack, new_user) -> None:  # type: ignore[no-untyped-def]
-    response = requests.options(f"{stack.api_url}/chat", headers={
-        "Origin": "https://app.example", "Access-Control-Request-Method": "POST"}, timeout=10)
+    response = requests.options(
+        f"{stack.api_url}/chat",
+        headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST"},
+        timeout=10,
+    )
     assert response.status_code == 204
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert "Authorization" in response.headers["Access-Control-Allow-Headers"]

@@ -16,7 +16,11 @@ pytestmark = pytest.mark.emulator
 def _chunks(firestore_client, note_id: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
     from google.cloud.firestore_v1.base_query import FieldFilter
 
-    docs = firestore_client.collection("noteChunks").where(filter=FieldFilter("noteId", "==", note_id)).stream()
+    docs = (
+        firestore_client.collection("noteChunks")
+        .where(filter=FieldFilter("noteId", "==", note_id))
+        .stream()
+    )
     return {d.id: d.get("text") for d in docs}
 
 
@@ -31,7 +35,9 @@ def _wait(predicate, timeout: float = 60, what: str = "condition") -> None:  # t
 
 def test_note_is_indexed_by_the_trigger_and_cited_in_chat(new_user, firestore_client) -> None:  # type: ignore[no-untyped-def]
     alice = new_user()
-    note_id = alice.add_note("We chose Firestore for real-time sync to the mobile app.", title="Storage")
+    note_id = alice.add_note(
+        "We chose Firestore for real-time sync to the mobile app.", title="Storage"
+    )
     alice.add_note("Lunch at the Thai place on Tuesday was great.")
     alice.wait_indexed(note_id)
     chunks = _chunks(firestore_client, note_id)
@@ -39,7 +45,7 @@ def test_note_is_indexed_by_the_trigger_and_cited_in_chat(new_user, firestore_cl
 
     answer = alice.chat("Why did we choose Firestore?")
     assert answer["meta"]["retrieval"]["strategy"] == "hybrid_reranked"
-    assert [c["noteId"] for c in answer["citations"]][0] == note_id
+    assert answer["citations"][0]["noteId"] == note_id
     assert "[N1]" in answer["answer"] and "real-time sync" in answer["answer"]
     cids = {c["cid"] for c in answer["citations"]}
     import re
@@ -53,7 +59,9 @@ def test_edited_note_is_reindexed_and_old_text_never_cited(new_user, firestore_c
     alice.wait_indexed(note_id)
     assert "Lisbon" in alice.chat("Where is the launch?")["answer"]
 
-    response = alice.call("PATCH", f"/notes/{note_id}", json={"text": "The launch moved to Berlin on April 9."})
+    response = alice.call(
+        "PATCH", f"/notes/{note_id}", json={"text": "The launch moved to Berlin on April 9."}
+    )
     assert response.status_code == 200 and response.json()["indexStatus"] == "pending"
     alice.wait_indexed(note_id)
     assert "Berlin" in next(iter(_chunks(firestore_client, note_id).values()))
@@ -91,21 +99,27 @@ def test_indexed_note_is_searchable_immediately_by_the_running_api(new_user) -> 
 
 def test_replayed_trigger_event_leaves_the_same_chunks(new_user, firestore_client, stack) -> None:  # type: ignore[no-untyped-def]
     alice = new_user()
-    note_id = alice.add_note(" ".join(f"Fact {i} about the replay test is recorded here." for i in range(30)))
+    note_id = alice.add_note(
+        " ".join(f"Fact {i} about the replay test is recorded here." for i in range(30))
+    )
     alice.wait_indexed(note_id)
     before = _chunks(firestore_client, note_id)
     version = firestore_client.collection("tenants").document(alice.uid).get().get("version")
     name = f"projects/{stack.project}/databases/(default)/documents/notes/{note_id}"
-    body = base64.b64encode(DocumentEventData.serialize(DocumentEventData(value=Document(name=name))))
+    body = base64.b64encode(
+        DocumentEventData.serialize(DocumentEventData(value=Document(name=name)))
+    )
     for attempt in range(3):
         response = requests.post(
             f"{stack.api_url}/indexer/",
             data=body,
             headers={
-                "Content-Type": "application/protobuf", "ce-specversion": "1.0",
+                "Content-Type": "application/protobuf",
+                "ce-specversion": "1.0",
                 "ce-type": "google.cloud.firestore.document.v1.written",
                 "ce-source": f"//firestore.googleapis.com/projects/{stack.project}/databases/(default)",
-                "ce-subject": f"documents/notes/{note_id}", "ce-id": f"replay-{attempt}",
+                "ce-subject": f"documents/notes/{note_id}",
+                "ce-id": f"replay-{attempt}",
             },
             timeout=30,
         )
@@ -120,7 +134,9 @@ def test_pubsub_reindex_request_reembeds_a_tenant(new_user, firestore_client, st
     from google.cloud import pubsub_v1
 
     alice = new_user()
-    ids = [alice.add_note(f"Reindex note {i}: the hamster is called Biscuit {i}.") for i in range(7)]
+    ids = [
+        alice.add_note(f"Reindex note {i}: the hamster is called Biscuit {i}.") for i in range(7)
+    ]
     alice.wait_indexed(*ids)
     tenant_ref = firestore_client.collection("tenants").document(alice.uid)
     version = tenant_ref.get().get("version")
@@ -132,7 +148,9 @@ def test_pubsub_reindex_request_reembeds_a_tenant(new_user, firestore_client, st
     publisher.publish(topic, json.dumps(message).encode()).result(timeout=30)
 
     job_ref = firestore_client.collection("reindexJobs").document(job)
-    _wait(lambda: job_ref.get().exists and job_ref.get().get("done"), timeout=90, what="re-index job")
+    _wait(
+        lambda: job_ref.get().exists and job_ref.get().get("done"), timeout=90, what="re-index job"
+    )
     assert job_ref.get().get("processed") == 7  # three pages of at most 3 (REINDEX_PAGE_SIZE)
     assert tenant_ref.get().get("version") == version + 7  # every note rewritten once
 
@@ -140,11 +158,22 @@ def test_pubsub_reindex_request_reembeds_a_tenant(new_user, firestore_client, st
 def test_calls_without_a_valid_token_get_401(stack, new_user) -> None:  # type: ignore[no-untyped-def]
     alice = new_user()
     note_id = alice.add_note("Token test note.")
-    for headers in ({}, {"Authorization": "Bearer garbage"}, {"Authorization": "Basic abc"},
-                    {"Authorization": "Bearer a.b.c"}, {"Authorization": "Bearer "}):
-        for method, path, body in (("GET", "/notes", None), ("POST", "/chat", {"message": "hi"}),
-                                   ("GET", f"/notes/{note_id}", None), ("POST", "/search", {"query": "x"})):
-            response = requests.request(method, f"{stack.api_url}{path}", json=body, headers=headers, timeout=10)
+    for headers in (
+        {},
+        {"Authorization": "Bearer garbage"},
+        {"Authorization": "Basic abc"},
+        {"Authorization": "Bearer a.b.c"},
+        {"Authorization": "Bearer "},
+    ):
+        for method, path, body in (
+            ("GET", "/notes", None),
+            ("POST", "/chat", {"message": "hi"}),
+            ("GET", f"/notes/{note_id}", None),
+            ("POST", "/search", {"query": "x"}),
+        ):
+            response = requests.request(
+                method, f"{stack.api_url}{path}", json=body, headers=headers, timeout=10
+            )
             assert response.status_code == 401, (headers, path)
             error = response.json()["error"]
             assert error["code"] == "unauthenticated" and "Traceback" not in error["message"]

@@ -51,9 +51,7 @@ _INDEX = re.compile(
 _FIND = re.compile(
     r"^/v1/(?P<endpoint>projects/[^/]+/locations/[^/]+/indexEndpoints/[^/:]+):findNeighbors$"
 )
-_RANK = re.compile(
-    r"^/v1/(?P<config>projects/[^/]+/locations/[^/]+/rankingConfigs/[^/:]+):rank$"
-)
+_RANK = re.compile(r"^/v1/(?P<config>projects/[^/]+/locations/[^/]+/rankingConfigs/[^/:]+):rank$")
 _OPS = {1: "LESS", 2: "LESS_EQUAL", 3: "EQUAL", 4: "GREATER_EQUAL", 5: "GREATER", 6: "NOT_EQUAL"}
 
 
@@ -255,12 +253,14 @@ class FakeGoogleApis:
             if not isinstance(content, str) or not content:
                 raise _Invalid("instance content must be a non-empty string")
             task = inst.get("task_type", "")
-            predictions.append({
-                "embeddings": {
-                    "values": fake_embedding(content, dimension, task),
-                    "statistics": {"token_count": len(content.split()), "truncated": False},
+            predictions.append(
+                {
+                    "embeddings": {
+                        "values": fake_embedding(content, dimension, task),
+                        "statistics": {"token_count": len(content.split()), "truncated": False},
+                    }
                 }
-            })
+            )
         return _json({"predictions": predictions, "metadata": {"billableCharacterCount": 1}})
 
     def _generate(self, m: re.Match[str], body: dict[str, Any]) -> Response:
@@ -269,8 +269,10 @@ class FakeGoogleApis:
     def _stream(self, m: re.Match[str], body: dict[str, Any]) -> Response:
         text = self._reply(body)
         words = text.split(" ")
-        pieces = [" ".join(words[i : i + 4]) + (" " if i + 4 < len(words) else "")
-                  for i in range(0, len(words), 4)]
+        pieces = [
+            " ".join(words[i : i + 4]) + (" " if i + 4 < len(words) else "")
+            for i in range(0, len(words), 4)
+        ]
 
         def events() -> Any:
             for i, piece in enumerate(pieces):
@@ -286,9 +288,7 @@ class FakeGoogleApis:
         if config.get("responseMimeType") == "text/x.enum":
             schema = config.get("responseSchema") or {}
             allowed = schema.get("enum") or []
-            text = "".join(
-                p.get("text", "") for c in body["contents"] for p in c.get("parts", [])
-            )
+            text = "".join(p.get("text", "") for c in body["contents"] for p in c.get("parts", []))
             if self.classify is not None:
                 return self.classify(text)
             from footnote.ingest.classify import classify
@@ -304,8 +304,11 @@ class FakeGoogleApis:
             candidate["finishReason"] = "STOP"
         return {
             "candidates": [candidate],
-            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5,
-                              "totalTokenCount": 15},
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 5,
+                "totalTokenCount": 15,
+            },
             "modelVersion": model,
         }
 
@@ -353,14 +356,21 @@ class FakeGoogleApis:
                 score = sum(a * b for a, b in zip(candidate.vector, point.vector, strict=True))
                 scored.append((score, candidate.id))
             scored.sort(key=lambda s: (-s[0], s[1]))
-            results.append({
-                "id": point.id,
-                "neighbors": [
-                    {"datapoint": {"datapointId": pid, "crowdingTag": {"crowdingAttribute": "0"}},
-                     "distance": score}
-                    for score, pid in scored[:wanted]
-                ],
-            })
+            results.append(
+                {
+                    "id": point.id,
+                    "neighbors": [
+                        {
+                            "datapoint": {
+                                "datapointId": pid,
+                                "crowdingTag": {"crowdingAttribute": "0"},
+                            },
+                            "distance": score,
+                        }
+                        for score, pid in scored[:wanted]
+                    ],
+                }
+            )
         return _json({"nearestNeighbors": results})
 
     # -- ranking --------------------------------------------------------------------
@@ -374,11 +384,21 @@ class FakeGoogleApis:
         scores = self.rank_scores(str(body["query"]), records) if self.rank_scores else {}
         out = []
         for r in records:
-            words = set(re.findall(r"[a-z0-9]+", (r.get("title", "") + " " + r.get("content", "")).lower()))
+            words = set(
+                re.findall(r"[a-z0-9]+", (r.get("title", "") + " " + r.get("content", "")).lower())
+            )
             score = scores.get(r["id"], len(query & words) / len(query))
-            out.append({"id": r["id"], "score": round(score, 4),
-                        **({} if body.get("ignoreRecordDetailsInResponse") else
-                           {"content": r.get("content", "")})})
+            out.append(
+                {
+                    "id": r["id"],
+                    "score": round(score, 4),
+                    **(
+                        {}
+                        if body.get("ignoreRecordDetailsInResponse")
+                        else {"content": r.get("content", "")}
+                    ),
+                }
+            )
         out.sort(key=lambda r: -r["score"])
         top_n = int(body.get("topN") or 0)
         return _json({"records": out[:top_n] if top_n else out})
@@ -395,8 +415,11 @@ class _QuietHandler(WSGIRequestHandler):
 
 def _route(path: str) -> tuple[str | None, re.Match[str] | None]:
     if m := _MODEL.match(path):
-        name = {"predict": "predict", "generateContent": "generate",
-                "streamGenerateContent": "stream"}[m["method"]]
+        name = {
+            "predict": "predict",
+            "generateContent": "generate",
+            "streamGenerateContent": "stream",
+        }[m["method"]]
         return name, m
     if m := _INDEX.match(path):
         return ("upsert" if m["method"] == "upsertDatapoints" else "remove"), m
@@ -419,8 +442,9 @@ def _datapoint(raw: dict[str, Any]) -> Datapoint:
         if "op" in r and r["op"] not in (0, "OPERATOR_UNSPECIFIED"):
             continue  # a query-side restriction
         numeric[r["namespace"]] = _number(r)
-    return Datapoint(str(point_id or ""), [float(x) for x in raw.get("featureVector", [])],
-                     restricts, numeric)
+    return Datapoint(
+        str(point_id or ""), [float(x) for x in raw.get("featureVector", [])], restricts, numeric
+    )
 
 
 def _number(r: dict[str, Any]) -> float:
@@ -457,8 +481,12 @@ def _passes(
             return False
         have = point.numeric[namespace]
         ok = {
-            "LESS": have < value, "LESS_EQUAL": have <= value, "EQUAL": have == value,
-            "GREATER_EQUAL": have >= value, "GREATER": have > value, "NOT_EQUAL": have != value,
+            "LESS": have < value,
+            "LESS_EQUAL": have <= value,
+            "EQUAL": have == value,
+            "GREATER_EQUAL": have >= value,
+            "GREATER": have > value,
+            "NOT_EQUAL": have != value,
         }[op]
         if not ok:
             return False
@@ -471,7 +499,12 @@ def _json(payload: dict[str, Any], status: int = 200) -> Response:
 
 def _error(status: int, message: str) -> Response:
     return _json(
-        {"error": {"code": status, "message": message,
-                   "status": STATUS_NAMES.get(status, "UNKNOWN")}},
+        {
+            "error": {
+                "code": status,
+                "message": message,
+                "status": STATUS_NAMES.get(status, "UNKNOWN"),
+            }
+        },
         status,
     )

@@ -13,8 +13,14 @@ def chunk_view(chunks: Iterable[Chunk]) -> dict[str, tuple[Any, ...]]:
     """Everything that makes a chunk right, by chunk id (vectors rounded for Firestore doubles)."""
     return {
         c.chunk_id: (
-            c.note_id, c.tenant_id, c.position, c.text, tuple(c.terms), c.memory_type.value,
-            c.embedding_model, tuple(round(x, 6) for x in c.embedding),
+            c.note_id,
+            c.tenant_id,
+            c.position,
+            c.text,
+            tuple(c.terms),
+            c.memory_type.value,
+            c.embedding_model,
+            tuple(round(x, 6) for x in c.embedding),
         )
         for c in chunks
     }
@@ -57,8 +63,10 @@ def note_event(project: str, note_id: str, kind: str, event_id: str, raw: bool =
 
 def event_headers(project: str, note_id: str, event_id: str) -> dict[str, str]:
     return {
-        "Content-Type": "application/protobuf", "ce-specversion": "1.0",
+        "Content-Type": "application/protobuf",
+        "ce-specversion": "1.0",
         "ce-type": "google.cloud.firestore.document.v1.written",
         "ce-source": f"//firestore.googleapis.com/projects/{project}/databases/(default)",
-        "ce-subject": f"documents/notes/{note_id}", "ce-id": event_id,
+        "ce-subject": f"documents/notes/{note_id}",
+        "ce-id": event_id,
     }

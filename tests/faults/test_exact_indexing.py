@@ -22,7 +22,28 @@ from tests.faults.exactness import chunk_view, fresh_index, note_event
 from tests.inproc import Harness
 
 PROJECT = "demo-footnote"
-WORDS = ["budget", "launch", "firestore", "pricing", "hiring", "churn", "metric", "decision", "investor", "runbook", "latency", "embedding", "vector", "keyword", "cursor", "tenant", "sweep", "replay", "event", "index"]
+WORDS = [
+    "budget",
+    "launch",
+    "firestore",
+    "pricing",
+    "hiring",
+    "churn",
+    "metric",
+    "decision",
+    "investor",
+    "runbook",
+    "latency",
+    "embedding",
+    "vector",
+    "keyword",
+    "cursor",
+    "tenant",
+    "sweep",
+    "replay",
+    "event",
+    "index",
+]
 
 
 def text(rng: random.Random, tag: str) -> str:
@@ -45,8 +66,9 @@ class Deliveries:
     def emit(self, note_id: str, kind: str) -> None:
         self._n += 1
         for copy in range(3):
-            self.pending.append(note_event(PROJECT, note_id, kind, f"e{self._n}-{copy}",
-                                           raw=bool(copy % 2)))
+            self.pending.append(
+                note_event(PROJECT, note_id, kind, f"e{self._n}-{copy}", raw=bool(copy % 2))
+            )
 
     def take(self, count: int) -> list[Any]:
         self.rng.shuffle(self.pending)
@@ -101,7 +123,9 @@ def test_500_notes_with_replayed_shuffled_concurrent_events_equal_a_fresh_index(
         live = [i for i in ids if i not in deleted]
         if len(ids) < 500 and (roll < 0.6 or not live):
             tenant = rng.choice(tenants)
-            note = notes.create(tenant, text(rng, f"N{len(ids)}"), rng.choice(["", "Title"]), None, None)
+            note = notes.create(
+                tenant, text(rng, f"N{len(ids)}"), rng.choice(["", "Title"]), None, None
+            )
             ids.append(note["id"])
             d.emit(note["id"], "created")
         elif roll < 0.88 and live:

@@ -40,27 +40,41 @@ def _replay(stack: Any, session: requests.Session, note_id: str, kind: str, even
     # Eventarc redelivers an event its function answered 5xx (the indexer raises on
     # a transient failure, e.g. contention on the note's chunks); so does this test.
     for attempt in range(5):
-        r = session.post(f"{stack.api_url}/indexer/", data=body, timeout=120,
-                         headers=event_headers(stack.project, note_id, event_id))
+        r = session.post(
+            f"{stack.api_url}/indexer/",
+            data=body,
+            timeout=120,
+            headers=event_headers(stack.project, note_id, event_id),
+        )
         if r.status_code < 500:
             break
         time.sleep(0.5 * 2**attempt)
     assert r.status_code == 200, r.text
 
 
-def _wait_quiet(firestore_client: Any, uid: str, expected_hash: dict[str, str], deleted: set[str],
-                timeout: float = 240) -> None:
+def _wait_quiet(
+    firestore_client: Any,
+    uid: str,
+    expected_hash: dict[str, str],
+    deleted: set[str],
+    timeout: float = 240,
+) -> None:
     from google.cloud.firestore_v1.base_query import FieldFilter
 
     deadline = time.monotonic() + timeout
     wrong: list[str] = []
     while time.monotonic() < deadline:
         states = {
-            s.id: s.to_dict() for s in firestore_client.collection("indexState")
-            .where(filter=FieldFilter("tenantId", "==", uid)).stream()
+            s.id: s.to_dict()
+            for s in firestore_client.collection("indexState")
+            .where(filter=FieldFilter("tenantId", "==", uid))
+            .stream()
         }
-        wrong = [i for i, h in expected_hash.items()
-                 if states.get(i, {}).get("status") != "indexed" or states[i].get("contentHash") != h]
+        wrong = [
+            i
+            for i, h in expected_hash.items()
+            if states.get(i, {}).get("status") != "indexed" or states[i].get("contentHash") != h
+        ]
         wrong += [i for i in deleted if states.get(i, {}).get("status") not in ("deleted",)]
         if not wrong:
             return
@@ -80,20 +94,33 @@ def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
 
     def call(i: int, method: str, path: str, **kw: Any) -> Any:
         r = sessions[i % len(sessions)].request(
-            method, f"{stack.api_url}{path}", headers={"Authorization": f"Bearer {user.token}"},
-            timeout=120, **kw)
+            method,
+            f"{stack.api_url}{path}",
+            headers={"Authorization": f"Bearer {user.token}"},
+            timeout=120,
+            **kw,
+        )
         assert r.status_code in (200, 201, 204), r.text
         return r
 
     texts = [text(random.Random(i), f"S{i}") for i in range(500)]
     with ThreadPoolExecutor(max_workers=6) as pool:
-        ids = list(pool.map(lambda i: call(i, "POST", "/notes", json={"text": texts[i]}).json()["id"],
-                            range(500)))
+        ids = list(
+            pool.map(
+                lambda i: call(i, "POST", "/notes", json={"text": texts[i]}).json()["id"],
+                range(500),
+            )
+        )
     events += [(i, "created") for i in ids]
     edited = rng.sample(ids, 150)
-    deleted = set(rng.sample([i for i in ids if i not in edited], 60))  # a PATCH after a DELETE is a 404
-    changes = [("PATCH", i) for i in edited] + [("PATCH", i) for i in edited[:40]] + \
-              [("DELETE", i) for i in deleted]
+    deleted = set(
+        rng.sample([i for i in ids if i not in edited], 60)
+    )  # a PATCH after a DELETE is a 404
+    changes = (
+        [("PATCH", i) for i in edited]
+        + [("PATCH", i) for i in edited[:40]]
+        + [("DELETE", i) for i in deleted]
+    )
     rng.shuffle(changes)
     first_wave = [(n, k, f"r{j}") for j in range(2) for n, k in events]
     rng.shuffle(first_wave)
@@ -101,46 +128,86 @@ def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
     def change(item: tuple[int, tuple[str, str]]) -> tuple[str, str]:
         j, (method, note_id) = item
         if method == "PATCH":
-            call(j, "PATCH", f"/notes/{note_id}", json={"text": text(random.Random(j + 10_000), f"P{j}")})
+            call(
+                j,
+                "PATCH",
+                f"/notes/{note_id}",
+                json={"text": text(random.Random(j + 10_000), f"P{j}")},
+            )
             return note_id, "updated"
         call(j, "DELETE", f"/notes/{note_id}")
         return note_id, "deleted"
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         # Replays of the creates race with the edits and deletes that follow them.
-        replays = [pool.submit(_replay, stack, sessions[k % 6], n, kind, f"{eid}-{k}")
-                   for k, (n, kind, eid) in enumerate(first_wave)]
+        replays = [
+            pool.submit(_replay, stack, sessions[k % 6], n, kind, f"{eid}-{k}")
+            for k, (n, kind, eid) in enumerate(first_wave)
+        ]
         later = list(pool.map(change, enumerate(changes)))
         for f in replays:
             f.result()
     second_wave = [(n, k, f"s{j}") for j in range(2) for n, k in later]
     rng.shuffle(second_wave)
     with ThreadPoolExecutor(max_workers=6) as pool:
-        list(pool.map(lambda a: _replay(stack, sessions[a[0] % 6], a[1][0], a[1][1], f"{a[1][2]}-{a[0]}"),
-                      enumerate(second_wave)))
+        list(
+            pool.map(
+                lambda a: _replay(stack, sessions[a[0] % 6], a[1][0], a[1][1], f"{a[1][2]}-{a[0]}"),
+                enumerate(second_wave),
+            )
+        )
 
     notes_ref = firestore_client.collection("notes")
     final = [
-        Note(id=s.id, tenant_id=s.get("tenantId"), text=s.get("text"), created_at=s.get("createdAt"),
-             updated_at=s.get("updatedAt"), title=s.get("title") or "",
-             type=MemoryType(s.get("type")) if s.get("type") else None)
+        Note(
+            id=s.id,
+            tenant_id=s.get("tenantId"),
+            text=s.get("text"),
+            created_at=s.get("createdAt"),
+            updated_at=s.get("updatedAt"),
+            title=s.get("title") or "",
+            type=MemoryType(s.get("type")) if s.get("type") else None,
+        )
         for s in notes_ref.where(filter=FieldFilter("tenantId", "==", user.uid)).stream()
     ]
     assert len(final) == 500 - len(deleted)
     prepared = {n.id: prepare(n, MODEL, 450, 75) for n in final}
-    _wait_quiet(firestore_client, user.uid, {i: p.content_hash for i, p in prepared.items()}, deleted)
+    _wait_quiet(
+        firestore_client, user.uid, {i: p.content_hash for i, p in prepared.items()}, deleted
+    )
 
     classifier = RuleClassifier()
     expected = {}
     for n in final:
         kind = (n.type or classifier.classify(n.text)).value
         for d in prepared[n.id].drafts:
-            expected[f"{n.id}_{d.position:03d}"] = (n.id, user.uid, d.position, d.text,
-                                                     tuple(terms(d.text)), kind, MODEL)
-    stored = [s.to_dict() for s in firestore_client.collection("noteChunks")
-              .where(filter=FieldFilter("tenantId", "==", user.uid)).stream()]
-    got = {d["chunkId"]: (d["noteId"], d["tenantId"], d["position"], d["text"], tuple(d["terms"]),
-                          d["memoryType"], d["embeddingModel"]) for d in stored}
+            expected[f"{n.id}_{d.position:03d}"] = (
+                n.id,
+                user.uid,
+                d.position,
+                d.text,
+                tuple(terms(d.text)),
+                kind,
+                MODEL,
+            )
+    stored = [
+        s.to_dict()
+        for s in firestore_client.collection("noteChunks")
+        .where(filter=FieldFilter("tenantId", "==", user.uid))
+        .stream()
+    ]
+    got = {
+        d["chunkId"]: (
+            d["noteId"],
+            d["tenantId"],
+            d["position"],
+            d["text"],
+            tuple(d["terms"]),
+            d["memoryType"],
+            d["embeddingModel"],
+        )
+        for d in stored
+    }
     assert len(got) == len(stored), "duplicate chunk documents"
     assert got == expected
     orphans = [c for c in stored if c["noteId"] in deleted]
@@ -156,5 +223,7 @@ def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
         assert cached.exists
         assert [round(x, 6) for x in c["embedding"]] == [round(x, 6) for x in cached.get("vector")]
     # And the running API's corpus (what vector, keyword and recency search read) matches.
-    hits = call(0, "POST", "/search", json={"query": "decision budget launch", "k": 50}).json()["results"]
+    hits = call(0, "POST", "/search", json={"query": "decision budget launch", "k": 50}).json()[
+        "results"
+    ]
     assert hits and all(h["chunkId"] in expected for h in hits)

@@ -69,22 +69,58 @@ def new_user(client: Any) -> Any:  # module-scoped twin of tests/conftest.py's f
 
 CASES = [
     ("embedder-error", {"embedder": {"mode": "error"}}, "keyword_recency", {"embedder_down"}),
-    ("embedder-timeout", {"embedder": {"mode": "timeout", "delay": 0.3}}, "keyword_recency", {"embedder_down"}),
-    ("vector-index-error", {"vector_index": {"mode": "error"}}, "hybrid_reranked", {"vector_index_memory"}),
-    ("vector-index-timeout", {"vector_index": {"mode": "timeout", "delay": 0.3}}, "hybrid_reranked",
-     {"vector_index_memory"}),
-    ("generator-error", {"generator": {"mode": "error"}}, "hybrid_reranked", {"generator_extractive"}),
-    ("generator-timeout", {"generator": {"mode": "timeout", "delay": 0.3}}, "hybrid_reranked",
-     {"generator_extractive"}),
-    ("all-three", {"embedder": {"mode": "error"}, "vector_index": {"mode": "error"},
-                   "generator": {"mode": "error"}}, "keyword_recency", {"embedder_down", "generator_extractive"}),
+    (
+        "embedder-timeout",
+        {"embedder": {"mode": "timeout", "delay": 0.3}},
+        "keyword_recency",
+        {"embedder_down"},
+    ),
+    (
+        "vector-index-error",
+        {"vector_index": {"mode": "error"}},
+        "hybrid_reranked",
+        {"vector_index_memory"},
+    ),
+    (
+        "vector-index-timeout",
+        {"vector_index": {"mode": "timeout", "delay": 0.3}},
+        "hybrid_reranked",
+        {"vector_index_memory"},
+    ),
+    (
+        "generator-error",
+        {"generator": {"mode": "error"}},
+        "hybrid_reranked",
+        {"generator_extractive"},
+    ),
+    (
+        "generator-timeout",
+        {"generator": {"mode": "timeout", "delay": 0.3}},
+        "hybrid_reranked",
+        {"generator_extractive"},
+    ),
+    (
+        "all-three",
+        {
+            "embedder": {"mode": "error"},
+            "vector_index": {"mode": "error"},
+            "generator": {"mode": "error"},
+        },
+        "keyword_recency",
+        {"embedder_down", "generator_extractive"},
+    ),
 ]
 
 
 @emulator
 @pytest.mark.parametrize(("name", "spec", "strategy", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_a_failing_backend_still_answers_through_the_documented_fallback(
-    stack: Any, indexed_user: Any, name: str, spec: dict[str, Any], strategy: str, expected: set[str]
+    stack: Any,
+    indexed_user: Any,
+    name: str,
+    spec: dict[str, Any],
+    strategy: str,
+    expected: set[str],
 ) -> None:
     question = f"Why did we decide to use Firestore? ({name})"  # fresh text: no query cache hit
     with faults(stack, spec):
@@ -109,8 +145,10 @@ def test_a_failing_backend_still_answers_through_the_documented_fallback(
 def test_indexer_failure_is_retried_marked_failed_and_swept(stack: Any, new_user: Any) -> None:
     user = new_user()
     with faults(stack, {"embedder": {"mode": "error"}}):
-        ids = [user.add_note(f"Sweep test {i}: the quarterly budget review is on Tuesday {i}.")
-               for i in range(5)]
+        ids = [
+            user.add_note(f"Sweep test {i}: the quarterly budget review is on Tuesday {i}.")
+            for i in range(5)
+        ]
         wait_for(lambda: all(_status(user, i) == "failed" for i in ids), 60, "notes marked failed")
         # A delivery that fails answers 5xx, so Eventarc retries it (raise, don't swallow).
         from tests.faults.exactness import event_headers
@@ -120,9 +158,15 @@ def test_indexer_failure_is_retried_marked_failed_and_swept(stack: Any, new_user
 
         from google.events.cloud.firestore import Document, DocumentEventData
 
-        body = base64.b64encode(DocumentEventData.serialize(DocumentEventData(value=Document(name=name))))
-        r = requests.post(f"{stack.api_url}/indexer/", data=body, timeout=30,
-                          headers=event_headers(stack.project, ids[0], "retry-1"))
+        body = base64.b64encode(
+            DocumentEventData.serialize(DocumentEventData(value=Document(name=name)))
+        )
+        r = requests.post(
+            f"{stack.api_url}/indexer/",
+            data=body,
+            timeout=30,
+            headers=event_headers(stack.project, ids[0], "retry-1"),
+        )
         assert r.status_code >= 500
     assert all(_status(user, i) == "failed" for i in ids)
     # The backend is back: one sweep message re-indexes every pending or failed note.
@@ -148,29 +192,45 @@ def test_poison_reindex_message_is_dead_lettered_and_the_others_complete(
     good_job = f"good-{marker[:8]}"
     base = f"http://127.0.0.1:{stack.ports.pubsub}/v1/projects/{stack.project}"
     for p in poison:  # one publish request each
-        requests.post(f"{base}/topics/footnote-reindex:publish", timeout=30,
-                      json={"messages": [{"data": base64.b64encode(p).decode()}]}).raise_for_status()
+        requests.post(
+            f"{base}/topics/footnote-reindex:publish",
+            timeout=30,
+            json={"messages": [{"data": base64.b64encode(p).decode()}]},
+        ).raise_for_status()
     time.sleep(1)
-    _publish(stack, json.dumps({"scope": "tenant", "tenantId": user.uid, "jobId": good_job,
-                                "force": True}).encode())
+    _publish(
+        stack,
+        json.dumps(
+            {"scope": "tenant", "tenantId": user.uid, "jobId": good_job, "force": True}
+        ).encode(),
+    )
     for note_id in ids[:2]:
         _publish(stack, json.dumps({"scope": "note", "noteId": note_id, "force": True}).encode())
 
     seen: dict[bytes, int] = {}
     deadline = time.monotonic() + 120
     while len(seen) < len(poison) and time.monotonic() < deadline:
-        pulled = requests.post(f"{base}/subscriptions/{DEAD_LETTER_SUBSCRIPTION}:pull",
-                               json={"maxMessages": 50, "returnImmediately": True}, timeout=30).json()
+        pulled = requests.post(
+            f"{base}/subscriptions/{DEAD_LETTER_SUBSCRIPTION}:pull",
+            json={"maxMessages": 50, "returnImmediately": True},
+            timeout=30,
+        ).json()
         ack = []
         for m in pulled.get("receivedMessages", []):
             ack.append(m["ackId"])
             data = base64.b64decode(m["message"].get("data", ""))
             if marker.encode() in data:
-                seen[data] = int(m["message"].get("attributes", {}).get(
-                    "CloudPubSubDeadLetterSourceDeliveryCount", "0"))
+                seen[data] = int(
+                    m["message"]
+                    .get("attributes", {})
+                    .get("CloudPubSubDeadLetterSourceDeliveryCount", "0")
+                )
         if ack:
-            requests.post(f"{base}/subscriptions/{DEAD_LETTER_SUBSCRIPTION}:acknowledge",
-                          json={"ackIds": ack}, timeout=30)
+            requests.post(
+                f"{base}/subscriptions/{DEAD_LETTER_SUBSCRIPTION}:acknowledge",
+                json={"ackIds": ack},
+                timeout=30,
+            )
         time.sleep(1)
     assert set(seen) == set(poison), f"dead-lettered: {len(seen)} of {len(poison)}"
     assert all(count >= stack.max_delivery_attempts for count in seen.values()), seen
@@ -206,9 +266,12 @@ def test_restarting_firestore_mid_ingest_loses_no_note(stack: Any, new_user: Any
                 gate.wait_for(lambda: not state["frozen"])
                 state["writers"] += 1
             try:
-                r = session.post(f"{stack.api_url}/notes", timeout=120,
-                                 headers={"Authorization": f"Bearer {user.token}"},
-                                 json={"text": f"Bulk note {w}-{i}: the deploy window is at {i} pm."})
+                r = session.post(
+                    f"{stack.api_url}/notes",
+                    timeout=120,
+                    headers={"Authorization": f"Bearer {user.token}"},
+                    json={"text": f"Bulk note {w}-{i}: the deploy window is at {i} pm."},
+                )
                 if r.status_code == 201:
                     acked.append(r.json()["id"])
                     i += 1
@@ -255,7 +318,10 @@ def test_restarting_firestore_mid_ingest_loses_no_note(stack: Any, new_user: Any
             break
     assert set(acked) <= listed, f"{len(set(acked) - listed)} acknowledged notes lost"
     # ... and after one sweep, every note is indexed.
-    _publish(stack, json.dumps({"scope": "unindexed", "jobId": f"restart-{uuid.uuid4().hex[:8]}"}).encode())
+    _publish(
+        stack,
+        json.dumps({"scope": "unindexed", "jobId": f"restart-{uuid.uuid4().hex[:8]}"}).encode(),
+    )
     pending = set(listed)
 
     def settled() -> bool:
@@ -267,11 +333,22 @@ def test_restarting_firestore_mid_ingest_loses_no_note(stack: Any, new_user: Any
     wait_for(settled, 180, f"sweep after restart ({len(pending)} pending)", interval=1)
 
 
-@pytest.mark.parametrize("data", [
-    b"not json at all", b"[1, 2]", b'{"scope": "galaxy"}', b'{"scope": "note"}',
-    b'{"scope": "tenant"}', b'{"scope": "all", "extra": 1}', b"\xff\xfe", b"",
-])
-def test_every_poison_shape_raises_for_redelivery(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"not json at all",
+        b"[1, 2]",
+        b'{"scope": "galaxy"}',
+        b'{"scope": "note"}',
+        b'{"scope": "tenant"}',
+        b'{"scope": "all", "extra": 1}',
+        b"\xff\xfe",
+        b"",
+    ],
+)
+def test_every_poison_shape_raises_for_redelivery(
+    data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The re-indexer raises (so Pub/Sub redelivers, then dead-letters) - never swallows."""
     import footnote.wiring
     from footnote.entrypoints import handle_reindex_message

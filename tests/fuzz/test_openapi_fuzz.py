@@ -34,7 +34,9 @@ SETTINGS = hypothesis.settings(
 def harness() -> Harness:
     h = Harness()
     for i in range(5):
-        h.add_note("fuzzer", f"Fuzz seed note {i}: we picked Firestore for sync and Cloud Functions.")
+        h.add_note(
+            "fuzzer", f"Fuzz seed note {i}: we picked Firestore for sync and Cloud Functions."
+        )
     h.index_all()
     return h
 
@@ -72,10 +74,16 @@ def test_served_description_is_valid_openapi(harness: Harness) -> None:
     # Every route the API serves is described, and nothing else.
     from footnote.api.http import ROUTES
 
-    served = {r.rule.replace("<string(minlength=1,maxlength=200):", "{").replace(">", "}")
-              for r in ROUTES.iter_rules()}
-    normalised = {p.replace("{noteId}", "{note_id}").replace("{conversationId}", "{conversation_id}")
-                  .replace("{messageId}", "{message_id}") for p in spec["paths"]}
+    served = {
+        r.rule.replace("<string(minlength=1,maxlength=200):", "{").replace(">", "}")
+        for r in ROUTES.iter_rules()
+    }
+    normalised = {
+        p.replace("{noteId}", "{note_id}")
+        .replace("{conversationId}", "{conversation_id}")
+        .replace("{messageId}", "{message_id}")
+        for p in spec["paths"]
+    }
     assert served == normalised
 
 
@@ -134,12 +142,21 @@ def _check_schemathesis(response: Any, spec: dict[str, Any], label: str) -> None
 
 
 _PATHS = ["/notes", "/chat", "/search", "/notes/abc", "/api/notes", "/api/chat"]
-_CTYPES = ["application/json", "application/json; charset=utf-8", "text/plain",
-           "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "",
-           "application/octet-stream", "APPLICATION/JSON"]
+_CTYPES = [
+    "application/json",
+    "application/json; charset=utf-8",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "",
+    "application/octet-stream",
+    "APPLICATION/JSON",
+]
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -152,20 +169,37 @@ _JSON = st.recursive(
     body=st.one_of(
         st.binary(max_size=300),
         _JSON.map(lambda v: json.dumps(v).encode()),
-        st.dictionaries(st.sampled_from(["text", "title", "tags", "type", "message", "query", "k",
-                                         "ragConfig", "conversationId", "limit"]),
-                        _JSON, max_size=4).map(lambda v: json.dumps(v).encode()),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "text",
+                    "title",
+                    "tags",
+                    "type",
+                    "message",
+                    "query",
+                    "k",
+                    "ragConfig",
+                    "conversationId",
+                    "limit",
+                ]
+            ),
+            _JSON,
+            max_size=4,
+        ).map(lambda v: json.dumps(v).encode()),
         st.text(max_size=200).map(lambda t: t.encode("utf-16")),
     ),
 )
-def test_raw_bodies_and_content_types_never_5xx(harness: Harness, method: str, path: str,
-                                                content_type: str, body: bytes) -> None:
+def test_raw_bodies_and_content_types_never_5xx(
+    harness: Harness, method: str, path: str, content_type: str, body: bytes
+) -> None:
     headers = {"Authorization": "Bearer token-fuzzer"}
     if content_type:
         headers["Content-Type"] = content_type
     response = harness.call(method, path, data=body, headers=headers)
-    _check(response, build_spec(harness.container.settings),
-           f"{method} {path.removeprefix('/api')}") if response.status_code < 300 and path != "/notes/abc" else None
+    _check(
+        response, build_spec(harness.container.settings), f"{method} {path.removeprefix('/api')}"
+    ) if response.status_code < 300 and path != "/notes/abc" else None
     assert response.status_code < 500, response.get_data(as_text=True)
     if response.status_code >= 400:
         envelope(response)

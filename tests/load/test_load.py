@@ -48,9 +48,10 @@ def test_fifty_clients_for_thirty_seconds(stack: Any, firestore_client: Any) -> 
     def unindexed() -> set[str]:
         waiting, out = sorted(ids), set()
         for i in range(0, len(waiting), 30):  # Firestore's "in" takes at most 30 values
-            batch = waiting[i:i + 30]
-            for snap in states.where(filter=FieldFilter("__name__", "in",
-                                                        [states.document(n) for n in batch])).stream():
+            batch = waiting[i : i + 30]
+            for snap in states.where(
+                filter=FieldFilter("__name__", "in", [states.document(n) for n in batch])
+            ).stream():
                 if snap.get("status") != "indexed":
                     out.add(snap.id)
         return out
@@ -72,7 +73,9 @@ def test_fifty_clients_for_thirty_seconds(stack: Any, firestore_client: Any) -> 
             last_change = time.monotonic()
         elif pending and swept and quiet > 90:
             break
-    print(f"load: {len(ids)} notes, {len(ids) - swept} indexed by their trigger, {swept} by the sweep")
+    print(
+        f"load: {len(ids)} notes, {len(ids) - swept} indexed by their trigger, {swept} by the sweep"
+    )
     assert not pending, f"{len(pending)} of {len(ids)} notes not indexed"
     # ... exactly once: one "indexed" outcome per note, one chunk set per note.
     outcomes: Counter[str] = Counter()
@@ -84,6 +87,12 @@ def test_fifty_clients_for_thirty_seconds(stack: Any, firestore_client: Any) -> 
     assert set(outcomes) == ids and set(outcomes.values()) == {1}, Counter(outcomes.values())
     chunks = Counter()
     for n in list(ids)[:200]:
-        chunks[n] = len(list(firestore_client.collection("noteChunks")
-                             .where(filter=FieldFilter("noteId", "==", n)).select([]).stream()))
+        chunks[n] = len(
+            list(
+                firestore_client.collection("noteChunks")
+                .where(filter=FieldFilter("noteId", "==", n))
+                .select([])
+                .stream()
+            )
+        )
     assert set(chunks.values()) == {1}, Counter(chunks.values())  # short notes: one chunk each

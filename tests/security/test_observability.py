@@ -59,14 +59,26 @@ def test_one_structured_line_per_request_and_no_note_text(lines: list[dict[str, 
         h.call("POST", "/search", "obs", json={"query": "ship June"}, headers=headers),
         h.call("GET", f"/notes/{note}", "obs", headers=headers),
         h.call("GET", "/notes", None, headers=headers),  # 401
-        h.call("POST", "/notes", "obs", data=b"\xff", headers={**headers, "Content-Type": "application/json"}),
+        h.call(
+            "POST",
+            "/notes",
+            "obs",
+            data=b"\xff",
+            headers={**headers, "Content-Type": "application/json"},
+        ),
     ]
     h.faults["embedder"].fail = RuntimeError("down")
-    requests_sent.append(h.call("POST", "/chat", "obs", json={"message": "ship date?"}, headers=headers))
+    requests_sent.append(
+        h.call("POST", "/chat", "obs", json={"message": "ship date?"}, headers=headers)
+    )
     h.faults["embedder"].fail = None
     entries = _read(lines)
     api = [e for e in entries if e.get("logger") == "footnote.api" and "httpRequest" in e]
-    ours = [e for e in api if e.get("logging.googleapis.com/trace") == f"projects/demo-footnote/traces/{trace}"]
+    ours = [
+        e
+        for e in api
+        if e.get("logging.googleapis.com/trace") == f"projects/demo-footnote/traces/{trace}"
+    ]
     assert len(ours) == len(requests_sent), [e["message"] for e in api]
     for entry, response in zip(ours, requests_sent, strict=True):
         assert entry["severity"] == "INFO"
@@ -86,7 +98,9 @@ def test_one_structured_line_per_request_and_no_note_text(lines: list[dict[str, 
             assert "zebra-canary" not in json.dumps(e), e
 
 
-def test_one_structured_line_per_indexing_event(lines: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_structured_line_per_indexing_event(
+    lines: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import footnote.wiring
     from footnote.entrypoints import handle_note_event
 
@@ -111,7 +125,11 @@ def test_formatter_does_not_consume_the_trace_of_a_shared_record() -> None:
     record.fields = {"trace": "abc", "tenant": "t"}
     f = CloudLoggingFormatter("p")
     first, second = json.loads(f.format(record)), json.loads(f.format(record))
-    assert first["logging.googleapis.com/trace"] == second["logging.googleapis.com/trace"] == "projects/p/traces/abc"
+    assert (
+        first["logging.googleapis.com/trace"]
+        == second["logging.googleapis.com/trace"]
+        == "projects/p/traces/abc"
+    )
 
 
 @pytest.mark.emulator
@@ -128,7 +146,9 @@ def test_stack_logs_never_carry_note_text_at_info(stack: Any, new_user: Any) -> 
         if line.startswith("{"):
             entries.append(json.loads(line))
     assert any(e.get("noteId") == note and e.get("outcome") == "indexed" for e in entries)
-    assert any(e.get("noteId") == note and e.get("httpRequest", {}).get("status") == 201 for e in entries)
+    assert any(
+        e.get("noteId") == note and e.get("httpRequest", {}).get("status") == 201 for e in entries
+    )
     for e in entries:
         if e.get("severity") in ("INFO", "DEBUG", "DEFAULT", "NOTICE"):
             assert "zebra-canary" not in json.dumps(e), e

@@ -58,7 +58,9 @@ def emulated(monkeypatch: pytest.MonkeyPatch) -> FirebaseTokenVerifier:
 
     monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9")
     v = _verifier()
-    app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name=f"emu-{next(_counter)}")
+    app = firebase_admin.initialize_app(
+        options={"projectId": PROJECT}, name=f"emu-{next(_counter)}"
+    )
     v._app = app
     yield v
     firebase_admin.delete_app(app)
@@ -80,14 +82,20 @@ def test_production_rejects_every_bad_token(production: FirebaseTokenVerifier, n
     "token",
     [
         pytest.param(lambda: unsigned(claims(PROJECT)), id="unsigned-alg-none"),
-        pytest.param(lambda: unsigned(claims(PROJECT), {"alg": "none", "kid": KID}), id="unsigned-with-kid"),
-        pytest.param(lambda: signed(claims(PROJECT), key_name="attacker"), id="signed-by-another-key"),
+        pytest.param(
+            lambda: unsigned(claims(PROJECT), {"alg": "none", "kid": KID}), id="unsigned-with-kid"
+        ),
+        pytest.param(
+            lambda: signed(claims(PROJECT), key_name="attacker"), id="signed-by-another-key"
+        ),
         pytest.param(lambda: signed(claims(PROJECT), kid="unknown-kid"), id="unknown-kid"),
         pytest.param(lambda: _hs256(), id="hs256-with-public-cert-as-secret"),
         pytest.param(lambda: _tampered(), id="payload-swapped-after-signing"),
     ],
 )
-def test_production_rejects_unsigned_and_forged_tokens(production: FirebaseTokenVerifier, token: Any) -> None:
+def test_production_rejects_unsigned_and_forged_tokens(
+    production: FirebaseTokenVerifier, token: Any
+) -> None:
     with pytest.raises(Unauthenticated):
         production.verify(token())
 
@@ -111,7 +119,9 @@ def _tampered() -> str:
     return f"{header}.{forged}.{signature}"
 
 
-def test_emulator_mode_accepts_unsigned_but_checks_everything_else(emulated: FirebaseTokenVerifier) -> None:
+def test_emulator_mode_accepts_unsigned_but_checks_everything_else(
+    emulated: FirebaseTokenVerifier,
+) -> None:
     assert emulated.verify(unsigned(claims(PROJECT, uid="emu-uid"))) == "emu-uid"
     for name, token in crafted_bad_tokens(PROJECT).items():
         if name.endswith("-signed"):
@@ -132,18 +142,37 @@ def test_rejections_through_the_api_are_identical_and_leak_nothing() -> None:
                 return "owner"
             raise Unauthenticated("a valid Firebase ID token is required")
 
-    h.api = Api(h.container.settings, Strict(), lambda: h.container.notes,
-                lambda: h.container.chat, h.container.health)
-    endpoints = [("GET", "/notes", None), ("POST", "/notes", {"text": "x"}),
-                 ("GET", f"/notes/{note}", None), ("PATCH", f"/notes/{note}", {"text": "y"}),
-                 ("DELETE", f"/notes/{note}", None), ("POST", "/chat", {"message": "launch?"}),
-                 ("POST", "/search", {"query": "launch"}), ("GET", "/conversations/abc/messages", None),
-                 ("GET", "/messages/abc/sources", None), ("GET", "/api/notes", None),
-                 ("GET", "/notes/bad!id", None)]
-    headers_list = [{}, {"Authorization": ""}, {"Authorization": "Bearer"}, {"Authorization": "Bearer "},
-                    {"Authorization": "Basic b3duZXI6cGFzcw=="}, {"Authorization": "Token good"},
-                    {"Authorization": "Bearer bad"}, {"Authorization": "bearer  "},
-                    *({"Authorization": f"Bearer {t}"} for t in crafted_bad_tokens(PROJECT).values())]
+    h.api = Api(
+        h.container.settings,
+        Strict(),
+        lambda: h.container.notes,
+        lambda: h.container.chat,
+        h.container.health,
+    )
+    endpoints = [
+        ("GET", "/notes", None),
+        ("POST", "/notes", {"text": "x"}),
+        ("GET", f"/notes/{note}", None),
+        ("PATCH", f"/notes/{note}", {"text": "y"}),
+        ("DELETE", f"/notes/{note}", None),
+        ("POST", "/chat", {"message": "launch?"}),
+        ("POST", "/search", {"query": "launch"}),
+        ("GET", "/conversations/abc/messages", None),
+        ("GET", "/messages/abc/sources", None),
+        ("GET", "/api/notes", None),
+        ("GET", "/notes/bad!id", None),
+    ]
+    headers_list = [
+        {},
+        {"Authorization": ""},
+        {"Authorization": "Bearer"},
+        {"Authorization": "Bearer "},
+        {"Authorization": "Basic b3duZXI6cGFzcw=="},
+        {"Authorization": "Token good"},
+        {"Authorization": "Bearer bad"},
+        {"Authorization": "bearer  "},
+        *({"Authorization": f"Bearer {t}"} for t in crafted_bad_tokens(PROJECT).values()),
+    ]
     bodies = set()
     for (method, path, body), headers in itertools.product(endpoints, headers_list):
         response = h.call(method, path, json=body, headers=headers)
@@ -154,7 +183,9 @@ def test_rejections_through_the_api_are_identical_and_leak_nothing() -> None:
         token = headers.get("Authorization", "").partition(" ")[2]
         assert not token or len(token) < 6 or token not in text
     assert bodies == {("unauthenticated", "a valid Firebase ID token is required", "None")}
-    assert h.call("GET", f"/notes/{note}", headers={"Authorization": "Bearer good"}).status_code == 200
+    assert (
+        h.call("GET", f"/notes/{note}", headers={"Authorization": "Bearer good"}).status_code == 200
+    )
     assert h.store.notes[note].text == "A private note about the launch plan."  # nothing changed
 
 

@@ -26,9 +26,13 @@ def keypair(name: str = "trusted") -> tuple[Any, str]:
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"footnote-{name}")])
     now = dt.datetime.now(dt.UTC)
     cert = (
-        x509.CertificateBuilder().subject_name(subject).issuer_name(subject)
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=1))
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=1))
         .sign(key, hashes.SHA256())
     )
     return key, cert.public_bytes(serialization.Encoding.PEM).decode()
@@ -50,14 +54,16 @@ def claims(project: str, uid: str = "victim-uid", **overrides: Any) -> dict[str,
     return {k: v for k, v in base.items() if v is not None}
 
 
-def signed(payload: dict[str, Any], key_name: str = "trusted", kid: str = KID,
-           alg: str = "RS256") -> str:
+def signed(
+    payload: dict[str, Any], key_name: str = "trusted", kid: str = KID, alg: str = "RS256"
+) -> str:
     key, _ = keypair(key_name)
     return jwt.encode(payload, key, algorithm=alg, headers={"kid": kid})
 
 
 def unsigned(payload: dict[str, Any], header: dict[str, Any] | None = None) -> str:
     """What the Auth emulator issues: alg none, empty signature."""
+
     def part(obj: dict[str, Any]) -> str:
         return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
 
@@ -73,8 +79,12 @@ def crafted_bad_tokens(project: str) -> dict[str, str]:
         "wrong-audience": unsigned(claims(project, aud="someone-elses-project")),
         "wrong-audience-signed": signed(claims(project, aud="someone-elses-project")),
         "wrong-issuer": unsigned(claims(project, iss="https://securetoken.google.com/evil")),
-        "custom-token-audience": unsigned(claims(
-            project, aud="https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit")),
+        "custom-token-audience": unsigned(
+            claims(
+                project,
+                aud="https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit",
+            )
+        ),
         "no-subject": unsigned(claims(project, sub=None, user_id=None)),
         "empty-subject": unsigned(claims(project, sub="", user_id="")),
         "long-subject": unsigned(claims(project, sub="u" * 129, user_id="u" * 129)),
@@ -85,7 +95,9 @@ def crafted_bad_tokens(project: str) -> dict[str, str]:
         "garbage": "not-a-token",
         "three-dots": "a.b.c",
         "bad-base64": "eyJ!!!.eyJ!!!.sig",
-        "json-array-payload": unsigned({"alg": "none"}, None).split(".")[0] + "."
-        + base64.urlsafe_b64encode(b"[1,2]").decode().rstrip("=") + ".",
+        "json-array-payload": unsigned({"alg": "none"}, None).split(".")[0]
+        + "."
+        + base64.urlsafe_b64encode(b"[1,2]").decode().rstrip("=")
+        + ".",
         "huge": "a" * 9000,
     }

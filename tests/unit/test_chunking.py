@@ -1,3 +1,5 @@
+import itertools
+
 import pytest
 
 from footnote.ingest.chunking import chunk_id, chunk_text
@@ -35,7 +37,7 @@ def test_chunks_respect_size_and_keep_sentences_whole() -> None:
 
 def test_consecutive_chunks_overlap_by_whole_sentences() -> None:
     chunks = chunk_text(_doc(40), 200, 60)
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert b.start < a.end, "each chunk starts inside the previous one"
         assert a.end - b.start <= 60
 

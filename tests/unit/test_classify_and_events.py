@@ -17,9 +17,18 @@ from tests.factories import NOW
     [
         ("We decided to go with Postgres instead of MySQL.", MemoryType.DECISION),
         ("Signups grew 23% week over week; churn is 4%.", MemoryType.METRIC),
-        ("Customer said the onboarding is confusing; users complained about pricing.", MemoryType.FEEDBACK),
-        ("TODO: remember to follow up with legal by Friday, deadline is next week.", MemoryType.TASK),
-        ("A study found that spaced repetition improves recall; the paper compared two methods.", MemoryType.RESEARCH),
+        (
+            "Customer said the onboarding is confusing; users complained about pricing.",
+            MemoryType.FEEDBACK,
+        ),
+        (
+            "TODO: remember to follow up with legal by Friday, deadline is next week.",
+            MemoryType.TASK,
+        ),
+        (
+            "A study found that spaced repetition improves recall; the paper compared two methods.",
+            MemoryType.RESEARCH,
+        ),
         ("Lunch was nice today.", MemoryType.NOTE),
     ],
 )
@@ -29,20 +38,29 @@ def test_rule_classifier(text: str, expected: MemoryType) -> None:
 
 def _event(data: bytes, subject: str = "documents/notes/abc") -> CloudEvent:
     return CloudEvent(
-        {"type": "google.cloud.firestore.document.v1.written", "source": "//firestore",
-         "subject": subject, "id": "e1"},
+        {
+            "type": "google.cloud.firestore.document.v1.written",
+            "source": "//firestore",
+            "subject": subject,
+            "id": "e1",
+        },
         data,
     )
 
 
-def _payload(new: bool, old: bool, name: str = "projects/p/databases/(default)/documents/notes/abc") -> bytes:
+def _payload(
+    new: bool, old: bool, name: str = "projects/p/databases/(default)/documents/notes/abc"
+) -> bytes:
     data = DocumentEventData(
         value=Document(name=name) if new else None, old_value=Document(name=name) if old else None
     )
     return DocumentEventData.serialize(data)
 
 
-@pytest.mark.parametrize(("new", "old", "kind"), [(True, False, "created"), (True, True, "updated"), (False, True, "deleted")])
+@pytest.mark.parametrize(
+    ("new", "old", "kind"),
+    [(True, False, "created"), (True, True, "updated"), (False, True, "deleted")],
+)
 def test_decode_raw_protobuf(new: bool, old: bool, kind: str) -> None:
     event = decode(_event(_payload(new, old)))
     assert (event.note_id, event.kind, event.event_id) == ("abc", kind, "e1")

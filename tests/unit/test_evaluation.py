@@ -135,10 +135,18 @@ HOTPOT_PASSAGES = [
 ]
 HOTPOT_QUESTIONS = [
     ("h1", "What is the fight song of the University of Kansas?", ["Kansas Song"], ["p1", "p2"]),
-    ("h2", "Who designed the Analytical Engine that Ada Lovelace programmed?",
-     ["Charles Babbage"], ["p3", "p4"]),
-    ("h3", "On which island does Mount Fuji, the highest volcano in Japan, stand?",
-     ["Honshu"], ["p5", "p6"]),
+    (
+        "h2",
+        "Who designed the Analytical Engine that Ada Lovelace programmed?",
+        ["Charles Babbage"],
+        ["p3", "p4"],
+    ),
+    (
+        "h3",
+        "On which island does Mount Fuji, the highest volcano in Japan, stand?",
+        ["Honshu"],
+        ["p5", "p6"],
+    ),
     ("h4", "Which river flows through Vienna, the capital of Austria?", ["Danube"], ["p7", "p8"]),
 ]
 
@@ -174,12 +182,28 @@ def test_retrieval_harness_end_to_end(tmp_path: Path) -> None:
     assert (tmp_path / "cache" / "embeddings.sqlite").exists()
 
 
-def test_retrieval_command_writes_the_json_shape(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_retrieval_command_writes_the_json_shape(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EMBEDDER", "hash")
     data = write_beir(tmp_path / "beir")
     out = tmp_path / "out" / "r.json"
-    code = main(["eval", "retrieval", str(data), "--split", "dev", "--json", str(out),
-                 "--limit", "2", "--strategies", "bm25,default", "--no-cache"])
+    code = main(
+        [
+            "eval",
+            "retrieval",
+            str(data),
+            "--split",
+            "dev",
+            "--json",
+            str(out),
+            "--limit",
+            "2",
+            "--strategies",
+            "bm25,default",
+            "--no-cache",
+        ]
+    )
     assert code == 0
     report = json.loads(out.read_text())
     assert report["queries"] == 2
@@ -200,8 +224,14 @@ def test_answers_harness_end_to_end(tmp_path: Path) -> None:
     report = evaluate_answers(
         data, eval_settings(embedder="hash"), tmp_path / "cache", progress=lambda _: None
     )
-    keys = ("answer_recall", "citation_recall", "citation_precision", "validated_share",
-            "abstention_rate", "answered_rate")
+    keys = (
+        "answer_recall",
+        "citation_recall",
+        "citation_precision",
+        "validated_share",
+        "abstention_rate",
+        "answered_rate",
+    )
     assert all(0.0 <= report[k] <= 1.0 for k in keys)
     assert report["questions"] == 4 and report["abstention_questions"] == 2
     assert report["withheld_passages"] == 4

@@ -7,7 +7,9 @@ from footnote.generation.prompt import NOT_ENOUGH, quote_note_text, render_sourc
 from tests.factories import chunk, source
 
 
-def _analysis(question: str, keywords: tuple[str, ...], intent: Intent = Intent.FACTUAL) -> QueryAnalysis:
+def _analysis(
+    question: str, keywords: tuple[str, ...], intent: Intent = Intent.FACTUAL
+) -> QueryAnalysis:
     return QueryAnalysis(question, question, keywords, intent)
 
 
@@ -21,7 +23,7 @@ def test_extractive_answer_cites_the_sentences_it_uses() -> None:
     text = compose("Where does the API run?", SOURCES, _analysis("q", ("api", "run")))
     assert "Cloud Run for the API [N1]." in text
     checked = validate(text, SOURCES)
-    assert checked.dropped == 0 and [c.cid for c in checked.citations][0] == "N1"
+    assert checked.dropped == 0 and checked.citations[0].cid == "N1"
 
 
 def test_extractive_without_sources_abstains() -> None:
@@ -53,7 +55,9 @@ def test_validation_drops_uncited_sentences() -> None:
 
 
 def test_every_marker_has_exactly_one_citation_and_vice_versa() -> None:
-    answer = "Cloud Run hosts the API [N1][N1]. Firestore stores notes [N2]. API scales to zero [N1]."
+    answer = (
+        "Cloud Run hosts the API [N1][N1]. Firestore stores notes [N2]. API scales to zero [N1]."
+    )
     checked = validate(answer, SOURCES)
     import re
 
@@ -84,8 +88,12 @@ def test_extractive_answer_does_not_cite_the_note_title_as_a_claim() -> None:
     import dataclasses
 
     titled = source("N1", "Storage choice\n\nWe chose Firestore over Postgres for storage.")
-    titled = dataclasses.replace(titled, chunk=dataclasses.replace(titled.chunk, title="Storage choice"))
-    text = compose("Why Firestore storage?", [titled], _analysis("q", ("firestor", "storag", "choic")))
+    titled = dataclasses.replace(
+        titled, chunk=dataclasses.replace(titled.chunk, title="Storage choice")
+    )
+    text = compose(
+        "Why Firestore storage?", [titled], _analysis("q", ("firestor", "storag", "choic"))
+    )
     assert "Storage choice" not in text
     assert "We chose Firestore over Postgres for storage [N1]." in text
 
@@ -107,12 +115,18 @@ def test_extractive_factual_answer_skips_sentences_that_add_nothing_new() -> Non
 
 
 def test_extractive_follows_a_quoted_note_title_to_that_note() -> None:
-    ventures = dataclasses.replace(chunk("v_000", "Kaiser Ventures was founded by Henry J. Kaiser in 1941."),
-                                   title="Kaiser Ventures")
-    person = dataclasses.replace(chunk("p_000", "He was known as the father of modern shipbuilding."),
-                                 title="Henry J. Kaiser")
+    ventures = dataclasses.replace(
+        chunk("v_000", "Kaiser Ventures was founded by Henry J. Kaiser in 1941."),
+        title="Kaiser Ventures",
+    )
+    person = dataclasses.replace(
+        chunk("p_000", "He was known as the father of modern shipbuilding."),
+        title="Henry J. Kaiser",
+    )
     sources = [Source("N1", ventures, 1.0), Source("N2", person, 0.5)]
-    text = compose("Who founded Kaiser Ventures?", sources, _analysis("q", ("found", "kaiser", "ventur")))
+    text = compose(
+        "Who founded Kaiser Ventures?", sources, _analysis("q", ("found", "kaiser", "ventur"))
+    )
     assert "[N1]" in text and "shipbuilding [N2]" in text
 
 
@@ -124,9 +138,18 @@ def _titled(cid: str, title: str, text: str) -> Source:
 def test_extractive_abstains_when_a_name_in_the_question_is_in_no_source() -> None:
     sources = [source("N1", "The psychology professor taught at a university in the city.")]
     question = "Ralph Hefferline was a psychology professor at a university in what city?"
-    analysis = _analysis(question, ("ralph", "hefferlin", "psycholog", "professor", "universiti", "citi"))
-    assert compose(question, sources, analysis) == NOT_ENOUGH  # 4 of 6 terms match, the person does not
-    named = [source("N1", "Ralph Hefferline was a psychology professor at Columbia University in New York City.")]
+    analysis = _analysis(
+        question, ("ralph", "hefferlin", "psycholog", "professor", "universiti", "citi")
+    )
+    assert (
+        compose(question, sources, analysis) == NOT_ENOUGH
+    )  # 4 of 6 terms match, the person does not
+    named = [
+        source(
+            "N1",
+            "Ralph Hefferline was a psychology professor at Columbia University in New York City.",
+        )
+    ]
     assert "[N1]" in compose(question, named, analysis)
 
 
@@ -138,12 +161,16 @@ def test_question_names_are_runs_of_capitals_and_numbers() -> None:
     assert name_phrases("Summarize what Alice said in March") == [("alic",)]
     assert name_phrases("WHY DID WE CHOOSE FIRESTORE?") == []  # capitals everywhere name nothing
     in_q3 = dataclasses.replace(_analysis("q", ("bob",)), window=TimeWindow(label="in q3 2025"))
-    assert name_phrases("What did Bob decide in Q3 2025?", in_q3) == [("bob",)]  # the window is the date
+    assert name_phrases("What did Bob decide in Q3 2025?", in_q3) == [
+        ("bob",)
+    ]  # the window is the date
 
 
 def test_plain_notes_question_is_still_answered_despite_irregular_verbs() -> None:
-    sources = [source("N1", "We chose Firestore because it syncs in real time."),
-               source("N2", "Lunch on Tuesday was ramen.")]
+    sources = [
+        source("N1", "We chose Firestore because it syncs in real time."),
+        source("N2", "Lunch on Tuesday was ramen."),
+    ]
     text = compose("Why did we choose Firestore?", sources, _analysis("q", ("choos", "firestor")))
     assert text == "We chose Firestore because it syncs in real time [N1]."
 

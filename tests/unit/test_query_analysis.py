@@ -54,8 +54,13 @@ CASES = [
     Case("What did I decide last week about the API?", LAST_WEEK, D, (), "decide api"),
     Case("notes from today", TODAY),
     Case("earlier today Maria mentioned churn", TODAY, F, (), "maria mentioned churn"),
-    Case("What did Maria say yesterday about onboarding?", (d(2026, 11, 21), d(2026, 11, 22)),
-         F, (), "maria onboarding"),
+    Case(
+        "What did Maria say yesterday about onboarding?",
+        (d(2026, 11, 21), d(2026, 11, 22)),
+        F,
+        (),
+        "maria onboarding",
+    ),
     Case("the day before yesterday", (d(2026, 11, 20), d(2026, 11, 21))),
     Case("this week's standups", THIS_WEEK, F, (), "standups"),
     Case("revenue last month", LAST_MONTH, F, (), "revenue"),
@@ -76,12 +81,19 @@ CASES = [
     Case("bugs reported after June 5", (d(2026, 6, 6), None), F, (), "bugs reported"),
     Case("what did we ship until October", (None, d(2026, 11, 1)), F, (), "ship"),
     Case("meeting on 2024-03-05", (d(2024, 3, 5), d(2024, 3, 6)), F, (), "meeting"),
-    Case("offsite agenda on the 5th of June", (d(2026, 6, 5), d(2026, 6, 6)), F, (), "offsite agenda"),
+    Case(
+        "offsite agenda on the 5th of June", (d(2026, 6, 5), d(2026, 6, 6)), F, (), "offsite agenda"
+    ),
     Case("since Monday", (d(2026, 11, 16), None)),
     Case("key metrics in Q2 2025", (d(2025, 4, 1), d(2025, 7, 1)), F, (M.METRIC,), "key metrics"),
     Case("roadmap between March and June", (d(2026, 3, 1), d(2026, 7, 1)), F, (), "roadmap"),
-    Case("pricing between 2024-01-10 and 2024-02-05", (d(2024, 1, 10), d(2024, 2, 6)),
-         F, (), "pricing"),
+    Case(
+        "pricing between 2024-01-10 and 2024-02-05",
+        (d(2024, 1, 10), d(2024, 2, 6)),
+        F,
+        (),
+        "pricing",
+    ),
     Case("from March to May 2024", (d(2024, 3, 1), d(2024, 6, 1))),
     Case("between June and March", (d(2025, 6, 1), d(2026, 4, 1))),
     Case("what did we decide before the end of March", (None, d(2026, 4, 1)), D, (), "decide"),
@@ -110,8 +122,13 @@ CASES = [
     Case("recap of last month", LAST_MONTH, S),
     Case("list all the customers who complained", NONE, L, (), "customers complained"),
     Case("which vendors have we ruled out", NONE, L, (), "vendors ruled"),
-    Case("all the experiments we ran in Q3", (d(2026, 7, 1), d(2026, 10, 1)), L, (M.RESEARCH,),
-         "experiments ran"),
+    Case(
+        "all the experiments we ran in Q3",
+        (d(2026, 7, 1), d(2026, 10, 1)),
+        L,
+        (M.RESEARCH,),
+        "experiments ran",
+    ),
     Case("when did we move to Postgres?", NONE, T, (), "move postgres"),
     Case("timeline of the migration", NONE, T, (), "migration"),
     Case("history of our pricing", NONE, T, (), "history pricing"),
@@ -159,88 +176,122 @@ def test_citation_markers_in_a_query_are_not_keywords() -> None:
     assert a.keywords == tuple(stem(w) for w in "launch budget decision n95 masks".split())
 
 
-@pytest.mark.parametrize("query", ["what is the thing that I wrote?", "tell me something", "of the and"])
+@pytest.mark.parametrize(
+    "query", ["what is the thing that I wrote?", "tell me something", "of the and"]
+)
 def test_only_stopwords_and_filler_give_no_keywords(query: str) -> None:
     a = analyze(query, NOW)
     assert a.keywords == () and a.window is None and a.types == ()
 
 
-@pytest.mark.parametrize("query, keyword", [
-    ("the March proposal", "march"),
-    ("March madness bracket", "march"),
-    ("notes about the June release", "june"),  # ("may" is a stop word)
-    ("Monday meeting notes", "monday"),
-    ("the 2024 plan", "2024"),
-    ("the Q3 roadmap", "q3"),
-])
-def test_month_year_and_weekday_names_without_a_preposition_are_keywords(query: str, keyword: str) -> None:
+@pytest.mark.parametrize(
+    "query, keyword",
+    [
+        ("the March proposal", "march"),
+        ("March madness bracket", "march"),
+        ("notes about the June release", "june"),  # ("may" is a stop word)
+        ("Monday meeting notes", "monday"),
+        ("the 2024 plan", "2024"),
+        ("the Q3 roadmap", "q3"),
+    ],
+)
+def test_month_year_and_weekday_names_without_a_preposition_are_keywords(
+    query: str, keyword: str
+) -> None:
     a = analyze(query, NOW)
     assert a.window is None
     assert stem(keyword) in a.keywords
 
 
-@pytest.mark.parametrize("query", [
-    "the proposal in March", "the proposal during March", "proposals since March",
-    "proposals before March", "proposals after March",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "the proposal in March",
+        "the proposal during March",
+        "proposals since March",
+        "proposals before March",
+        "proposals after March",
+    ],
+)
 def test_month_after_a_preposition_is_a_window_and_not_a_keyword(query: str) -> None:
     a = analyze(query, NOW)
     assert a.window is not None
     assert stem("march") not in a.keywords
 
 
-@pytest.mark.parametrize("now, query, window", [
-    # the current month counts; a later month is last year's
-    (d(2027, 1, 15), "in January", (d(2027, 1, 1), d(2027, 2, 1))),
-    (d(2027, 1, 15), "in December", (d(2026, 12, 1), d(2027, 1, 1))),
-    (NOW, "since December", (d(2025, 12, 1), None)),
-    (NOW, "after December 25", (d(2025, 12, 26), None)),
-    (NOW, "since November 30", (d(2025, 11, 30), None)),
-    (NOW, "since November 22", (d(2026, 11, 22), None)),
-    # periods that cross a year boundary
-    (d(2027, 1, 5), "last month", (d(2026, 12, 1), d(2027, 1, 1))),
-    (d(2027, 1, 3), "last week", (d(2026, 12, 21), d(2026, 12, 28))),
-    (d(2027, 2, 10), "last quarter", (d(2026, 10, 1), d(2027, 1, 1))),
-    (d(2027, 1, 1), "yesterday", (d(2026, 12, 31), d(2027, 1, 1))),
-    (d(2027, 1, 3), "this week", (d(2026, 12, 28), d(2027, 1, 4))),
-    (d(2027, 1, 15), "last March", (d(2026, 3, 1), d(2026, 4, 1))),
-    (d(2026, 3, 15), "last March", (d(2025, 3, 1), d(2025, 4, 1))),
-])
-def test_month_and_year_rollovers(now: datetime, query: str, window: tuple[datetime | None, ...]) -> None:
+@pytest.mark.parametrize(
+    "now, query, window",
+    [
+        # the current month counts; a later month is last year's
+        (d(2027, 1, 15), "in January", (d(2027, 1, 1), d(2027, 2, 1))),
+        (d(2027, 1, 15), "in December", (d(2026, 12, 1), d(2027, 1, 1))),
+        (NOW, "since December", (d(2025, 12, 1), None)),
+        (NOW, "after December 25", (d(2025, 12, 26), None)),
+        (NOW, "since November 30", (d(2025, 11, 30), None)),
+        (NOW, "since November 22", (d(2026, 11, 22), None)),
+        # periods that cross a year boundary
+        (d(2027, 1, 5), "last month", (d(2026, 12, 1), d(2027, 1, 1))),
+        (d(2027, 1, 3), "last week", (d(2026, 12, 21), d(2026, 12, 28))),
+        (d(2027, 2, 10), "last quarter", (d(2026, 10, 1), d(2027, 1, 1))),
+        (d(2027, 1, 1), "yesterday", (d(2026, 12, 31), d(2027, 1, 1))),
+        (d(2027, 1, 3), "this week", (d(2026, 12, 28), d(2027, 1, 4))),
+        (d(2027, 1, 15), "last March", (d(2026, 3, 1), d(2026, 4, 1))),
+        (d(2026, 3, 15), "last March", (d(2025, 3, 1), d(2025, 4, 1))),
+    ],
+)
+def test_month_and_year_rollovers(
+    now: datetime, query: str, window: tuple[datetime | None, ...]
+) -> None:
     a = analyze(query, now)
     assert a.window is not None
     assert (a.window.start, a.window.end) == window
 
 
-@pytest.mark.parametrize("now, query, window", [
-    (NOW, "on Feb 29", (d(2024, 2, 29), d(2024, 3, 1))),
-    (d(2028, 3, 1), "on Feb 29", (d(2028, 2, 29), d(2028, 3, 1))),
-    (d(2028, 2, 28), "on Feb 29", (d(2024, 2, 29), d(2024, 3, 1))),
-    (NOW, "on 2024-02-29", (d(2024, 2, 29), d(2024, 3, 1))),
-    (d(2024, 3, 31, ), "in the past month", (d(2024, 2, 29), None)),
-    (d(2024, 2, 29), "the past year", (d(2023, 2, 28), None)),
-    (d(2024, 3, 31), "a month ago", (d(2024, 2, 1), d(2024, 3, 1))),
-    (d(2024, 3, 1), "yesterday", (d(2024, 2, 29), d(2024, 3, 1))),
-    (d(2024, 3, 10), "in February", (d(2024, 2, 1), d(2024, 3, 1))),
-])
+@pytest.mark.parametrize(
+    "now, query, window",
+    [
+        (NOW, "on Feb 29", (d(2024, 2, 29), d(2024, 3, 1))),
+        (d(2028, 3, 1), "on Feb 29", (d(2028, 2, 29), d(2028, 3, 1))),
+        (d(2028, 2, 28), "on Feb 29", (d(2024, 2, 29), d(2024, 3, 1))),
+        (NOW, "on 2024-02-29", (d(2024, 2, 29), d(2024, 3, 1))),
+        (
+            d(
+                2024,
+                3,
+                31,
+            ),
+            "in the past month",
+            (d(2024, 2, 29), None),
+        ),
+        (d(2024, 2, 29), "the past year", (d(2023, 2, 28), None)),
+        (d(2024, 3, 31), "a month ago", (d(2024, 2, 1), d(2024, 3, 1))),
+        (d(2024, 3, 1), "yesterday", (d(2024, 2, 29), d(2024, 3, 1))),
+        (d(2024, 3, 10), "in February", (d(2024, 2, 1), d(2024, 3, 1))),
+    ],
+)
 def test_leap_years(now: datetime, query: str, window: tuple[datetime | None, ...]) -> None:
     a = analyze(query, now)
     assert a.window is not None
     assert (a.window.start, a.window.end) == window
 
 
-@pytest.mark.parametrize("query, hint", [
-    ("on 2023-02-29", "on 2023-02-29"),
-    ("on 2026-13-01", "on 2026-13-01"),
-    ("since June 31", "since june 31"),
-    ("what is due tomorrow", "tomorrow"),
-    ("tasks for next week", "next week"),
-])
+@pytest.mark.parametrize(
+    "query, hint",
+    [
+        ("on 2023-02-29", "on 2023-02-29"),
+        ("on 2026-13-01", "on 2026-13-01"),
+        ("since June 31", "since june 31"),
+        ("what is due tomorrow", "tomorrow"),
+        ("tasks for next week", "next week"),
+    ],
+)
 def test_impossible_or_future_dates_give_no_window_and_are_recorded(query: str, hint: str) -> None:
     a = analyze(query, NOW)
     assert a.window is None
     assert a.unresolved == (hint,)
-    assert not {stem(w) for w in ("tomorrow", "next", "week", "2023", "june", "31")} & set(a.keywords)
+    assert not {stem(w) for w in ("tomorrow", "next", "week", "2023", "june", "31")} & set(
+        a.keywords
+    )
 
 
 def test_unknown_event_anchor_gives_no_window_but_records_the_hint() -> None:
@@ -258,12 +309,15 @@ def test_unknown_event_stops_at_the_first_function_word() -> None:
     assert a.keywords == tuple(stem(w) for w in ("customer", "call", "pricing"))
 
 
-@pytest.mark.parametrize("query, keywords", [
-    ("since we launched", ("launched",)),
-    ("during the day", ("day",)),
-    ("after the fact", ("fact",)),
-    ("before we chose Firestore", ("chose", "firestore")),
-])
+@pytest.mark.parametrize(
+    "query, keywords",
+    [
+        ("since we launched", ("launched",)),
+        ("during the day", ("day",)),
+        ("after the fact", ("fact",)),
+        ("before we chose Firestore", ("chose", "firestore")),
+    ],
+)
 def test_prepositions_without_a_date_are_neither_windows_nor_unresolved(
     query: str, keywords: tuple[str, ...]
 ) -> None:
@@ -273,7 +327,11 @@ def test_prepositions_without_a_date_are_neither_windows_nor_unresolved(
 
 
 def test_event_names_are_normalised_and_datetimes_accepted() -> None:
-    events = {"  The Product   Launch ": datetime(2026, 9, 1, 23, 30, tzinfo=timezone(-timedelta(hours=2)))}
+    events = {
+        "  The Product   Launch ": datetime(
+            2026, 9, 1, 23, 30, tzinfo=timezone(-timedelta(hours=2))
+        )
+    }
     a = analyze("since our product launch", NOW, events)
     assert a.window == TimeWindow(d(2026, 9, 2), None, "since our product launch")
     assert a.keywords == ()
@@ -301,8 +359,17 @@ def test_week_semantics_on_every_day_of_a_week() -> None:
 def test_window_is_half_open() -> None:
     w = analyze("last week", NOW).window
     assert w is not None
-    assert w.contains(d(2026, 11, 9)) and w.contains(d(2026, 11, 15) + timedelta(hours=23, minutes=59))
-    assert not w.contains(d(2026, 11, 16)) and not w.contains(d(2026, 11, 8, ) + timedelta(hours=23))
+    assert w.contains(d(2026, 11, 9)) and w.contains(
+        d(2026, 11, 15) + timedelta(hours=23, minutes=59)
+    )
+    assert not w.contains(d(2026, 11, 16)) and not w.contains(
+        d(
+            2026,
+            11,
+            8,
+        )
+        + timedelta(hours=23)
+    )
 
 
 def test_now_is_read_in_utc_and_must_be_aware() -> None:
@@ -314,17 +381,38 @@ def test_now_is_read_in_utc_and_must_be_aware() -> None:
 
 
 def test_number_words_and_digits_agree() -> None:
-    for words, digits in (("two weeks", "2 weeks"), ("ten days", "10 days"), ("three months", "3 months")):
+    for words, digits in (
+        ("two weeks", "2 weeks"),
+        ("ten days", "10 days"),
+        ("three months", "3 months"),
+    ):
         assert analyze(f"in the last {words}", NOW).window == TimeWindow(
-            analyze(f"in the last {digits}", NOW).window.start, None, f"in the last {words}"  # type: ignore[union-attr]
+            analyze(f"in the last {digits}", NOW).window.start,
+            None,
+            f"in the last {words}",  # type: ignore[union-attr]
         )
 
 
 def test_time_words_never_become_keywords() -> None:
-    time_words = {stem(w) for w in (
-        "today", "yesterday", "week", "weekend", "month", "year", "quarter", "day", "days",
-        "ago", "last", "past", "this", "since",
-    )}
+    time_words = {
+        stem(w)
+        for w in (
+            "today",
+            "yesterday",
+            "week",
+            "weekend",
+            "month",
+            "year",
+            "quarter",
+            "day",
+            "days",
+            "ago",
+            "last",
+            "past",
+            "this",
+            "since",
+        )
+    }
     for case in CASES:
         if case.window != NONE:
             assert not time_words & set(analyze(case.query, NOW, EVENTS).keywords), case.query
@@ -377,9 +465,21 @@ def test_retriever_applies_the_window_and_types_to_every_source() -> None:
     from footnote.adapters.hash_embedder import HashEmbedder
 
     chunks = [  # tests.factories.NOW is 2026-11-22 15:00 UTC
-        chunk("a_000", "We decided to use Firestore for the API.", days_ago=10, memory_type=M.DECISION),
-        chunk("b_000", "We decided to use Firestore for the API, again.", days_ago=1, memory_type=M.DECISION),
-        chunk("c_000", "Firestore API decision notes from long ago.", days_ago=60, memory_type=M.DECISION),
+        chunk(
+            "a_000", "We decided to use Firestore for the API.", days_ago=10, memory_type=M.DECISION
+        ),
+        chunk(
+            "b_000",
+            "We decided to use Firestore for the API, again.",
+            days_ago=1,
+            memory_type=M.DECISION,
+        ),
+        chunk(
+            "c_000",
+            "Firestore API decision notes from long ago.",
+            days_ago=60,
+            memory_type=M.DECISION,
+        ),
         chunk("d_000", "Firestore API task: write the migration.", days_ago=11, memory_type=M.TASK),
     ]
     settings = Settings(EMBEDDER="hash", NOTE_STORE="memory", REINDEX_QUEUE="inline")

@@ -33,19 +33,28 @@ class BrokenEmbedder(HashEmbedder):
 
 class World:
     def __init__(self, embedder: HashEmbedder | None = None, **settings: object) -> None:
-        self.settings = Settings(EMBEDDER="hash", NOTE_STORE="memory", REINDEX_QUEUE="inline",
-                                 **{k.upper(): v for k, v in settings.items()})  # type: ignore[arg-type]
+        self.settings = Settings(
+            EMBEDDER="hash",
+            NOTE_STORE="memory",
+            REINDEX_QUEUE="inline",
+            **{k.upper(): v for k, v in settings.items()},
+        )  # type: ignore[arg-type]
         self.store = MemoryStore()
         self.embedder = embedder or HashEmbedder()
         self.corpora = CorpusCache(self.store)
         index = MemoryVectorIndex(self.corpora)
-        self.indexing = IndexingService(self.settings, self.store, self.store, self.embedder,
-                                        RuleClassifier(), index)
+        self.indexing = IndexingService(
+            self.settings, self.store, self.store, self.embedder, RuleClassifier(), index
+        )
         self.retriever = Retriever(self.settings, self.corpora, self.embedder, index)
-        self.chat = ChatService(self.settings, self.retriever, _extractive(), self.store, lambda: NOW)
+        self.chat = ChatService(
+            self.settings, self.retriever, _extractive(), self.store, lambda: NOW
+        )
         self.queue = InlineQueue()
         self.jobs = MemoryJobStore()
-        self.reindex = ReindexService(self.indexing, self.store, self.store, self.jobs, self.queue, 2)
+        self.reindex = ReindexService(
+            self.indexing, self.store, self.store, self.jobs, self.queue, 2
+        )
 
     def add(self, nid: str, text: str, tenant: str = "alice", days_ago: float = 0) -> None:
         self.store.create_note(note(nid, text, tenant, days_ago=days_ago))
@@ -96,7 +105,9 @@ def test_failure_marks_the_note_failed_and_reraises() -> None:
     with pytest.raises(RuntimeError):
         w.indexing.index_note("n1")
     state = w.store.index_state("n1")
-    assert state.status is IndexStatus.FAILED and state.attempts == 1 and state.error == "RuntimeError"
+    assert (
+        state.status is IndexStatus.FAILED and state.attempts == 1 and state.error == "RuntimeError"
+    )
     assert w.store.unindexed_note_ids(None, 10) == ["n1"]
 
 
@@ -124,7 +135,13 @@ def test_reindex_pages_through_a_tenant_and_survives_duplicate_messages() -> Non
 def test_reindex_rejects_malformed_requests() -> None:
     from footnote.errors import BadEvent
 
-    for bad in ({}, {"scope": "tenant"}, {"scope": "note"}, {"scope": "galaxy"}, {"scope": "all", "x": 1}):
+    for bad in (
+        {},
+        {"scope": "tenant"},
+        {"scope": "note"},
+        {"scope": "galaxy"},
+        {"scope": "all", "x": 1},
+    ):
         with pytest.raises(BadEvent):
             parse_request(bad)
 

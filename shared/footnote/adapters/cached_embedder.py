@@ -31,8 +31,13 @@ class CachedEmbedder:
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
         if todo:
             self.misses += len(todo)
-            fresh = dict(zip((cache_key(self.model_id, t) for t in todo),
-                             self.inner.embed_documents(todo), strict=True))
+            fresh = dict(
+                zip(
+                    (cache_key(self.model_id, t) for t in todo),
+                    self.inner.embed_documents(todo),
+                    strict=True,
+                )
+            )
             self._cache.put_many(fresh)
             found.update(fresh)
         return [list(found[k]) for k in keys]

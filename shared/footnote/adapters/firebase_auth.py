@@ -67,6 +67,9 @@ def _fresh(claims: dict[str, Any]) -> bool:
 
 def _usable_uid(uid: str) -> bool:
     """The uid names Firestore documents (tenants/{uid}): no path tricks, no reserved ids."""
-    return 0 < len(uid) <= 128 and "/" not in uid and uid not in (".", "..") and not (
-        uid.startswith("__") and uid.endswith("__")
+    return (
+        0 < len(uid) <= 128
+        and "/" not in uid
+        and uid not in (".", "..")
+        and not (uid.startswith("__") and uid.endswith("__"))
     )

@@ -209,7 +209,9 @@ class FirestoreStore:
         self.client.collection(STATES).document(state.note_id).set(_state_doc(state), merge=True)
 
     def tenant_chunks(self, tenant_id: str) -> list[Chunk]:
-        query = self.client.collection(CHUNKS).where(filter=self._where("tenantId", "==", tenant_id))
+        query = self.client.collection(CHUNKS).where(
+            filter=self._where("tenantId", "==", tenant_id)
+        )
         return [_chunk_from(s.to_dict() or {}) for s in query.stream()]
 
     def tenant_version(self, tenant_id: str) -> int:
@@ -219,7 +221,9 @@ class FirestoreStore:
     def unindexed_note_ids(self, after: str | None, limit: int) -> list[str]:
         states = self.client.collection(STATES)
         query = states.where(
-            filter=self._where("status", "in", [IndexStatus.PENDING.value, IndexStatus.FAILED.value])
+            filter=self._where(
+                "status", "in", [IndexStatus.PENDING.value, IndexStatus.FAILED.value]
+            )
         ).order_by("__name__")
         if after:
             query = query.start_after({"__name__": states.document(after)})

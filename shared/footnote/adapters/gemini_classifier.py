@@ -34,8 +34,9 @@ MAX_CHARS = 8_000
 
 
 class GeminiClassifier:
-    def __init__(self, client: Any, model: str, timeout_ms: int = 10_000,
-                 retry: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, client: Any, model: str, timeout_ms: int = 10_000, retry: RetryPolicy | None = None
+    ) -> None:
         self._client = client
         self.model = model
         self._timeout_s = timeout_ms / 1000
@@ -46,8 +47,12 @@ class GeminiClassifier:
         client = genai_client(
             s.project_id, s.location, s.vertex_api_endpoint, s.chat_timeout_ms, credentials
         )
-        return cls(client, s.classifier_model or s.chat_model, s.chat_timeout_ms,
-                   RetryPolicy.from_settings(s))
+        return cls(
+            client,
+            s.classifier_model or s.chat_model,
+            s.chat_timeout_ms,
+            RetryPolicy.from_settings(s),
+        )
 
     def classify(self, text: str) -> MemoryType:
         from google.genai import types
@@ -60,7 +65,8 @@ class GeminiClassifier:
             response_schema={"type": "STRING", "enum": [t.value for t in MemoryType]},
             thinking_config=(
                 types.ThinkingConfig(thinking_budget=0)
-                if self.model.startswith("gemini-2.5-flash") else None
+                if self.model.startswith("gemini-2.5-flash")
+                else None
             ),
         )
         prompt = f"<note>\n{quote_note_text(text[:MAX_CHARS])}\n</note>"

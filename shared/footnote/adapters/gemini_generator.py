@@ -136,7 +136,9 @@ def _text(response: Any) -> str:
     if not candidates or candidates[0].content is None:
         return ""
     parts = candidates[0].content.parts or []
-    return "".join(p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", False))
+    return "".join(
+        p.text for p in parts if getattr(p, "text", None) and not getattr(p, "thought", False)
+    )
 
 
 def _finish(response: Any) -> str:

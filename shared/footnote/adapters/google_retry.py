@@ -50,8 +50,15 @@ def is_retryable(exc: BaseException) -> bool:
 def _is_transient_transport_error(exc: BaseException) -> bool:
     names = {cls.__name__ for cls in type(exc).__mro__}
     # httpx (google-genai), requests/urllib3 (GAPIC REST): connection dropped or reset.
-    transient = {"ConnectError", "RemoteProtocolError", "ReadError", "ConnectionError",
-                 "ProtocolError", "ChunkedEncodingError", "ServiceUnavailable"}
+    transient = {
+        "ConnectError",
+        "RemoteProtocolError",
+        "ReadError",
+        "ConnectionError",
+        "ProtocolError",
+        "ChunkedEncodingError",
+        "ServiceUnavailable",
+    }
     return bool(names & transient)
 
 
@@ -93,8 +100,12 @@ class RetryPolicy:
                     raise
                 log.warning(
                     "%s failed (%s, status %s); retry %d/%d in %.2fs",
-                    what, type(exc).__name__, status_of(exc), attempt + 1,
-                    self.attempts - 1, pause,
+                    what,
+                    type(exc).__name__,
+                    status_of(exc),
+                    attempt + 1,
+                    self.attempts - 1,
+                    pause,
                 )
                 self.sleep(pause)
         raise AssertionError("unreachable")  # pragma: no cover

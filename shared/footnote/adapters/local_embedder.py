@@ -44,7 +44,10 @@ class LocalMiniLMEmbedder(BatchEmbedder):
         # MiniLM is symmetric: documents and queries are embedded the same way.
         model = self._load()
         vectors = model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-            show_progress_bar=False, convert_to_numpy=True,
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
         )
         return [row.tolist() for row in vectors]

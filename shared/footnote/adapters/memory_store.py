@@ -47,7 +47,11 @@ class MemoryStore:
                 return None
             updated = apply_changes(note, changes, now)
             self.notes[note_id] = updated
-            if updated.text != note.text or updated.title != note.title or updated.type != note.type:
+            if (
+                updated.text != note.text
+                or updated.title != note.title
+                or updated.type != note.type
+            ):
                 self.states[note_id] = IndexState(note_id, tenant_id, IndexStatus.PENDING)
             return updated
 

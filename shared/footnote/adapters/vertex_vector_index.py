@@ -124,7 +124,9 @@ class VertexVectorIndex:
                 f"upsert {len(batch)} datapoint(s)",
                 functools.partial(
                     self._index_client.upsert_datapoints,
-                    request=request, retry=None, timeout=self._update_timeout,
+                    request=request,
+                    retry=None,
+                    timeout=self._update_timeout,
                 ),
             )
 
@@ -142,7 +144,9 @@ class VertexVectorIndex:
                 f"remove {len(request.datapoint_ids)} datapoint(s)",
                 functools.partial(
                     self._index_client.remove_datapoints,
-                    request=request, retry=None, timeout=self._update_timeout,
+                    request=request,
+                    retry=None,
+                    timeout=self._update_timeout,
                 ),
             )
 
@@ -163,11 +167,21 @@ class VertexVectorIndex:
         numeric = []
         if query.window is not None:
             if query.window.start is not None:
-                numeric.append(Numeric(namespace=CREATED, value_int=int(query.window.start.timestamp()),
-                                       op=Numeric.Operator.GREATER_EQUAL))
+                numeric.append(
+                    Numeric(
+                        namespace=CREATED,
+                        value_int=int(query.window.start.timestamp()),
+                        op=Numeric.Operator.GREATER_EQUAL,
+                    )
+                )
             if query.window.end is not None:
-                numeric.append(Numeric(namespace=CREATED, value_int=_ceil_seconds(query.window.end),
-                                       op=Numeric.Operator.LESS))
+                numeric.append(
+                    Numeric(
+                        namespace=CREATED,
+                        value_int=_ceil_seconds(query.window.end),
+                        op=Numeric.Operator.LESS,
+                    )
+                )
         request = types.FindNeighborsRequest(
             index_endpoint=self.index_endpoint,
             deployed_index_id=self.deployed_index_id,

@@ -96,7 +96,13 @@ class Api:
         except Exception:
             log.exception("unhandled error", extra={"fields": {"requestId": request_id}})
             response = _json(
-                {"error": {"code": "internal", "message": "internal error", "details": {"requestId": request_id}}},
+                {
+                    "error": {
+                        "code": "internal",
+                        "message": "internal error",
+                        "details": {"requestId": request_id},
+                    }
+                },
                 500,
             )
         self._cors(request, response)
@@ -149,15 +155,21 @@ class Api:
             raise InvalidRequest("cursor is not valid")
         return _json(self._notes().list(tenant, int(raw_limit[:6]), cursor), 200)
 
-    def _on_note_get(self, request: Request, tenant: str, fields: dict[str, Any], note_id: str) -> Response:
+    def _on_note_get(
+        self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
+    ) -> Response:
         return _json(self._notes().get(tenant, note_id), 200)
 
-    def _on_note_patch(self, request: Request, tenant: str, fields: dict[str, Any], note_id: str) -> Response:
+    def _on_note_patch(
+        self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
+    ) -> Response:
         body = _parse(request, NotePatch, self._s.request_max_bytes)
         changes = {name: getattr(body, name) for name in body.model_fields_set}
         return _json(self._notes().update(tenant, note_id, changes), 200)
 
-    def _on_note_delete(self, request: Request, tenant: str, fields: dict[str, Any], note_id: str) -> Response:
+    def _on_note_delete(
+        self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
+    ) -> Response:
         self._notes().delete(tenant, note_id)
         return Response(status=204)
 
@@ -193,7 +205,9 @@ class Api:
     ) -> Response:
         return _json({"messages": self._chat().messages(tenant, conversation_id)}, 200)
 
-    def _on_sources(self, request: Request, tenant: str, fields: dict[str, Any], message_id: str) -> Response:
+    def _on_sources(
+        self, request: Request, tenant: str, fields: dict[str, Any], message_id: str
+    ) -> Response:
         return _json({"sources": self._chat().sources(tenant, message_id)}, 200)
 
     # -- edge concerns -----------------------------------------------------------

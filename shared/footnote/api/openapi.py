@@ -66,11 +66,18 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
             "additionalProperties": False,
             "required": ["text"],
             "properties": {
-                "text": {"type": "string", "minLength": 1, "maxLength": s.note_max_chars,
-                         "description": "Must contain non-blank text. Longer text gets 413."},
+                "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": s.note_max_chars,
+                    "description": "Must contain non-blank text. Longer text gets 413.",
+                },
                 "title": {"type": ["string", "null"], "maxLength": s.note_title_max_chars},
-                "tags": {"type": ["array", "null"], "maxItems": s.note_max_tags,
-                         "items": {"type": "string", "maxLength": 50}},
+                "tags": {
+                    "type": ["array", "null"],
+                    "maxItems": s.note_max_tags,
+                    "items": {"type": "string", "maxLength": 50},
+                },
                 "type": {"anyOf": [_ref("MemoryType"), {"type": "null"}]},
             },
         },
@@ -81,8 +88,11 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
             "properties": {
                 "text": {"type": "string", "minLength": 1, "maxLength": s.note_max_chars},
                 "title": {"type": ["string", "null"], "maxLength": s.note_title_max_chars},
-                "tags": {"type": ["array", "null"], "maxItems": s.note_max_tags,
-                         "items": {"type": "string", "maxLength": 50}},
+                "tags": {
+                    "type": ["array", "null"],
+                    "maxItems": s.note_max_tags,
+                    "items": {"type": "string", "maxLength": 50},
+                },
                 "type": {"anyOf": [_ref("MemoryType"), {"type": "null"}]},
             },
         },
@@ -97,8 +107,10 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
                 "type": {"type": ["string", "null"]},
                 "createdAt": {"type": "string", "format": "date-time"},
                 "updatedAt": {"type": "string", "format": "date-time"},
-                "indexStatus": {"type": "string",
-                                "enum": ["pending", "indexed", "failed", "deleted"]},
+                "indexStatus": {
+                    "type": "string",
+                    "enum": ["pending", "indexed", "failed", "deleted"],
+                },
                 "chunkCount": {"type": "integer"},
             },
         },
@@ -126,10 +138,13 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
             "additionalProperties": False,
             "required": ["message"],
             "properties": {
-                "message": {"type": "string", "minLength": 1,
-                            "maxLength": s.chat_max_query_length},
-                "conversationId": {"type": ["string", "null"], "minLength": 1, "maxLength": 100,
-                                   "pattern": ID_PATTERN},
+                "message": {"type": "string", "minLength": 1, "maxLength": s.chat_max_query_length},
+                "conversationId": {
+                    "type": ["string", "null"],
+                    "minLength": 1,
+                    "maxLength": 100,
+                    "pattern": ID_PATTERN,
+                },
                 "ragConfig": _ref("RagConfig"),
             },
         },
@@ -164,9 +179,16 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
                             "required": ["k", "strategy"],
                             "properties": {
                                 "k": {"type": "integer"},
-                                "strategy": {"type": "string", "enum": [
-                                    "hybrid_reranked", "keyword_recency", "recent_notes",
-                                    "none", "disabled"]},
+                                "strategy": {
+                                    "type": "string",
+                                    "enum": [
+                                        "hybrid_reranked",
+                                        "keyword_recency",
+                                        "recent_notes",
+                                        "none",
+                                        "disabled",
+                                    ],
+                                },
                             },
                         },
                         "timings": {"type": "object"},
@@ -188,10 +210,13 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
             "type": "object",
             "required": ["results", "meta"],
             "properties": {
-                "results": {"type": "array", "items": {
-                    "type": "object",
-                    "required": ["chunkId", "noteId", "text", "score", "breakdown"],
-                }},
+                "results": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["chunkId", "noteId", "text", "score", "breakdown"],
+                    },
+                },
                 "meta": {"type": "object", "required": ["strategy"]},
             },
         },
@@ -215,78 +240,144 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
     secured: list[dict[str, list[str]]] = [{"firebase": []}]
     body_errors = (400, 401, 413, 415)
     paths: dict[str, Any] = {
-        "/healthz": {"get": {
-            "operationId": "health", "security": [], "summary": "Liveness and active backends",
-            "responses": {"200": _json(_ref("Health"), "The service is up.")},
-        }},
-        "/openapi.json": {"get": {
-            "operationId": "openapi", "security": [], "summary": "This description",
-            "responses": {"200": _json({"type": "object"}, "The OpenAPI document.")},
-        }},
+        "/healthz": {
+            "get": {
+                "operationId": "health",
+                "security": [],
+                "summary": "Liveness and active backends",
+                "responses": {"200": _json(_ref("Health"), "The service is up.")},
+            }
+        },
+        "/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "security": [],
+                "summary": "This description",
+                "responses": {"200": _json({"type": "object"}, "The OpenAPI document.")},
+            }
+        },
         "/notes": {
             "post": {
-                "operationId": "createNote", "summary": "Save a note (indexed asynchronously)",
-                "requestBody": {"required": True, "content": {
-                    "application/json": {"schema": _ref("NoteCreate")}}},
-                "responses": {"201": _json(_ref("Note"), "The saved note."),
-                              **_errors(*body_errors)},
+                "operationId": "createNote",
+                "summary": "Save a note (indexed asynchronously)",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("NoteCreate")}},
+                },
+                "responses": {
+                    "201": _json(_ref("Note"), "The saved note."),
+                    **_errors(*body_errors),
+                },
             },
             "get": {
-                "operationId": "listNotes", "summary": "A page of the caller's notes, newest first",
+                "operationId": "listNotes",
+                "summary": "A page of the caller's notes, newest first",
                 "parameters": [
-                    {"name": "limit", "in": "query", "required": False, "schema": {
-                        "type": "integer", "minimum": 1, "maximum": s.page_size_max,
-                        "default": 20}},
-                    {"name": "cursor", "in": "query", "required": False, "schema": {
-                        "type": "string", "maxLength": 1000,
-                        "description": "The opaque cursor of the previous page."}},
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "required": False,
+                        "schema": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": s.page_size_max,
+                            "default": 20,
+                        },
+                    },
+                    {
+                        "name": "cursor",
+                        "in": "query",
+                        "required": False,
+                        "schema": {
+                            "type": "string",
+                            "maxLength": 1000,
+                            "description": "The opaque cursor of the previous page.",
+                        },
+                    },
                 ],
-                "responses": {"200": _json(_ref("NotePage"), "A page of notes."),
-                              **_errors(400, 401)},
+                "responses": {
+                    "200": _json(_ref("NotePage"), "A page of notes."),
+                    **_errors(400, 401),
+                },
             },
         },
         "/notes/{noteId}": {
             "parameters": [path_id("noteId")],
-            "get": {"operationId": "getNote", "summary": "One note with its index status",
-                    "responses": {"200": _json(_ref("Note"), "The note."), **_errors(401, 404)}},
-            "patch": {
-                "operationId": "updateNote", "summary": "Edit a note (re-indexed if its text changed)",
-                "requestBody": {"required": True, "content": {
-                    "application/json": {"schema": _ref("NotePatch")}}},
-                "responses": {"200": _json(_ref("Note"), "The edited note."),
-                              **_errors(*body_errors, 404)},
+            "get": {
+                "operationId": "getNote",
+                "summary": "One note with its index status",
+                "responses": {"200": _json(_ref("Note"), "The note."), **_errors(401, 404)},
             },
-            "delete": {"operationId": "deleteNote", "summary": "Delete a note and its chunks",
-                       "responses": {"204": {"description": "Deleted."}, **_errors(401, 404)}},
+            "patch": {
+                "operationId": "updateNote",
+                "summary": "Edit a note (re-indexed if its text changed)",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("NotePatch")}},
+                },
+                "responses": {
+                    "200": _json(_ref("Note"), "The edited note."),
+                    **_errors(*body_errors, 404),
+                },
+            },
+            "delete": {
+                "operationId": "deleteNote",
+                "summary": "Delete a note and its chunks",
+                "responses": {"204": {"description": "Deleted."}, **_errors(401, 404)},
+            },
         },
-        "/chat": {"post": {
-            "operationId": "chat", "summary": "A cited answer from the caller's notes",
-            "requestBody": {"required": True, "content": {
-                "application/json": {"schema": _ref("ChatRequest")}}},
-            "responses": {"200": {
-                "description": "The answer; with Accept: text/event-stream, server-sent events.",
-                "content": {"application/json": {"schema": _ref("ChatResponse")},
-                            "text/event-stream": {"schema": {"type": "string"}}}},
-                **_errors(*body_errors, 404)},
-        }},
-        "/search": {"post": {
-            "operationId": "search", "summary": "Retrieval only, with score breakdowns",
-            "requestBody": {"required": True, "content": {
-                "application/json": {"schema": _ref("SearchRequest")}}},
-            "responses": {"200": _json(_ref("SearchResponse"), "Scored chunks."),
-                          **_errors(*body_errors)},
-        }},
+        "/chat": {
+            "post": {
+                "operationId": "chat",
+                "summary": "A cited answer from the caller's notes",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("ChatRequest")}},
+                },
+                "responses": {
+                    "200": {
+                        "description": "The answer; with Accept: text/event-stream, server-sent events.",
+                        "content": {
+                            "application/json": {"schema": _ref("ChatResponse")},
+                            "text/event-stream": {"schema": {"type": "string"}},
+                        },
+                    },
+                    **_errors(*body_errors, 404),
+                },
+            }
+        },
+        "/search": {
+            "post": {
+                "operationId": "search",
+                "summary": "Retrieval only, with score breakdowns",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("SearchRequest")}},
+                },
+                "responses": {
+                    "200": _json(_ref("SearchResponse"), "Scored chunks."),
+                    **_errors(*body_errors),
+                },
+            }
+        },
         "/conversations/{conversationId}/messages": {
             "parameters": [path_id("conversationId")],
-            "get": {"operationId": "conversationMessages", "summary": "A conversation's turns",
-                    "responses": {"200": _json(_ref("Messages"), "The turns."),
-                                  **_errors(401, 404)}},
+            "get": {
+                "operationId": "conversationMessages",
+                "summary": "A conversation's turns",
+                "responses": {"200": _json(_ref("Messages"), "The turns."), **_errors(401, 404)},
+            },
         },
         "/messages/{messageId}/sources": {
             "parameters": [path_id("messageId")],
-            "get": {"operationId": "messageSources", "summary": "The sources an answer cited",
-                    "responses": {"200": _json(_ref("Sources"), "The cited sources."),
-                                  **_errors(401, 404)}},
+            "get": {
+                "operationId": "messageSources",
+                "summary": "The sources an answer cited",
+                "responses": {
+                    "200": _json(_ref("Sources"), "The cited sources."),
+                    **_errors(401, 404),
+                },
+            },
         },
     }
     return {
@@ -297,7 +388,7 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
             "description": (
                 "Answers from a user's own notes, every claim cited. Every endpoint but "
                 "/healthz and /openapi.json needs a Firebase ID token; the tenant is the "
-                "token's user id. Errors are {\"error\": {\"code\", \"message\", \"details\"}}. "
+                'token\'s user id. Errors are {"error": {"code", "message", "details"}}. '
                 f"Limits: note text {s.note_max_chars} characters, title "
                 f"{s.note_title_max_chars}, {s.note_max_tags} tags of 50, question "
                 f"{s.chat_max_query_length} characters, request body {s.request_max_bytes} "
@@ -309,7 +400,12 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": schemas,
-            "securitySchemes": {"firebase": {
-                "type": "http", "scheme": "bearer", "bearerFormat": "Firebase ID token (JWT)"}},
+            "securitySchemes": {
+                "firebase": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "bearerFormat": "Firebase ID token (JWT)",
+                }
+            },
         },
     }

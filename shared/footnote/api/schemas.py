@@ -46,7 +46,9 @@ class ChatRequest(_Strict):
     conversation_id: StrictStr | None = Field(
         None, alias="conversationId", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$"
     )
-    rag_config: RagConfigIn = Field(default_factory=lambda: RagConfigIn.model_validate({}), alias="ragConfig")
+    rag_config: RagConfigIn = Field(
+        default_factory=lambda: RagConfigIn.model_validate({}), alias="ragConfig"
+    )
 
 
 class SearchRequest(_Strict):

@@ -8,12 +8,30 @@ from typing import Any
 import requests
 
 DEMO_NOTES = [
-    {"title": "Backend decision", "text": "We decided to run the API on Cloud Functions (2nd gen) because it scales to zero and bills per request. Cloud Run was the runner-up; we may move there if cold starts hurt."},
-    {"title": "Storage choice", "text": "Firestore stores notes and chunks. We chose it over Postgres for real-time sync to the mobile app and because there is no server to manage."},
-    {"title": "Launch metrics", "text": "Week one after launch: 1,240 signups, 38% activated, median time to first note 2 minutes. Churn after 30 days was 11%."},
-    {"title": "Investor call", "text": "Investor feedback from Maria at Seedcamp: she loved the citations but asked how we keep one user's notes away from another's. Follow up with the isolation design."},
-    {"title": "Todo", "text": "TODO: write the re-index runbook before Friday. Need to rotate the service account keys next week."},
-    {"title": "Embedding research", "text": "Compared MiniLM and gemini-embedding-001 on our notes: the Gemini model found 12% more relevant chunks, but MiniLM runs offline and costs nothing."},
+    {
+        "title": "Backend decision",
+        "text": "We decided to run the API on Cloud Functions (2nd gen) because it scales to zero and bills per request. Cloud Run was the runner-up; we may move there if cold starts hurt.",
+    },
+    {
+        "title": "Storage choice",
+        "text": "Firestore stores notes and chunks. We chose it over Postgres for real-time sync to the mobile app and because there is no server to manage.",
+    },
+    {
+        "title": "Launch metrics",
+        "text": "Week one after launch: 1,240 signups, 38% activated, median time to first note 2 minutes. Churn after 30 days was 11%.",
+    },
+    {
+        "title": "Investor call",
+        "text": "Investor feedback from Maria at Seedcamp: she loved the citations but asked how we keep one user's notes away from another's. Follow up with the isolation design.",
+    },
+    {
+        "title": "Todo",
+        "text": "TODO: write the re-index runbook before Friday. Need to rotate the service account keys next week.",
+    },
+    {
+        "title": "Embedding research",
+        "text": "Compared MiniLM and gemini-embedding-001 on our notes: the Gemini model found 12% more relevant chunks, but MiniLM runs offline and costs nothing.",
+    },
 ]
 DEMO_QUESTION = "Why did we choose Firestore?"
 
@@ -26,10 +44,16 @@ class DemoClient:
 
     def sign_up(self, email: str, password: str = "footnote-demo") -> str:
         url = f"{self.auth_url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo"
-        response = requests.post(url, json={"email": email, "password": password, "returnSecureToken": True}, timeout=10)
+        response = requests.post(
+            url, json={"email": email, "password": password, "returnSecureToken": True}, timeout=10
+        )
         if response.status_code == 400 and "EMAIL_EXISTS" in response.text:
             url = f"{self.auth_url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=demo"
-            response = requests.post(url, json={"email": email, "password": password, "returnSecureToken": True}, timeout=10)
+            response = requests.post(
+                url,
+                json={"email": email, "password": password, "returnSecureToken": True},
+                timeout=10,
+            )
         response.raise_for_status()
         return str(response.json()["idToken"])
 

@@ -75,9 +75,11 @@ class FaultyPort:
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._inner, name)
         if name in PORTS[self._port] and callable(attr):
+
             def guarded(*args: Any, **kwargs: Any) -> Any:
                 self._switch.check(self._port)
                 return attr(*args, **kwargs)
+
             return guarded
         return attr
 

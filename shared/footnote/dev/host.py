@@ -26,7 +26,9 @@ def build_app(project_id: str):  # type: ignore[no-untyped-def]
 
     def app(name: str, target: str, signature: str):  # type: ignore[no-untyped-def]
         return functions_framework.create_app(
-            target=target, source=str(ROOT / "functions" / name / "main.py"), signature_type=signature
+            target=target,
+            source=str(ROOT / "functions" / name / "main.py"),
+            signature_type=signature,
         )
 
     indexer = app("indexer", "index_note", "cloudevent")

@@ -15,15 +15,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import requests
 
-from footnote.dev.host import INDEXER_TRIGGER_ID, trigger_path
+from footnote.dev.host import INDEXER_TRIGGER_ID
 
 ROOT = Path(__file__).resolve().parents[3]
 PROJECT = "demo-footnote"
@@ -96,14 +96,29 @@ class Stack:
             env={"PUBSUB_PROJECT_ID": self.project},
         )
         config = self.log_dir / "firebase.json"
-        config.write_text(json.dumps({
-            "emulators": {"auth": {"host": "127.0.0.1", "port": p.auth}, "ui": {"enabled": False},
-                          "singleProjectMode": True},
-        }))
+        config.write_text(
+            json.dumps(
+                {
+                    "emulators": {
+                        "auth": {"host": "127.0.0.1", "port": p.auth},
+                        "ui": {"enabled": False},
+                        "singleProjectMode": True,
+                    },
+                }
+            )
+        )
         self._spawn(
             "auth",
-            [tools["firebase"], "emulators:start", "--only", "auth", "--project", self.project,
-             "--config", str(config)],
+            [
+                tools["firebase"],
+                "emulators:start",
+                "--only",
+                "auth",
+                "--project",
+                self.project,
+                "--config",
+                str(config),
+            ],
             cwd=self.log_dir,
         )
         _wait_http(f"http://127.0.0.1:{p.firestore}/", "Firestore emulator", self, "firestore")
@@ -114,8 +129,13 @@ class Stack:
         env = {**self.client_env(), **self.extra_env}
         self._spawn(
             "functions",
-            [sys.executable, "-m", "footnote.dev.host", f"--port={self.ports.functions}",
-             f"--project={self.project}"],
+            [
+                sys.executable,
+                "-m",
+                "footnote.dev.host",
+                f"--port={self.ports.functions}",
+                f"--project={self.project}",
+            ],
             env=env,
         )
         _wait_http(f"{self.api_url}/healthz", "functions host", self, "functions", timeout=60)
@@ -139,7 +159,9 @@ class Stack:
 
     def configure_pubsub(self) -> None:
         base = f"http://127.0.0.1:{self.ports.pubsub}/v1/projects/{self.project}"
-        topic = os.environ.get("REINDEX_TOPIC", self.extra_env.get("REINDEX_TOPIC", "footnote-reindex"))
+        topic = os.environ.get(
+            "REINDEX_TOPIC", self.extra_env.get("REINDEX_TOPIC", "footnote-reindex")
+        )
         for name in (topic, DEAD_LETTER_TOPIC):
             requests.put(f"{base}/topics/{name}", json={}, timeout=10)
         requests.put(
@@ -164,8 +186,12 @@ class Stack:
     def _spawn_firestore(self, import_from: Path | None = None) -> None:
         p = self.ports
         argv = [
-            self._tools["firestore"], "start", "--host=127.0.0.1", f"--port={p.firestore}",
-            f"--project_id={self.project}", f"--functions_emulator=127.0.0.1:{p.functions}",
+            self._tools["firestore"],
+            "start",
+            "--host=127.0.0.1",
+            f"--port={p.firestore}",
+            f"--project_id={self.project}",
+            f"--functions_emulator=127.0.0.1:{p.functions}",
         ]
         if import_from is not None:
             argv.append(f"--import-data={import_from}")
@@ -180,8 +206,10 @@ class Stack:
             target = Path(tempfile.mkdtemp(prefix="firestore-export-", dir=self.log_dir))
             response = requests.post(
                 f"http://127.0.0.1:{self.ports.firestore}/emulator/v1/projects/{self.project}:export",
-                json={"database": f"projects/{self.project}/databases/(default)",
-                      "export_directory": str(target)},
+                json={
+                    "database": f"projects/{self.project}/databases/(default)",
+                    "export_directory": str(target),
+                },
                 timeout=60,
             )
             response.raise_for_status()
@@ -193,7 +221,9 @@ class Stack:
         """Start the Firestore emulator again (with a snapshot) and re-register the
         indexer trigger, which the emulator forgets when it stops."""
         self._spawn_firestore(import_from)
-        _wait_http(f"http://127.0.0.1:{self.ports.firestore}/", "Firestore emulator", self, "firestore")
+        _wait_http(
+            f"http://127.0.0.1:{self.ports.firestore}/", "Firestore emulator", self, "firestore"
+        )
         if self.alive("functions"):
             self.register_trigger()
 
@@ -224,7 +254,11 @@ class Stack:
             [str(ROOT / "shared"), full_env.get("PYTHONPATH", "")]
         ).rstrip(os.pathsep)
         self._procs[name] = subprocess.Popen(
-            argv, stdout=log, stderr=subprocess.STDOUT, env=full_env, cwd=cwd,
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=full_env,
+            cwd=cwd,
             start_new_session=True,  # its own process group: we can stop the java child too
         )
 
@@ -260,27 +294,42 @@ def running(stack: Stack) -> Iterator[Stack]:
 def check_prerequisites() -> dict[str, str]:
     """Paths of the emulator binaries, or a one-line message on what to install."""
     if shutil.which("java") is None:
-        raise PrerequisiteMissing("Java 17+ is required for the Firestore and Pub/Sub emulators: install a JDK (e.g. apt-get install openjdk-17-jre-headless).")
+        raise PrerequisiteMissing(
+            "Java 17+ is required for the Firestore and Pub/Sub emulators: install a JDK (e.g. apt-get install openjdk-17-jre-headless)."
+        )
     gcloud = shutil.which("gcloud")
     if gcloud is None:
-        raise PrerequisiteMissing("google-cloud-cli is required: https://cloud.google.com/sdk/docs/install (with the cloud-firestore-emulator and pubsub-emulator components).")
+        raise PrerequisiteMissing(
+            "google-cloud-cli is required: https://cloud.google.com/sdk/docs/install (with the cloud-firestore-emulator and pubsub-emulator components)."
+        )
     sdk_root = os.environ.get("CLOUDSDK_ROOT") or _sdk_root(gcloud)
-    firestore = Path(sdk_root) / "platform" / "cloud-firestore-emulator" / "cloud_firestore_emulator"
+    firestore = (
+        Path(sdk_root) / "platform" / "cloud-firestore-emulator" / "cloud_firestore_emulator"
+    )
     pubsub = Path(sdk_root) / "platform" / "pubsub-emulator" / "bin" / "cloud-pubsub-emulator"
     if not firestore.exists():
-        raise PrerequisiteMissing("The Firestore emulator is missing: gcloud components install cloud-firestore-emulator (or apt-get install google-cloud-cli-firestore-emulator).")
+        raise PrerequisiteMissing(
+            "The Firestore emulator is missing: gcloud components install cloud-firestore-emulator (or apt-get install google-cloud-cli-firestore-emulator)."
+        )
     if not pubsub.exists():
-        raise PrerequisiteMissing("The Pub/Sub emulator is missing: gcloud components install pubsub-emulator (or apt-get install google-cloud-cli-pubsub-emulator).")
+        raise PrerequisiteMissing(
+            "The Pub/Sub emulator is missing: gcloud components install pubsub-emulator (or apt-get install google-cloud-cli-pubsub-emulator)."
+        )
     firebase = ROOT / "node_modules" / ".bin" / "firebase"
     if not firebase.exists():
-        raise PrerequisiteMissing("firebase-tools is missing: run 'npm ci' in the repository (Node 20+).")
+        raise PrerequisiteMissing(
+            "firebase-tools is missing: run 'npm ci' in the repository (Node 20+)."
+        )
     return {"firestore": str(firestore), "pubsub": str(pubsub), "firebase": str(firebase)}
 
 
 def _sdk_root(gcloud: str) -> str:
     out = subprocess.run(
         [gcloud, "info", "--format=value(installation.sdk_root)"],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     return out.stdout.strip() or str(Path(gcloud).resolve().parents[1])
 
@@ -296,7 +345,9 @@ def _wait_http(url: str, what: str, stack: Stack, name: str, timeout: float = 30
         except requests.RequestException:
             pass
         time.sleep(0.2)
-    raise RuntimeError(f"{what} did not become ready at {url} in {timeout:.0f}s:\n{stack.log_tail(name)}")
+    raise RuntimeError(
+        f"{what} did not become ready at {url} in {timeout:.0f}s:\n{stack.log_tail(name)}"
+    )
 
 
 def _free_port() -> int:

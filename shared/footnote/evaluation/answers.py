@@ -81,8 +81,9 @@ def withheld_passages(questions: Sequence[Question], subset: Sequence[str]) -> s
     return held - needed
 
 
-def ask(chat: ChatService, recorder: RecordingGenerator, tenant: str, q: Question,
-        min_overlap: float) -> Asked:
+def ask(
+    chat: ChatService, recorder: RecordingGenerator, tenant: str, q: Question, min_overlap: float
+) -> Asked:
     recorder.last = None
     out = chat.chat(tenant, q.text, None, RagConfig())
     validated = None
@@ -90,8 +91,14 @@ def ask(chat: ChatService, recorder: RecordingGenerator, tenant: str, q: Questio
         draft, sources = recorder.last
         validated = validate(draft.text, sources, min_overlap).dropped == 0
     cited = list(dict.fromkeys(doc_id(c["noteId"]) for c in out.citations))
-    return Asked(q.qid, out.answer, cited, is_abstention(out.answer), validated,
-                 {"confidence": out.meta["confidence"]})
+    return Asked(
+        q.qid,
+        out.answer,
+        cited,
+        is_abstention(out.answer),
+        validated,
+        {"confidence": out.meta["confidence"]},
+    )
 
 
 def summarize(
@@ -101,7 +108,8 @@ def summarize(
 ) -> dict[str, float]:
     by_id = {q.qid: q for q in questions}
     precisions = [
-        p for qid, a in full.items()
+        p
+        for qid, a in full.items()
         if (p := metrics.citation_precision(a.cited, by_id[qid].gold_ids)) is not None
     ]
     others = [a for qid, a in full.items() if qid not in withheld]
@@ -157,9 +165,15 @@ def evaluate_answers(
         "embedding_model": app.embedder.model_id,
         **scores,
         "details": [
-            {"id": a.qid, "answer": a.answer, "cited": a.cited,
-             "gold": list(by_q.gold_ids), "answers": list(by_q.answers),
-             "abstained": a.abstained, **a.extra}
+            {
+                "id": a.qid,
+                "answer": a.answer,
+                "cited": a.cited,
+                "gold": list(by_q.gold_ids),
+                "answers": list(by_q.answers),
+                "abstained": a.abstained,
+                **a.extra,
+            }
             for a, by_q in ((full[q.qid], q) for q in questions)
         ],
         "withheld_details": [

@@ -26,12 +26,19 @@ def _retrieval(args: argparse.Namespace) -> int:
 
     strategies = tuple(args.strategies.split(",")) if args.strategies else STRATEGIES
     report = evaluate_retrieval(
-        args.data_dir, args.split, eval_settings(), _cache_dir(args), args.limit, strategies,
+        args.data_dir,
+        args.split,
+        eval_settings(),
+        _cache_dir(args),
+        args.limit,
+        strategies,
         corpus_limit=args.corpus_limit,
     )
     _write(report, args.json)
-    print(f"{report['dataset']} split={args.split} queries={report['queries']} "
-          f"documents={report['documents']}/{report['corpus_documents']}")
+    print(
+        f"{report['dataset']} split={args.split} queries={report['queries']} "
+        f"documents={report['documents']}/{report['corpus_documents']}"
+    )
     print(format_table(report))
     return 0
 
@@ -41,7 +48,9 @@ def _answers(args: argparse.Namespace) -> int:
     from footnote.evaluation.bench import eval_settings
 
     overrides = {"generator": args.generator} if args.generator else {}
-    report = evaluate_answers(args.data_dir, eval_settings(**overrides), _cache_dir(args), args.limit)
+    report = evaluate_answers(
+        args.data_dir, eval_settings(**overrides), _cache_dir(args), args.limit
+    )
     _write(report, args.json)
     print(json.dumps({k: v for k, v in report.items() if "details" not in k}, indent=2))
     return 0
@@ -62,8 +71,11 @@ def register(sub: Any) -> None:
     common(r)
     r.add_argument("--split", default="test", help="qrels/<SPLIT>.tsv")
     r.add_argument("--strategies", help="comma-separated subset of bm25,dense,weighted,rrf,default")
-    r.add_argument("--corpus-limit", type=int,
-                   help="index only the first N documents; score the queries they fully answer")
+    r.add_argument(
+        "--corpus-limit",
+        type=int,
+        help="index only the first N documents; score the queries they fully answer",
+    )
     r.set_defaults(run=_retrieval)
 
     a = kinds.add_parser("answers", help="HotpotQA layout: passages.jsonl, questions.jsonl")

@@ -70,8 +70,7 @@ def answerable_queries(qrels: Qrels, queries: dict[str, str], indexed: set[str])
     rather than scored as a miss.
     """
     return sorted(
-        q for q in qrels
-        if q in queries and all(d in indexed for d, r in qrels[q].items() if r > 0)
+        q for q in qrels if q in queries and all(d in indexed for d, r in qrels[q].items() if r > 0)
     )
 
 

@@ -44,7 +44,7 @@ def validate(
         bullet = re.match(r"^\s*([-*•]|\d+[.)])\s+", line)
         prefix = bullet.group(0) if bullet else ""
         out_parts: list[str] = []
-        for sentence in sentences(line[len(prefix):]):
+        for sentence in sentences(line[len(prefix) :]):
             claim = MARKER.sub("", sentence).strip()
             named = list(dict.fromkeys(MARKER.findall(sentence)))
             if not named and claim and not is_abstention(claim):
@@ -88,8 +88,10 @@ def validate(
 
 
 def _markers_before_punctuation(text: str) -> str:
-    """"fact. [N1] Next" → "fact [N1]. Next": markers belong to the sentence before."""
-    return re.sub(r"([.!?])\s*((?:\[N\d+\]\s*)+)", lambda m: " " + m.group(2).strip() + m.group(1) + " ", text).strip()
+    """ "fact. [N1] Next" → "fact [N1]. Next": markers belong to the sentence before."""
+    return re.sub(
+        r"([.!?])\s*((?:\[N\d+\]\s*)+)", lambda m: " " + m.group(2).strip() + m.group(1) + " ", text
+    ).strip()
 
 
 def _strip_markers(sentence: str) -> str:

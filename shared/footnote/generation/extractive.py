@@ -32,16 +32,55 @@ MAX_LINKED = 1
 # sentences get this bonus over others with the same share of question terms.
 NAMED_TITLE_BONUS = 0.25
 # A capitalised first word is a name only if it is not one of these openers.
-_OPENERS = frozenset({
-    "summarize", "summarise", "describe", "explain", "compare", "name", "list", "who", "what",
-    "which", "when", "where", "why", "how", "is", "are", "was", "were", "did", "do", "does",
-})
+_OPENERS = frozenset(
+    {
+        "summarize",
+        "summarise",
+        "describe",
+        "explain",
+        "compare",
+        "name",
+        "list",
+        "who",
+        "what",
+        "which",
+        "when",
+        "where",
+        "why",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "did",
+        "do",
+        "does",
+    }
+)
 # Dates are matched against a note's date, not its text.
-_CALENDAR = frozenset({
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday",
-})
+_CALENDAR = frozenset(
+    {
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    }
+)
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
 
 
@@ -126,7 +165,9 @@ def select_covering(
             if c.cid not in notes and len(notes) >= FACTUAL_NOTES:
                 continue
             gain = len((c.terms & wanted) - covered) / len(wanted) if wanted else 0.0
-            value = gain + 0.25 / (1 + c.source_rank) + (NAMED_TITLE_BONUS if c.cid in named else 0.0)
+            value = (
+                gain + 0.25 / (1 + c.source_rank) + (NAMED_TITLE_BONUS if c.cid in named else 0.0)
+            )
             if gain > 0 and c not in chosen and value > best_value:
                 best, best_value = c, value
         if best is None:
@@ -225,14 +266,18 @@ def missing_names(
     notes cannot answer, whatever else they share with the question.
     """
     texts = [terms(s.chunk.text) for s in sources] + [terms(s.chunk.title) for s in sources]
-    return [p for p in name_phrases(question, analysis) if not any(_has_phrase(t, p) for t in texts)]
+    return [
+        p for p in name_phrases(question, analysis) if not any(_has_phrase(t, p) for t in texts)
+    ]
 
 
 def titles_named(question: str, sources: Sequence[Source]) -> frozenset[str]:
     """Citation ids of the sources whose note title the question contains."""
     asked = terms(question)
     return frozenset(
-        s.cid for s in sources if (title := tuple(terms(s.chunk.title))) and _has_phrase(asked, title)
+        s.cid
+        for s in sources
+        if (title := tuple(terms(s.chunk.title))) and _has_phrase(asked, title)
     )
 
 
@@ -244,7 +289,11 @@ def _has_phrase(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
 def compose(question: str, sources: Sequence[Source], analysis: QueryAnalysis) -> str:
     if not sources or missing_names(question, sources, analysis):
         return NOT_ENOUGH
-    limit = 5 if analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE) else FACTUAL_SENTENCES
+    limit = (
+        5
+        if analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE)
+        else FACTUAL_SENTENCES
+    )
     question_terms = list(analysis.keywords) or terms(question, QUERY_FILLER)
     if analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE):
         chosen = select_sentences(question_terms, sources, limit)

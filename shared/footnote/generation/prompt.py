@@ -26,7 +26,9 @@ any sentence you cannot support."""
 
 # Markers and tags inside a note must not be mistaken for ours.
 _FAKE_MARKER = re.compile(r"\[\s*N\s*(\d+)\s*\]", re.IGNORECASE)
-_TAG = re.compile(r"</?\s*(source|sources|system|instructions?|user|assistant)\b[^>]*>", re.IGNORECASE)
+_TAG = re.compile(
+    r"</?\s*(source|sources|system|instructions?|user|assistant)\b[^>]*>", re.IGNORECASE
+)
 
 
 def quote_note_text(text: str) -> str:

@@ -26,7 +26,13 @@ def indexable_text(note: Note) -> str:
 
 def content_hash(note: Note, model_id: str, chunk_size: int, overlap: int) -> str:
     """Changes whenever re-indexing would produce different chunks or vectors."""
-    return sha256(model_id, str(chunk_size), str(overlap), indexable_text(note), note.type.value if note.type else "")
+    return sha256(
+        model_id,
+        str(chunk_size),
+        str(overlap),
+        indexable_text(note),
+        note.type.value if note.type else "",
+    )
 
 
 def prepare(note: Note, model_id: str, chunk_size: int, overlap: int) -> PreparedNote:

@@ -110,9 +110,11 @@ class ChatService:
         rag: RagConfig,
     ) -> ChatOutcome:
         self._check_query(message)
-        if conversation_id is not None:
-            if self._conversations.conversation_turns(tenant_id, conversation_id) is None:
-                raise NotFound("conversation not found")
+        if (
+            conversation_id is not None
+            and self._conversations.conversation_turns(tenant_id, conversation_id) is None
+        ):
+            raise NotFound("conversation not found")
         timings: dict[str, float] = {}
         started = time.perf_counter()
         now = self._clock()
@@ -184,13 +186,23 @@ class ChatService:
             [
                 Turn(uuid.uuid4().hex, conversation_id, tenant_id, "user", message, now),
                 Turn(
-                    message_id, conversation_id, tenant_id, "assistant", answer, now,
-                    tuple(citations), {"model": draft.model, "confidence": confidence},
+                    message_id,
+                    conversation_id,
+                    tenant_id,
+                    "assistant",
+                    answer,
+                    now,
+                    tuple(citations),
+                    {"model": draft.model, "confidence": confidence},
                 ),
             ]
         )
         return ChatOutcome(
-            answer, citations if rag.include_citations else [], meta, conversation_id, message_id,
+            answer,
+            citations if rag.include_citations else [],
+            meta,
+            conversation_id,
+            message_id,
             log_fields={
                 "strategy": result.strategy,
                 "confidence": confidence,
@@ -236,7 +248,8 @@ class ChatService:
         if not result.matched:
             # Recent notes stand in only when the question is about a period or an overview.
             wants_recent = analysis.window is not None or analysis.intent in (
-                Intent.SUMMARY, Intent.TIMELINE,
+                Intent.SUMMARY,
+                Intent.TIMELINE,
             )
             if not wants_recent:
                 return []
@@ -263,8 +276,11 @@ class ChatService:
             ):
                 raise ValueError("a reranker may only reorder the chunks")
         except Exception as exc:
-            log.warning("reranker %s failed (%s); keeping the retrieval order",
-                        self._reranker.name, type(exc).__name__)
+            log.warning(
+                "reranker %s failed (%s); keeping the retrieval order",
+                self._reranker.name,
+                type(exc).__name__,
+            )
             return dataclasses.replace(result, fallbacks=(*result.fallbacks, "reranker_skipped"))
         finally:
             timings["rerankMs"] = _ms(t)

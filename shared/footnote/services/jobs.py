@@ -62,8 +62,11 @@ class MemoryJobStore:
             if job.cursor != expected or job.done:
                 return False
             self._jobs[job_id] = replace(
-                job, cursor=cursor, previous_cursor=expected,
-                processed=job.processed + processed, done=done,
+                job,
+                cursor=cursor,
+                previous_cursor=expected,
+                processed=job.processed + processed,
+                done=done,
             )
             return True
 
@@ -111,10 +114,20 @@ class FirestoreJobStore:
             job = _job(job_id, snap.to_dict() or {}) if snap.exists else None
             if job is None or job.cursor != expected or job.done:
                 return False
-            tx.set(ref, _doc(replace(
-                job, cursor=cursor, previous_cursor=expected,
-                processed=job.processed + processed, done=done,
-            )) | {"updatedAt": datetime.now(UTC)}, merge=True)
+            tx.set(
+                ref,
+                _doc(
+                    replace(
+                        job,
+                        cursor=cursor,
+                        previous_cursor=expected,
+                        processed=job.processed + processed,
+                        done=done,
+                    )
+                )
+                | {"updatedAt": datetime.now(UTC)},
+                merge=True,
+            )
             return True
 
         return bool(run(self._client.transaction()))

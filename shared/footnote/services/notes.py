@@ -57,8 +57,11 @@ class NotesService:
         if note is None:
             raise NotFound("note not found")
         state = self._chunks.index_state(note_id)
-        return self._json(note, state.status.value if state else IndexStatus.PENDING.value,
-                          state.chunk_count if state else 0)
+        return self._json(
+            note,
+            state.status.value if state else IndexStatus.PENDING.value,
+            state.chunk_count if state else 0,
+        )
 
     def list(self, tenant_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
         if not 1 <= limit <= self._s.page_size_max:
@@ -117,7 +120,9 @@ class NotesService:
         return clean
 
     @staticmethod
-    def _json(note: Note, status: str | None = None, chunk_count: int | None = None) -> dict[str, Any]:
+    def _json(
+        note: Note, status: str | None = None, chunk_count: int | None = None
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "id": note.id,
             "text": note.text,
