@@ -15,7 +15,7 @@ import pytest
 from footnote.adapters.memory_store import MemoryStore
 from footnote.config import Settings
 from footnote.generation.extractive import MODEL_NAME as EXTRACTIVE
-from footnote.retrieval.retriever import HYBRID
+from footnote.retrieval.retriever import HYBRID, HYBRID_MEMORY_FALLBACK
 from footnote.services.chat import RagConfig
 from footnote.services.indexing import Outcome
 from footnote.services.reindexing import ReindexRequest, parse_request
@@ -129,7 +129,8 @@ def test_vector_search_down_falls_back_to_the_memory_index(
     retrieval = body["meta"]["retrieval"]
     assert "vector_index_memory" in retrieval["fallbacks"]
     assert "vector_index_memory" in body["meta"]["fallbacks"]
-    assert retrieval["strategy"] == HYBRID  # still dense: exact search over the tenant's chunks
+    # still dense (exact search over the tenant's chunks), and the strategy says which index
+    assert retrieval["strategy"] == HYBRID_MEMORY_FALLBACK
     assert "Firestore" in body["answer"] and body["citations"]
     assert "using in-memory index" in caplog.text
     if failure == "5xx":
@@ -143,6 +144,7 @@ def test_unconfigured_vector_search_answers_from_the_memory_index(
     fill(c)  # indexing still works; the index writes are skipped
     body = ask(c)
     assert "vector_index_memory" in body["meta"]["fallbacks"]
+    assert body["meta"]["retrieval"]["strategy"] == HYBRID_MEMORY_FALLBACK
     assert "Firestore" in body["answer"] and body["citations"]
     assert "VERTEX_INDEX_ENDPOINT, VERTEX_DEPLOYED_INDEX_ID" in caplog.text
     assert not google.calls("find") and not google.calls("upsert")

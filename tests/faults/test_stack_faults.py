@@ -78,13 +78,13 @@ CASES = [
     (
         "vector-index-error",
         {"vector_index": {"mode": "error"}},
-        "hybrid_reranked",
+        "hybrid_reranked_memory_fallback",
         {"vector_index_memory"},
     ),
     (
         "vector-index-timeout",
         {"vector_index": {"mode": "timeout", "delay": 0.3}},
-        "hybrid_reranked",
+        "hybrid_reranked_memory_fallback",
         {"vector_index_memory"},
     ),
     (

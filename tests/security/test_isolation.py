@@ -179,6 +179,7 @@ def test_no_query_reaches_the_other_tenant(world: dict[str, Any], mode: str) -> 
         )
     if mode == "vector_index_down":
         assert "vector_index_memory" in fallbacks, fallbacks
+        assert "hybrid_reranked_memory_fallback" in strategies, strategies
     if "generator" in MODES[mode]:
         assert "generator_extractive" in fallbacks, fallbacks
     assert count >= 120

@@ -183,6 +183,7 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
                                     "type": "string",
                                     "enum": [
                                         "hybrid_reranked",
+                                        "hybrid_reranked_memory_fallback",
                                         "keyword_recency",
                                         "recent_notes",
                                         "none",

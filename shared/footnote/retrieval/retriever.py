@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 
 # Strategy names reported in meta.retrieval.strategy.
 HYBRID = "hybrid_reranked"
+# Hybrid, but the configured vector index (Vector Search) was unconfigured or failed
+# and the in-memory index stood in: clients and dashboards see it without parsing logs.
+HYBRID_MEMORY_FALLBACK = "hybrid_reranked_memory_fallback"
 KEYWORD_RECENCY = "keyword_recency"
 RECENT_NOTES = "recent_notes"
 NONE = "none"
@@ -124,7 +127,7 @@ class Retriever:
             ]
             timings["rerankMs"] = _ms(t3)
             conf = confidence([c.similarity for c in chunks])
-            strategy = HYBRID if query_vector is not None else KEYWORD_RECENCY
+            strategy = _dense_strategy(fallbacks) if query_vector is not None else KEYWORD_RECENCY
             matched = conf >= s.min_confidence
             return RetrievalResult(
                 chunks, strategy, len(candidate_ids), conf, tuple(fallbacks), timings, matched
@@ -263,6 +266,10 @@ def _dates_differ(corpus: TenantCorpus, mask: np.ndarray) -> bool:
     return bool(len(created)) and float(created.max() - created.min()) > 0
 
 
+def _dense_strategy(fallbacks: Sequence[str]) -> str:
+    return HYBRID_MEMORY_FALLBACK if "vector_index_memory" in fallbacks else HYBRID
+
+
 def _content_dates_as_keywords(
     analysis: QueryAnalysis, corpus: TenantCorpus, fallbacks: list[str]
 ) -> QueryAnalysis:
@@ -280,4 +287,3 @@ def _content_dates_as_keywords(
 
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 2)
-
