@@ -24,9 +24,12 @@ from typing import Any
 import requests
 
 QUESTIONS = [
-    "What did we decide about the deploy window?", "Which metrics did we record?",
-    "Summarize my notes from this week", "Why did we choose Firestore?",
-    "What are my open tasks?", "What did the investor say?",
+    "What did we decide about the deploy window?",
+    "Which metrics did we record?",
+    "Summarize my notes from this week",
+    "Why did we choose Firestore?",
+    "What are my open tasks?",
+    "What did the investor say?",
 ]
 
 
@@ -39,8 +42,12 @@ class Result:
     clients: int = 0
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"clients": self.clients, "durationS": round(self.duration_s, 1),
-                               "errors": len(self.errors), "errorSamples": self.errors[:5]}
+        out: dict[str, Any] = {
+            "clients": self.clients,
+            "durationS": round(self.duration_s, 1),
+            "errors": len(self.errors),
+            "errorSamples": self.errors[:5],
+        }
         for name, values in self.latencies.items():
             out[name] = {"requests": len(values), **percentiles(values)}
         total = sum(len(v) for v in self.latencies.values())
@@ -52,12 +59,21 @@ def percentiles(values: list[float]) -> dict[str, float]:
     if not values:
         return {"p50Ms": 0.0, "p95Ms": 0.0, "maxMs": 0.0}
     ordered = sorted(values)
-    q = statistics.quantiles(ordered, n=100, method="inclusive") if len(ordered) > 1 else ordered * 99
+    q = (
+        statistics.quantiles(ordered, n=100, method="inclusive")
+        if len(ordered) > 1
+        else ordered * 99
+    )
     return {"p50Ms": round(q[49], 1), "p95Ms": round(q[94], 1), "maxMs": round(ordered[-1], 1)}
 
 
-def run(api_url: str, tokens: list[str], duration_s: float = 30.0, write_share: float = 0.4,
-        timeout_s: float = 60.0) -> Result:
+def run(
+    api_url: str,
+    tokens: list[str],
+    duration_s: float = 30.0,
+    write_share: float = 0.4,
+    timeout_s: float = 60.0,
+) -> Result:
     result = Result(clients=len(tokens))
     lock = threading.Lock()
     start = threading.Barrier(len(tokens) + 1)
@@ -73,13 +89,23 @@ def run(api_url: str, tokens: list[str], duration_s: float = 30.0, write_share: 
             t0 = time.perf_counter()
             try:
                 if write:
-                    r = session.post(f"{api_url}/notes", headers=headers, timeout=timeout_s, json={
-                        "text": f"Load note {index}-{i}: we decided the deploy window is {i % 12 + 1} pm "
-                                f"and recorded {i * 3} signups."})
+                    r = session.post(
+                        f"{api_url}/notes",
+                        headers=headers,
+                        timeout=timeout_s,
+                        json={
+                            "text": f"Load note {index}-{i}: we decided the deploy window is {i % 12 + 1} pm "
+                            f"and recorded {i * 3} signups."
+                        },
+                    )
                     ok = r.status_code == 201
                 else:
-                    r = session.post(f"{api_url}/chat", headers=headers, timeout=timeout_s,
-                                     json={"message": QUESTIONS[(index + i) % len(QUESTIONS)]})
+                    r = session.post(
+                        f"{api_url}/chat",
+                        headers=headers,
+                        timeout=timeout_s,
+                        json={"message": QUESTIONS[(index + i) % len(QUESTIONS)]},
+                    )
                     ok = r.status_code == 200 and "answer" in r.json()
                 elapsed = (time.perf_counter() - t0) * 1000
                 with lock:
@@ -94,7 +120,9 @@ def run(api_url: str, tokens: list[str], duration_s: float = 30.0, write_share: 
                     result.errors.append(f"{type(exc).__name__}: {exc}"[:200])
             i += 1
 
-    threads = [threading.Thread(target=client, args=(n, t), daemon=True) for n, t in enumerate(tokens)]
+    threads = [
+        threading.Thread(target=client, args=(n, t), daemon=True) for n, t in enumerate(tokens)
+    ]
     for t in threads:
         t.start()
     began = time.monotonic()
@@ -131,8 +159,12 @@ def baseline(api_url: str, clients: int, duration_s: float) -> dict[str, Any]:
         t.start()
     for t in threads:
         t.join()
-    return {"requests": len(latencies), "errors": errors, **percentiles(latencies),
-            "requestsPerSecond": round(len(latencies) / duration_s, 1)}
+    return {
+        "requests": len(latencies),
+        "errors": errors,
+        **percentiles(latencies),
+        "requestsPerSecond": round(len(latencies) / duration_s, 1),
+    }
 
 
 def sign_up(auth_host: str, count: int) -> list[str]:
@@ -149,8 +181,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--write-share", type=float, default=0.4)
-    parser.add_argument("--baseline-seconds", type=float, default=10.0,
-                        help="first load GET /healthz this long, as the baseline (0: skip)")
+    parser.add_argument(
+        "--baseline-seconds",
+        type=float,
+        default=10.0,
+        help="first load GET /healthz this long, as the baseline (0: skip)",
+    )
     args = parser.parse_args()
     stack = None
     if args.url:
@@ -170,8 +206,10 @@ def main() -> None:
         print(json.dumps(report, indent=2))
         if "baselineHealthz" in report:
             base = report["baselineHealthz"]["p50Ms"] or 1.0
-            print(f"p50 over the /healthz baseline: chat x{result['chat']['p50Ms'] / base:.1f}, "
-                  f"notes x{result['notes']['p50Ms'] / base:.1f}")
+            print(
+                f"p50 over the /healthz baseline: chat x{result['chat']['p50Ms'] / base:.1f}, "
+                f"notes x{result['notes']['p50Ms'] / base:.1f}"
+            )
     finally:
         if stack is not None:
             stack.stop()

@@ -85,7 +85,9 @@ class Settings(BaseSettings):
     rrf_k: int = Field(60, alias="RETRIEVAL_RRF_K", ge=1)
     # hybrid: alpha · dense + (1 - alpha) · keyword, each z-scored (or min-max) within its list
     hybrid_alpha: float = Field(0.6, alias="RETRIEVAL_HYBRID_ALPHA", ge=0, le=1)
-    hybrid_normalise: Literal["zscore", "minmax"] = Field("zscore", alias="RETRIEVAL_HYBRID_NORMALISE")
+    hybrid_normalise: Literal["zscore", "minmax"] = Field(
+        "zscore", alias="RETRIEVAL_HYBRID_NORMALISE"
+    )
     weight_vector: float = Field(0.6, alias="RETRIEVAL_WEIGHT_VECTOR", ge=0)
     weight_keyword: float = Field(0.25, alias="RETRIEVAL_WEIGHT_KEYWORD", ge=0)
     weight_recency: float = Field(0.15, alias="RETRIEVAL_WEIGHT_RECENCY", ge=0)

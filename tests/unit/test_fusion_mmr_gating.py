@@ -8,20 +8,28 @@ from footnote.retrieval.mmr import mmr
 
 
 def test_rrf_rewards_agreement_between_sources() -> None:
-    fused = rrf({"vector": [Hit("a", 0.9), Hit("b", 0.8)], "keyword": [Hit("b", 12), Hit("c", 3)]}, k=60)
+    fused = rrf(
+        {"vector": [Hit("a", 0.9), Hit("b", 0.8)], "keyword": [Hit("b", 12), Hit("c", 3)]}, k=60
+    )
     assert [f.chunk_id for f in fused] == ["b", "a", "c"]
     assert fused[0].score == pytest.approx(1 / 62 + 1 / 61)
     assert fused[0].sources == ("keyword", "vector")
 
 
 def test_rrf_weights_scale_contributions_and_zero_removes_a_source() -> None:
-    fused = rrf({"vector": [Hit("a", 1)], "recency": [Hit("z", 1)]}, k=60,
-                weights={"vector": 1.0, "recency": 0.0})
+    fused = rrf(
+        {"vector": [Hit("a", 1)], "recency": [Hit("z", 1)]},
+        k=60,
+        weights={"vector": 1.0, "recency": 0.0},
+    )
     assert [f.chunk_id for f in fused] == ["a"]
 
 
 def test_weighted_uses_normalised_scores_and_multi_source_bonus() -> None:
-    rankings = {"vector": [Hit("a", 0.9), Hit("b", 0.5)], "keyword": [Hit("b", 10.0), Hit("c", 2.0)]}
+    rankings = {
+        "vector": [Hit("a", 0.9), Hit("b", 0.5)],
+        "keyword": [Hit("b", 10.0), Hit("c", 2.0)],
+    }
     fused = {f.chunk_id: f.score for f in weighted(rankings, {"vector": 0.6, "keyword": 0.25})}
     assert fused["a"] == pytest.approx(0.6)
     assert fused["b"] == pytest.approx((0.0 + 0.25) * 1.15)
@@ -64,10 +72,15 @@ def test_gate_needs_similarity_floor_and_confidence() -> None:
 def test_convex_zscores_and_scores_a_missing_source_at_its_floor() -> None:
     from footnote.retrieval.fusion import convex
 
-    rankings = {"vector": [Hit("a", 0.9), Hit("b", 0.5)], "keyword": [Hit("b", 10.0), Hit("c", 2.0)]}
+    rankings = {
+        "vector": [Hit("a", 0.9), Hit("b", 0.5)],
+        "keyword": [Hit("b", 10.0), Hit("c", 2.0)],
+    }
     fused = {f.chunk_id: f.score for f in convex(rankings, {"vector": 0.6, "keyword": 0.4})}
     # z-scores: vector a=+1 b=-1, keyword b=+1 c=-1; a absent from keyword takes -1
     assert fused == pytest.approx({"a": 0.2, "b": -0.2, "c": -1.0})
-    minmax = {f.chunk_id: f.score
-              for f in convex(rankings, {"vector": 0.6, "keyword": 0.4}, normalise="minmax")}
+    minmax = {
+        f.chunk_id: f.score
+        for f in convex(rankings, {"vector": 0.6, "keyword": 0.4}, normalise="minmax")
+    }
     assert minmax == pytest.approx({"a": 0.6, "b": 0.4, "c": 0.0})

@@ -40,7 +40,9 @@ def test_recency_ranks_nothing_when_all_notes_share_a_date() -> None:
 
 
 def test_bm25_indexes_the_note_title_with_every_later_chunk() -> None:
-    first = dataclasses.replace(chunk("n1_000", "Vitamin D\\n\\nLevels fall in winter."), title="Vitamin D")
+    first = dataclasses.replace(
+        chunk("n1_000", "Vitamin D\\n\\nLevels fall in winter."), title="Vitamin D"
+    )
     later = dataclasses.replace(chunk("n1_001", "Supplements restore them."), title="Vitamin D")
     assert keyword_terms(first) == list(first.terms)  # the title is already in its text
     assert "vitamin" not in later.terms and "vitamin" in keyword_terms(later)
@@ -75,13 +77,21 @@ def test_before_the_launch_resolves_from_a_note_titled_launch_day() -> None:
     from footnote.retrieval.query import events_from_titles
 
     launch = NOW - timedelta(days=10)
-    events = events_from_titles([("Launch day", launch), ("Launch day", NOW), ("Groceries", NOW),
-                                 ("A long title that reads like a whole sentence here", NOW)])
+    events = events_from_titles(
+        [
+            ("Launch day", launch),
+            ("Launch day", NOW),
+            ("Groceries", NOW),
+            ("A long title that reads like a whole sentence here", NOW),
+        ]
+    )
     assert events["launch"] == launch.date() and events["launch day"] == launch.date()
     assert "a long title that reads like a whole sentence here" not in events
 
     w = World()
-    w.store.create_note(note("l1", "Launch day\n\nWe shipped v2 to everyone.", days_ago=10, title="Launch day"))
+    w.store.create_note(
+        note("l1", "Launch day\n\nWe shipped v2 to everyone.", days_ago=10, title="Launch day")
+    )
     w.indexing.index_note("l1")
     w.add("n1", "Pricing page copy drafted.", days_ago=20)
     w.add("n2", "Pricing page copy rewritten after feedback.", days_ago=2)

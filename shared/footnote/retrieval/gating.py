@@ -15,6 +15,8 @@ def confidence(similarities: Sequence[float]) -> float:
 
 
 def passes(similarities: Sequence[float], min_similarity: float, min_confidence: float) -> bool:
-    return bool(similarities) and max(similarities) >= min_similarity and (
-        confidence(similarities) >= min_confidence
+    return (
+        bool(similarities)
+        and max(similarities) >= min_similarity
+        and (confidence(similarities) >= min_confidence)
     )

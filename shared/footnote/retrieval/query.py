@@ -60,20 +60,66 @@ from footnote.text import QUERY_FILLER, STOPWORDS, normalize, terms
 __all__ = ["analyze"]
 
 # Words that shape the analysis but say nothing about the topic.
-_ANALYSIS_FILLER = frozenset((
-    "summarize", "summarise", "summarized", "summary", "summaries", "overview", "recap",
-    "tldr", "tl", "dr", "timeline", "chronology", "chronological", "chronologically",
-    "enumerate", "happen", "happened", "happening", "happens", "recent", "recently",
-    "lately", "earlier", "ago", "evolve", "evolved", "evolution", "since",
-))
+_ANALYSIS_FILLER = frozenset(
+    (
+        "summarize",
+        "summarise",
+        "summarized",
+        "summary",
+        "summaries",
+        "overview",
+        "recap",
+        "tldr",
+        "tl",
+        "dr",
+        "timeline",
+        "chronology",
+        "chronological",
+        "chronologically",
+        "enumerate",
+        "happen",
+        "happened",
+        "happening",
+        "happens",
+        "recent",
+        "recently",
+        "lately",
+        "earlier",
+        "ago",
+        "evolve",
+        "evolved",
+        "evolution",
+        "since",
+    )
+)
 _KEYWORD_STOP = QUERY_FILLER | _ANALYSIS_FILLER
 
 # -- vocabulary ----------------------------------------------------------------
 _MONTHS = {
-    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3,
-    "apr": 4, "april": 4, "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7,
-    "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9, "oct": 10,
-    "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+    "jan": 1,
+    "january": 1,
+    "feb": 2,
+    "february": 2,
+    "mar": 3,
+    "march": 3,
+    "apr": 4,
+    "april": 4,
+    "may": 5,
+    "jun": 6,
+    "june": 6,
+    "jul": 7,
+    "july": 7,
+    "aug": 8,
+    "august": 8,
+    "sep": 9,
+    "sept": 9,
+    "september": 9,
+    "oct": 10,
+    "october": 10,
+    "nov": 11,
+    "november": 11,
+    "dec": 12,
+    "december": 12,
 }
 _WEEKDAYS = {
     name: i
@@ -82,11 +128,36 @@ _WEEKDAYS = {
     )
 }
 _NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
-    "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "sixty": 60,
-    "ninety": 90, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3, "several": 5,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "sixty": 60,
+    "ninety": 90,
+    "a couple of": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 5,
 }
 
 
@@ -124,7 +195,8 @@ _ISO_DATE = _c(r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")
 _ISO_MONTH = _c(r"(?P<y>\d{4})-(?P<m>\d{1,2})(?![\d-])")
 _FUTURE = _c(
     r"(?:the\s+day\s+after\s+)?tomorrow\b|next\s+(?:week|weekend|month|quarter|year|"
-    + _alternation(_WEEKDAYS) + r")\b|later\s+this\s+(?:week|month|year)\b"
+    + _alternation(_WEEKDAYS)
+    + r")\b|later\s+this\s+(?:week|month|year)\b"
 )
 
 # Forms that are time hints only after a preposition.
@@ -141,9 +213,19 @@ _PREPOSITION = _c(
     r"til|up\s+to|through|by|in|during|on|at|from|within|over|around)\s+"
 )
 _PREP_KIND = {
-    "since": "since", "as of": "since", "after": "after", "later than": "after",
-    "before": "before", "prior to": "before", "earlier than": "before", "until": "until",
-    "till": "until", "til": "until", "up to": "until", "through": "until", "by": "until",
+    "since": "since",
+    "as of": "since",
+    "after": "after",
+    "later than": "after",
+    "before": "before",
+    "prior to": "before",
+    "earlier than": "before",
+    "until": "until",
+    "till": "until",
+    "til": "until",
+    "up to": "until",
+    "through": "until",
+    "by": "until",
 }  # every other preposition means "in"
 _EVENT_PREPS = frozenset({"since", "after", "before", "until", "during"})
 _RANGE_START = _c(r"(?:between|from)\s+")
@@ -153,48 +235,94 @@ _PART_OF = _c(
     r"|(?P<part2>early|mid|late)[\s-]+"
 )
 # Words that follow "before the"/"after the" without naming an event.
-_NOT_EVENTS = frozenset((
-    "day", "days", "week", "weekend", "month", "year", "quarter", "morning", "afternoon",
-    "evening", "night", "time", "moment", "fact", "rest", "past", "future", "last", "next",
-    "first", "same", "other", "previous", "deadline", "one", "two", "new", "old", "current",
-))
+_NOT_EVENTS = frozenset(
+    (
+        "day",
+        "days",
+        "week",
+        "weekend",
+        "month",
+        "year",
+        "quarter",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "time",
+        "moment",
+        "fact",
+        "rest",
+        "past",
+        "future",
+        "last",
+        "next",
+        "first",
+        "same",
+        "other",
+        "previous",
+        "deadline",
+        "one",
+        "two",
+        "new",
+        "old",
+        "current",
+    )
+)
 _UNKNOWN_EVENT = _c(r"(?:the|our)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3})")
 _WORD_START = _c(r"(?<!\w)\w")
 _CITATION_MARKER = _c(r"\[\s*n\s*\d+\s*\]")
 
 # -- intent and type cues --------------------------------------------------------
 _INTENT_CUES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
-    (Intent.SUMMARY, _c(
-        r"\b(?:summari[sz]\w*|summary|summaries|overview|recap\w*|tl;?dr|sum\s+up|"
-        r"catch\s+me\s+up|brief\s+me|highlights|gist|what\s+(?:has\s+|have\s+)?happened)\b"
-    )),
-    (Intent.LIST, _c(
-        r"\b(?:list|enumerate|all\s+(?:the|my|our|of)|what\s+are\s+(?:all\s+)?(?:the|my|our)|"
-        r"which\s+\w+(?:\s+\w+){0,3}?\s+(?:have|has|had|are|were))\b"
-    )),
-    (Intent.DECISION, _c(
-        r"\b(?:decid\w*|decision\w*|chose|choose|chosen|choosing|settled?\s+on|"
-        r"go(?:ing)?\s+with|went\s+with|opt(?:ed)?\s+for|agreed?\s+(?:on|to)|"
-        r"ruled?\s+out|picked|why\s+(?:did|do|are|were)\s+(?:we|i)\b)"
-    )),
-    (Intent.TIMELINE, _c(
-        r"\b(?:timeline|chronolog\w*|history\s+of|evolv\w*|evolution|over\s+time|"
-        r"progress(?:ion)?\s+of|how\s+(?:did|has|have)\s+(?:\w+\s+){1,6}?"
-        r"(?:change[ds]?|develop(?:ed)?|progress(?:ed)?|grow|grown)|"
-        r"when\s+(?:did|was|were|is|are|do|does|will|have|has|had)|^\W*when)\b"
-    )),
+    (
+        Intent.SUMMARY,
+        _c(
+            r"\b(?:summari[sz]\w*|summary|summaries|overview|recap\w*|tl;?dr|sum\s+up|"
+            r"catch\s+me\s+up|brief\s+me|highlights|gist|what\s+(?:has\s+|have\s+)?happened)\b"
+        ),
+    ),
+    (
+        Intent.LIST,
+        _c(
+            r"\b(?:list|enumerate|all\s+(?:the|my|our|of)|what\s+are\s+(?:all\s+)?(?:the|my|our)|"
+            r"which\s+\w+(?:\s+\w+){0,3}?\s+(?:have|has|had|are|were))\b"
+        ),
+    ),
+    (
+        Intent.DECISION,
+        _c(
+            r"\b(?:decid\w*|decision\w*|chose|choose|chosen|choosing|settled?\s+on|"
+            r"go(?:ing)?\s+with|went\s+with|opt(?:ed)?\s+for|agreed?\s+(?:on|to)|"
+            r"ruled?\s+out|picked|why\s+(?:did|do|are|were)\s+(?:we|i)\b)"
+        ),
+    ),
+    (
+        Intent.TIMELINE,
+        _c(
+            r"\b(?:timeline|chronolog\w*|history\s+of|evolv\w*|evolution|over\s+time|"
+            r"progress(?:ion)?\s+of|how\s+(?:did|has|have)\s+(?:\w+\s+){1,6}?"
+            r"(?:change[ds]?|develop(?:ed)?|progress(?:ed)?|grow|grown)|"
+            r"when\s+(?:did|was|were|is|are|do|does|will|have|has|had)|^\W*when)\b"
+        ),
+    ),
 )
 _TYPE_CUES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = (
     (MemoryType.DECISION, _c(r"\b(?:decisions|decision\s+log)\b")),
     (MemoryType.METRIC, _c(r"\b(?:metrics?|kpis?|stats|statistics)\b")),
-    (MemoryType.FEEDBACK, _c(
-        r"\b(?:feedback|complaints?|testimonials?|what\s+(?:did\s+|do\s+)?(?:the\s+|our\s+)?"
-        r"(?:customers|users|clients|investors)\s+(?:say|said|think|thought))\b"
-    )),
-    (MemoryType.TASK, _c(
-        r"\b(?:tasks|to-?dos?|to\s+do\s+list|action\s+items?|follow[- ]?ups|open\s+items|"
-        r"next\s+steps|what\s+(?:do|should)\s+i\s+(?:need\s+to|have\s+to)\s+do)\b"
-    )),
+    (
+        MemoryType.FEEDBACK,
+        _c(
+            r"\b(?:feedback|complaints?|testimonials?|what\s+(?:did\s+|do\s+)?(?:the\s+|our\s+)?"
+            r"(?:customers|users|clients|investors)\s+(?:say|said|think|thought))\b"
+        ),
+    ),
+    (
+        MemoryType.TASK,
+        _c(
+            r"\b(?:tasks|to-?dos?|to\s+do\s+list|action\s+items?|follow[- ]?ups|open\s+items|"
+            r"next\s+steps|what\s+(?:do|should)\s+i\s+(?:need\s+to|have\s+to)\s+do)\b"
+        ),
+    ),
     (MemoryType.RESEARCH, _c(r"\b(?:research|studies|papers|findings|literature|experiments?)\b")),
 )
 
@@ -379,7 +507,9 @@ class _Context:
         year = today.year if month < today.month else today.year - 1
         return _month(year, month)
 
-    _relative_rules: tuple[tuple[re.Pattern[str], Callable[[_Context, re.Match[str]], _Period]], ...] = (
+    _relative_rules: tuple[
+        tuple[re.Pattern[str], Callable[[_Context, re.Match[str]], _Period]], ...
+    ] = (
         (_REL_DAY_BEFORE, lambda c, m: _day(c.today - timedelta(days=2))),
         (_REL_TODAY, lambda c, m: _day(c.today)),
         (_REL_YESTERDAY, lambda c, m: _day(c.today - timedelta(days=1))),
@@ -391,7 +521,7 @@ class _Context:
     )
 
     def _part_of(self, s: str, pos: int) -> tuple[_Period, int] | None:
-        """"the end of March", "early 2024", "the start of the month": thirds of a period.
+        """ "the end of March", "early 2024", "the start of the month": thirds of a period.
 
         "end of"/"start of" also name an edge, which since/before/after/until use.
         """
@@ -476,7 +606,9 @@ def _latest_date(today: date, month: int, day: int) -> date:
 
 def _has_time_context(s: str, pos: int) -> bool:
     """``2024-03`` is a month only after a preposition; bare it may be an id."""
-    return bool(re.search(r"(?:since|after|before|until|in|during|on|from|between|and|to)\s+$", s[:pos]))
+    return bool(
+        re.search(r"(?:since|after|before|until|in|during|on|from|between|and|to)\s+$", s[:pos])
+    )
 
 
 # Trailing words that make a note's title a record of an event, not its name:
@@ -554,7 +686,7 @@ def _hint_at(s: str, pos: int, ctx: _Context) -> _Hint | None:
                     a = again[0] if again else a
                 start = min(a.start, b.start)
                 end = None if a.end is None or b.end is None else max(a.end, b.end)
-                return _Hint(pos, second[1], s[pos:second[1]], start, end)
+                return _Hint(pos, second[1], s[pos : second[1]], start, end)
     # preposition + anchor
     m = _PREPOSITION.match(s, pos)
     if m:
@@ -576,16 +708,18 @@ def _hint_at(s: str, pos: int, ctx: _Context) -> _Hint | None:
                         break
                     name_words.append(w)
                 if name_words:
-                    label = f"{s[pos:m.end()]}{s[m.end():unknown.start('name')]}{' '.join(name_words)}"
+                    label = f"{s[pos : m.end()]}{s[m.end() : unknown.start('name')]}{' '.join(name_words)}"
                     name_end = unknown.start("name") + len(" ".join(name_words))
-                    return _Hint(pos, name_end, re.sub(r"\s+", " ", label), resolved=False, keep_words=True)
+                    return _Hint(
+                        pos, name_end, re.sub(r"\s+", " ", label), resolved=False, keep_words=True
+                    )
     # forms that need no preposition
     found = ctx.relative(s, pos)
     if found:
         return _apply("in", found[0], pos, found[1], s)
     m = _FUTURE.match(s, pos)
     if m:
-        return _Hint(pos, m.end(), s[pos:m.end()], resolved=False)
+        return _Hint(pos, m.end(), s[pos : m.end()], resolved=False)
     return None
 
 
@@ -596,7 +730,7 @@ def _bad_hint_at(s: str, pos: int, ctx: _Context) -> _Hint | None:
     for pattern in (_ISO_DATE, _MONTH_DAY, _DAY_MONTH):
         m = pattern.match(s, at)
         if m and (prep or pattern is _ISO_DATE):
-            return _Hint(pos, m.end(), s[pos:m.end()], resolved=False)
+            return _Hint(pos, m.end(), s[pos : m.end()], resolved=False)
     return None
 
 
@@ -651,9 +785,7 @@ def _types(s: str) -> tuple[MemoryType, ...]:
     return tuple(t for t in MemoryType if t in found)
 
 
-def analyze(
-    query: str, now: datetime, events: Mapping[str, date] | None = None
-) -> QueryAnalysis:
+def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None) -> QueryAnalysis:
     """Keywords, time window, intent and type filters of ``query`` as of ``now``.
 
     ``now`` must be timezone-aware; it is read in UTC. ``events`` maps event
@@ -672,7 +804,7 @@ def analyze(
     rest = list(lowered)
     for h in hints:
         if not h.keep_words:
-            rest[h.start_pos:h.end_pos] = " " * (h.end_pos - h.start_pos)
+            rest[h.start_pos : h.end_pos] = " " * (h.end_pos - h.start_pos)
     # "[N7]" names a citation of an earlier answer, not words to look for: a note
     # quoting a forged marker must not match on it.
     content = _CITATION_MARKER.sub(" ", "".join(rest))
