@@ -88,6 +88,16 @@ class Settings(BaseSettings):
     hybrid_normalise: Literal["zscore", "minmax"] = Field(
         "zscore", alias="RETRIEVAL_HYBRID_NORMALISE"
     )
+    # BM25 (bm25s): term-frequency saturation k1, length normalisation b, variant
+    bm25_k1: float = Field(1.5, alias="RETRIEVAL_BM25_K1", ge=0)
+    bm25_b: float = Field(0.75, alias="RETRIEVAL_BM25_B", ge=0, le=1)
+    bm25_method: Literal["lucene", "robertson", "bm25+", "bm25l"] = Field(
+        "lucene", alias="RETRIEVAL_BM25_METHOD"
+    )
+    # keyword pseudo-relevance feedback (RM3-style); 0 terms turns it off
+    feedback_terms: int = Field(0, alias="RETRIEVAL_FEEDBACK_TERMS", ge=0, le=50)
+    feedback_docs: int = Field(3, alias="RETRIEVAL_FEEDBACK_DOCS", ge=1, le=50)
+    feedback_weight: float = Field(0.5, alias="RETRIEVAL_FEEDBACK_WEIGHT", ge=0, le=1)
     weight_vector: float = Field(0.6, alias="RETRIEVAL_WEIGHT_VECTOR", ge=0)
     weight_keyword: float = Field(0.25, alias="RETRIEVAL_WEIGHT_KEYWORD", ge=0)
     weight_recency: float = Field(0.15, alias="RETRIEVAL_WEIGHT_RECENCY", ge=0)

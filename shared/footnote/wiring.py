@@ -121,9 +121,10 @@ class Container:
     # -- retrieval -----------------------------------------------------------------
     @lazy
     def corpora(self) -> Any:
-        from footnote.retrieval.corpus import CorpusCache
+        from footnote.retrieval.corpus import Bm25Params, CorpusCache
 
-        return CorpusCache(self.store)
+        s = self.settings
+        return CorpusCache(self.store, bm25_params=Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method))
 
     @lazy
     def vector_index(self) -> Any:

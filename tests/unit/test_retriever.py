@@ -98,3 +98,65 @@ def test_before_the_launch_resolves_from_a_note_titled_launch_day() -> None:
     answer = w.chat.search("alice", "pricing page before the launch", 8)
     assert answer["meta"]["query"]["window"] is not None
     assert [r["noteId"] for r in answer["results"]] == ["n1"]
+
+
+def test_keyword_scores_are_zero_where_no_query_term_occurs_in_every_bm25_variant() -> None:
+    import numpy as np
+
+    from footnote.retrieval.corpus import Bm25Params, build_corpus
+
+    chunks = [
+        chunk("a_000", "Tomatoes need full sun and deep watering."),
+        chunk("b_000", "The ferry timetable changes next spring."),
+        chunk("c_000", "Tomatoes tomatoes tomatoes, and a little basil."),
+        # (robertson's idf is zero or less for a term in half the documents or more)
+        chunk("d_000", "Quarterly budget review moved to Thursday."),
+        chunk("e_000", "Renew the passport before the summer trip."),
+    ]
+    for method in ("lucene", "robertson", "bm25+", "bm25l"):
+        corpus = build_corpus(chunks, bm25_params=Bm25Params(method=method))
+        scores = corpus.keyword_scores(["tomato"])
+        # bm25+ and bm25l give every document a floor for an absent term; that floor
+        # must not let the ferry note look like a keyword match.
+        assert scores[corpus.by_id["b_000"]] == 0.0, method
+        assert (scores[[corpus.by_id["a_000"], corpus.by_id["c_000"]]] > 0).all(), method
+        assert np.array_equal(corpus.keyword_scores(["unknownword"]), np.zeros(len(chunks)))
+
+
+def test_bm25_parameters_change_the_keyword_ranking() -> None:
+    from footnote.retrieval.corpus import Bm25Params, build_corpus
+
+    chunks = [
+        chunk("long_000", "Tomato " + "garden soil compost mulch water sun " * 6),
+        chunk("short_000", "Tomato blight."),
+    ]
+    no_length_norm = build_corpus(chunks, bm25_params=Bm25Params(b=0.0))
+    full_length_norm = build_corpus(chunks, bm25_params=Bm25Params(b=1.0))
+    i_long, i_short = no_length_norm.by_id["long_000"], no_length_norm.by_id["short_000"]
+    flat = no_length_norm.keyword_scores(["tomato"])
+    normed = full_length_norm.keyword_scores(["tomato"])
+    assert flat[i_long] == flat[i_short]  # b=0: length does not matter
+    assert normed[i_short] > normed[i_long]  # b=1: the short chunk is about tomatoes
+
+
+def test_keyword_feedback_finds_a_chunk_through_the_top_chunks_words() -> None:
+    import numpy as np
+
+    from footnote.retrieval.corpus import Feedback, build_corpus
+
+    chunks = [
+        chunk("a_000", "Aspirin lowers fever; salicylate inhibits cyclooxygenase."),
+        chunk("b_000", "Aspirin and salicylate block cyclooxygenase enzymes."),
+        chunk("c_000", "Cyclooxygenase inhibition by salicylate reduces prostaglandins."),
+        chunk("d_000", "The ferry timetable changes next spring."),
+    ]
+    corpus = build_corpus(chunks)
+    everything = np.ones(len(chunks), dtype=bool)
+    plain = {h.chunk_id for h in corpus.keyword_hits(["aspirin"], 10, everything)}
+    assert plain == {"a_000", "b_000"}
+    expanded = corpus.keyword_hits(
+        ["aspirin"], 10, everything, Feedback(terms=2, docs=2, weight=0.5)
+    )
+    ids = [h.chunk_id for h in expanded]
+    assert "c_000" in ids and "d_000" not in ids
+    assert ids.index("c_000") == len(ids) - 1  # found through feedback, ranked below the asked

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +20,16 @@ from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
 from footnote.retrieval.query import events_from_titles
 from footnote.text import terms
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """Keyword pseudo-relevance feedback: add the top ``terms`` of the top ``docs``
+    BM25 chunks to the query, each at most ``weight`` of an original term."""
+
+    terms: int = 0
+    docs: int = 3
+    weight: float = 0.5
 
 
 @dataclass
@@ -61,11 +72,59 @@ class TenantCorpus:
         sims = self.similarities(vector)
         return _top(sims, k, mask, self.chunks)
 
-    def keyword_hits(self, query_terms: Sequence[str], k: int, mask: np.ndarray) -> list[Hit]:
+    def keyword_scores(self, query_terms: Sequence[str]) -> np.ndarray:
+        """BM25 of every chunk; 0 where no query term occurs (whatever the variant)."""
         if self.bm25 is None or not query_terms:
-            return []
-        scores = self.bm25.get_scores(list(query_terms))  # type: ignore[attr-defined]
-        return _top(np.asarray(scores), k, mask & (np.asarray(scores) > 0), self.chunks)
+            return np.zeros(len(self.chunks), dtype=np.float32)
+        bm25: Any = self.bm25
+        ids = bm25.get_tokens_ids(list(query_terms))
+        if not ids:
+            return np.zeros(len(self.chunks), dtype=np.float32)
+        scores = np.asarray(bm25.get_scores_from_ids(ids), dtype=np.float32)
+        if bm25.nonoccurrence_array is not None:  # bm25+ / bm25l score absent terms too
+            scores = scores - float(bm25.nonoccurrence_array[ids].sum())
+        return scores
+
+    def keyword_hits(
+        self,
+        query_terms: Sequence[str],
+        k: int,
+        mask: np.ndarray,
+        feedback: Feedback | None = None,
+    ) -> list[Hit]:
+        scores = self.keyword_scores(query_terms)
+        if feedback is not None and feedback.terms > 0 and feedback.weight > 0:
+            scores = self._with_feedback(query_terms, scores, mask, feedback)
+        return _top(scores, k, mask & (scores > 0), self.chunks)
+
+    def _with_feedback(
+        self, query_terms: Sequence[str], scores: np.ndarray, mask: np.ndarray, fb: Feedback
+    ) -> np.ndarray:
+        """RM3-style keyword pseudo-relevance feedback: the terms most likely under the
+        top ``fb.docs`` BM25 chunks (each weighted by its score) are searched too, at
+        ``fb.weight`` times their relevance-model weight relative to the strongest."""
+        top = _top(scores, fb.docs, mask & (scores > 0), self.chunks)
+        if not top:
+            return scores
+        total = sum(h.score for h in top)
+        asked = set(query_terms)
+        model: dict[str, float] = {}
+        for h in top:
+            words = keyword_terms(self.chunks[self.by_id[h.chunk_id]])
+            if not words:
+                continue
+            share = h.score / total / len(words)
+            for w in words:
+                if w not in asked:
+                    model[w] = model.get(w, 0.0) + share
+        picked = sorted(model.items(), key=lambda item: (-item[1], item[0]))[: fb.terms]
+        if not picked:
+            return scores
+        strongest = picked[0][1]
+        expanded = scores.copy()
+        for word, weight in picked:
+            expanded += fb.weight * (weight / strongest) * self.keyword_scores([word])
+        return expanded
 
     def recent_hits(self, k: int, mask: np.ndarray) -> list[Hit]:
         return _top(self.created, k, mask, self.chunks)
@@ -89,7 +148,19 @@ def keyword_terms(chunk: Chunk) -> list[str]:
     return list(chunk.terms) + terms(chunk.title)
 
 
-def build_corpus(chunks: Sequence[Chunk], version: int = 0) -> TenantCorpus:
+@dataclass(frozen=True)
+class Bm25Params:
+    """bm25s scoring: ``k1`` (term-frequency saturation), ``b`` (length
+    normalisation) and the variant (``lucene``, ``robertson``, ``bm25+``, ``bm25l``)."""
+
+    k1: float = 1.5
+    b: float = 0.75
+    method: str = "lucene"
+
+
+def build_corpus(
+    chunks: Sequence[Chunk], version: int = 0, bm25_params: Bm25Params | None = None
+) -> TenantCorpus:
     ordered = sorted(chunks, key=lambda c: c.chunk_id)
     dims = {len(c.embedding) for c in ordered}
     dim = max(dims) if dims else 0
@@ -102,7 +173,8 @@ def build_corpus(chunks: Sequence[Chunk], version: int = 0) -> TenantCorpus:
     if ordered:
         import bm25s  # local import: only processes that search pay for it
 
-        bm25 = bm25s.BM25()
+        p = bm25_params or Bm25Params()
+        bm25 = bm25s.BM25(k1=p.k1, b=p.b, method=p.method)
         bm25.index([keyword_terms(c) or [""] for c in ordered], show_progress=False)
     return TenantCorpus(
         version=version,
@@ -120,9 +192,12 @@ def build_corpus(chunks: Sequence[Chunk], version: int = 0) -> TenantCorpus:
 class CorpusCache:
     """Per-tenant corpora, rebuilt when ``ChunkStore.tenant_version`` changes."""
 
-    def __init__(self, store: ChunkStore, max_tenants: int = 128) -> None:
+    def __init__(
+        self, store: ChunkStore, max_tenants: int = 128, bm25_params: Bm25Params | None = None
+    ) -> None:
         self._store = store
         self._max = max_tenants
+        self._bm25 = bm25_params or Bm25Params()
         self._cache: OrderedDict[str, TenantCorpus] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -133,7 +208,7 @@ class CorpusCache:
             if cached is not None and cached.version == version:
                 self._cache.move_to_end(tenant_id)
                 return cached
-        corpus = build_corpus(self._store.tenant_chunks(tenant_id), version)
+        corpus = build_corpus(self._store.tenant_chunks(tenant_id), version, self._bm25)
         with self._lock:
             self._cache[tenant_id] = corpus
             self._cache.move_to_end(tenant_id)

@@ -16,7 +16,7 @@ from footnote.domain import Hit, QueryAnalysis, ScoredChunk
 from footnote.errors import FootnoteError
 from footnote.ports import Embedder, VectorIndex, VectorQuery
 from footnote.retrieval import fusion
-from footnote.retrieval.corpus import CorpusCache, TenantCorpus
+from footnote.retrieval.corpus import CorpusCache, Feedback, TenantCorpus
 from footnote.retrieval.gating import confidence
 from footnote.retrieval.mmr import mmr
 from footnote.text import terms
@@ -97,7 +97,8 @@ class Retriever:
         timings["vectorMs"] = _ms(t1)
         top_k = s.retrieval_top_k
         t2 = time.perf_counter()
-        keyword_hits = corpus.keyword_hits(analysis.keywords, top_k, mask)
+        feedback = Feedback(s.feedback_terms, s.feedback_docs, s.feedback_weight)
+        keyword_hits = corpus.keyword_hits(analysis.keywords, top_k, mask, feedback)
         timings["keywordMs"] = _ms(t2)
         recent_hits = corpus.recent_hits(top_k, mask)
 
