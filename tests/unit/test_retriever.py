@@ -160,3 +160,11 @@ def test_keyword_feedback_finds_a_chunk_through_the_top_chunks_words() -> None:
     ids = [h.chunk_id for h in expanded]
     assert "c_000" in ids and "d_000" not in ids
     assert ids.index("c_000") == len(ids) - 1  # found through feedback, ranked below the asked
+
+
+def test_bm25_defaults_of_the_corpus_are_the_settings_defaults() -> None:
+    from footnote.config import Settings
+    from footnote.retrieval.corpus import Bm25Params
+
+    s = Settings()  # type: ignore[call-arg]
+    assert Bm25Params() == Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method)

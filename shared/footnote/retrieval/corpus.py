@@ -151,10 +151,11 @@ def keyword_terms(chunk: Chunk) -> list[str]:
 @dataclass(frozen=True)
 class Bm25Params:
     """bm25s scoring: ``k1`` (term-frequency saturation), ``b`` (length
-    normalisation) and the variant (``lucene``, ``robertson``, ``bm25+``, ``bm25l``)."""
+    normalisation) and the variant (``lucene``, ``robertson``, ``bm25+``, ``bm25l``).
+    The defaults are those of ``Settings`` (RETRIEVAL_BM25_*)."""
 
-    k1: float = 1.5
-    b: float = 0.75
+    k1: float = 0.9
+    b: float = 0.4
     method: str = "lucene"
 
 
