@@ -29,6 +29,16 @@ QUERY_FILLER = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+# Words that record a decision. Query analysis reads them as the decision intent;
+# the extractive generator lets a sentence using one answer a question using
+# another ("Why did we choose X?" / "We chose X over Y"), which stemming alone
+# cannot: "choose" and "chose" have different stems.
+DECISION_VERBS = re.compile(
+    r"\b(?:decid\w*|decision\w*|chose|choose|chosen|choosing|settled?\s+on|"
+    r"go(?:ing)?\s+with|went\s+with|opt(?:ed)?\s+for|agreed?\s+(?:on|to)|"
+    r"ruled?\s+out|picked)\b",
+    re.IGNORECASE,
+)
 _SENTENCE_END = re.compile(
     r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=\s*[-*•\d]+[.)]?\s)"
 )

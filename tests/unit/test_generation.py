@@ -175,6 +175,29 @@ def test_plain_notes_question_is_still_answered_despite_irregular_verbs() -> Non
     assert text == "We chose Firestore because it syncs in real time [N1]."
 
 
+def test_a_why_did_we_choose_question_quotes_the_sentence_that_records_the_choice() -> None:
+    # The demo's storage note: the subject sentence names Firestore, the reason
+    # sentence says "chose it" — "choose" and "chose" share no stem.
+    sources = [
+        _titled(
+            "N1",
+            "Storage choice",
+            "Firestore stores notes and chunks. We chose it over Postgres for real-time "
+            "sync to the mobile app and because there is no server to manage.",
+        ),
+        source("N2", "Lunch on Tuesday was ramen."),
+    ]
+    question = "Why did we choose Firestore?"
+    text = compose(question, sources, _analysis(question, ("choos", "firestor"), Intent.DECISION))
+    assert "We chose it over Postgres for real-time sync" in text
+    assert "Firestore stores notes and chunks [N1]." in text and "[N2]" not in text
+    # A sentence with no decision verb does not cover the question's verb.
+    plain = [source("N1", "Firestore stores notes. Postgres stores the billing ledger.")]
+    assert compose(question, plain, _analysis(question, ("choos", "firestor"))) == (
+        "Firestore stores notes [N1]."
+    )
+
+
 def test_extractive_prefers_the_note_the_question_names() -> None:
     sources = [
         _titled("N1", "Cloud Run pricing", "The API bill grew in May."),

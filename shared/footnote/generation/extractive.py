@@ -12,13 +12,14 @@ from dataclasses import dataclass
 
 from footnote.domain import Draft, Intent, QueryAnalysis, Source
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
-from footnote.text import QUERY_FILLER, STOPWORDS, sentences, terms
+from footnote.text import DECISION_VERBS, QUERY_FILLER, STOPWORDS, sentences, terms
 
 MODEL_NAME = "extractive-v1"
 # Share of the question's content terms the quoted sentences must cover together;
 # below it the notes are about something else and we say so instead of guessing.
-# 0.5, not more: stemming misses irregular forms ("choose" / "chose"), so a
-# stricter floor turns away real answers (0.6 and 0.7 measured in docs/quality.md).
+# 0.5, not more: stemming misses irregular forms (decision verbs are matched as a
+# class, other verbs are not), so a stricter floor turns away real answers (0.6 and
+# 0.7 measured in docs/quality.md).
 MIN_COVERAGE = 0.5
 # A factual answer quotes at most this many sentences (plus one linked note).
 FACTUAL_SENTENCES = 3
@@ -94,12 +95,23 @@ class _Candidate:
     terms: frozenset[str] = frozenset()
 
 
+def decision_terms(question: str, question_terms: Sequence[str]) -> frozenset[str]:
+    """The question's terms that are decision verbs ("choos" in "Why did we choose X?")."""
+    found = {t for m in DECISION_VERBS.finditer(question) for t in terms(m.group(0))}
+    return frozenset(found & set(question_terms))
+
+
 def candidates(
-    question_terms: Sequence[str], sources: Sequence[Source], named: frozenset[str] = frozenset()
+    question_terms: Sequence[str],
+    sources: Sequence[Source],
+    named: frozenset[str] = frozenset(),
+    decided: frozenset[str] = frozenset(),
 ) -> list[_Candidate]:
     """Every quotable sentence of the sources, scored by query-term coverage.
 
     ``named``: citation ids of the notes whose title the question names.
+    ``decided``: the question's decision verbs, which any sentence recording a
+    decision covers, whatever verb it uses.
     """
     wanted = set(question_terms)
     out: list[_Candidate] = []
@@ -111,6 +123,8 @@ def candidates(
             if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
                 continue
             have = frozenset(terms(clean))
+            if decided and DECISION_VERBS.search(clean):
+                have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
             # Query-term coverage first; earlier (better-ranked) sources break ties.
             score = overlap + 0.25 / (1 + rank) + (0.02 if position == 0 else 0.0)
@@ -143,6 +157,7 @@ def select_covering(
     sources: Sequence[Source],
     limit: int,
     named: frozenset[str] = frozenset(),
+    decided: frozenset[str] = frozenset(),
 ) -> list[_Candidate]:
     """Sentences that together cover the question, each adding terms the others lack.
 
@@ -153,7 +168,7 @@ def select_covering(
     names (``named``), plus one note a quoted sentence names.
     """
     wanted = set(question_terms)
-    pool = candidates(question_terms, sources, named)
+    pool = candidates(question_terms, sources, named, decided)
     if not pool:
         return []
     chosen = [pool[0]]
@@ -298,7 +313,13 @@ def compose(question: str, sources: Sequence[Source], analysis: QueryAnalysis) -
     if analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE):
         chosen = select_sentences(question_terms, sources, limit)
     else:
-        chosen = select_covering(question_terms, sources, limit, titles_named(question, sources))
+        chosen = select_covering(
+            question_terms,
+            sources,
+            limit,
+            titles_named(question, sources),
+            decision_terms(question, question_terms),
+        )
     if not chosen:
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:

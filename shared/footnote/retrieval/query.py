@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, TimeWindow
-from footnote.text import QUERY_FILLER, STOPWORDS, normalize, terms
+from footnote.text import DECISION_VERBS, QUERY_FILLER, STOPWORDS, normalize, terms
 
 __all__ = ["analyze"]
 
@@ -290,11 +290,7 @@ _INTENT_CUES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
     (
         Intent.DECISION,
-        _c(
-            r"\b(?:decid\w*|decision\w*|chose|choose|chosen|choosing|settled?\s+on|"
-            r"go(?:ing)?\s+with|went\s+with|opt(?:ed)?\s+for|agreed?\s+(?:on|to)|"
-            r"ruled?\s+out|picked|why\s+(?:did|do|are|were)\s+(?:we|i)\b)"
-        ),
+        _c(DECISION_VERBS.pattern + r"|\bwhy\s+(?:did|do|are|were)\s+(?:we|i)\b"),
     ),
     (
         Intent.TIMELINE,
