@@ -266,20 +266,51 @@ class Stack:
         proc = self._procs.pop(name, None)
         if proc is None or proc.poll() is not None:
             return
+        # Wait for the whole group, not just the leader: the emulators' launchers are
+        # shell scripts that die at once on SIGTERM while their JVM keeps serving for a
+        # second or two. A Firestore "outage" that still acknowledged writes after its
+        # snapshot would lose them on restart (seen in CI as "acknowledged notes lost").
         for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
             try:
                 os.killpg(proc.pid, sig)
             except ProcessLookupError:
                 return
+            deadline = time.monotonic() + wait
             try:
                 proc.wait(timeout=wait)
-                return
             except subprocess.TimeoutExpired:
                 continue
+            while _group_running(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if not _group_running(proc.pid):
+                return
 
     def alive(self, name: str) -> bool:
         proc = self._procs.get(name)
         return proc is not None and proc.poll() is None
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies do not count:
+    a container's init may never reap them)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    procfs = Path("/proc")
+    if not procfs.is_dir():
+        return True
+    for stat in procfs.glob("[0-9]*/stat"):
+        try:
+            # after "pid (comm)": state, ppid, pgrp, ...
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
 
 
 @contextmanager
