@@ -54,6 +54,24 @@ resource "google_firestore_index" "messages_by_conversation_tenant" {
   }
 }
 
+# In-memory corpora patch from the change log: indexState where tenantId == uid and
+# chunksChangedAt > the corpus's mark (FirestoreStore.notes_changed_since).
+resource "google_firestore_index" "states_by_tenant_changed" {
+  project     = var.project_id
+  database    = google_firestore_database.main.name
+  collection  = "indexState"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "tenantId"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "chunksChangedAt"
+    order      = "ASCENDING"
+  }
+}
+
 # Vector index on chunk embeddings with the tenant as pre-filter
 # (find_nearest over noteChunks where tenantId == uid).
 resource "google_firestore_index" "chunks_embedding_by_tenant" {
@@ -88,6 +106,26 @@ resource "google_firestore_field" "unindexed_text" {
   index_config {}
 }
 
+# BM25 term statistics for the sparse half of Vector Search
+# (footnote.adapters.firestore_term_stats): the sketch counters (df.b0 … df.b16383
+# per row document) and each note's term ids are only ever read by document id;
+# indexing them would cost thousands of index entries per write and run into the
+# 40,000-entries-per-document limit.
+resource "google_firestore_field" "unindexed_term_stats" {
+  for_each = {
+    "termStats/df"           = { collection = "termStats", field = "df" }
+    "termStatsNotes/termIds" = { collection = "termStatsNotes", field = "termIds" }
+    "termStatsNotes/termDf"  = { collection = "termStatsNotes", field = "termDf" }
+  }
+
+  project    = var.project_id
+  database   = google_firestore_database.main.name
+  collection = each.value.collection
+  field      = each.value.field
+
+  index_config {}
+}
+
 # Security rules for client SDKs, from the same file the emulator tests load.
 resource "google_firebaserules_ruleset" "firestore" {
   project = var.project_id
@@ -110,4 +148,16 @@ resource "google_firebaserules_release" "firestore" {
   lifecycle {
     replace_triggered_by = [google_firebaserules_ruleset.firestore]
   }
+}
+
+# Per-user quota counters (footnote.adapters.firestore_quota) carry the end of their
+# window in expiresAt: Firestore's TTL deletes finished windows, so the collection
+# does not grow with traffic.
+resource "google_firestore_field" "quota_ttl" {
+  project    = var.project_id
+  database   = google_firestore_database.main.name
+  collection = "quotas"
+  field      = "expiresAt"
+
+  ttl_config {}
 }

@@ -1,6 +1,13 @@
 # Vertex AI Vector Search: an index updated by streaming upserts (the indexer
 # writes datapoints as notes change), a public index endpoint and the deployed
 # index the API queries. Dimension and distance follow the embedding settings.
+#
+# Hybrid: every datapoint carries the dense embedding (`dimensions` below) and a
+# sparse BM25 embedding (`sparse_embedding`, footnote.retrieval.sparse). The sparse
+# part needs no index configuration: its dimensions are 63-bit term ids and its
+# distance is always the dot product. The dense distance must make `distance` the
+# cosine (DOT_PRODUCT over UNIT_L2_NORM), which the retriever's z-score fusion and
+# gating read; tests/infra/test_agreement.py checks both halves against the code.
 
 resource "google_vertex_ai_index" "chunks" {
   display_name        = "footnote-chunks"

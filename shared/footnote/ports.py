@@ -7,7 +7,7 @@ and one contract suite in ``tests/contract`` that both must pass.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,6 +23,7 @@ from footnote.domain import (
     Source,
     TimeWindow,
 )
+from footnote.retrieval.sparse import NoteTerms, TermStatistics
 
 Vector = Sequence[float]
 
@@ -90,10 +91,41 @@ class ChunkStore(Protocol):
 
     def set_index_state(self, state: IndexState) -> None: ...
 
+    def withdraw_chunks(self, tenant_id: str, note_id: str) -> list[str]:
+        """Drop a note's chunks whatever its state (a note that cannot be indexed
+        must not stay citable by its old chunks); the ids, for vector removal."""
+        ...
+
     def tenant_chunks(self, tenant_id: str) -> list[Chunk]: ...
+
+    def tenant_chunk_pages(self, tenant_id: str, page_size: int = 500) -> Iterator[list[Chunk]]:
+        """All the tenant's chunks, a page at a time (a cold in-memory load)."""
+        ...
 
     def tenant_version(self, tenant_id: str) -> int:
         """A counter that changes whenever the tenant's chunks change."""
+        ...
+
+    def tenant_version_mark(self, tenant_id: str) -> tuple[int, Any]:
+        """The tenant's version and a change mark taken at the same read: every chunk
+        change committed after the mark is found by ``notes_changed_since(mark)``,
+        and every one before it is visible to any read that follows."""
+        ...
+
+    def notes_changed_since(self, tenant_id: str, mark: Any, limit: int) -> list[str] | None:
+        """Ids of the tenant's notes whose chunks changed after ``mark``, or None when
+        there are more than ``limit`` of them (or no mark): then load everything."""
+        ...
+
+    def chunks_of_notes(self, tenant_id: str, note_ids: Sequence[str]) -> list[Chunk]:
+        """The current chunks of these notes of the tenant (none for a deleted note)."""
+        ...
+
+    def get_chunks(self, tenant_id: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """These chunks of the tenant that still exist, in the order asked: one
+        batched read, the only chunk reads of a production query. A note deleted or
+        edited through the API loses its chunks in the same transaction, so a
+        vector hit of a deleted or stale note finds nothing here."""
         ...
 
     def unindexed_note_ids(self, after: str | None, limit: int) -> list[str]:
@@ -148,6 +180,46 @@ class VectorQuery:
     types: tuple[MemoryType, ...] = ()
 
 
+@dataclass(frozen=True)
+class HybridQuery:
+    """One retrieval request to an index that serves both halves of hybrid search.
+
+    ``keywords`` are the stemmed query terms (``footnote.text.terms``); each index
+    weighs them its own way (exact BM25 in memory, a sparse query vector with the
+    tenant's IDF in Vector Search). ``vector`` is None when the embedder is down.
+    Only vectors of ``model_id`` may be compared with ``vector``.
+    """
+
+    tenant_id: str
+    model_id: str
+    vector: Vector | None
+    keywords: tuple[str, ...]
+    k: int
+    window: TimeWindow | None = None
+    types: tuple[MemoryType, ...] = ()
+
+
+@dataclass(frozen=True)
+class Neighbor:
+    """A candidate chunk as an index returns it: enough to fuse, gate and diversify
+    without reading the chunk document (only the k winners are read)."""
+
+    chunk_id: str
+    score: float  # this list's raw score: cosine (dense), BM25 dot product (keyword)
+    created: float  # epoch seconds of the note's creation
+    vector: tuple[float, ...] | None = None  # the dense vector, when its model matches
+    memory_type: MemoryType | None = None  # when the index returns it
+
+
+@dataclass(frozen=True)
+class HybridHits:
+    dense: list[Neighbor]  # best first; empty when the query had no vector
+    keyword: list[Neighbor]  # best first; only chunks holding a query term
+    # Most recent first over the whole filtered tenant, where the index can say
+    # (in memory); an empty list lets the retriever rank recency among candidates.
+    recent: list[Neighbor] = field(default_factory=list)
+
+
 @runtime_checkable
 class VectorIndex(Protocol):
     name: str
@@ -158,17 +230,33 @@ class VectorIndex(Protocol):
 
     def search(self, query: VectorQuery) -> list[Hit]: ...
 
+    def search_hybrid(self, query: HybridQuery) -> HybridHits:
+        """Dense and keyword neighbours of one query, restricted to the tenant, the
+        query's model, time window and types, in one round trip."""
+        ...
+
 
 @runtime_checkable
 class Generator(Protocol):
     model: str
 
+    # ``history``: the conversation's last turns as (role, text), oldest first; passed
+    # only when there are some, so a generator may ignore it.
     def generate(
-        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis, strict: bool
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        strict: bool,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Draft: ...
 
     def stream(
-        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Iterator[str]: ...
 
 
@@ -200,3 +288,51 @@ class TokenVerifier(Protocol):
 @runtime_checkable
 class ReindexQueue(Protocol):
     def publish(self, message: Mapping[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class QuotaCounter(Protocol):
+    """Per-user counters shared by every API instance (Firestore in production)."""
+
+    def consume(self, key: str, amount: int, limit: int, expires_at: datetime | None) -> int | None:
+        """Atomically add ``amount`` to the counter ``key`` if the total stays within
+        ``limit`` and return the new total; if it would not, add nothing and return
+        None. A negative amount (a release) always applies, never below zero.
+        ``expires_at`` lets the store drop the counter after its window (a TTL)."""
+        ...
+
+    def value(self, key: str) -> int:
+        """The counter's current total (0 if it does not exist)."""
+        ...
+
+
+@runtime_checkable
+class AppCheckVerifier(Protocol):
+    def verify(self, token: str) -> str:
+        """The Firebase app id the App Check token was issued to; raises
+        Unauthenticated for a missing, forged or expired token."""
+        ...
+
+
+@runtime_checkable
+class TermStatsStore(Protocol):
+    """Each tenant's BM25 term statistics — chunk count, total chunk length and df
+    per term id — for indexes that score keywords as a sparse dot product.
+
+    The indexer ``record``s a note's contribution after its chunk swap committed;
+    queries read ``statistics`` (cached: at most ``ttl`` old in production).
+    """
+
+    def record(
+        self, tenant_id: str, note_id: str, version: datetime | None, terms: NoteTerms | None
+    ) -> None:
+        """Make the note's contribution ``terms`` (its current chunks'), idempotently.
+
+        ``version`` is the note's ``updated_at`` for the chunks just swapped in: an
+        older version than the one recorded changes nothing (a late indexer).
+        ``terms=None`` records that the note is gone, for good: its contribution is
+        subtracted and no later record for it counts.
+        """
+        ...
+
+    def statistics(self, tenant_id: str) -> TermStatistics: ...

@@ -163,3 +163,68 @@ def test_embedding_cache_round_trip(store) -> None:  # type: ignore[no-untyped-d
     assert store.get_many([key]) == {}
     store.put_many({key: [0.5, -0.25]})
     assert store.get_many([key, "missing"]) == {key: [0.5, -0.25]}
+
+
+def test_the_change_log_names_exactly_the_notes_changed_since_a_mark(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, base = _ids()
+    state = IndexState(base, tenant, IndexStatus.INDEXED, "h", 1, "m")
+    notes = [store.create_note(note(f"{base}-{i}", f"text {i}", tenant)) for i in range(3)]
+    for n in notes:
+        store.replace_chunks(n, [chunk(f"{n.id}_000", n.text, tenant)], state)
+    version, mark = store.tenant_version_mark(tenant)
+    assert version == store.tenant_version(tenant) and version >= 3
+    assert store.notes_changed_since(tenant, mark, 10) == []
+    assert store.notes_changed_since(tenant, None, 10) is None  # no mark: load everything
+    # An index write, an edit and a delete through the API each count as a change.
+    store.replace_chunks(notes[0], [chunk(f"{notes[0].id}_000", "new text", tenant)], state)
+    store.update_note(tenant, notes[1].id, NoteChanges(text="edited"), NOW + timedelta(1))
+    store.update_note(tenant, notes[2].id, NoteChanges(tags=("only-tags",)), NOW + timedelta(1))
+    other_tenant, other = _ids()
+    store.create_note(note(other, "x", other_tenant))
+    other_state = IndexState(other, other_tenant, IndexStatus.INDEXED, "h", 1, "m")
+    store.replace_chunks(
+        store.read_note(other), [chunk(f"{other}_000", "x", other_tenant)], other_state
+    )
+    changed = store.notes_changed_since(tenant, mark, 10)
+    assert sorted(changed) == sorted([notes[0].id, notes[1].id])
+    assert store.notes_changed_since(tenant, mark, 1) is None  # too far behind
+    assert store.tenant_version_mark(tenant)[0] > version
+    # The changed notes' chunks, and nothing else, are what a patch reads.
+    got = store.chunks_of_notes(tenant, changed)
+    assert [(c.chunk_id, c.text) for c in got] == [(f"{notes[0].id}_000", "new text")]
+    assert store.chunks_of_notes(other_tenant, changed) == []
+
+
+def test_get_chunks_reads_the_winners_and_drops_deleted_and_edited_notes(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, base = _ids()
+    state = IndexState(base, tenant, IndexStatus.INDEXED, "h", 1, "m")
+    notes = [store.create_note(note(f"{base}-{i}", f"text {i}", tenant)) for i in range(3)]
+    for n in notes:
+        store.replace_chunks(n, [chunk(f"{n.id}_000", n.text, tenant)], state)
+    ids = [f"{n.id}_000" for n in reversed(notes)]
+    assert [c.chunk_id for c in store.get_chunks(tenant, ids)] == ids  # in the order asked
+    assert store.get_chunks("someone-else", ids) == []
+    assert store.delete_note(tenant, notes[0].id)
+    store.update_note(tenant, notes[1].id, NoteChanges(text="edited"), NOW + timedelta(1))
+    # No indexer has run: the API's own transaction dropped both notes' chunks.
+    assert [c.chunk_id for c in store.get_chunks(tenant, ids)] == [f"{notes[2].id}_000"]
+    # The indexer still learns which vectors to remove.
+    deleted = IndexState(notes[0].id, tenant, IndexStatus.DELETED)
+    assert store.remove_chunks(notes[0].id, deleted) == [f"{notes[0].id}_000"]
+    edited = store.read_note(notes[1].id)
+    fresh = [chunk(f"{notes[1].id}_000", "edited", tenant)]
+    assert store.replace_chunks(edited, fresh, state) == []
+    assert store.get_chunks(tenant, [f"{notes[1].id}_000"])[0].text == "edited"
+
+
+def test_withdraw_chunks_drops_a_live_notes_chunks_and_names_them(store) -> None:  # type: ignore[no-untyped-def]
+    tenant, nid = _ids()
+    n = store.create_note(note(nid, "x", tenant))
+    store.replace_chunks(
+        n, [chunk(f"{nid}_000", "x", tenant)], IndexState(nid, tenant, IndexStatus.INDEXED)
+    )
+    _, mark = store.tenant_version_mark(tenant)
+    assert store.withdraw_chunks(tenant, nid) == [f"{nid}_000"]
+    assert store.get_chunks(tenant, [f"{nid}_000"]) == []
+    assert store.notes_changed_since(tenant, mark, 10) == [nid]
+    assert store.read_note(nid) is not None  # the note itself stays

@@ -240,15 +240,23 @@ def test_a_model_change_reindexes_every_tenant_and_never_mixes(google: FakeGoogl
     old_id = old.embedder.model_id
     assert old_id == "vertex:gemini-embedding-001:768"
     new = build(google, store, EMBEDDING_MODEL="text-embedding-005", REINDEX_PAGE_SIZE=2)
+    new._built["term_stats"] = old.term_stats  # one Firestore collection in production
     new_id = new.embedder.model_id
     assert new_id == "vertex:text-embedding-005:768"
 
-    # Before the re-index, the new model's queries never meet the old vectors:
-    # the retriever goes keyword-only and nothing is sent to Vector Search.
+    # Before the re-index, the new model's queries never meet the old vectors: the
+    # dense query is restricted to the new model, and the old chunks are found by
+    # their words alone (their vectors withheld).
     google.requests.clear()
     before = ask(new)
-    assert "embedding_model_mismatch" in before["meta"]["retrieval"]["fallbacks"]
-    assert google.calls("find") == []
+    assert "embedding_model_mixed" in before["meta"]["retrieval"]["fallbacks"]
+    assert before["citations"]
+    finds = google.calls("find")
+    assert finds
+    for f in finds:
+        for q in f.body["queries"]:
+            if q["datapoint"].get("featureVector"):
+                assert restricts(q["datapoint"])["model"] == [new_id]
 
     # Half-way (one note moved): the index holds both models, queries see only one.
     new.indexing.index_note("a1")

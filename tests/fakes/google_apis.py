@@ -6,8 +6,16 @@
 - Vertex AI Vector Search (aiplatform_v1 REST transport):
   ``POST /v1/projects/P/locations/L/indexes/I:upsertDatapoints`` / ``:removeDatapoints``
   and ``POST /v1/projects/P/locations/L/indexEndpoints/E:findNeighbors``; the fake
-  keeps the datapoints and answers queries by exact dot product, applying
-  ``restricts`` and ``numericRestricts`` the way the service does.
+  keeps the datapoints (dense ``featureVector``, ``sparseEmbedding`` or both: hybrid)
+  and answers each query exactly, applying ``restricts`` and ``numericRestricts``
+  the way the service does: a dense query by dot product (``distance``), a
+  sparse-only query (token-based search) by sparse dot product over the datapoints
+  that have a sparse embedding (``sparseDistance``), and a query with both and
+  ``rrf.alpha`` by reciprocal-rank fusion of the two rankings,
+  ``alpha / (60 + dense rank) + (1 − alpha) / (60 + sparse rank)`` (alpha 1: dense
+  only, 0: sparse only, as documented; the service does not publish its constant,
+  60 is the usual one). ``returnFullDatapoint`` returns each neighbour's vectors and
+  restricts as stored.
 - Discovery Engine ranking: ``POST /v1/projects/P/locations/L/rankingConfigs/C:rank``.
 
 Every request is recorded (path, headers, JSON body) so tests can assert on what
@@ -29,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
@@ -70,6 +79,8 @@ class Datapoint:
     vector: list[float]
     restricts: dict[str, tuple[set[str], set[str]]]  # namespace -> (allow, deny)
     numeric: dict[str, float]
+    sparse: dict[int, float] = field(default_factory=dict)  # dimension -> value
+    raw: dict[str, Any] = field(default_factory=dict)  # as upserted (returnFullDatapoint)
 
 
 @dataclass
@@ -129,6 +140,7 @@ class FakeGoogleApis:
         self._failures: dict[str, list[_Failure]] = {}
         self._delays: dict[str, float] = {}
         self._server: Any = None
+        self._views: dict[str, _IndexView] = {}  # per index, rebuilt after each write
         self._thread: threading.Thread | None = None
         self.url = ""
 
@@ -175,6 +187,7 @@ class FakeGoogleApis:
             self._delays.clear()
             self.requests.clear()
             self.indexes.clear()
+            self._views.clear()
             self.deployed.clear()
             self.answer = default_answer
             self.classify = None
@@ -319,12 +332,17 @@ class FakeGoogleApis:
             return _error(404, f"index {index} not found")
         stored = self.indexes[index]
         dims = {len(p.vector) for p in stored.values()}
-        for raw in body.get("datapoints", []):
-            point = _datapoint(raw)
+        points = [_datapoint(raw, stored=True) for raw in body.get("datapoints", [])]
+        for point in points:
+            if not point.vector and not point.sparse:
+                raise _Invalid("a datapoint needs a dense or a sparse embedding")
             if point.vector and dims and len(point.vector) not in dims:
                 raise _Invalid("feature vector dimension does not match the index")
-            dims.add(len(point.vector))
+            if point.vector:
+                dims.add(len(point.vector))
+        for point in points:
             stored[point.id] = point
+        self._views.pop(index, None)
         return _json({})
 
     def _remove(self, m: re.Match[str], body: dict[str, Any]) -> Response:
@@ -333,6 +351,7 @@ class FakeGoogleApis:
             return _error(404, f"index {index} not found")
         for point_id in body.get("datapointIds", []):
             self.indexes[index].pop(point_id, None)
+        self._views.pop(index, None)
         return _json({})
 
     def _find(self, m: re.Match[str], body: dict[str, Any]) -> Response:
@@ -342,36 +361,53 @@ class FakeGoogleApis:
         deployed_id, index = self.deployed[endpoint]
         if body.get("deployedIndexId") != deployed_id:
             raise _Invalid(f"deployed index {body.get('deployedIndexId')} not found")
+        full = bool(body.get("returnFullDatapoint"))
+        view = self._view(index)
         results = []
         for query in body.get("queries", []):
-            point = _datapoint(query.get("datapoint") or {})
+            raw = query.get("datapoint") or {}
+            point = _datapoint(raw)
             wanted = int(query.get("neighborCount") or 10)
-            ops = _numeric_query(query.get("datapoint") or {})
-            scored = []
-            for candidate in self.indexes[index].values():
-                if len(candidate.vector) != len(point.vector):
-                    continue
-                if not _passes(candidate, point.restricts, ops):
-                    continue
-                score = sum(a * b for a, b in zip(candidate.vector, point.vector, strict=True))
-                scored.append((score, candidate.id))
-            scored.sort(key=lambda s: (-s[0], s[1]))
-            results.append(
-                {
-                    "id": point.id,
-                    "neighbors": [
-                        {
-                            "datapoint": {
-                                "datapointId": pid,
-                                "crowdingTag": {"crowdingAttribute": "0"},
-                            },
-                            "distance": score,
-                        }
-                        for score, pid in scored[:wanted]
-                    ],
+            ops = _numeric_query(raw)
+            allowed = view.allowed(point.restricts, ops)
+            dense = sparse = None
+            if point.vector:
+                dense = view.dense(point.vector, allowed)
+            if point.sparse:
+                sparse = view.sparse_scores(point.sparse, allowed)
+            if dense is not None and sparse is not None:
+                if "rrf" not in query:
+                    raise _Invalid("a query with dense and sparse embeddings needs rrf")
+                alpha = float((query.get("rrf") or {}).get("alpha", 0.0))
+                order = _rrf(dense, sparse, alpha, wanted)
+            elif dense is not None:
+                order = _top(dense, wanted)
+            elif sparse is not None:
+                order = _top(sparse, wanted)
+            else:
+                raise _Invalid("a query needs a feature vector or a sparse embedding")
+            neighbors = []
+            for i in order:
+                p = view.points[i]
+                out: dict[str, Any] = {
+                    "datapoint": p.raw
+                    if full
+                    else {"datapointId": p.id, "crowdingTag": {"crowdingAttribute": "0"}}
                 }
-            )
+                if dense is not None:
+                    out["distance"] = float(dense[i])
+                if sparse is not None:
+                    out["sparseDistance"] = float(sparse[i])
+                neighbors.append(out)
+            results.append({"id": point.id, "neighbors": neighbors})
         return _json({"nearestNeighbors": results})
+
+    def _view(self, index: str) -> _IndexView:
+        with self._lock:
+            view = self._views.get(index)
+            if view is None:
+                view = self._views[index] = _IndexView(list(self.indexes[index].values()))
+            return view
 
     # -- ranking --------------------------------------------------------------------
     def _rank(self, m: re.Match[str], body: dict[str, Any]) -> Response:
@@ -408,6 +444,70 @@ class _Invalid(Exception):
     pass
 
 
+class _IndexView:
+    """Stored datapoints as arrays, so exact search over thousands stays fast."""
+
+    def __init__(self, points: list[Datapoint]) -> None:
+        self.points = points
+        self._masks: dict[str, np.ndarray] = {}
+        dims = {len(p.vector) for p in points if p.vector}
+        self.dim = dims.pop() if len(dims) == 1 else 0
+        self.matrix = np.zeros((len(points), self.dim), dtype=np.float64)
+        self.has_dense = np.zeros(len(points), dtype=bool)
+        self.has_sparse = np.array([bool(p.sparse) for p in points], dtype=bool)
+        self.postings: dict[int, list[tuple[int, float]]] = {}
+        for i, p in enumerate(points):
+            if p.vector and len(p.vector) == self.dim:
+                self.matrix[i] = p.vector
+                self.has_dense[i] = True
+            for d, v in p.sparse.items():
+                self.postings.setdefault(d, []).append((i, v))
+
+    def allowed(
+        self,
+        restricts: dict[str, tuple[set[str], set[str]]],
+        numeric: list[tuple[str, str, float]],
+    ) -> np.ndarray:
+        """Which datapoints pass a query's restricts (memoised per restricts)."""
+        key = repr((sorted((k, sorted(a), sorted(d)) for k, (a, d) in restricts.items()), numeric))
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.array([_passes(p, restricts, numeric) for p in self.points], dtype=bool)
+            self._masks[key] = mask
+        return mask
+
+    def dense(self, vector: list[float], allowed: np.ndarray) -> np.ndarray:
+        scores = np.full(len(self.points), -np.inf)
+        if len(vector) != self.dim:
+            return scores  # no datapoint of that dimension
+        keep = allowed & self.has_dense
+        scores[keep] = self.matrix[keep] @ np.asarray(vector, dtype=np.float64)
+        return scores
+
+    def sparse_scores(self, query: dict[int, float], allowed: np.ndarray) -> np.ndarray:
+        scores = np.zeros(len(self.points))
+        for d, weight in query.items():
+            for i, v in self.postings.get(d, ()):
+                scores[i] += weight * v
+        scores[~(allowed & self.has_sparse)] = -np.inf
+        return scores
+
+
+def _top(scores: np.ndarray, k: int) -> list[int]:
+    finite = np.flatnonzero(np.isfinite(scores))
+    ordered = finite[np.argsort(-scores[finite], kind="stable")]
+    return [int(i) for i in ordered[:k]]
+
+
+def _rrf(dense: np.ndarray, sparse: np.ndarray, alpha: float, k: int) -> list[int]:
+    """Each ranking's top ``k``, fused by weighted reciprocal rank (60 + rank, from 1)."""
+    fused: dict[int, float] = {}
+    for weight, scores in ((alpha, dense), (1.0 - alpha, sparse)):
+        for rank, i in enumerate(_top(scores, k), start=1):
+            fused[i] = fused.get(i, 0.0) + weight / (60 + rank)
+    return sorted(fused, key=lambda i: (-fused[i], i))[:k]
+
+
 class _QuietHandler(WSGIRequestHandler):
     def log_request(self, *args: Any, **kwargs: Any) -> None:
         return None
@@ -430,8 +530,18 @@ def _route(path: str) -> tuple[str | None, re.Match[str] | None]:
     return None, None
 
 
-def _datapoint(raw: dict[str, Any]) -> Datapoint:
+def _datapoint(raw: dict[str, Any], stored: bool = False) -> Datapoint:
     point_id = raw.get("datapointId")
+    sparse: dict[int, float] = {}
+    if "sparseEmbedding" in raw:
+        emb = raw["sparseEmbedding"] or {}
+        dims = [int(d) for d in emb.get("dimensions", [])]
+        values = [float(v) for v in emb.get("values", [])]
+        if len(dims) != len(values):
+            raise _Invalid("sparse embedding dimensions and values differ in length")
+        if len(set(dims)) != len(dims):
+            raise _Invalid("sparse embedding dimensions repeat")
+        sparse = dict(zip(dims, values, strict=True))
     restricts: dict[str, tuple[set[str], set[str]]] = {}
     for r in raw.get("restricts", []) or []:
         allow, deny = restricts.setdefault(r["namespace"], (set(), set()))
@@ -442,8 +552,15 @@ def _datapoint(raw: dict[str, Any]) -> Datapoint:
         if "op" in r and r["op"] not in (0, "OPERATOR_UNSPECIFIED"):
             continue  # a query-side restriction
         numeric[r["namespace"]] = _number(r)
+    if stored and not point_id:
+        raise _Invalid("datapoint_id is required")
     return Datapoint(
-        str(point_id or ""), [float(x) for x in raw.get("featureVector", [])], restricts, numeric
+        str(point_id or ""),
+        [float(x) for x in raw.get("featureVector", [])],
+        restricts,
+        numeric,
+        sparse,
+        raw,
     )
 
 

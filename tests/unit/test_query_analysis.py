@@ -8,16 +8,17 @@ like the question it tests.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
+from footnote.adapters.memory_store import MemoryStore
 from footnote.config import Settings
-from footnote.domain import Hit, Intent, MemoryType, QueryAnalysis, TimeWindow
-from footnote.ports import VectorQuery
-from footnote.retrieval.corpus import build_corpus
+from footnote.domain import Intent, MemoryType, QueryAnalysis, TimeWindow
+from footnote.ports import HybridHits, HybridQuery, Neighbor
 from footnote.retrieval.query import analyze
 from footnote.retrieval.retriever import Retriever
 from footnote.text import stem
@@ -439,26 +440,28 @@ def test_deterministic_and_fast_on_a_long_query() -> None:
 
 
 # -- the analysis is applied by the retriever ------------------------------------------
-class _Corpora:
-    def __init__(self, chunks: list) -> None:  # type: ignore[type-arg]
-        self._corpus = build_corpus(chunks)
-
-    def get(self, tenant_id: str):  # type: ignore[no-untyped-def]
-        return self._corpus
-
-
 class _IndexIgnoringFilters:
-    """A vector index that returns everything, whatever the window says."""
+    """A managed index that returns everything, whatever the window and types say."""
 
     name = "careless"
 
-    def __init__(self, ids: list[str]) -> None:
-        self.ids = ids
-        self.queries: list[VectorQuery] = []
+    def __init__(self, chunks: list) -> None:  # type: ignore[type-arg]
+        self.chunks = chunks
+        self.queries: list[HybridQuery] = []
 
-    def search(self, query: VectorQuery) -> list[Hit]:
+    def search_hybrid(self, query: HybridQuery) -> HybridHits:
         self.queries.append(query)
-        return [Hit(cid, 1.0) for cid in self.ids]
+        everything = [
+            Neighbor(
+                c.chunk_id,
+                1.0,
+                c.created_at.timestamp(),
+                tuple(c.embedding),
+                c.memory_type,
+            )
+            for c in self.chunks
+        ]
+        return HybridHits(dense=everything, keyword=everything)
 
 
 def test_retriever_applies_the_window_and_types_to_every_source() -> None:
@@ -483,8 +486,15 @@ def test_retriever_applies_the_window_and_types_to_every_source() -> None:
         chunk("d_000", "Firestore API task: write the migration.", days_ago=11, memory_type=M.TASK),
     ]
     settings = Settings(EMBEDDER="hash", NOTE_STORE="memory", REINDEX_QUEUE="inline")
-    index = _IndexIgnoringFilters([c.chunk_id for c in chunks])
-    retriever = Retriever(settings, _Corpora(chunks), HashEmbedder(), index)  # type: ignore[arg-type]
+    embedder = HashEmbedder()
+    chunks = [
+        dataclasses.replace(c, embedding=tuple(embedder.embed_documents([c.text])[0]))
+        for c in chunks
+    ]
+    store = MemoryStore()
+    store.chunks.update({c.chunk_id: c for c in chunks})
+    index = _IndexIgnoringFilters(chunks)
+    retriever = Retriever(settings, None, embedder, index, chunks=store)  # type: ignore[arg-type]
     analysis = analyze("What decisions did we make last week about the Firestore API?", NOW)
     assert analysis.types == (M.DECISION,) and analysis.window is not None
     result = retriever.retrieve("alice", analysis, k=8)

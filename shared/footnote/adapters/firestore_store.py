@@ -9,13 +9,14 @@ per tenant that moves whenever its chunks change), ``embeddingCache``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from footnote.adapters.cursors import decode_cursor, encode_cursor
 from footnote.adapters.memory_store import apply_changes, same_content
 from footnote.domain import Chunk, IndexState, IndexStatus, MemoryType, Note
+from footnote.errors import MalformedNote
 from footnote.ports import NoteChanges, NotePage, Turn
 
 if TYPE_CHECKING:
@@ -30,6 +31,11 @@ CONVERSATIONS = "conversations"
 MESSAGES = "messages"
 JOBS = "reindexJobs"
 CHUNK_IDS = "chunkIds"  # in indexState: the chunk ids the last chunk transaction wrote
+# In indexState: the commit time of the last change to the note's chunks (an index
+# write, or the API dropping them on an edit or delete). The change log in-memory
+# corpora patch from: ``notes_changed_since`` queries it per tenant.
+CHUNKS_CHANGED_AT = "chunksChangedAt"
+_IN_LIMIT = 30  # values in one Firestore "in" filter
 _BATCH = 400  # under Firestore's 500 writes per commit
 
 
@@ -73,35 +79,78 @@ class FirestoreStore:
         state_ref = self.client.collection(STATES).document(note_id)
 
         @self._fs.transactional
-        def run(tx: Any) -> Note | None:
+        def run(tx: Any) -> tuple[Note, bool] | None:
             snap = ref.get(transaction=tx)
             if not snap.exists or snap.get("tenantId") != tenant_id:
                 return None
             before = _note_from(snap)
             after = apply_changes(before, changes, now)
+            changed = not same_content(before, after)
+            recorded = self._recorded_chunk_ids(tx, note_id) if changed else []
             tx.set(ref, _note_doc(after))
-            if not same_content(before, after):
-                tx.set(
-                    state_ref,
-                    _state_doc(IndexState(note_id, tenant_id, IndexStatus.PENDING)),
-                    merge=True,  # keeps chunkIds, which only the chunk transactions write
-                )
-            return after
+            if changed:
+                self._drop_chunks(tx, state_ref, recorded, IndexStatus.PENDING, tenant_id)
+            return after, changed
 
-        return run(self.client.transaction())
+        after, changed = run(self.client.transaction()) or (None, False)
+        if changed:
+            self._bump(tenant_id)
+        return after
 
     def delete_note(self, tenant_id: str, note_id: str) -> bool:
         ref = self.client.collection(NOTES).document(note_id)
+
+        state_ref = self.client.collection(STATES).document(note_id)
 
         @self._fs.transactional
         def run(tx: Any) -> bool:
             snap = ref.get(transaction=tx)
             if not snap.exists or snap.get("tenantId") != tenant_id:
                 return False
+            recorded = self._recorded_chunk_ids(tx, note_id)
             tx.delete(ref)
+            self._drop_chunks(tx, state_ref, recorded, IndexStatus.DELETED, tenant_id)
             return True
 
-        return run(self.client.transaction())
+        deleted = bool(run(self.client.transaction()))
+        if deleted:
+            self._bump(tenant_id)
+        return deleted
+
+    def withdraw_chunks(self, tenant_id: str, note_id: str) -> list[str]:
+        state_ref = self.client.collection(STATES).document(note_id)
+        seen = self._chunk_ids_of(note_id)
+
+        @self._fs.transactional
+        def run(tx: Any) -> list[str]:
+            ids = sorted(seen | set(self._recorded_chunk_ids(tx, note_id)))
+            self._drop_chunks(tx, state_ref, ids, IndexStatus.FAILED, tenant_id)
+            return ids
+
+        ids = run(self.client.transaction(max_attempts=5))
+        self._bump(tenant_id)
+        return ids
+
+    # A delete or an edit through the API drops the note's chunks in its own
+    # transaction, so no query (in memory or through Vector Search, whose vectors
+    # the indexer removes a moment later) can cite a deleted note or an edited
+    # note's old text. indexState keeps chunkIds, so the indexer still knows which
+    # vectors to remove.
+    def _recorded_chunk_ids(self, tx: Any, note_id: str) -> list[str]:
+        state = self.client.collection(STATES).document(note_id).get(transaction=tx)
+        return list((state.to_dict() or {}).get(CHUNK_IDS, [])) if state.exists else []
+
+    def _drop_chunks(
+        self, tx: Any, state_ref: Any, chunk_ids: Sequence[str], status: IndexStatus, tenant: str
+    ) -> None:
+        for cid in chunk_ids:
+            tx.delete(self.client.collection(CHUNKS).document(cid))
+        tx.set(
+            state_ref,
+            _state_doc(IndexState(state_ref.id, tenant, status))
+            | {CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
+            merge=True,  # keeps chunkIds, which only the chunk transactions write
+        )
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
         fs = self._fs
@@ -149,14 +198,15 @@ class FirestoreStore:
             snap = note_ref.get(transaction=tx)
             if not snap.exists or not same_content(_note_from(snap), note):
                 return None
-            removed = self._stored_chunk_ids(tx, note.id, seen) - new_ids
+            removed = self._known_chunk_ids(tx, note.id, seen) - new_ids
             for cid in removed:
                 tx.delete(self.client.collection(CHUNKS).document(cid))
             for c in chunks:
                 tx.set(self.client.collection(CHUNKS).document(c.chunk_id), self._chunk_doc(c))
             tx.set(
                 self.client.collection(STATES).document(note.id),
-                _state_doc(state) | {CHUNK_IDS: sorted(new_ids)},
+                _state_doc(state)
+                | {CHUNK_IDS: sorted(new_ids), CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
             )
             return sorted(removed)
 
@@ -173,12 +223,12 @@ class FirestoreStore:
         def run(tx: Any) -> list[str] | None:
             if note_ref.get(transaction=tx).exists:
                 return None
-            removed = self._stored_chunk_ids(tx, note_id, seen)
+            removed = self._known_chunk_ids(tx, note_id, seen)
             for cid in removed:
                 tx.delete(self.client.collection(CHUNKS).document(cid))
             tx.set(
                 self.client.collection(STATES).document(note_id),
-                _state_doc(state) | {CHUNK_IDS: []},
+                _state_doc(state) | {CHUNK_IDS: [], CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
             )
             return sorted(removed)
 
@@ -199,24 +249,78 @@ class FirestoreStore:
         query = self.client.collection(CHUNKS).where(filter=self._where("noteId", "==", note_id))
         return {s.id for s in query.select([]).stream()}
 
-    def _stored_chunk_ids(self, tx: Any, note_id: str, seen: set[str]) -> set[str]:
-        state = self.client.collection(STATES).document(note_id).get(transaction=tx)
-        recorded = set((state.to_dict() or {}).get(CHUNK_IDS, [])) if state.exists else set()
-        refs = [self.client.collection(CHUNKS).document(cid) for cid in sorted(seen | recorded)]
-        return {snap.id for snap in tx.get_all(refs) if snap.exists} if refs else set()
+    #
+    # Every id is returned, stored or not: the API may have dropped the documents
+    # already (an edit or a delete), and the indexer still removes their vectors.
+    def _known_chunk_ids(self, tx: Any, note_id: str, seen: set[str]) -> set[str]:
+        return seen | set(self._recorded_chunk_ids(tx, note_id))
 
     def set_index_state(self, state: IndexState) -> None:
         self.client.collection(STATES).document(state.note_id).set(_state_doc(state), merge=True)
 
     def tenant_chunks(self, tenant_id: str) -> list[Chunk]:
-        query = self.client.collection(CHUNKS).where(
-            filter=self._where("tenantId", "==", tenant_id)
-        )
-        return [_chunk_from(s.to_dict() or {}) for s in query.stream()]
+        return [c for page in self.tenant_chunk_pages(tenant_id) for c in page]
+
+    def tenant_chunk_pages(self, tenant_id: str, page_size: int = 500) -> Iterator[list[Chunk]]:
+        chunks = self.client.collection(CHUNKS)
+        query = chunks.where(filter=self._where("tenantId", "==", tenant_id)).order_by("__name__")
+        last: str | None = None
+        while True:
+            page_query = query.start_after({"__name__": chunks.document(last)}) if last else query
+            page = [_chunk_from(s.to_dict() or {}) for s in page_query.limit(page_size).stream()]
+            if page:
+                yield page
+            if len(page) < page_size:
+                return
+            last = page[-1].chunk_id
 
     def tenant_version(self, tenant_id: str) -> int:
+        return self.tenant_version_mark(tenant_id)[0]
+
+    def tenant_version_mark(self, tenant_id: str) -> tuple[int, Any]:
+        # The read time of this read is the mark: a chunk change committed after it
+        # carries a later chunksChangedAt; one committed before it is visible to
+        # every read that follows (Firestore reads are strongly consistent).
         snap = self.client.collection(TENANTS).document(tenant_id).get()
-        return int((snap.to_dict() or {}).get("version", 0)) if snap.exists else 0
+        version = int((snap.to_dict() or {}).get("version", 0)) if snap.exists else 0
+        return version, snap.read_time
+
+    def notes_changed_since(self, tenant_id: str, mark: Any, limit: int) -> list[str] | None:
+        if mark is None:
+            return None
+        query = (
+            self.client.collection(STATES)
+            .where(filter=self._where("tenantId", "==", tenant_id))
+            .where(filter=self._where(CHUNKS_CHANGED_AT, ">", mark))
+        )
+        ids = [s.id for s in query.select([]).limit(limit + 1).stream()]
+        return None if len(ids) > limit else ids
+
+    def chunks_of_notes(self, tenant_id: str, note_ids: Sequence[str]) -> list[Chunk]:
+        out: list[Chunk] = []
+        ids = list(dict.fromkeys(note_ids))
+        for i in range(0, len(ids), _IN_LIMIT):
+            query = self.client.collection(CHUNKS).where(
+                filter=self._where("noteId", "in", ids[i : i + _IN_LIMIT])
+            )
+            out += [
+                c
+                for c in (_chunk_from(s.to_dict() or {}) for s in query.stream())
+                if c.tenant_id == tenant_id
+            ]
+        return out
+
+    def get_chunks(self, tenant_id: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids:
+            return []
+        refs = [self.client.collection(CHUNKS).document(cid) for cid in ids]
+        found = {
+            snap.id: _chunk_from(snap.to_dict() or {})
+            for snap in self.client.get_all(refs)
+            if snap.exists
+        }
+        return [found[cid] for cid in ids if cid in found and found[cid].tenant_id == tenant_id]
 
     def unindexed_note_ids(self, after: str | None, limit: int) -> list[str]:
         states = self.client.collection(STATES)
@@ -331,15 +435,37 @@ def _note_doc(n: Note) -> dict[str, Any]:
 
 def _note_from(snap: Any) -> Note:
     d = snap.to_dict() or {}
+    tenant = d.get("tenantId")
+    tenant_id = tenant if isinstance(tenant, str) else ""
+
+    def bad(problem: str) -> MalformedNote:
+        return MalformedNote(snap.id, problem, tenant_id)
+
+    # Notes written behind the API's back (admin credentials) may have any shape:
+    # a clear MalformedNote, never a TypeError / KeyError deep in the pipeline.
+    if not tenant_id:
+        raise bad("tenantId must be a non-empty string")
+    if not isinstance(d.get("text"), str):
+        raise bad("text must be a string")
+    created, updated = d.get("createdAt"), d.get("updatedAt") or d.get("createdAt")
+    if not isinstance(created, datetime) or not isinstance(updated, datetime):
+        raise bad("createdAt (and updatedAt) must be timestamps")
+    title, tags, kind = d.get("title"), d.get("tags"), d.get("type")
+    if title is not None and not isinstance(title, str):
+        raise bad("title must be a string")
+    if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
+        raise bad("tags must be a list of strings")
+    if kind and kind not in {m.value for m in MemoryType}:
+        raise bad("type is not a known memory type")
     return Note(
         id=snap.id,
-        tenant_id=d.get("tenantId", ""),
-        text=d.get("text", ""),
-        created_at=d["createdAt"],
-        updated_at=d.get("updatedAt") or d["createdAt"],
-        title=d.get("title") or "",
-        tags=tuple(d.get("tags") or ()),
-        type=MemoryType(d["type"]) if d.get("type") else None,
+        tenant_id=tenant_id,
+        text=d["text"],
+        created_at=created,
+        updated_at=updated,
+        title=title or "",
+        tags=tuple(tags or ()),
+        type=MemoryType(kind) if kind else None,
     )
 
 

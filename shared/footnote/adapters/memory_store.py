@@ -6,10 +6,12 @@ as ``FirestoreStore``.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
 from footnote.adapters.cursors import decode_cursor, encode_cursor
 from footnote.domain import Chunk, IndexState, IndexStatus, Note
@@ -24,6 +26,12 @@ class MemoryStore:
         self.states: dict[str, IndexState] = {}
         self.versions: dict[str, int] = {}
         self.turns: dict[str, Turn] = {}
+        # Change log, as Firestore keeps it in indexState.chunksChangedAt: a global
+        # sequence stands in for commit time; per tenant, (sequence, note id) in order.
+        self._seq = 0
+        self._changes: dict[str, list[tuple[int, str]]] = {}
+        self._note_chunks: dict[str, dict[str, Chunk]] = {}  # note id -> its chunks
+        self._recorded: dict[str, set[str]] = {}  # note id -> chunk ids last written
 
     # -- NoteStore -------------------------------------------------------------
     def create_note(self, note: Note) -> Note:
@@ -47,12 +55,9 @@ class MemoryStore:
                 return None
             updated = apply_changes(note, changes, now)
             self.notes[note_id] = updated
-            if (
-                updated.text != note.text
-                or updated.title != note.title
-                or updated.type != note.type
-            ):
+            if not same_content(note, updated):
                 self.states[note_id] = IndexState(note_id, tenant_id, IndexStatus.PENDING)
+                self._drop_chunks(tenant_id, note_id)  # old text is never cited again
             return updated
 
     def delete_note(self, tenant_id: str, note_id: str) -> bool:
@@ -60,6 +65,7 @@ class MemoryStore:
             if self.get_note(tenant_id, note_id) is None:
                 return False
             del self.notes[note_id]
+            self._drop_chunks(tenant_id, note_id)  # a deleted note is never cited
             return True
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
@@ -96,38 +102,93 @@ class MemoryStore:
             if current is None or not same_content(current, note):
                 return None
             new_ids = {c.chunk_id for c in chunks}
-            removed = [
-                cid for cid, c in self.chunks.items() if c.note_id == note.id and cid not in new_ids
-            ]
+            before = set(self._note_chunks.get(note.id, {})) | self._recorded.get(note.id, set())
+            removed = sorted(before - new_ids)
             for cid in removed:
-                del self.chunks[cid]
+                self.chunks.pop(cid, None)
+            self._note_chunks[note.id] = {c.chunk_id: c for c in chunks}
             for c in chunks:
                 self.chunks[c.chunk_id] = c
+            self._recorded[note.id] = new_ids
             self.states[note.id] = state
-            self.versions[note.tenant_id] = self.versions.get(note.tenant_id, 0) + 1
+            self._changed(note.tenant_id, note.id)
             return removed
 
     def remove_chunks(self, note_id: str, state: IndexState) -> list[str] | None:
         with self._lock:
             if note_id in self.notes:
                 return None
-            removed = [cid for cid, c in self.chunks.items() if c.note_id == note_id]
+            before = set(self._note_chunks.pop(note_id, {})) | self._recorded.pop(note_id, set())
+            removed = sorted(before)
             for cid in removed:
-                del self.chunks[cid]
+                self.chunks.pop(cid, None)
             self.states[note_id] = state
             if state.tenant_id:
-                self.versions[state.tenant_id] = self.versions.get(state.tenant_id, 0) + 1
+                self._changed(state.tenant_id, note_id)
             return removed
+
+    def withdraw_chunks(self, tenant_id: str, note_id: str) -> list[str]:
+        with self._lock:
+            ids = sorted(
+                set(self._note_chunks.get(note_id, {})) | self._recorded.get(note_id, set())
+            )
+            self._drop_chunks(tenant_id, note_id)
+            return ids
+
+    def _drop_chunks(self, tenant_id: str, note_id: str) -> None:
+        """The API's half of a delete or an edit: the note's chunks go at once; the ids
+        stay recorded, so the indexer still removes their vectors."""
+        for cid in self._note_chunks.pop(note_id, {}):
+            self.chunks.pop(cid, None)
+        self._changed(tenant_id, note_id)
+
+    def _changed(self, tenant_id: str, note_id: str) -> None:
+        self._seq += 1
+        self._changes.setdefault(tenant_id, []).append((self._seq, note_id))
+        self.versions[tenant_id] = self.versions.get(tenant_id, 0) + 1
 
     def set_index_state(self, state: IndexState) -> None:
         with self._lock:
             self.states[state.note_id] = state
 
     def tenant_chunks(self, tenant_id: str) -> list[Chunk]:
-        return [c for c in self.chunks.values() if c.tenant_id == tenant_id]
+        with self._lock:
+            return [c for c in self.chunks.values() if c.tenant_id == tenant_id]
+
+    def tenant_chunk_pages(self, tenant_id: str, page_size: int = 500) -> Iterator[list[Chunk]]:
+        mine = self.tenant_chunks(tenant_id)
+        for i in range(0, len(mine), page_size):
+            yield mine[i : i + page_size]
 
     def tenant_version(self, tenant_id: str) -> int:
         return self.versions.get(tenant_id, 0)
+
+    def tenant_version_mark(self, tenant_id: str) -> tuple[int, Any]:
+        with self._lock:
+            return self.versions.get(tenant_id, 0), self._seq
+
+    def notes_changed_since(self, tenant_id: str, mark: Any, limit: int) -> list[str] | None:
+        if mark is None:
+            return None
+        with self._lock:
+            log = self._changes.get(tenant_id, [])
+            start = bisect.bisect_right(log, (int(mark), "\uffff"))
+            changed = list(dict.fromkeys(note_id for _, note_id in log[start:]))
+        return None if len(changed) > limit else changed
+
+    def chunks_of_notes(self, tenant_id: str, note_ids: Sequence[str]) -> list[Chunk]:
+        with self._lock:
+            return [
+                c
+                for note_id in note_ids
+                for c in self._note_chunks.get(note_id, {}).values()
+                if c.tenant_id == tenant_id
+            ]
+
+    def get_chunks(self, tenant_id: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        with self._lock:
+            found = (self.chunks.get(cid) for cid in chunk_ids)
+            return [c for c in found if c is not None and c.tenant_id == tenant_id]
 
     def unindexed_note_ids(self, after: str | None, limit: int) -> list[str]:
         todo = sorted(

@@ -1,8 +1,8 @@
-"""The in-memory vector index: exact cosine search over the tenant's cached corpus.
+"""The in-memory vector index: exact search over the tenant's cached corpus.
 
 Chunks (with their vectors) live in the chunk store, which is the source of
-truth; this index reads them through ``CorpusCache``, so upsert and remove
-have nothing to do.
+truth; this index reads them through ``CorpusCache``, which patches itself from
+the store's change log, so upsert and remove have nothing to do.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from footnote.domain import Chunk, Hit
 from footnote.errors import BackendUnavailable
-from footnote.ports import VectorQuery
+from footnote.ports import HybridHits, HybridQuery, Neighbor, VectorQuery
 from footnote.retrieval.corpus import CorpusCache
 
 
@@ -30,8 +30,36 @@ class MemoryVectorIndex:
     def search(self, query: VectorQuery) -> list[Hit]:
         if not query.tenant_id:
             raise ValueError("a vector query needs a tenant")
-        corpus = self._corpora.get(query.tenant_id)
-        return corpus.vector_hits(query.vector, query.k, corpus.mask(query.window, query.types))
+        corpus = self._corpora.current(query.tenant_id)
+        with corpus.lock:
+            mask = corpus.mask(query.window, query.types)
+            return corpus.vector_hits(query.vector, query.k, mask)
+
+    def search_hybrid(self, query: HybridQuery) -> HybridHits:
+        """Exact dense, BM25 and recency lists over the tenant's corpus."""
+        if not query.tenant_id:
+            raise ValueError("a vector query needs a tenant")
+        corpus = self._corpora.current(query.tenant_id)
+        with corpus.lock:
+            mask = corpus.mask(query.window, query.types)
+            same_model = corpus.model_mask(query.model_id)
+
+            def neighbors(hits: list[Hit]) -> list[Neighbor]:
+                out = []
+                for h in hits:
+                    row = corpus.by_id[h.chunk_id]
+                    vector = tuple(corpus.matrix[row].tolist()) if same_model[row] else None
+                    out.append(Neighbor(h.chunk_id, h.score, float(corpus.created[row]), vector))
+                return out
+
+            dense: list[Hit] = []
+            if query.vector is not None:
+                dense = corpus.vector_hits(query.vector, query.k, mask & same_model)
+            return HybridHits(
+                dense=neighbors(dense),
+                keyword=neighbors(corpus.keyword_hits(query.keywords, query.k, mask)),
+                recent=neighbors(corpus.recent_hits(query.k, mask)),
+            )
 
 
 class UnconfiguredVectorIndex:
@@ -55,4 +83,7 @@ class UnconfiguredVectorIndex:
         return None
 
     def search(self, query: VectorQuery) -> list[Hit]:
+        raise BackendUnavailable(f"Vector Search is not configured: set {', '.join(self.missing)}")
+
+    def search_hybrid(self, query: HybridQuery) -> HybridHits:
         raise BackendUnavailable(f"Vector Search is not configured: set {', '.join(self.missing)}")

@@ -1,16 +1,29 @@
-"""A tenant's chunks held in memory: the vector matrix, BM25 and recency order.
+"""A tenant's chunks held in memory and kept current by patches, not rebuilds.
 
-The in-memory vector index, keyword search and recency all read from one
-``TenantCorpus``; ``CorpusCache`` rebuilds it when the tenant's version counter
-moves, so a note indexed by any indexer process is searchable on the next query.
+The in-memory vector index, keyword search and recency all read one
+``TenantCorpus``: a contiguous float32 matrix of unit vectors, an inverted
+keyword index scored as BM25 at query time, and per-row arrays (creation time,
+memory type, embedding model, liveness) from which the filters are masks.
+
+``CorpusCache`` keeps one per tenant. A query first reads the tenant's version
+(one document); when it moved, the cache asks the chunk store which notes'
+chunks changed since its mark and patches only their rows. Only a cold process,
+or one so far behind that patching would cost more than loading, reads the
+whole tenant — once, in pages, so vectors never pile up as Python floats.
+
+Exactness: a patched corpus answers every query exactly as one built from
+scratch over the same chunks. Removed rows stay in the matrix and the postings
+until a compaction, but they are masked out everywhere, and every statistic
+BM25 reads (document count, document frequency, average length) counts live
+rows only. Ties in a ranking break by chunk id, never by row order.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -20,6 +33,13 @@ from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
 from footnote.retrieval.query import events_from_titles
 from footnote.text import terms
+
+_TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
+# Removed rows are reclaimed by a compaction (an in-memory rebuild, no store reads)
+# once they are this share of the rows: it keeps scans tight without rebuilding on
+# every edit.
+_COMPACT_DEAD_SHARE = 0.25
+_COMPACT_MIN_DEAD = 256
 
 
 @dataclass(frozen=True)
@@ -32,58 +52,375 @@ class Feedback:
     weight: float = 0.5
 
 
-@dataclass
+@dataclass(frozen=True)
+class Bm25Params:
+    """BM25 scoring: ``k1`` (term-frequency saturation), ``b`` (length
+    normalisation) and the variant (``lucene``, ``robertson``, ``bm25+``, ``bm25l``),
+    with the formulas of bm25s. The defaults are those of ``Settings``
+    (RETRIEVAL_BM25_*)."""
+
+    k1: float = 0.9
+    b: float = 0.4
+    method: str = "lucene"
+    delta: float = 0.5  # bm25+ / bm25l only
+
+    def idf(self, df: np.ndarray, n: int) -> np.ndarray:
+        df = df.astype(np.float64)
+        if self.method == "robertson":
+            return np.log(np.maximum((n - df + 0.5) / (df + 0.5), 1.0))
+        if self.method == "bm25l":
+            return np.log((n + 1) / (df + 0.5))
+        if self.method == "bm25+":
+            return np.log((n + 1) / df)
+        return np.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def tfc(self, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
+        """The term-frequency component, less its value at tf = 0, so a chunk
+        without the term scores 0 in every variant (bm25+ and bm25l give absent
+        terms a floor that would otherwise make every chunk a keyword match).
+        ``norm`` is ``1 - b + b * length / average length``."""
+        k1 = self.k1
+        if self.method == "bm25l":
+            c = tf / norm
+            d = self.delta
+            return (k1 + 1) * (c + d) / (k1 + c + d) - (k1 + 1) * d / (k1 + d)
+        if self.method == "bm25+":
+            return (k1 + 1) * tf / (k1 * norm + tf)
+        return tf / (k1 * norm + tf)
+
+
+def keyword_terms(chunk: Chunk) -> list[str]:
+    """What BM25 indexes for a chunk: its terms, and the note's title for every chunk
+    after the first (the first starts with the title already). A title names what
+    the whole note is about; without it a note's later chunks lose their subject.
+    +0.025 nDCG@10 for BM25 on SciFact train (docs/quality.md)."""
+    if chunk.position == 0 or not chunk.title:
+        return list(chunk.terms)
+    return list(chunk.terms) + terms(chunk.title)
+
+
+class _Postings:
+    """One term's postings: rows and term frequencies, in growable arrays."""
+
+    __slots__ = ("epoch", "rows", "scored", "size", "tfs")
+
+    def __init__(self, rows: np.ndarray, tfs: np.ndarray) -> None:
+        self.rows = rows
+        self.tfs = tfs
+        self.size = len(rows)
+        # The tf component of each posting at the corpus's current length statistics,
+        # computed on first use after a change: warm queries only gather and add.
+        self.scored: np.ndarray | None = None
+        self.epoch = -1
+
+    def extend(self, rows: np.ndarray, tfs: np.ndarray) -> None:
+        need = self.size + len(rows)
+        if need > len(self.rows):
+            cap = max(need, 2 * len(self.rows), 4)
+            self.rows = np.concatenate(
+                [self.rows[: self.size], np.zeros(cap - self.size, np.int32)]
+            )
+            self.tfs = np.concatenate(
+                [self.tfs[: self.size], np.zeros(cap - self.size, np.float32)]
+            )
+        self.rows[self.size : need] = rows
+        self.tfs[self.size : need] = tfs
+        self.size = need
+
+
 class TenantCorpus:
-    version: int
-    chunks: list[Chunk]
-    by_id: dict[str, int]
-    matrix: np.ndarray  # (n, d) float32, rows unit-length
-    created: np.ndarray  # (n,) float64 epoch seconds
-    bm25: object | None  # bm25s.BM25 over each chunk's terms
-    model_ids: frozenset[str]
-    row_models: np.ndarray  # (n,) the embedding model of each row's vector
-    events: dict[str, date] = field(default_factory=dict)  # "launch" -> the day, from titles
+    """One tenant's chunks, searchable in memory and patched in place.
 
-    def model_mask(self, model_id: str) -> np.ndarray:
-        """Rows whose vector the given model made: only those compare with its queries."""
-        return self.row_models == model_id
+    Row-indexed arrays cover ``rows`` rows (live and removed); ``alive`` says which
+    count. Callers that read several arrays for one query hold ``lock``.
+    """
 
+    def __init__(self, dimension: int, bm25: Bm25Params | None = None) -> None:
+        self.lock = threading.RLock()
+        self.version = 0
+        self.mark: Any = None  # the chunk store's change mark this corpus is current to
+        self.bm25 = bm25 or Bm25Params()
+        self.dimension = dimension
+        self.rows = 0
+        self._cap = 0
+        self.matrix = np.zeros((0, dimension), dtype=np.float32)
+        self.created = np.zeros(0, dtype=np.float64)
+        self.alive = np.zeros(0, dtype=bool)
+        self.type_codes = np.zeros(0, dtype=np.int8)
+        self.model_codes = np.zeros(0, dtype=np.int16)
+        self.lengths = np.zeros(0, dtype=np.float32)
+        self.chunks: list[Chunk | None] = []  # by row; vectors live in ``matrix`` only
+        self.by_id: dict[str, int] = {}
+        self._rows_of_note: dict[str, list[int]] = {}
+        self._models: dict[str, int] = {}
+        self._model_live: Counter[int] = Counter()  # live rows per model code
+        self._vocab: dict[str, int] = {}
+        self._postings: list[_Postings] = []
+        self._df = np.zeros(0, dtype=np.int64)
+        self._row_terms: dict[int, Counter[str]] = {}
+        self._total_length = 0.0
+        self._norm: np.ndarray | None = None  # 1 - b + b * len / avg, per row, cached
+        self._epoch = 0  # moves whenever a length statistic may have changed
+        self._note_events: dict[str, dict[str, date]] = {}
+        self._events: dict[str, date] | None = None
+        self._live_created_min: float | None = None
+
+    # -- size and lookups ------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self.chunks)
+        return len(self.by_id)
 
+    def live_chunks(self) -> list[Chunk]:
+        return [c for c in self.chunks if c is not None]
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        row = self.by_id[chunk_id]
+        c = self.chunks[row]
+        assert c is not None
+        return c
+
+    def vector(self, chunk_id: str) -> np.ndarray:
+        return self.matrix[self.by_id[chunk_id]]
+
+    @property
+    def model_ids(self) -> frozenset[str]:
+        """The embedding models of the live rows (kept as counts: no scan per query)."""
+        names = {code: name for name, code in self._models.items()}
+        return frozenset(names[code] for code, live in self._model_live.items() if live)
+
+    @property
+    def events(self) -> dict[str, date]:
+        """Event names the tenant's note titles date ("launch" -> the day)."""
+        with self.lock:  # a patch in another thread must not change the dict mid-merge
+            if self._events is None:
+                merged: dict[str, date] = {}
+                for per_note in self._note_events.values():
+                    for name, day in per_note.items():
+                        if name not in merged or day < merged[name]:
+                            merged[name] = day
+                self._events = merged
+            return self._events
+
+    def earliest_created(self) -> float | None:
+        """Epoch seconds of the tenant's first live chunk, or None when empty."""
+        if self._live_created_min is None and len(self):
+            self._live_created_min = float(self.created[: self.rows][self.alive[: self.rows]].min())
+        return self._live_created_min
+
+    # -- writes ----------------------------------------------------------------------
+    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray | None = None) -> None:
+        """Append chunks (their vectors from ``vectors`` rows, else from each chunk)."""
+        if not chunks:
+            return
+        with self.lock:
+            if self.dimension == 0:
+                dims = [len(v) for v in vectors] if vectors is not None else []
+                dims += [len(c.embedding) for c in chunks]
+                if max(dims, default=0):
+                    self.dimension = max(dims)
+                    self.matrix = np.zeros((self._cap, self.dimension), dtype=np.float32)
+            for c in chunks:
+                if c.chunk_id in self.by_id:
+                    self._remove_row(self.by_id[c.chunk_id])
+            self._reserve(self.rows + len(chunks))
+            start = self.rows
+            term_ids: list[int] = []
+            term_rows: list[int] = []
+            term_tfs: list[int] = []
+            for i, c in enumerate(chunks):
+                row = start + i
+                vec = vectors[i] if vectors is not None else c.embedding
+                if len(vec) == self.dimension and self.dimension:
+                    self.matrix[row] = vec  # a stray vector of another size stays zero
+                self.created[row] = c.created_at.timestamp()
+                self.alive[row] = True
+                self.type_codes[row] = _TYPE_CODES[c.memory_type]
+                model = self._models.setdefault(c.embedding_model, len(self._models))
+                self.model_codes[row] = model
+                self._model_live[model] += 1
+                self.chunks.append(replace(c, embedding=()) if c.embedding else c)
+                self.by_id[c.chunk_id] = row
+                self._rows_of_note.setdefault(c.note_id, []).append(row)
+                counts = Counter(keyword_terms(c) or [""])
+                self._row_terms[row] = counts
+                length = sum(counts.values())
+                self.lengths[row] = length
+                self._total_length += length
+                for term, tf in counts.items():
+                    tid = self._vocab.get(term)
+                    term_ids.append(self._new_term(term) if tid is None else tid)
+                    term_rows.append(row)
+                    term_tfs.append(tf)
+                if c.position == 0:
+                    self._note_events[c.note_id] = events_from_titles([(c.title, c.created_at)])
+            self.rows = start + len(chunks)
+            self._add_postings(term_ids, term_rows, term_tfs)
+            self._changed()
+
+    def _add_postings(self, term_ids: list[int], rows: list[int], tfs: list[int]) -> None:
+        """Postings of many (term, row, tf) at once: grouped by term with numpy, so a
+        cold load of 100k chunks is not millions of single appends."""
+        if not term_ids:
+            return
+        tids = np.asarray(term_ids, dtype=np.int64)
+        np.add.at(self._df, tids, 1)
+        order = np.argsort(tids, kind="stable")
+        tids = tids[order]
+        row_arr = np.asarray(rows, dtype=np.int32)[order]
+        tf_arr = np.asarray(tfs, dtype=np.float32)[order]
+        starts = np.flatnonzero(np.r_[True, tids[1:] != tids[:-1]])
+        ends = np.r_[starts[1:], len(tids)]
+        for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+            self._postings[int(tids[s])].extend(row_arr[s:e], tf_arr[s:e])
+
+    def replace_notes(self, note_ids: Iterable[str], chunks: Sequence[Chunk]) -> None:
+        """Make the rows of ``note_ids`` exactly ``chunks`` (their current chunks,
+        none for a deleted note): the patch a change to those notes needs."""
+        with self.lock:
+            for note_id in note_ids:
+                for row in self._rows_of_note.pop(note_id, []):
+                    if self.alive[row]:
+                        self._remove_row(row)
+                self._note_events.pop(note_id, None)
+            self.add(sorted(chunks, key=lambda c: c.chunk_id))
+            self._changed()
+            dead = self.rows - len(self)
+            if dead >= _COMPACT_MIN_DEAD and dead > _COMPACT_DEAD_SHARE * self.rows:
+                self._compact()
+
+    def _remove_row(self, row: int) -> None:
+        c = self.chunks[row]
+        if c is None:
+            return
+        self.alive[row] = False
+        self._model_live[int(self.model_codes[row])] -= 1
+        self.matrix[row] = 0.0
+        self.chunks[row] = None
+        del self.by_id[c.chunk_id]
+        counts = self._row_terms.pop(row)
+        self._total_length -= float(self.lengths[row])
+        for term in counts:
+            self._df[self._vocab[term]] -= 1
+        rows = self._rows_of_note.get(c.note_id)
+        if rows is not None and row in rows:
+            rows.remove(row)
+            if not rows:
+                del self._rows_of_note[c.note_id]
+
+    def _compact(self) -> None:
+        """Rebuild the arrays from the live rows (no store reads): removed rows and
+        their postings go; results are unchanged."""
+        live = [i for i in range(self.rows) if self.alive[i]]
+        chunks = [self.chunks[i] for i in live]
+        vectors = self.matrix[live].copy()
+        fresh = TenantCorpus(self.dimension, self.bm25)
+        fresh.add([c for c in chunks if c is not None], vectors)
+        for name in (
+            "rows", "_cap", "matrix", "created", "alive", "type_codes", "model_codes",
+            "lengths", "chunks", "by_id", "_rows_of_note", "_models", "_model_live", "_vocab",
+            "_postings", "_df", "_row_terms", "_total_length", "_note_events",
+        ):  # fmt: skip
+            setattr(self, name, getattr(fresh, name))
+        self._changed()
+
+    def _new_term(self, term: str) -> int:
+        tid = len(self._postings)
+        self._vocab[term] = tid
+        self._postings.append(_Postings(np.zeros(0, np.int32), np.zeros(0, np.float32)))
+        if tid >= len(self._df):
+            self._df = np.concatenate([self._df, np.zeros(max(64, tid), dtype=np.int64)])
+        return tid
+
+    def _reserve(self, rows: int) -> None:
+        if rows <= self._cap:
+            return
+        cap = max(rows, int(self._cap * 1.5), 64)
+
+        def grow(a: np.ndarray) -> np.ndarray:
+            out = np.zeros((cap, *a.shape[1:]), dtype=a.dtype)
+            out[: self.rows] = a[: self.rows]
+            return out
+
+        self.matrix = grow(self.matrix)
+        self.created = grow(self.created)
+        self.alive = grow(self.alive)
+        self.type_codes = grow(self.type_codes)
+        self.model_codes = grow(self.model_codes)
+        self.lengths = grow(self.lengths)
+        self._cap = cap
+
+    def _changed(self) -> None:
+        self._norm = None
+        self._epoch += 1
+        self._events = None
+        self._live_created_min = None
+
+    # -- masks -------------------------------------------------------------------------
     def mask(self, window: TimeWindow | None, types: Sequence[MemoryType]) -> np.ndarray:
-        keep = np.ones(len(self.chunks), dtype=bool)
+        """Live rows inside the time window and of the given types (any, if none)."""
+        n = self.rows
+        keep = self.alive[:n].copy()
         if window is not None:
             if window.start is not None:
-                keep &= self.created >= window.start.timestamp()
+                keep &= self.created[:n] >= window.start.timestamp()
             if window.end is not None:
-                keep &= self.created < window.end.timestamp()
+                keep &= self.created[:n] < window.end.timestamp()
         if types:
-            wanted = {t.value for t in types}
-            keep &= np.array([c.memory_type.value in wanted for c in self.chunks], dtype=bool)
+            codes = np.array([_TYPE_CODES[t] for t in types], dtype=np.int8)
+            keep &= np.isin(self.type_codes[:n], codes)
         return keep
 
+    def model_mask(self, model_id: str) -> np.ndarray:
+        """Live rows whose vector the given model made: only those compare with its queries."""
+        code = self._models.get(model_id)
+        if code is None:
+            return np.zeros(self.rows, dtype=bool)
+        return (self.model_codes[: self.rows] == code) & self.alive[: self.rows]
+
+    # -- scoring -----------------------------------------------------------------------
     def similarities(self, vector: Sequence[float]) -> np.ndarray:
-        if not len(self.chunks) or self.matrix.shape[1] != len(vector):
-            return np.zeros(len(self.chunks), dtype=np.float32)
-        return self.matrix @ np.asarray(vector, dtype=np.float32)
+        if not self.rows or self.dimension != len(vector):
+            return np.zeros(self.rows, dtype=np.float32)
+        return self.matrix[: self.rows] @ np.asarray(vector, dtype=np.float32)
 
     def vector_hits(self, vector: Sequence[float], k: int, mask: np.ndarray) -> list[Hit]:
-        sims = self.similarities(vector)
-        return _top(sims, k, mask, self.chunks)
+        return self.top(self.similarities(vector), k, mask)
 
     def keyword_scores(self, query_terms: Sequence[str]) -> np.ndarray:
-        """BM25 of every chunk; 0 where no query term occurs (whatever the variant)."""
-        if self.bm25 is None or not query_terms:
-            return np.zeros(len(self.chunks), dtype=np.float32)
-        bm25: Any = self.bm25
-        ids = bm25.get_tokens_ids(list(query_terms))
+        """BM25 of every row; 0 where no query term occurs (whatever the variant)."""
+        n = self.rows
+        live = len(self)
+        ids = [self._vocab[t] for t in query_terms if t in self._vocab] if live else []
+        ids = [t for t in ids if self._df[t] > 0]
         if not ids:
-            return np.zeros(len(self.chunks), dtype=np.float32)
-        scores = np.asarray(bm25.get_scores_from_ids(ids), dtype=np.float32)
-        if bm25.nonoccurrence_array is not None:  # bm25+ / bm25l score absent terms too
-            scores = scores - float(bm25.nonoccurrence_array[ids].sum())
+            return np.zeros(n, dtype=np.float32)
+        idf = self.bm25.idf(self._df[ids], live)
+        rows: list[np.ndarray] = []
+        weighted: list[np.ndarray] = []
+        for tid, weight in zip(ids, idf.tolist(), strict=True):
+            p = self._postings[tid]
+            term_rows = p.rows[: p.size]
+            if p.epoch != self._epoch or p.scored is None:
+                p.scored = self.bm25.tfc(p.tfs[: p.size], self._length_norm()[term_rows]).astype(
+                    np.float32
+                )
+                p.epoch = self._epoch
+            rows.append(term_rows)
+            weighted.append(p.scored * np.float32(weight))
+        # One pass over every posting of the query; removed rows score 0.
+        scores = np.bincount(
+            np.concatenate(rows), weights=np.concatenate(weighted), minlength=n
+        ).astype(np.float32)
+        if live < n:
+            scores[~self.alive[:n]] = 0.0
         return scores
+
+    def _length_norm(self) -> np.ndarray:
+        if self._norm is None:
+            live = len(self)
+            average = self._total_length / live if live else 1.0
+            b = self.bm25.b
+            self._norm = (1 - b + b * self.lengths[: self.rows] / average).astype(np.float32)
+        return self._norm
 
     def keyword_hits(
         self,
@@ -95,7 +432,8 @@ class TenantCorpus:
         scores = self.keyword_scores(query_terms)
         if feedback is not None and feedback.terms > 0 and feedback.weight > 0:
             scores = self._with_feedback(query_terms, scores, mask, feedback)
-        return _top(scores, k, mask & (scores > 0), self.chunks)
+        matched = np.flatnonzero(scores > 0)  # few rows: filter those by the mask
+        return self._top_of(scores, k, matched[mask[matched]])
 
     def _with_feedback(
         self, query_terms: Sequence[str], scores: np.ndarray, mask: np.ndarray, fb: Feedback
@@ -103,14 +441,14 @@ class TenantCorpus:
         """RM3-style keyword pseudo-relevance feedback: the terms most likely under the
         top ``fb.docs`` BM25 chunks (each weighted by its score) are searched too, at
         ``fb.weight`` times their relevance-model weight relative to the strongest."""
-        top = _top(scores, fb.docs, mask & (scores > 0), self.chunks)
+        top = self.top(scores, fb.docs, mask & (scores > 0))
         if not top:
             return scores
         total = sum(h.score for h in top)
         asked = set(query_terms)
         model: dict[str, float] = {}
         for h in top:
-            words = keyword_terms(self.chunks[self.by_id[h.chunk_id]])
+            words = keyword_terms(self.chunk(h.chunk_id))
             if not words:
                 continue
             share = h.score / total / len(words)
@@ -127,94 +465,144 @@ class TenantCorpus:
         return expanded
 
     def recent_hits(self, k: int, mask: np.ndarray) -> list[Hit]:
-        return _top(self.created, k, mask, self.chunks)
+        return self.top(self.created[: self.rows], k, mask)
 
+    def top(self, scores: np.ndarray, k: int, mask: np.ndarray) -> list[Hit]:
+        """The ``k`` best masked rows, best first; equal scores in chunk-id order."""
+        idx = np.flatnonzero(mask)
+        return self._top_of(scores, k, idx)
 
-def _top(scores: np.ndarray, k: int, mask: np.ndarray, chunks: list[Chunk]) -> list[Hit]:
-    idx = np.flatnonzero(mask)
-    if not len(idx) or k <= 0:
-        return []
-    picked = idx[np.argsort(-scores[idx], kind="stable")[:k]]
-    return [Hit(chunks[i].chunk_id, float(scores[i])) for i in picked]
+    def _top_of(self, scores: np.ndarray, k: int, idx: np.ndarray) -> list[Hit]:
+        if not len(idx) or k <= 0:
+            return []
+        picked_scores = scores[idx]
+        if len(idx) > k:
+            part = np.argpartition(-picked_scores, k - 1)[:k]
+            threshold = picked_scores[part].min()
+            keep = picked_scores >= threshold  # every row tied at the boundary competes
+            idx, picked_scores = idx[keep], picked_scores[keep]
+        rows = idx.tolist()
+        values = picked_scores.tolist()
+        ids = [self._chunk_id(row) for row in rows]
+        order = sorted(range(len(rows)), key=lambda i: (-values[i], ids[i]))[:k]
+        return [Hit(ids[i], values[i]) for i in order]
 
-
-def keyword_terms(chunk: Chunk) -> list[str]:
-    """What BM25 indexes for a chunk: its terms, and the note's title for every chunk
-    after the first (the first starts with the title already). A title names what
-    the whole note is about; without it a note's later chunks lose their subject.
-    +0.025 nDCG@10 for BM25 on SciFact train (docs/quality.md)."""
-    if chunk.position == 0 or not chunk.title:
-        return list(chunk.terms)
-    return list(chunk.terms) + terms(chunk.title)
-
-
-@dataclass(frozen=True)
-class Bm25Params:
-    """bm25s scoring: ``k1`` (term-frequency saturation), ``b`` (length
-    normalisation) and the variant (``lucene``, ``robertson``, ``bm25+``, ``bm25l``).
-    The defaults are those of ``Settings`` (RETRIEVAL_BM25_*)."""
-
-    k1: float = 0.9
-    b: float = 0.4
-    method: str = "lucene"
+    def _chunk_id(self, row: int) -> str:
+        c = self.chunks[row]
+        return c.chunk_id if c is not None else ""
 
 
 def build_corpus(
     chunks: Sequence[Chunk], version: int = 0, bm25_params: Bm25Params | None = None
 ) -> TenantCorpus:
+    """A corpus of ``chunks`` built from scratch (the reference a patched one equals)."""
     ordered = sorted(chunks, key=lambda c: c.chunk_id)
-    dims = {len(c.embedding) for c in ordered}
-    dim = max(dims) if dims else 0
-    matrix = np.zeros((len(ordered), dim), dtype=np.float32)
-    for i, c in enumerate(ordered):
-        if len(c.embedding) == dim:  # a stray vector of another model stays zero
-            matrix[i] = c.embedding
-    created = np.array([c.created_at.timestamp() for c in ordered], dtype=np.float64)
-    bm25 = None
-    if ordered:
-        import bm25s  # local import: only processes that search pay for it
+    dims = [len(c.embedding) for c in ordered]
+    corpus = TenantCorpus(max(dims) if dims else 0, bm25_params)
+    corpus.add(ordered)
+    corpus.version = version
+    return corpus
 
-        p = bm25_params or Bm25Params()
-        bm25 = bm25s.BM25(k1=p.k1, b=p.b, method=p.method)
-        bm25.index([keyword_terms(c) or [""] for c in ordered], show_progress=False)
-    return TenantCorpus(
-        version=version,
-        chunks=list(ordered),
-        by_id={c.chunk_id: i for i, c in enumerate(ordered)},
-        matrix=matrix,
-        created=created,
-        bm25=bm25,
-        model_ids=frozenset(c.embedding_model for c in ordered),
-        row_models=np.array([c.embedding_model for c in ordered], dtype=object),
-        events=events_from_titles((c.title, c.created_at) for c in ordered if c.position == 0),
-    )
+
+@dataclass(frozen=True)
+class CorpusLoad:
+    """What a cache miss or refresh cost, for logs and tests."""
+
+    full: bool
+    notes: int
+    chunks: int
 
 
 class CorpusCache:
-    """Per-tenant corpora, rebuilt when ``ChunkStore.tenant_version`` changes."""
+    """Per-tenant corpora, patched with the notes that changed since each one's mark.
+
+    ``max_behind``: a corpus more than this many changed notes behind is loaded
+    again rather than patched (one big scan beats thousands of small ones).
+    """
 
     def __init__(
-        self, store: ChunkStore, max_tenants: int = 128, bm25_params: Bm25Params | None = None
+        self,
+        store: ChunkStore,
+        max_tenants: int = 128,
+        bm25_params: Bm25Params | None = None,
+        max_behind: int = 500,
+        on_load: Callable[[str, CorpusLoad], None] | None = None,
     ) -> None:
         self._store = store
         self._max = max_tenants
         self._bm25 = bm25_params or Bm25Params()
+        self._max_behind = max_behind
+        self._on_load = on_load
         self._cache: OrderedDict[str, TenantCorpus] = OrderedDict()
         self._lock = threading.Lock()
+        self._tenant_locks: dict[str, threading.Lock] = {}
 
     def get(self, tenant_id: str) -> TenantCorpus:
-        version = self._store.tenant_version(tenant_id)
+        version, mark = self._store.tenant_version_mark(tenant_id)
         with self._lock:
             cached = self._cache.get(tenant_id)
-            if cached is not None and cached.version == version:
+            if cached is not None:
                 self._cache.move_to_end(tenant_id)
+            if cached is not None and cached.version == version:
                 return cached
-        corpus = build_corpus(self._store.tenant_chunks(tenant_id), version, self._bm25)
+            tenant_lock = self._tenant_locks.setdefault(tenant_id, threading.Lock())
+        with tenant_lock:  # one refresh per tenant at a time; others wait, then reuse it
+            with self._lock:
+                cached = self._cache.get(tenant_id)
+            if cached is not None and cached.version == version:
+                return cached
+            if cached is not None and self._patch(tenant_id, cached, version, mark):
+                return cached
+            corpus = self._load(tenant_id, version, mark)
+            with self._lock:
+                self._cache[tenant_id] = corpus
+                self._cache.move_to_end(tenant_id)
+                while len(self._cache) > self._max:
+                    evicted, _ = self._cache.popitem(last=False)
+                    self._tenant_locks.pop(evicted, None)
+            return corpus
+
+    def current(self, tenant_id: str) -> TenantCorpus:
+        """The cached corpus as it is, without a refresh (loaded if absent): for a
+        stage inside a query that already refreshed it. Refreshing there would patch
+        the corpus under the query's feet (the same thread holds its lock)."""
         with self._lock:
-            self._cache[tenant_id] = corpus
-            self._cache.move_to_end(tenant_id)
-            while len(self._cache) > self._max:
-                self._cache.popitem(last=False)
+            cached = self._cache.get(tenant_id)
+        return cached if cached is not None else self.get(tenant_id)
+
+    def _patch(self, tenant_id: str, corpus: TenantCorpus, version: int, mark: Any) -> bool:
+        changed = self._store.notes_changed_since(tenant_id, corpus.mark, self._max_behind)
+        if changed is None:
+            return False  # too far behind, or the store cannot say: load afresh
+        chunks = self._store.chunks_of_notes(tenant_id, changed) if changed else []
+        dims = {len(c.embedding) for c in chunks if c.embedding}
+        if dims - {corpus.dimension} and len(corpus):
+            return False  # a new vector size (model change): rebuild the matrix
+        if not len(corpus) and dims:
+            corpus.dimension = max(dims)
+            corpus.matrix = np.zeros((corpus._cap, corpus.dimension), dtype=np.float32)
+        with corpus.lock:
+            corpus.replace_notes(changed, chunks)
+            corpus.version = version
+            corpus.mark = mark
+        if self._on_load is not None:
+            self._on_load(tenant_id, CorpusLoad(False, len(changed), len(chunks)))
+        return True
+
+    def _load(self, tenant_id: str, version: int, mark: Any) -> TenantCorpus:
+        corpus: TenantCorpus | None = None
+        count = 0
+        for page in self._store.tenant_chunk_pages(tenant_id):
+            if corpus is None:
+                dims = [len(c.embedding) for c in page]
+                corpus = TenantCorpus(max(dims) if dims else 0, self._bm25)
+            corpus.add(page)
+            count += len(page)
+        corpus = corpus or TenantCorpus(0, self._bm25)
+        corpus.version = version
+        corpus.mark = mark
+        if self._on_load is not None:
+            self._on_load(tenant_id, CorpusLoad(True, 0, count))
         return corpus
 
 

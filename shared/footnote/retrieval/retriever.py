@@ -14,7 +14,15 @@ import numpy as np
 from footnote.config import Settings
 from footnote.domain import Hit, QueryAnalysis, ScoredChunk
 from footnote.errors import FootnoteError
-from footnote.ports import Embedder, VectorIndex, VectorQuery
+from footnote.ports import (
+    ChunkStore,
+    Embedder,
+    HybridHits,
+    HybridQuery,
+    Neighbor,
+    VectorIndex,
+    VectorQuery,
+)
 from footnote.retrieval import fusion
 from footnote.retrieval.corpus import CorpusCache, Feedback, TenantCorpus
 from footnote.retrieval.gating import confidence
@@ -47,20 +55,46 @@ class RetrievalResult:
 
 
 class Retriever:
+    """Hybrid retrieval over one of two kinds of index.
+
+    In memory (``corpora`` given, ``vector_index`` None or the in-memory index): the
+    tenant's corpus answers dense, keyword and recency lists exactly.
+
+    Managed (``vector_index`` serves both halves, e.g. Vector Search, and
+    ``corpora`` is None): one ``search_hybrid`` call returns dense and keyword
+    neighbours with their vectors; fusion, gating and MMR run on those, and only
+    the k winners are read from the chunk store — a query costs O(k) document
+    reads whatever the size of the notebook, and nothing scans the tenant. When the
+    managed index fails, ``fallback_index`` (Firestore vector search) serves the
+    dense half, or, where a corpus exists (tests, small deployments), the corpus.
+    """
+
     def __init__(
         self,
         settings: Settings,
-        corpora: CorpusCache,
+        corpora: CorpusCache | None,
         embedder: Embedder | None,
         vector_index: VectorIndex | None,
+        chunks: ChunkStore | None = None,
+        fallback_index: VectorIndex | None = None,
     ) -> None:
         self._s = settings
         self._corpora = corpora
         self._embedder = embedder
         self._index = vector_index  # None: search the in-memory corpus directly
+        self._chunks = chunks
+        self._fallback = fallback_index
+        self._managed = vector_index is not None and getattr(vector_index, "name", "") != "memory"
+        if self._managed and chunks is None:
+            raise ValueError("a managed vector index needs the chunk store to read the winners")
+        if not self._managed and corpora is None:
+            raise ValueError("in-memory retrieval needs the corpus cache")
 
     def events(self, tenant_id: str) -> dict[str, date]:
-        """Event names the tenant's note titles date ("launch"), for query analysis."""
+        """Event names the tenant's note titles date ("launch"), for query analysis.
+        The managed path keeps no corpus, so it resolves no title events."""
+        if self._corpora is None or self._managed:
+            return {}
         return self._corpora.get(tenant_id).events
 
     def retrieve(
@@ -75,9 +109,33 @@ class Retriever:
         fusion_name = fusion_name or s.fusion
         timings: dict[str, float] = {}
         fallbacks: list[str] = []
+        if self._managed:
+            managed = self._retrieve_managed(
+                tenant_id, analysis, k, fusion_name, timings, fallbacks
+            )
+            if managed is not None:
+                return managed
+            fallbacks.append("vector_index_memory")
+        assert self._corpora is not None
         t0 = time.perf_counter()
         corpus = self._corpora.get(tenant_id)
         timings["loadMs"] = _ms(t0)
+        with corpus.lock:
+            return self._retrieve_memory(
+                corpus, tenant_id, analysis, k, fusion_name, timings, fallbacks
+            )
+
+    def _retrieve_memory(
+        self,
+        corpus: TenantCorpus,
+        tenant_id: str,
+        analysis: QueryAnalysis,
+        k: int,
+        fusion_name: str,
+        timings: dict[str, float],
+        fallbacks: list[str],
+    ) -> RetrievalResult:
+        s = self._s
         if not len(corpus):
             return RetrievalResult([], NONE, 0, 0.0, timings_ms=timings, matched=False)
 
@@ -118,7 +176,7 @@ class Retriever:
             picked = self._diversify(corpus, relevant, by_id, k)
             chunks = [
                 ScoredChunk(
-                    chunk=corpus.chunks[corpus.by_id[cid]],
+                    chunk=corpus.chunk(cid),
                     score=by_id[cid].score,
                     similarity=similarity[cid],
                     sources=by_id[cid].sources,
@@ -136,12 +194,142 @@ class Retriever:
 
         # Nothing relevant: offer the most recent notes as context, flagged unmatched.
         recent = [
-            ScoredChunk(corpus.chunks[corpus.by_id[h.chunk_id]], 0.0, 0.0, ("recency",))
-            for h in recent_hits[:k]
+            ScoredChunk(corpus.chunk(h.chunk_id), 0.0, 0.0, ("recency",)) for h in recent_hits[:k]
         ]
         return RetrievalResult(
             recent, RECENT_NOTES, len(candidate_ids), 0.0, tuple(fallbacks), timings, False
         )
+
+    # -- managed path: O(k) reads ------------------------------------------------------
+    def _retrieve_managed(
+        self,
+        tenant_id: str,
+        analysis: QueryAnalysis,
+        k: int,
+        fusion_name: str,
+        timings: dict[str, float],
+        fallbacks: list[str],
+    ) -> RetrievalResult | None:
+        """Retrieval through an index that serves both halves; None when it failed and
+        only the in-memory corpus can stand in."""
+        s = self._s
+        t1 = time.perf_counter()
+        vector = self._embed(analysis, fallbacks)
+        timings["embedMs"] = _ms(t1)
+        model_id = self._embedder.model_id if self._embedder is not None else ""
+        query = HybridQuery(
+            tenant_id,
+            model_id,
+            vector,
+            analysis.keywords,
+            s.retrieval_top_k,
+            analysis.window,
+            analysis.types,
+        )
+        t2 = time.perf_counter()
+        hits = self._search_managed(query, fallbacks)
+        if hits is None:
+            return None
+        if analysis.types and not (hits.dense or hits.keyword):
+            # A type filter that hides everything is more likely wrong than right.
+            fallbacks.append("type_filter_relaxed")
+            hits = self._search_managed(dataclasses.replace(query, types=()), fallbacks)
+            if hits is None:
+                return None
+        timings["searchMs"] = _ms(t2)
+        hits = _within(hits, analysis)
+        if vector is not None and any(n.vector is None for n in hits.keyword):
+            # Mid-migration: chunks not yet re-embedded are found by keyword only.
+            fallbacks.append("embedding_model_mixed")
+        neighbors: dict[str, Neighbor] = {}
+        for n in [*hits.dense, *hits.keyword, *hits.recent]:
+            neighbors.setdefault(n.chunk_id, n)
+        if not neighbors:
+            return RetrievalResult([], RECENT_NOTES, 0, 0.0, tuple(fallbacks), timings, False)
+
+        rankings: dict[str, Sequence[Hit]] = {
+            "keyword": [Hit(n.chunk_id, n.score) for n in hits.keyword]
+        }
+        if vector is not None:
+            rankings["vector"] = [Hit(n.chunk_id, n.score) for n in hits.dense]
+        recent = hits.recent or sorted(neighbors.values(), key=lambda n: (-n.created, n.chunk_id))
+        if s.weight_recency > 0 and len({n.created for n in recent}) > 1:
+            rankings["recency"] = [Hit(n.chunk_id, n.created) for n in recent]
+        fused = self._fuse(rankings, fusion_name, vector is not None)
+        by_id = {f.chunk_id: f for f in fused}
+        candidate_ids = [f.chunk_id for f in fused if f.chunk_id in neighbors]
+
+        similarity = _neighbor_support(neighbors, candidate_ids, vector, hits)
+        relevant = [cid for cid in candidate_ids if similarity[cid] >= s.min_similarity]
+        if not relevant:
+            return RetrievalResult(
+                [], RECENT_NOTES, len(candidate_ids), 0.0, tuple(fallbacks), timings, False
+            )
+        t3 = time.perf_counter()
+        pool = relevant[: s.retrieval_top_k]
+        dim = len(vector) if vector is not None else 0
+        vectors = np.array(
+            [
+                neighbors[cid].vector
+                if neighbors[cid].vector is not None and len(neighbors[cid].vector or ()) == dim
+                else np.zeros(dim)
+                for cid in pool
+            ],
+            dtype=np.float32,
+        ).reshape(len(pool), dim)
+        picked = self._mmr(pool, vectors, by_id, k)
+        timings["rerankMs"] = _ms(t3)
+        t4 = time.perf_counter()
+        assert self._chunks is not None
+        # The only chunk reads of the query: the k winners, in one batch. A note
+        # deleted or edited since it was indexed has no chunk documents left.
+        stored = {c.chunk_id: c for c in self._chunks.get_chunks(tenant_id, picked)}
+        timings["fetchMs"] = _ms(t4)
+        if len(stored) < len(picked):
+            fallbacks.append("stale_hits_dropped")
+        chunks = [
+            ScoredChunk(
+                chunk=stored[cid],
+                score=by_id[cid].score,
+                similarity=similarity[cid],
+                sources=by_id[cid].sources,
+                breakdown=dict(by_id[cid].breakdown),
+            )
+            for cid in picked
+            if cid in stored
+        ]
+        if not chunks:
+            return RetrievalResult(
+                [], RECENT_NOTES, len(candidate_ids), 0.0, tuple(fallbacks), timings, False
+            )
+        conf = confidence([c.similarity for c in chunks])
+        strategy = _dense_strategy(fallbacks) if vector is not None else KEYWORD_RECENCY
+        return RetrievalResult(
+            chunks,
+            strategy,
+            len(candidate_ids),
+            conf,
+            tuple(fallbacks),
+            timings,
+            conf >= s.min_confidence,
+        )
+
+    def _search_managed(self, query: HybridQuery, fallbacks: list[str]) -> HybridHits | None:
+        assert self._index is not None
+        try:
+            return self._index.search_hybrid(query)
+        except Exception:
+            stand_in = self._fallback.name if self._fallback is not None else "in-memory"
+            log.exception("vector index %s failed, using %s index", self._index.name, stand_in)
+        if self._fallback is None:
+            return None
+        try:
+            hits = self._fallback.search_hybrid(query)
+        except Exception:
+            log.exception("fallback vector index %s failed too", self._fallback.name)
+            return None
+        fallbacks.append(f"vector_index_{self._fallback.name}")
+        return hits
 
     # -- stages ----------------------------------------------------------------
     def _dense(
@@ -152,41 +340,44 @@ class Retriever:
         mask: np.ndarray,
         fallbacks: list[str],
     ) -> tuple[list[float] | None, list[Hit]]:
-        if self._embedder is None or not analysis.normalized:
-            return None, []
-        try:
-            vector = self._embedder.embed_query(analysis.normalized)
-        except FootnoteError as exc:
-            log.warning("query embedding failed, using keywords: %s", exc.message)
-            fallbacks.append("embedder_down")
-            return None, []
-        except Exception:  # any SDK or model failure: degrade, don't fail the chat
-            log.exception("query embedding failed, using keywords")
-            fallbacks.append("embedder_down")
+        vector = self._embed(analysis, fallbacks)
+        if vector is None or self._embedder is None:
             return None, []
         if self._embedder.model_id not in corpus.model_ids and corpus.model_ids:
             # Vectors of another model must never be compared with this query.
             fallbacks.append("embedding_model_mismatch")
             return None, []
-        same_model = corpus.model_mask(self._embedder.model_id)
-        if not same_model.all():
+        if len(corpus.model_ids) > 1:
             # Mid-migration: the chunks not yet re-embedded are found by keyword only.
             fallbacks.append("embedding_model_mixed")
-            mask = mask & same_model
+            mask = mask & corpus.model_mask(self._embedder.model_id)
         top_k = self._s.retrieval_top_k
-        if self._index is not None:
+        if self._index is not None and not self._managed:
+            # The in-memory index searches the same corpus; it is called as a port so
+            # a failure of it (fault injection, tests) exercises the fallback below.
             try:
                 hits = self._index.search(
                     VectorQuery(tenant_id, vector, top_k, analysis.window, analysis.types)
                 )
-                # the mask (time window, types) binds index hits too, whatever the index did
                 return vector, [
                     h for h in hits if h.chunk_id in corpus.by_id and mask[corpus.by_id[h.chunk_id]]
                 ]
             except Exception:
-                log.exception("vector index %s failed, using in-memory index", self._index.name)
+                log.exception("vector index %s failed, using the corpus", self._index.name)
                 fallbacks.append("vector_index_memory")
         return vector, corpus.vector_hits(vector, top_k, mask)
+
+    def _embed(self, analysis: QueryAnalysis, fallbacks: list[str]) -> list[float] | None:
+        if self._embedder is None or not analysis.normalized:
+            return None
+        try:
+            return self._embedder.embed_query(analysis.normalized)
+        except FootnoteError as exc:
+            log.warning("query embedding failed, using keywords: %s", exc.message)
+        except Exception:  # any SDK or model failure: degrade, don't fail the chat
+            log.exception("query embedding failed, using keywords")
+        fallbacks.append("embedder_down")
+        return None
 
     def _fuse(
         self, rankings: dict[str, Sequence[Hit]], name: str, dense: bool
@@ -229,17 +420,20 @@ class Retriever:
         wanted = set(analysis.keywords)
 
         def coverage(cid: str) -> float:
-            have = set(corpus.chunks[corpus.by_id[cid]].terms)
+            have = set(corpus.chunk(cid).terms)
             return len(wanted & have) / len(wanted) if wanted else 0.0
 
         if query_vector is None or self._embedder is None:
             return {cid: coverage(cid) for cid in ids}
-        sims = corpus.similarities(query_vector)
-        comparable = corpus.model_mask(self._embedder.model_id)
+        rows = [corpus.by_id[cid] for cid in ids]
+        if not rows or corpus.dimension != len(query_vector):
+            return {cid: coverage(cid) for cid in ids}
+        # Only the candidates' rows: a second pass over the whole matrix is wasted work.
+        sims = corpus.matrix[rows] @ np.asarray(query_vector, dtype=np.float32)
+        comparable = corpus.model_mask(self._embedder.model_id)[rows]
         # A chunk embedded by another model has no cosine to this query; its terms speak.
         return {
-            cid: float(sims[corpus.by_id[cid]]) if comparable[corpus.by_id[cid]] else coverage(cid)
-            for cid in ids
+            cid: float(sims[i]) if comparable[i] else coverage(cid) for i, cid in enumerate(ids)
         }
 
     def _diversify(
@@ -251,6 +445,11 @@ class Retriever:
     ) -> list[str]:
         pool = list(ids[: self._s.retrieval_top_k])
         vectors = corpus.matrix[[corpus.by_id[cid] for cid in pool]]
+        return self._mmr(pool, vectors, fused, k)
+
+    def _mmr(
+        self, pool: list[str], vectors: np.ndarray, fused: dict[str, fusion.Fused], k: int
+    ) -> list[str]:
         order = mmr(
             [fused[cid].score for cid in pool],
             vectors,
@@ -263,12 +462,63 @@ class Retriever:
 
 def _dates_differ(corpus: TenantCorpus, mask: np.ndarray) -> bool:
     """Recency ranks nothing when every candidate note carries the same date."""
-    created = corpus.created[mask]
+    created = corpus.created[: corpus.rows][mask]
     return bool(len(created)) and float(created.max() - created.min()) > 0
 
 
 def _dense_strategy(fallbacks: Sequence[str]) -> str:
-    return HYBRID_MEMORY_FALLBACK if "vector_index_memory" in fallbacks else HYBRID
+    stood_in = any(f.startswith("vector_index_") for f in fallbacks)
+    return HYBRID_MEMORY_FALLBACK if stood_in else HYBRID
+
+
+def _within(hits: HybridHits, analysis: QueryAnalysis) -> HybridHits:
+    """The window and types bind every neighbour, whatever the index did with them."""
+    window = analysis.window
+    start = window.start.timestamp() if window is not None and window.start else None
+    end = window.end.timestamp() if window is not None and window.end else None
+    types = set(analysis.types)
+
+    def keep(n: Neighbor) -> bool:
+        if start is not None and n.created < start:
+            return False
+        if end is not None and n.created >= end:
+            return False
+        return not (types and n.memory_type is not None and n.memory_type not in types)
+
+    return HybridHits(
+        [n for n in hits.dense if keep(n)],
+        [n for n in hits.keyword if keep(n)],
+        [n for n in hits.recent if keep(n)],
+    )
+
+
+def _neighbor_support(
+    neighbors: dict[str, Neighbor],
+    ids: Sequence[str],
+    query_vector: list[float] | None,
+    hits: HybridHits,
+) -> dict[str, float]:
+    """How well each candidate matches: cosine to the query from the vector the index
+    returned; without a comparable vector, the keyword score relative to the best."""
+    best = max((n.score for n in hits.keyword), default=0.0)
+    keyword = {n.chunk_id: n.score for n in hits.keyword}
+
+    def by_words(cid: str) -> float:
+        return keyword.get(cid, 0.0) / best if best > 0 else 0.0
+
+    if query_vector is None:
+        return {cid: by_words(cid) for cid in ids}
+    q = np.asarray(query_vector, dtype=np.float32)
+    out = {}
+    for cid in ids:
+        v = neighbors[cid].vector
+        # A chunk embedded by another model (mid-migration) has no cosine to this
+        # query; its words speak for it.
+        if v is not None and len(v) == len(q):
+            out[cid] = float(np.dot(np.asarray(v, dtype=np.float32), q))
+        else:
+            out[cid] = by_words(cid)
+    return out
 
 
 def _content_dates_as_keywords(
@@ -277,9 +527,10 @@ def _content_dates_as_keywords(
     """A period that ends before the tenant's first note cannot be when a note was
     written ("who was born in 1943?"): search for it in the text instead."""
     window = analysis.window
-    if window is None or window.end is None or not len(corpus):
+    earliest = corpus.earliest_created()
+    if window is None or window.end is None or earliest is None:
         return analysis
-    if window.end.timestamp() > float(corpus.created.min()):
+    if window.end.timestamp() > earliest:
         return analysis
     fallbacks.append("time_window_as_keywords")
     extra = tuple(t for t in terms(window.label) if t not in analysis.keywords)

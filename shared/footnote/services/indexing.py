@@ -15,8 +15,17 @@ from enum import Enum
 
 from footnote.config import Settings
 from footnote.domain import IndexState, IndexStatus
+from footnote.errors import MalformedNote
 from footnote.ingest.pipeline import build_chunks, prepare
-from footnote.ports import ChunkStore, Classifier, Embedder, NoteStore, VectorIndex
+from footnote.ports import (
+    ChunkStore,
+    Classifier,
+    Embedder,
+    NoteStore,
+    TermStatsStore,
+    VectorIndex,
+)
+from footnote.retrieval.sparse import NoteTerms, chunk_terms
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +35,7 @@ class Outcome(str, Enum):
     UNCHANGED = "unchanged"
     REMOVED = "removed"
     SUPERSEDED = "superseded"  # the note changed while we worked; its own event follows
+    REJECTED = "rejected"  # the stored note is malformed: marked failed, not retried
 
 
 @dataclass(frozen=True)
@@ -46,18 +56,32 @@ class IndexingService:
         embedder: Embedder,
         classifier: Classifier,
         vector_index: VectorIndex,
+        term_stats: TermStatsStore | None = None,
     ) -> None:
+        """``term_stats``: kept for indexes that score keywords as sparse vectors
+        (Vector Search); None when the index computes BM25 itself (in memory)."""
         self._s = settings
         self._notes = notes
         self._chunks = chunks
         self._embedder = embedder
         self._classifier = classifier
         self._index = vector_index
+        self._stats = term_stats
 
     def index_note(self, note_id: str, force: bool = False) -> IndexResult:
         started = time.perf_counter()
         try:
             result = self._index_note(note_id, force)
+        except MalformedNote as exc:
+            # A bad event, not a transient failure: retrying cannot fix the note, so
+            # it is marked failed (the sweep and GET /notes show it) and acknowledged.
+            log.error("not indexing malformed note %s: %s", note_id, exc.problem)
+            if exc.tenant_id:  # its old chunks must not stay citable
+                removed = self._chunks.withdraw_chunks(exc.tenant_id, note_id)
+                if removed:
+                    self._index.remove(exc.tenant_id, removed)
+            self._mark_failed(note_id, exc, exc.tenant_id)
+            result = IndexResult(note_id, Outcome.REJECTED)
         except Exception as exc:
             self._mark_failed(note_id, exc)
             raise
@@ -73,6 +97,9 @@ class IndexingService:
             )
             if removed is None:
                 return IndexResult(note_id, Outcome.SUPERSEDED)
+            if self._stats is not None and tenant:
+                # the tombstone subtracts the note's terms and outlives late indexers
+                self._stats.record(tenant, note_id, None, None)
             if removed and tenant:
                 self._index.remove(tenant, removed)
             return IndexResult(note_id, Outcome.REMOVED, removed=len(removed))
@@ -102,16 +129,29 @@ class IndexingService:
         removed = self._chunks.replace_chunks(note, chunks, state)
         if removed is None:
             return IndexResult(note_id, Outcome.SUPERSEDED)
+        if self._stats is not None:
+            # After the swap, outside its transaction; before the upsert, whose
+            # sparse weights read the tenant's average chunk length. A failure here
+            # marks the note failed, so the sweep redoes it (record is idempotent).
+            self._stats.record(
+                note.tenant_id,
+                note.id,
+                note.updated_at,
+                NoteTerms.of(chunk_terms(c) for c in chunks),
+            )
         if removed:
             self._index.remove(note.tenant_id, removed)
         self._index.upsert(chunks)
         return IndexResult(note_id, Outcome.INDEXED, len(chunks), len(removed))
 
-    def _mark_failed(self, note_id: str, exc: Exception) -> None:
+    def _mark_failed(self, note_id: str, exc: Exception, tenant_id: str = "") -> None:
         try:
             prior = self._chunks.index_state(note_id)
-            note = self._notes.read_note(note_id)
-            tenant = note.tenant_id if note else (prior.tenant_id if prior else "")
+            if tenant_id:
+                tenant = tenant_id
+            else:
+                note = self._notes.read_note(note_id)
+                tenant = note.tenant_id if note else (prior.tenant_id if prior else "")
             attempts = (prior.attempts if prior else 0) + 1
             self._chunks.set_index_state(
                 IndexState(
