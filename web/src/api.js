@@ -1,0 +1,127 @@
+// The Footnote API as the client sees it: JSON calls under /api (Hosting's rewrite),
+// the error envelope turned into ApiError, and /chat's server-sent events read over fetch.
+
+export class ApiError extends Error {
+  constructor(status, code, message, details) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** A plain sentence for an error, as shown to the user. */
+export function describeError(err) {
+  if (err instanceof ApiError) {
+    const details = Array.isArray(err.details)
+      ? err.details.map((d) => `${d.field}: ${d.problem}`).join("; ")
+      : "";
+    return `${err.message}${details ? ` (${details})` : ""} [${err.code}]`;
+  }
+  if (err && err.name === "TypeError") return "The server could not be reached. Check your connection and try again.";
+  return (err && err.message) || String(err);
+}
+
+async function toError(response) {
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    // not JSON: fall through to a generic message
+  }
+  const e = body && body.error;
+  if (e && typeof e.message === "string") return new ApiError(response.status, e.code || "error", e.message, e.details);
+  return new ApiError(response.status, `http_${response.status}`, `The server answered ${response.status} ${response.statusText}`.trim());
+}
+
+export class Api {
+  constructor(base, getToken) {
+    this.base = base;
+    this.getToken = getToken;
+  }
+
+  async request(method, path, body, extraHeaders = {}) {
+    const headers = { Authorization: `Bearer ${await this.getToken()}`, ...extraHeaders };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(this.base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw await toError(response);
+    return response;
+  }
+
+  async json(method, path, body) {
+    const response = await this.request(method, path, body);
+    return response.status === 204 ? null : response.json();
+  }
+
+  listNotes(cursor, limit = 20) {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (cursor) q.set("cursor", cursor);
+    return this.json("GET", `/notes?${q}`);
+  }
+  getNote(id) { return this.json("GET", `/notes/${encodeURIComponent(id)}`); }
+  createNote(fields) { return this.json("POST", "/notes", fields); }
+  updateNote(id, fields) { return this.json("PATCH", `/notes/${encodeURIComponent(id)}`, fields); }
+  deleteNote(id) { return this.json("DELETE", `/notes/${encodeURIComponent(id)}`); }
+  search(query, k = 10) { return this.json("POST", "/search", { query, k }); }
+  messages(conversationId) { return this.json("GET", `/conversations/${encodeURIComponent(conversationId)}/messages`); }
+  sources(messageId) { return this.json("GET", `/messages/${encodeURIComponent(messageId)}/sources`); }
+
+  /**
+   * POST /chat with Accept: text/event-stream; calls onEvent(name, data) for each
+   * event as it arrives (meta, delta..., done) and resolves with the done payload.
+   */
+  async chatStream(body, onEvent, signal) {
+    const headers = {
+      Authorization: `Bearer ${await this.getToken()}`,
+      "Content-Type": "application/json",
+      Accept: "text/event-stream",
+    };
+    const response = await fetch(this.base + "/chat", { method: "POST", headers, body: JSON.stringify(body), signal });
+    if (!response.ok) throw await toError(response);
+    if (!(response.headers.get("Content-Type") || "").includes("text/event-stream")) {
+      const done = await response.json(); // a server that does not stream still answers
+      onEvent("done", done);
+      return done;
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let done = null;
+    for (;;) {
+      const { value, done: finished } = await reader.read();
+      if (value) buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.search(/\r?\n\r?\n/)) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(buffer.slice(end).match(/^\r?\n\r?\n/)[0].length + end);
+        const event = parseEvent(block);
+        if (!event) continue;
+        if (event.name === "error") throw new ApiError(500, event.data?.error?.code || "stream_error", event.data?.error?.message || "the answer stopped");
+        if (event.name === "done") done = event.data;
+        onEvent(event.name, event.data);
+      }
+      if (finished) break;
+    }
+    if (!done) throw new ApiError(502, "stream_incomplete", "The answer stream ended before it was complete. Try again.");
+    return done;
+  }
+}
+
+export function parseEvent(block) {
+  let name = "message";
+  const data = [];
+  for (const line of block.split(/\r?\n/)) {
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "event") name = value;
+    else if (field === "data") data.push(value);
+  }
+  if (!data.length) return null;
+  return { name, data: JSON.parse(data.join("\n")) };
+}

@@ -1,0 +1,693 @@
+// Footnote's web client. Every piece of note or answer text reaches the page through
+// textContent / createTextNode, never as HTML.
+import { initializeApp } from "firebase/app";
+import {
+  browserLocalPersistence,
+  connectAuthEmulator,
+  createUserWithEmailAndPassword,
+  initializeAuth,
+  onAuthStateChanged,
+  signInWithEmailAndPassword,
+  signOut,
+} from "firebase/auth";
+import { Api, describeError } from "./api.js";
+import { findPassage } from "./passage.js";
+import "./styles.css";
+
+const $ = (id) => document.getElementById(id);
+const MARKER = /\[(N\d+)\]/g;
+const POLL_MS = 1200;
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function formatDate(iso) {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+function noteLabel(note) {
+  if (note && note.title) return note.title;
+  const first = ((note && note.text) || "").trim().split(/\n/)[0];
+  return first.length > 60 ? `${first.slice(0, 59)}…` : first || "Untitled note";
+}
+
+let toastTimer = 0;
+function toast(message) {
+  $("toast").textContent = message;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { $("toast").textContent = ""; }, 4000);
+}
+
+// -- Firebase Auth -----------------------------------------------------------------
+async function firebaseConfig() {
+  // Hosting serves the project's web config here; the local dev server serves the
+  // demo project's, with `authEmulator` saying where the Auth emulator answers.
+  const response = await fetch("/__/firebase/init.json");
+  if (!response.ok) throw new Error("Hosting did not serve /__/firebase/init.json");
+  return response.json();
+}
+
+const state = {
+  user: null,
+  api: null,
+  notes: new Map(), // id -> note, as last seen
+  cursor: null,
+  hasMore: true,
+  loadingNotes: false,
+  conversationId: null,
+  citationsByCid: new Map(),
+  pollTimer: 0,
+};
+
+async function boot() {
+  let config;
+  try {
+    config = await firebaseConfig();
+  } catch (err) {
+    $("auth-error").textContent = `Footnote could not start: ${describeError(err)}`;
+    return;
+  }
+  const app = initializeApp(config);
+  // initializeAuth without a popup/redirect resolver: e-mail sign-in needs no auth iframe.
+  const auth = initializeAuth(app, { persistence: browserLocalPersistence });
+  if (config.authEmulator) connectAuthEmulator(auth, config.authEmulator, { disableWarnings: true });
+  state.api = new Api(config.apiBase || "/api", () => auth.currentUser.getIdToken());
+
+  const credentials = async (action, label) => {
+    const email = $("email").value.trim();
+    const password = $("password").value;
+    $("auth-error").textContent = "";
+    if (!email || password.length < 6) {
+      $("auth-error").textContent = "Enter your email and a password of at least 6 characters.";
+      return;
+    }
+    try {
+      await action(auth, email, password);
+    } catch (err) {
+      $("auth-error").textContent = `${label} failed: ${authMessage(err)}`;
+    }
+  };
+  $("auth-form").addEventListener("submit", (e) => { e.preventDefault(); credentials(signInWithEmailAndPassword, "Sign in"); });
+  $("sign-up").addEventListener("click", () => credentials(createUserWithEmailAndPassword, "Creating the account"));
+  $("sign-out").addEventListener("click", () => signOut(auth));
+  onAuthStateChanged(auth, (user) => onUser(user));
+}
+
+function authMessage(err) {
+  const code = (err && err.code) || "";
+  const known = {
+    "auth/email-already-in-use": "an account with this email exists; sign in instead.",
+    "auth/invalid-credential": "the email or password is wrong.",
+    "auth/wrong-password": "the email or password is wrong.",
+    "auth/user-not-found": "there is no account with this email.",
+    "auth/invalid-email": "that is not a valid email address.",
+    "auth/weak-password": "the password must have at least 6 characters.",
+    "auth/network-request-failed": "the sign-in service could not be reached.",
+  };
+  return known[code] || (err && err.message) || String(err);
+}
+
+function onUser(user) {
+  state.user = user;
+  const signedIn = Boolean(user);
+  $("auth-view").hidden = signedIn;
+  $("tabs").hidden = !signedIn;
+  $("account").hidden = !signedIn;
+  $("who").textContent = user ? user.email : "";
+  resetSession();
+  if (signedIn) {
+    $("password").value = "";
+    showView("notes", false);
+    loadMoreNotes();
+    renderConversationList();
+  } else {
+    for (const id of ["notes-view", "ask-view", "search-view"]) $(id).hidden = true;
+    $("auth-title").focus();
+  }
+}
+
+function resetSession() {
+  clearTimeout(state.pollTimer);
+  state.notes.clear();
+  state.cursor = null;
+  state.hasMore = true;
+  state.conversationId = null;
+  state.citationsByCid.clear();
+  $("notes-list").replaceChildren();
+  $("thread").replaceChildren();
+  $("sources-list").replaceChildren();
+  $("sources-empty").hidden = false;
+  $("search-results").replaceChildren();
+  $("search-meta").textContent = "";
+  $("notes-more").textContent = "";
+  for (const id of ["note-error", "ask-error", "search-error"]) $(id).textContent = "";
+  if ($("note-dialog").open) $("note-dialog").close();
+}
+
+// -- views -----------------------------------------------------------------------
+function showView(name, focus = true) {
+  for (const tab of document.querySelectorAll(".tab")) {
+    if (tab.dataset.view === name) tab.setAttribute("aria-current", "page");
+    else tab.removeAttribute("aria-current");
+  }
+  for (const view of ["notes", "ask", "search"]) $(`${view}-view`).hidden = view !== name;
+  if (focus) {
+    const target = { notes: "notes-title", ask: "question", search: "search-query" }[name];
+    $(target).focus();
+  }
+}
+for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showView(tab.dataset.view));
+
+// -- notes -------------------------------------------------------------------------
+const STATUS_TEXT = { pending: "Indexing…", indexed: "Indexed", failed: "Indexing failed" };
+
+function noteItem(note) {
+  const status = note.indexStatus || "pending";
+  const li = el("li", { class: "note", dataset: { noteId: note.id, status } });
+  const title = el("h3", { class: "note-title" }, el("button", {
+    type: "button", class: "link", text: noteLabel(note), onclick: () => openNote(note.id),
+  }));
+  const text = el("p", { class: "note-text", text: note.text });
+  const badge = el("span", { class: `status status-${status}`, role: "status", text: STATUS_TEXT[status] || status });
+  const meta = el("p", { class: "note-meta" },
+    el("time", { datetime: note.updatedAt || note.createdAt, text: formatDate(note.updatedAt || note.createdAt) }),
+    note.type ? el("span", { class: "type", text: note.type }) : null,
+    badge);
+  const actions = el("div", { class: "row note-actions" },
+    el("button", { type: "button", text: "Edit", "aria-label": `Edit ${noteLabel(note)}`, onclick: () => openNote(note.id, { edit: true }) }),
+    el("button", { type: "button", class: "danger", text: "Delete", "aria-label": `Delete ${noteLabel(note)}`, onclick: () => confirmDelete(note.id, li) }));
+  if (status === "failed") {
+    actions.prepend(el("button", { type: "button", class: "retry", text: "Retry indexing", onclick: () => retryIndex(note.id) }));
+  }
+  li.append(title, text, meta, actions);
+  return li;
+}
+
+function putNote(note, { prepend = false } = {}) {
+  state.notes.set(note.id, note);
+  const existing = document.querySelector(`#notes-list li[data-note-id="${CSS.escape(note.id)}"]`);
+  const item = noteItem(note);
+  if (existing) existing.replaceWith(item);
+  else if (prepend) $("notes-list").prepend(item);
+  else $("notes-list").append(item);
+  schedulePoll();
+}
+
+function dropNote(id) {
+  state.notes.delete(id);
+  document.querySelector(`#notes-list li[data-note-id="${CSS.escape(id)}"]`)?.remove();
+}
+
+async function loadMoreNotes() {
+  if (!state.user || state.loadingNotes || !state.hasMore) return;
+  state.loadingNotes = true;
+  $("notes-list").setAttribute("aria-busy", "true");
+  $("notes-more").textContent = "Loading notes…";
+  const user = state.user;
+  try {
+    const page = await state.api.listNotes(state.cursor);
+    if (user !== state.user) return;
+    for (const note of page.notes) if (!state.notes.has(note.id)) putNote(note);
+    state.cursor = page.cursor;
+    state.hasMore = page.hasMore;
+    $("notes-more").textContent = state.hasMore ? "" : state.notes.size ? "That's all your notes." : "No notes yet: write your first one above.";
+  } catch (err) {
+    $("notes-more").textContent = `Could not load notes: ${describeError(err)}`;
+  } finally {
+    state.loadingNotes = false;
+    $("notes-list").removeAttribute("aria-busy");
+  }
+  // A tall screen may show the sentinel still: keep paging until it is off-screen.
+  if (state.hasMore && sentinelVisible) loadMoreNotes();
+}
+
+let sentinelVisible = false;
+new IntersectionObserver((entries) => {
+  sentinelVisible = entries.some((e) => e.isIntersecting);
+  if (sentinelVisible) loadMoreNotes();
+}, { rootMargin: "200px" }).observe($("notes-sentinel"));
+
+function schedulePoll() {
+  clearTimeout(state.pollTimer);
+  if ([...state.notes.values()].some((n) => n.indexStatus === "pending")) state.pollTimer = setTimeout(pollPending, POLL_MS);
+}
+
+async function pollPending() {
+  const user = state.user;
+  const pending = [...state.notes.values()].filter((n) => n.indexStatus === "pending").slice(0, 10);
+  await Promise.all(pending.map(async (n) => {
+    try {
+      const fresh = await state.api.getNote(n.id);
+      // After a retry the note keeps its "failed" state until the indexer has run again.
+      if (fresh.indexStatus === "failed" && n.retryUntil > Date.now()) return;
+      if (user === state.user && state.notes.has(n.id) && fresh.indexStatus !== n.indexStatus) putNote(fresh);
+    } catch (err) {
+      if (err.status === 404) dropNote(n.id);
+    }
+  }));
+  if (user === state.user) schedulePoll();
+}
+
+$("note-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const text = $("note-text").value;
+  $("note-error").textContent = "";
+  if (!text.trim()) {
+    $("note-error").textContent = "Write something first.";
+    return;
+  }
+  const fields = { text };
+  if ($("note-title").value.trim()) fields.title = $("note-title").value.trim();
+  if ($("note-type").value) fields.type = $("note-type").value;
+  const button = e.submitter || e.target.querySelector("button[type=submit]");
+  button.disabled = true;
+  try {
+    const note = await state.api.createNote(fields);
+    putNote(note, { prepend: true });
+    $("note-form").reset();
+    $("notes-more").textContent = "";
+    toast("Note saved. It becomes searchable once indexed.");
+  } catch (err) {
+    $("note-error").textContent = `The note was not saved: ${describeError(err)}`;
+  } finally {
+    button.disabled = false;
+  }
+});
+
+async function retryIndex(id) {
+  // Re-saving the same text is a write to the note: the indexer runs again.
+  const note = state.notes.get(id);
+  try {
+    const saved = await state.api.updateNote(id, { text: note.text });
+    putNote({ ...saved, indexStatus: "pending", retryUntil: Date.now() + 30_000 });
+    toast("Indexing again.");
+  } catch (err) {
+    toast(`Retry failed: ${describeError(err)}`);
+  }
+}
+
+function confirmDelete(id, item) {
+  const actions = item.querySelector(".note-actions");
+  const original = [...actions.childNodes];
+  const keep = el("button", { type: "button", text: "Keep it", onclick: () => { actions.replaceChildren(...original); original.find((b) => b.classList.contains("danger"))?.focus(); } });
+  const yes = el("button", { type: "button", class: "danger", text: "Yes, delete", onclick: () => deleteNote(id) });
+  actions.replaceChildren(el("span", { text: "Delete this note?" }), yes, keep);
+  keep.focus();
+}
+
+async function deleteNote(id) {
+  try {
+    await state.api.deleteNote(id);
+    dropNote(id);
+    if ($("note-dialog").open && $("note-dialog").dataset.noteId === id) $("note-dialog").close();
+    toast("Note deleted.");
+  } catch (err) {
+    toast(`The note was not deleted: ${describeError(err)}`);
+  }
+}
+
+// -- note dialog -----------------------------------------------------------------
+const dialog = $("note-dialog");
+let dialogReturnFocus = null;
+
+async function openNote(id, { passage = null, edit = false } = {}) {
+  dialogReturnFocus = document.activeElement;
+  hidePreview();
+  dialog.dataset.noteId = id;
+  $("note-dialog-error").textContent = "";
+  $("note-dialog-title").textContent = state.notes.get(id) ? noteLabel(state.notes.get(id)) : "Loading note…";
+  $("note-body").replaceChildren();
+  $("note-meta").textContent = "";
+  setEditing(false);
+  if (!dialog.open) dialog.showModal();
+  let note;
+  try {
+    note = await state.api.getNote(id);
+  } catch (err) {
+    $("note-dialog-title").textContent = "Note unavailable";
+    $("note-dialog-error").textContent = err.status === 404 ? "This note no longer exists." : describeError(err);
+    $("note-close").focus();
+    return;
+  }
+  if (dialog.dataset.noteId !== id) return;
+  if (state.notes.has(id)) putNote(note);
+  renderNote(note, passage);
+  if (edit) setEditing(true, note);
+}
+
+function renderNote(note, passage) {
+  $("note-dialog-title").textContent = noteLabel(note);
+  $("note-meta").textContent = [
+    `Updated ${formatDate(note.updatedAt)}`,
+    note.type ? `type: ${note.type}` : "",
+    STATUS_TEXT[note.indexStatus] || "",
+  ].filter(Boolean).join(" · ");
+  const body = $("note-body");
+  const range = passage ? findPassage(note.text, passage, note.title) : null;
+  if (range) {
+    const mark = el("mark", { id: "cited-passage", tabindex: "-1", text: note.text.slice(range[0], range[1]) });
+    body.replaceChildren(note.text.slice(0, range[0]), mark, note.text.slice(range[1]));
+    mark.scrollIntoView({ block: "center" });
+    mark.focus();
+  } else {
+    body.replaceChildren(note.text);
+    if (passage) $("note-dialog-error").textContent = "The cited passage is no longer in this note: it was edited after the answer.";
+    $("note-close").focus();
+  }
+  dialog.dataset.current = JSON.stringify({ title: note.title || "", text: note.text });
+}
+
+function setEditing(on, note) {
+  $("note-edit").hidden = !on;
+  $("note-body").hidden = on;
+  $("note-actions").hidden = on;
+  if (on) {
+    const current = note || JSON.parse(dialog.dataset.current || "{}");
+    $("edit-title").value = current.title || "";
+    $("edit-text").value = current.text || "";
+    $("edit-text").focus();
+  }
+}
+
+$("note-close").addEventListener("click", () => dialog.close());
+$("note-edit-button").addEventListener("click", () => setEditing(true));
+$("edit-cancel").addEventListener("click", () => { setEditing(false); $("note-edit-button").focus(); });
+$("note-delete-button").addEventListener("click", () => {
+  const id = dialog.dataset.noteId;
+  const actions = $("note-actions");
+  const original = [...actions.childNodes];
+  const keep = el("button", { type: "button", text: "Keep it", onclick: () => { actions.replaceChildren(...original); $("note-delete-button").focus(); } });
+  actions.replaceChildren(el("span", { text: "Delete this note?" }),
+    el("button", { type: "button", class: "danger", text: "Yes, delete", onclick: async () => { actions.replaceChildren(...original); await deleteNote(id); } }),
+    keep);
+  keep.focus();
+});
+$("note-edit").addEventListener("keydown", (e) => {
+  if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); setEditing(false); $("note-edit-button").focus(); }
+});
+$("note-edit").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const id = dialog.dataset.noteId;
+  const text = $("edit-text").value;
+  if (!text.trim()) { $("note-dialog-error").textContent = "A note cannot be empty."; return; }
+  try {
+    const note = await state.api.updateNote(id, { text, title: $("edit-title").value.trim() });
+    putNote(note, { prepend: !state.notes.has(id) });
+    setEditing(false);
+    renderNote(note, null);
+    toast("Note updated. It is being indexed again.");
+  } catch (err) {
+    $("note-dialog-error").textContent = `Not saved: ${describeError(err)}`;
+  }
+});
+dialog.addEventListener("close", () => {
+  delete dialog.dataset.noteId;
+  if (dialogReturnFocus && document.contains(dialogReturnFocus)) dialogReturnFocus.focus();
+});
+
+// -- citations: chips, preview, sources ------------------------------------------------
+const preview = $("preview");
+
+function chip(cid, citation) {
+  const n = cid.replace(/^N/, "");
+  const label = citation
+    ? `Source ${n}: ${noteLabel(state.notes.get(citation.noteId)) || "note"}, ${formatDate(citation.createdAt)}. Opens the note.`
+    : `Source ${n}`;
+  const button = el("button", {
+    type: "button", class: "chip", text: n, "aria-label": label,
+    dataset: citation ? { cid, noteId: citation.noteId } : { cid }, disabled: !citation,
+  });
+  if (citation) {
+    button.setAttribute("aria-describedby", "preview");
+    button.addEventListener("click", () => openNote(citation.noteId, { passage: citation.snippet }));
+    button.addEventListener("mouseenter", () => showPreview(button, citation));
+    button.addEventListener("focus", () => showPreview(button, citation));
+    button.addEventListener("mouseleave", hidePreview);
+    button.addEventListener("blur", hidePreview);
+  }
+  return button;
+}
+
+function showPreview(anchor, citation) {
+  $("preview-date").textContent = `${noteLabel(state.notes.get(citation.noteId))} · ${formatDate(citation.createdAt)}`;
+  $("preview-snippet").textContent = citation.snippet;
+  preview.hidden = false;
+  const r = anchor.getBoundingClientRect();
+  const width = Math.min(320, window.innerWidth - 16);
+  const left = Math.max(8, Math.min(r.left + window.scrollX, window.scrollX + window.innerWidth - width - 8));
+  preview.style.width = `${width}px`;
+  preview.style.left = `${left}px`;
+  preview.style.top = `${r.bottom + window.scrollY + 6}px`;
+}
+
+function hidePreview() { preview.hidden = true; }
+
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && !preview.hidden) hidePreview();
+});
+
+/** Answer text with its [N#] markers as chips; text always as text nodes. */
+function renderAnswer(container, text, citations) {
+  const byCid = new Map((citations || []).map((c) => [c.cid, c]));
+  const nodes = [];
+  let last = 0;
+  for (const m of text.matchAll(MARKER)) {
+    if (m.index > last) nodes.push(document.createTextNode(text.slice(last, m.index)));
+    nodes.push(chip(m[1], byCid.get(m[1])));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
+  container.replaceChildren(...nodes);
+}
+
+function renderSources(citations) {
+  const list = $("sources-list");
+  list.replaceChildren();
+  const byNote = new Map();
+  for (const c of citations || []) {
+    if (!byNote.has(c.noteId)) byNote.set(c.noteId, []);
+    byNote.get(c.noteId).push(c);
+  }
+  for (const [noteId, cs] of byNote) {
+    const first = cs[0];
+    list.append(el("li", { class: "source", dataset: { noteId } },
+      el("p", { class: "source-head" },
+        ...cs.map((c) => el("span", { class: "chip static", text: c.cid.replace(/^N/, ""), "aria-hidden": "true" })),
+        el("button", { type: "button", class: "link", text: noteLabel(state.notes.get(noteId)) === "Untitled note" ? "Open note" : noteLabel(state.notes.get(noteId)),
+          "aria-label": `Open the note cited as ${cs.map((c) => c.cid.replace(/^N/, "")).join(", ")}`,
+          onclick: () => openNote(noteId, { passage: first.snippet }) })),
+      el("p", { class: "hint", text: formatDate(first.createdAt) }),
+      el("blockquote", { text: first.snippet })));
+  }
+  $("sources-empty").hidden = byNote.size > 0;
+  $("sources-empty").textContent = "Cited notes appear here.";
+}
+
+// -- ask -------------------------------------------------------------------------------
+function turnItem(role, text) {
+  const body = el("div", { class: "turn-text" });
+  if (text) body.textContent = text;
+  const li = el("li", { class: `turn ${role}` }, el("p", { class: "visually-hidden", text: role === "user" ? "You asked:" : "Footnote answered:" }), body);
+  $("thread").append(li);
+  return li;
+}
+
+function finishAnswer(li, done) {
+  const body = li.querySelector(".turn-text");
+  renderAnswer(body, done.answer, done.citations);
+  li.dataset.messageId = done.messageId;
+  li.classList.toggle("no-answer", !done.citations || done.citations.length === 0);
+  const meta = done.meta || {};
+  const strategy = meta.retrieval && meta.retrieval.strategy;
+  const bits = [];
+  if (done.citations && done.citations.length) bits.push(`${done.citations.length} source${done.citations.length > 1 ? "s" : ""}`);
+  if (typeof meta.confidence === "number") bits.push(`confidence ${meta.confidence.toFixed(2)}`);
+  if (strategy) bits.push(strategy.replaceAll("_", " "));
+  if (meta.fallbacks && meta.fallbacks.length) bits.push(`fallback: ${meta.fallbacks.join(", ")}`);
+  li.querySelector(".turn-meta")?.remove();
+  const footer = el("p", { class: "turn-meta hint", text: bits.join(" · ") });
+  if (done.messageId && done.citations && done.citations.length) {
+    footer.append(" ", el("button", { type: "button", class: "link", text: "Show sources",
+      onclick: () => showMessageSources(done.messageId) }));
+  }
+  li.append(footer);
+}
+
+async function showMessageSources(messageId) {
+  try {
+    const { sources } = await state.api.sources(messageId);
+    renderSources(sources);
+    $("sources-title").scrollIntoView({ block: "nearest" });
+  } catch (err) {
+    $("ask-error").textContent = describeError(err);
+  }
+}
+
+$("question").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    $("ask-form").requestSubmit();
+  }
+});
+
+let asking = null;
+$("ask-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const message = $("question").value.trim();
+  $("ask-error").textContent = "";
+  if (!message || asking) return;
+  const types = [...document.querySelectorAll("#type-filter input:checked")].map((i) => i.value);
+  const body = { message, ragConfig: { enableRag: $("use-rag").checked, types } };
+  if (state.conversationId) body.conversationId = state.conversationId;
+  turnItem("user", message);
+  const answer = turnItem("assistant", "");
+  const text = answer.querySelector(".turn-text");
+  answer.setAttribute("aria-busy", "true");
+  text.append(el("span", { class: "typing", text: "Thinking…" }));
+  $("question").value = "";
+  $("ask-button").disabled = true;
+  asking = new AbortController();
+  const user = state.user;
+  let streamed = "";
+  try {
+    const done = await state.api.chatStream(body, (name, data) => {
+      if (user !== state.user) return;
+      if (name === "meta" && data.conversationId) {
+        state.conversationId = data.conversationId;
+      } else if (name === "delta") {
+        text.querySelector(".typing")?.remove();
+        streamed += data.text;
+        const piece = el("span", { class: "delta" });
+        renderAnswer(piece, data.text, []);
+        text.append(piece);
+      }
+    }, asking.signal);
+    if (user !== state.user) return;
+    state.conversationId = done.conversationId;
+    rememberConversation(done.conversationId, message);
+    finishAnswer(answer, done);
+    renderSources(done.citations);
+  } catch (err) {
+    answer.remove();
+    $("ask-error").textContent = `No answer: ${describeError(err)}`;
+    if (!streamed) $("question").value = message;
+  } finally {
+    asking = null;
+    answer.removeAttribute("aria-busy");
+    $("ask-button").disabled = false;
+    $("question").focus();
+  }
+});
+
+// Conversations the API has no list endpoint for: this browser remembers them per user.
+function conversationKey() { return `footnote:conversations:${state.user.uid}`; }
+function storedConversations() {
+  try { return JSON.parse(localStorage.getItem(conversationKey()) || "[]"); } catch { return []; }
+}
+function rememberConversation(id, question) {
+  const list = storedConversations().filter((c) => c.id !== id);
+  const existing = storedConversations().find((c) => c.id === id);
+  list.unshift({ id, title: existing ? existing.title : question.slice(0, 80), updatedAt: new Date().toISOString() });
+  localStorage.setItem(conversationKey(), JSON.stringify(list.slice(0, 50)));
+  renderConversationList();
+}
+function forgetConversation(id) {
+  localStorage.setItem(conversationKey(), JSON.stringify(storedConversations().filter((c) => c.id !== id)));
+  renderConversationList();
+}
+
+function renderConversationList() {
+  const list = $("conversation-list");
+  list.replaceChildren();
+  const items = state.user ? storedConversations() : [];
+  for (const c of items) {
+    const current = c.id === state.conversationId;
+    list.append(el("li", {},
+      el("button", { type: "button", class: "conversation", "aria-current": current ? "true" : null,
+        onclick: () => openConversation(c.id) },
+        el("span", { class: "conversation-title", text: c.title }),
+        el("span", { class: "hint", text: formatDate(c.updatedAt) }))));
+  }
+  if (!items.length) list.append(el("li", { class: "hint", text: "No conversations yet." }));
+}
+
+async function openConversation(id) {
+  $("ask-error").textContent = "";
+  try {
+    const { messages } = await state.api.messages(id);
+    state.conversationId = id;
+    $("thread").replaceChildren();
+    let lastCitations = [];
+    for (const m of messages) {
+      const li = turnItem(m.role, m.role === "user" ? m.text : "");
+      if (m.role === "assistant") {
+        finishAnswer(li, { answer: m.text, citations: m.citations, messageId: m.id, meta: {} });
+        lastCitations = m.citations;
+      }
+    }
+    renderSources(lastCitations);
+    renderConversationList();
+    $("question").focus();
+  } catch (err) {
+    if (err.status === 404) forgetConversation(id);
+    $("ask-error").textContent = `Could not open the conversation: ${describeError(err)}`;
+  }
+}
+
+$("new-conversation").addEventListener("click", () => {
+  state.conversationId = null;
+  $("thread").replaceChildren();
+  renderSources([]);
+  renderConversationList();
+  $("question").focus();
+});
+
+// -- search ----------------------------------------------------------------------------
+$("search-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const query = $("search-query").value.trim();
+  if (!query) return;
+  $("search-error").textContent = "";
+  $("search-results").setAttribute("aria-busy", "true");
+  try {
+    const result = await state.api.search(query);
+    const list = $("search-results");
+    list.replaceChildren();
+    for (const r of result.results) {
+      const breakdown = el("dl", { class: "breakdown", "aria-label": "Score breakdown" });
+      for (const [k, v] of Object.entries(r.breakdown || {})) {
+        breakdown.append(el("div", {}, el("dt", { text: k }), el("dd", { text: Number(v).toFixed(4) })));
+      }
+      list.append(el("li", { class: "result", dataset: { noteId: r.noteId } },
+        el("p", { class: "result-head" },
+          el("strong", { text: `score ${Number(r.score).toFixed(4)}` }),
+          el("span", { class: "hint", text: ` similarity ${Number(r.similarity).toFixed(3)} · ${r.memoryType} · ${formatDate(r.createdAt)} · via ${(r.sources || []).join(" + ")}` })),
+        el("p", { class: "result-text", text: r.text }),
+        breakdown,
+        el("button", { type: "button", class: "link", text: "Open note", onclick: () => openNote(r.noteId, { passage: r.text }) })));
+    }
+    const strategy = result.meta && result.meta.strategy;
+    $("search-meta").textContent = result.results.length
+      ? `${result.results.length} passages · ${strategy ? strategy.replaceAll("_", " ") : ""}`
+      : "Nothing in your notes matches that.";
+  } catch (err) {
+    $("search-error").textContent = `Search failed: ${describeError(err)}`;
+  } finally {
+    $("search-results").removeAttribute("aria-busy");
+  }
+});
+
+boot();

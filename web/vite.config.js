@@ -1,0 +1,13 @@
+// Footnote's web client: one page, bundled from npm packages (no CDN at run time).
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // Hosting's Content-Security-Policy allows only same-origin scripts, styles and
+    // images: nothing may be inlined as a data: URI.
+    assetsInlineLimit: 0,
+    target: "es2022",
+  },
+});
