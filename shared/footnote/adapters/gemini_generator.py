@@ -18,7 +18,12 @@ from footnote.adapters.vertex_embedder import genai_client
 from footnote.config import Settings
 from footnote.domain import Draft, QueryAnalysis, Source
 from footnote.errors import BackendUnavailable
-from footnote.generation.prompt import system_instruction, user_prompt
+from footnote.generation.prompt import (
+    REWRITE_INSTRUCTION,
+    rewrite_prompt,
+    system_instruction,
+    user_prompt,
+)
 
 NO_SOURCES_INSTRUCTION = """You are the assistant of a notes app. The user asked a question
 without using their notes. Answer briefly from general knowledge and say that the
@@ -75,16 +80,44 @@ class GeminiGenerator:
             **extra,
         )
 
-    def _prompt(self, question: str, sources: Sequence[Source]) -> str:
+    def _prompt(
+        self, question: str, sources: Sequence[Source], history: Sequence[tuple[str, str]] = ()
+    ) -> str:
         if not sources:
             return question.strip()
-        return user_prompt(question, sources, self._context_chars)
+        return user_prompt(question, sources, self._context_chars, history)
+
+    def rewrite_question(self, message: str, history: Sequence[tuple[str, str]]) -> str:
+        """The follow-up ``message`` as a standalone question, for retrieval."""
+        from google.genai import types
+
+        config = types.GenerateContentConfig(
+            system_instruction=REWRITE_INSTRUCTION,
+            temperature=0.0,
+            max_output_tokens=128,
+            candidate_count=1,
+        )
+        prompt = rewrite_prompt(message, history)
+        response = self._retry.call(
+            f"rewrite with {self.model}",
+            lambda: self._client.models.generate_content(
+                model=self.model, contents=prompt, config=config
+            ),
+            deadline_s=self._timeout_s,
+        )
+        text = _text(response).strip().strip('"')
+        return text if text else message
 
     def generate(
-        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis, strict: bool
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        strict: bool,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Draft:
         config = self._config(sources, strict)
-        prompt = self._prompt(question, sources)
+        prompt = self._prompt(question, sources, history)
         response = self._retry.call(
             f"generate with {self.model}",
             lambda: self._client.models.generate_content(
@@ -98,10 +131,14 @@ class GeminiGenerator:
         return Draft(text.strip(), self.model)
 
     def stream(
-        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Iterator[str]:
         config = self._config(sources, False)
-        prompt = self._prompt(question, sources)
+        prompt = self._prompt(question, sources, history)
         deadline = time.monotonic() + self._timeout_s
 
         def opened() -> tuple[Iterator[Any], Any]:

@@ -45,16 +45,25 @@ class RecordingGenerator:
         self.last: tuple[Draft, list[Source]] | None = None
 
     def generate(
-        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis, strict: bool
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        strict: bool,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Draft:
-        draft = self.inner.generate(question, sources, analysis, strict)
+        draft = self.inner.generate(question, sources, analysis, strict, history)
         self.last = (draft, list(sources))
         return draft
 
     def stream(
-        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Iterator[str]:
-        return self.inner.stream(question, sources, analysis)
+        return self.inner.stream(question, sources, analysis, history)
 
 
 @dataclass

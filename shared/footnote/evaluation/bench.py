@@ -91,8 +91,14 @@ def index_documents(
     embedder the indexer uses) because per-note calls of one or two chunks
     waste most of a CPU model's time; indexing then finds every vector cached.
     """
+    index_notes(app, [note_for(d, tenant_id) for d in docs], progress, tenant_id)
+
+
+def index_notes(
+    app: Container, notes: Sequence[Note], progress: Progress = stderr_progress, label: str = ""
+) -> None:
+    """Index ready-made notes (their own dates and titles) as ``index_documents`` does."""
     s = app.settings
-    notes = [note_for(d, tenant_id) for d in docs]
     texts = [
         draft.text
         for note in notes
@@ -106,4 +112,4 @@ def index_documents(
     for note in notes:
         app.store.create_note(note)
         app.indexing.index_note(note.id)
-    progress(f"  indexed {len(notes)} notes as {len(texts)} chunks (tenant {tenant_id})")
+    progress(f"  indexed {len(notes)} notes as {len(texts)} chunks ({label})")

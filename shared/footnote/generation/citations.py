@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from footnote.domain import Citation, Source, ValidatedAnswer
+from footnote.generation.dates import date_words
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
-from footnote.text import sentences, terms
+from footnote.text import sentences, split_sentences, terms
 
 MARKER = re.compile(r"\[(N\d+)\]")
 _ABSTAIN = re.compile(r"\b(don'?t|do not) have enough information\b", re.IGNORECASE)
@@ -52,7 +53,7 @@ def validate(
             valid: list[str] = []
             for cid in named:
                 source = by_cid.get(cid)
-                if source is None or overlap(claim, source.chunk.text) < min_overlap:
+                if source is None or overlap(claim, _supporting_text(source)) < min_overlap:
                     dropped += 1
                     continue
                 valid.append(cid)
@@ -87,6 +88,12 @@ def validate(
     return ValidatedAnswer(text, citations, dropped, kept)
 
 
+def _supporting_text(source: Source) -> str:
+    """What a source says: its text, and its date with its relative phrases resolved
+    ("7 May 2023" is what a note of 8 May 2023 means by "yesterday")."""
+    return f"{source.chunk.text}\n{date_words(source.chunk.created_at, source.chunk.text)}"
+
+
 def _markers_before_punctuation(text: str) -> str:
     """ "fact. [N1] Next" → "fact [N1]. Next": markers belong to the sentence before."""
     return re.sub(
@@ -104,3 +111,74 @@ def _snippet(text: str, limit: int) -> str:
     # Snippets are shown to clients next to real markers: a note's own "[N9]" must not look like one.
     text = re.sub(r"\s+", " ", quote_note_text(text)).strip()
     return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def complete_sentences(pieces: Iterable[str]) -> Iterator[str]:
+    """Whole sentences (with their markers and the whitespace after them) from streamed text.
+
+    A sentence is complete once the next one has begun with something other than a
+    marker, so "fact. [N1] Next" yields "fact [N1]. " only when "Next" arrives.
+    """
+    buffer = ""
+    for piece in pieces:
+        buffer += piece
+        while True:
+            text = _markers_before_punctuation_keep_space(buffer)
+            spans = split_sentences(text)
+            if len(spans) < 2 or text[spans[1][0]] == "[":
+                buffer = text
+                break
+            cut = spans[1][0]
+            yield text[:cut]
+            buffer = text[cut:]
+    if buffer.strip():
+        yield _markers_before_punctuation_keep_space(buffer)
+
+
+def _markers_before_punctuation_keep_space(text: str) -> str:
+    return re.sub(
+        r"([.!?])([ \t]*)((?:\[N\d+\][ \t]*)+)",
+        lambda m: " " + m.group(3).strip() + m.group(1) + " ",
+        text,
+    )
+
+
+class SentenceChecker:
+    """Checks streamed sentences one at a time, as ``validate`` checks a whole answer.
+
+    Markers naming a source that was not given, or one that shares too little
+    with the sentence, are removed; a sentence left uncited is withheld (an
+    abstention is shown as it is); the kept markers are renumbered by first use,
+    as ``validate`` numbers the final answer.
+    """
+
+    def __init__(self, sources: Sequence[Source], min_overlap: float = 0.15) -> None:
+        self._by_cid = {s.cid: s for s in sources}
+        self._min_overlap = min_overlap
+        self._order: dict[str, str] = {}
+
+    def check(self, sentence: str) -> str:
+        trailing = sentence[len(sentence.rstrip()) :]
+        body = sentence.strip()
+        bullet = re.match(r"^([-*•]|\d+[.)])\s+", body)
+        prefix = bullet.group(0) if bullet else ""
+        body = body[len(prefix) :]
+        claim = MARKER.sub("", body).strip()
+        named = list(dict.fromkeys(MARKER.findall(body)))
+        if not named:
+            return sentence if is_abstention(claim) else ""
+        valid = [
+            cid
+            for cid in named
+            if (source := self._by_cid.get(cid)) is not None
+            and overlap(claim, _supporting_text(source)) >= self._min_overlap
+        ]
+        if not valid:
+            return ""
+        for cid in valid:
+            self._order.setdefault(cid, f"N{len(self._order) + 1}")
+        stripped = _strip_markers(body)
+        end = stripped[-1] if stripped[-1:] in ".!?" else "."
+        stripped = stripped.rstrip(".!?").rstrip()
+        markers = "".join(f"[{self._order[c]}]" for c in valid)
+        return f"{prefix}{stripped} {markers}{end}{trailing or ' '}"

@@ -6,13 +6,19 @@ supported by the source it cites.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from footnote.domain import Draft, Intent, QueryAnalysis, Source
+from footnote.generation.dates import day_text, has_absolute_date, resolve_phrases
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
-from footnote.text import DECISION_VERBS, QUERY_FILLER, STOPWORDS, sentences, terms
+from footnote.ports import Embedder
+from footnote.text import DECISION_VERBS, QUERY_FILLER, STOPWORDS, split_sentences, terms
+
+# question, sentences -> one relevance score per sentence (cosine of embeddings)
+Relevance = Callable[[str, Sequence[str]], list[float]]
 
 MODEL_NAME = "extractive-v1"
 # Share of the question's content terms the quoted sentences must cover together;
@@ -83,6 +89,18 @@ _CALENDAR = frozenset(
     }
 )
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
+# "Caroline: I went to …": a line that records who said it (chat logs, meeting notes).
+_SPEAKER = re.compile(
+    r"^\s*(?P<name>[A-Z][\w.'’-]*(?:\s[A-Z][\w.'’-]*){0,2}):\s+(?=\S)", re.MULTILINE
+)
+# Weight of embedding relevance against term coverage when a relevance scorer is given.
+RELEVANCE_WEIGHT = 1.0
+# "When did …", "What date …", "What year …": answered with a date.
+_WHEN_QUESTION = re.compile(
+    r"^\W*(?:when\b|what\s+(?:date|day|year|month|time)\b|which\s+(?:date|day|year|month)\b|"
+    r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -93,6 +111,62 @@ class _Candidate:
     position: int
     score: float
     terms: frozenset[str] = frozenset()
+    speaker: str = ""  # who said it, when the note records speakers ("Name: …" lines)
+    relevance: float = 0.0  # embedding relevance to the question, when scored
+
+
+def asks_when(question: str) -> bool:
+    return bool(_WHEN_QUESTION.search(question))
+
+
+def attributed_sentences(text: str) -> list[tuple[str, str]]:
+    """(sentence, speaker) in order; the speaker is the last "Name:" line label above it."""
+    labels = [(m.start(), m["name"]) for m in _SPEAKER.finditer(text)]
+    out: list[tuple[str, str]] = []
+    for start, end in _line_sentences(text) if labels else split_sentences(text):
+        speaker = ""
+        for at, name in labels:
+            if at > start:
+                break
+            speaker = name
+        out.append((text[start:end], speaker))
+    return out
+
+
+def _line_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans that never cross a line: in a transcript each line is one turn,
+    ended or not by punctuation."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        spans.extend((offset + s, offset + e) for s, e in split_sentences(line))
+        offset += len(line) + 1
+    return spans
+
+
+def _speaker_prefix(sentence: str, speaker: str) -> str:
+    """A quoted sentence keeps who said it, so "I" in it reads right."""
+    if not speaker or _SPEAKER.match(sentence):
+        return sentence
+    return f"{speaker}: {sentence}"
+
+
+def asked_people(question: str, sources: Sequence[Source]) -> list[frozenset[str]]:
+    """Speakers of the sources that the question names, each as its set of name terms."""
+    named = {t for phrase in name_phrases(question) for t in phrase}
+    people: dict[str, frozenset[str]] = {}
+    for source in sources:
+        for m in _SPEAKER.finditer(source.chunk.text):
+            name_terms = frozenset(terms(m["name"]))
+            if name_terms and name_terms & named:
+                people[m["name"]] = name_terms
+    return list(people.values())
+
+
+def about(c: _Candidate, people: Sequence[frozenset[str]]) -> bool:
+    """The sentence was said by, or names, one of the people the question asks about."""
+    spoken = frozenset(terms(c.speaker))
+    return any(p <= spoken or p & c.terms - spoken for p in people)
 
 
 def decision_terms(question: str, question_terms: Sequence[str]) -> frozenset[str]:
@@ -106,8 +180,11 @@ def candidates(
     sources: Sequence[Source],
     named: frozenset[str] = frozenset(),
     decided: frozenset[str] = frozenset(),
+    relevance: Relevance | None = None,
+    question: str = "",
 ) -> list[_Candidate]:
-    """Every quotable sentence of the sources, scored by query-term coverage.
+    """Every quotable sentence of the sources, scored by query-term coverage
+    (and, with a ``relevance`` scorer, by embedding relevance to the question).
 
     ``named``: citation ids of the notes whose title the question names.
     ``decided``: the question's decision verbs, which any sentence recording a
@@ -117,12 +194,12 @@ def candidates(
     out: list[_Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
-        for position, sentence in enumerate(sentences(source.chunk.text)):
+        for position, (sentence, speaker) in enumerate(attributed_sentences(source.chunk.text)):
             clean = _clean(sentence)
             # The indexed text starts with the note's title; a title is a label, not a claim.
             if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
                 continue
-            have = frozenset(terms(clean))
+            have = frozenset(terms(clean)) | frozenset(terms(speaker))
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
@@ -130,18 +207,31 @@ def candidates(
             score = overlap + 0.25 / (1 + rank) + (0.02 if position == 0 else 0.0)
             if source.cid in named:
                 score += NAMED_TITLE_BONUS
-            out.append(_Candidate(clean, source.cid, rank, position, score, have))
+            out.append(_Candidate(clean, source.cid, rank, position, score, have, speaker))
+    if relevance is not None and out and question:
+        scores = relevance(question, [c.text for c in out])
+        out = [
+            _Candidate(
+                c.text,
+                c.cid,
+                c.source_rank,
+                c.position,
+                c.score + RELEVANCE_WEIGHT * r,
+                c.terms,
+                c.speaker,
+                r,
+            )
+            for c, r in zip(out, scores, strict=True)
+        ]
     out.sort(key=lambda c: (-c.score, c.source_rank, c.position))
     return out
 
 
-def select_sentences(
-    question_terms: Sequence[str], sources: Sequence[Source], limit: int
-) -> list[_Candidate]:
+def select_sentences(pool: Sequence[_Candidate], limit: int) -> list[_Candidate]:
     """The best-scoring distinct sentences, up to ``limit`` (lists, summaries, timelines)."""
     chosen: list[_Candidate] = []
     seen: set[str] = set()
-    for c in candidates(question_terms, sources):
+    for c in pool:
         key = c.text.lower()
         if key in seen:
             continue
@@ -154,10 +244,10 @@ def select_sentences(
 
 def select_covering(
     question_terms: Sequence[str],
+    pool: Sequence[_Candidate],
     sources: Sequence[Source],
     limit: int,
     named: frozenset[str] = frozenset(),
-    decided: frozenset[str] = frozenset(),
 ) -> list[_Candidate]:
     """Sentences that together cover the question, each adding terms the others lack.
 
@@ -168,7 +258,6 @@ def select_covering(
     names (``named``), plus one note a quoted sentence names.
     """
     wanted = set(question_terms)
-    pool = candidates(question_terms, sources, named, decided)
     if not pool:
         return []
     chosen = [pool[0]]
@@ -301,36 +390,82 @@ def _has_phrase(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
     return any(tuple(seq[i : i + n]) == phrase for i in range(len(seq) - n + 1))
 
 
-def compose(question: str, sources: Sequence[Source], analysis: QueryAnalysis) -> str:
+def compose(
+    question: str,
+    sources: Sequence[Source],
+    analysis: QueryAnalysis,
+    relevance: Relevance | None = None,
+) -> str:
     if not sources or missing_names(question, sources, analysis):
         return NOT_ENOUGH
-    limit = (
-        5
-        if analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE)
-        else FACTUAL_SENTENCES
-    )
+    listing = analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE)
+    when = asks_when(question)
     question_terms = list(analysis.keywords) or terms(question, QUERY_FILLER)
-    if analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE):
-        chosen = select_sentences(question_terms, sources, limit)
+    named = titles_named(question, sources)
+    pool = candidates(
+        question_terms,
+        sources,
+        named,
+        decision_terms(question, question_terms),
+        relevance,
+        question,
+    )
+    people = asked_people(question, sources)
+    all_terms = question_terms
+    if people:
+        # A question about Caroline is answered by what Caroline said or what was said
+        # about her, never by a neighbour's sentence that shares its other words.
+        pool = [c for c in pool if about(c, people)]
+        # Her name is in every line she speaks: only the question's other terms can
+        # tell whether a sentence answers it.
+        spoken = {t for p in people for t in p}
+        question_terms = [t for t in question_terms if t not in spoken] or question_terms
+    if not listing:
+        # A question in a note ("What motivated you?") asks; it does not answer.
+        pool = [c for c in pool if not c.text.rstrip().endswith("?")]
+    if when:
+        # The date is of the person's event: their name counts towards covering it.
+        return _dated_answer(all_terms, pool, sources)
+    if listing:
+        chosen = select_sentences(pool, 5)
     else:
-        chosen = select_covering(
-            question_terms,
-            sources,
-            limit,
-            titles_named(question, sources),
-            decision_terms(question, question_terms),
-        )
+        chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named)
     if not chosen:
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:
         by_date = {s.cid: s.chunk.created_at for s in sources}
         chosen.sort(key=lambda c: (by_date[c.cid], c.position))
-    else:
+    elif listing:
         chosen.sort(key=lambda c: (c.source_rank, c.position))
-    lines = [_cite(c.text, c.cid) for c in chosen]
+    # A factual answer keeps relevance order: the best sentence is the answer.
+    lines = [_cite(_speaker_prefix(c.text, c.speaker), c.cid) for c in chosen]
     if analysis.intent in (Intent.LIST, Intent.TIMELINE):
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+def _dated_answer(
+    question_terms: Sequence[str], pool: Sequence[_Candidate], sources: Sequence[Source]
+) -> str:
+    """A "when" question: the date of the best sentence, read against its note's date.
+
+    A relative phrase ("yesterday", "last Saturday", "next month") is resolved
+    against the day the note was written; a sentence naming its own date is
+    quoted; otherwise the note's date is the answer.
+    """
+    wanted = set(question_terms)
+    if not pool:
+        return NOT_ENOUGH
+    best = pool[0]
+    if wanted and len(best.terms & wanted) / len(wanted) < MIN_COVERAGE:
+        return NOT_ENOUGH
+    written = next(s.chunk.created_at for s in sources if s.cid == best.cid)
+    resolved = resolve_phrases(best.text, written)
+    if resolved:
+        return _cite(resolved[0].meaning, best.cid)
+    if has_absolute_date(best.text):
+        return _cite(_speaker_prefix(best.text, best.speaker), best.cid)
+    return _cite(day_text(written.date()), best.cid)
 
 
 def _clean(sentence: str) -> str:
@@ -344,15 +479,55 @@ def _cite(sentence: str, cid: str) -> str:
     return f"{sentence.rstrip('.!?').rstrip()} [{cid}]{end}"
 
 
+def embedding_relevance(embedder: Embedder) -> Relevance:
+    """Cosine of the question's and each sentence's embedding (the retrieval embedder)."""
+
+    def score(question: str, texts: Sequence[str]) -> list[float]:
+        q = embedder.embed_query(question)
+        qn = math.sqrt(sum(x * x for x in q)) or 1.0
+        out = []
+        for v in embedder.embed_documents(list(texts)):
+            vn = math.sqrt(sum(x * x for x in v)) or 1.0
+            out.append(sum(a * b for a, b in zip(q, v, strict=False)) / (qn * vn))
+        return out
+
+    return score
+
+
 class ExtractiveGenerator:
     model = MODEL_NAME
 
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        # With an embedder, sentences are chosen by relevance to the question as well
+        # as by the question terms they contain (measured in docs/quality.md).
+        self._relevance = embedding_relevance(embedder) if embedder is not None else None
+
     def generate(
-        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis, strict: bool
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        strict: bool,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Draft:
-        return Draft(compose(question, sources, analysis), self.model)
+        return Draft(compose(question, sources, analysis, self._relevance), self.model)
 
     def stream(
-        self, question: str, sources: Sequence[Source], analysis: QueryAnalysis
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        history: Sequence[tuple[str, str]] = (),
     ) -> Iterator[str]:
-        yield compose(question, sources, analysis)
+        """Sentence by sentence, each with its markers, as a streaming client expects."""
+        text = compose(question, sources, analysis, self._relevance)
+        pieces: list[str] = []
+        for line in text.split("\n"):
+            spans = split_sentences(line)
+            for n, (start, end) in enumerate(spans):
+                # a bullet ("- ") stays with its line's first sentence
+                pieces.append(line[:end] if n == 0 else line[start:end])
+                pieces.append(" " if n + 1 < len(spans) else "\n")
+        pieces = pieces[:-1]  # no separator after the last sentence
+        for i in range(0, len(pieces), 2):
+            yield pieces[i] + (pieces[i + 1] if i + 1 < len(pieces) else "")

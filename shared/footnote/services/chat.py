@@ -14,17 +14,19 @@ from typing import Any
 from footnote.config import Settings
 from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, ScoredChunk, Source
 from footnote.errors import InvalidRequest, NotFound
-from footnote.generation.citations import MARKER, validate
+from footnote.generation.citations import MARKER, SentenceChecker, complete_sentences, validate
 from footnote.generation.extractive import ExtractiveGenerator
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ports import ConversationStore, Generator, Reranker, Turn
 from footnote.retrieval import retriever as strategies
-from footnote.retrieval.query import analyze
+from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_previous
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.text import sentences
 
 log = logging.getLogger(__name__)
 
+# Earlier turns (user and assistant) a language model sees with a follow-up.
+HISTORY_TURNS = 6
 NO_NOTES = "You don't have any notes yet, so I can't answer from them."
 RAG_OFF_OFFLINE = "Answers without your notes need a language model; the offline generator answers only from notes."
 
@@ -54,6 +56,25 @@ class ChatOutcome:
             "messageId": self.message_id,
             "meta": self.meta,
         }
+
+
+@dataclass
+class _Prepared:
+    """A question analysed and its sources retrieved, ready for a generator."""
+
+    tenant_id: str
+    message: str
+    question: str
+    conversation_id: str | None
+    rag: RagConfig
+    now: datetime
+    analysis: QueryAnalysis
+    result: RetrievalResult
+    sources: list[Source]
+    timings: dict[str, float]
+    fallbacks: list[str]
+    follow_up: bool
+    history: tuple[tuple[str, str], ...] = ()
 
 
 class ChatService:
@@ -109,16 +130,53 @@ class ChatService:
         conversation_id: str | None,
         rag: RagConfig,
     ) -> ChatOutcome:
+        p = self._prepare(tenant_id, message, conversation_id, rag)
+        t = time.perf_counter()
+        draft = self._draft(p)
+        p.timings["generateMs"] = _ms(t)
+        return self._finish(p, draft, allow_retry=True)
+
+    def _prepare(
+        self, tenant_id: str, message: str, conversation_id: str | None, rag: RagConfig
+    ) -> _Prepared:
         self._check_query(message)
-        if (
-            conversation_id is not None
-            and self._conversations.conversation_turns(tenant_id, conversation_id) is None
-        ):
-            raise NotFound("conversation not found")
+        earlier: list[Turn] = []
+        if conversation_id is not None:
+            found = self._conversations.conversation_turns(tenant_id, conversation_id)
+            if found is None:
+                raise NotFound("conversation not found")
+            earlier = found
         timings: dict[str, float] = {}
         started = time.perf_counter()
         now = self._clock()
-        analysis = analyze(message, now, self._retriever.events(tenant_id))
+        events = self._retriever.events(tenant_id)
+        analysis = analyze(message, now, events)
+        question = message  # what the generator is asked: standalone, for a follow-up
+        previous = _last_question(earlier)
+        follow_up = previous is not None and is_follow_up(message, analysis)
+        history = tuple((t.role, t.text) for t in earlier[-HISTORY_TURNS:])
+        fallbacks_before: list[str] = []
+        rewrite = getattr(self._generator, "rewrite_question", None)
+        if history and rewrite is not None and rag.enable_rag:
+            # A language model makes the retrieval query standalone ("When did she go
+            # there?" → "When did Caroline go to the support group?"); the last turns
+            # also go into its answer prompt.
+            try:
+                question = str(rewrite(message, history)) or message
+                analysis = analyze(question, now, events)
+                follow_up = question != message
+                previous = None  # the rewrite replaces the offline inheritance
+            except Exception as exc:
+                log.warning(
+                    "query rewrite failed (%s); reading the follow-up offline", type(exc).__name__
+                )
+                fallbacks_before.append("rewrite_skipped")
+        if previous is not None and follow_up:
+            # "When did she go there?" is read with the question before it: its
+            # subject and time window carry over (offline, without a model to rewrite).
+            analysis = with_previous(analysis, analyze(previous, now, events))
+            if not names_someone(message):
+                question = f"{message} ({previous})"
         if rag.types:
             analysis = dataclasses.replace(analysis, types=rag.types)
         timings["analyzeMs"] = _ms(started)
@@ -131,27 +189,48 @@ class ChatService:
         )
         timings["retrieveMs"] = _ms(t)
         result = self._rerank(message, result, timings)
-
-        t = time.perf_counter()
-        fallbacks = list(result.fallbacks)
+        fallbacks = fallbacks_before + list(result.fallbacks)
         sources = self._context(result, analysis)
-        if not rag.enable_rag:
-            draft = self._plain_answer(message, analysis, fallbacks)
-        elif result.strategy == strategies.NONE:
-            draft = Draft(NO_NOTES, self._generator.model)
-        elif not sources:
-            draft = Draft(NOT_ENOUGH, self._generator.model)
-        else:
-            draft = self._generate(message, sources, analysis, False, fallbacks)
-        timings["generateMs"] = _ms(t)
+        return _Prepared(
+            tenant_id,
+            message,
+            question,
+            conversation_id,
+            rag,
+            now,
+            analysis,
+            result,
+            sources,
+            timings,
+            fallbacks,
+            follow_up,
+            history,
+        )
 
+    def _draft(self, p: _Prepared) -> Draft:
+        if not p.rag.enable_rag:
+            return self._plain_answer(p.message, p.analysis, p.fallbacks)
+        if p.result.strategy == strategies.NONE:
+            return Draft(NO_NOTES, self._generator.model)
+        if not p.sources:
+            return Draft(NOT_ENOUGH, self._generator.model)
+        return self._generate(p.question, p.sources, p.analysis, False, p.fallbacks, p.history)
+
+    def _finish(self, p: _Prepared, draft: Draft, allow_retry: bool) -> ChatOutcome:
+        timings, sources, rag, result = p.timings, p.sources, p.rag, p.result
         t = time.perf_counter()
         answer, citations, regenerated = draft.text, [], False
         if sources:
             checked = validate(draft.text, sources, self._s.citation_min_overlap)
-            if checked.dropped > checked.kept and draft.model != self._extractive.model:
+            if (
+                allow_retry
+                and checked.dropped > checked.kept
+                and draft.model != self._extractive.model
+            ):
                 regenerated = True
-                retry = self._generate(message, sources, analysis, True, fallbacks)
+                retry = self._generate(
+                    p.question, sources, p.analysis, True, p.fallbacks, p.history
+                )
                 checked = validate(retry.text, sources, self._s.citation_min_overlap)
                 draft = retry
             answer = checked.text
@@ -176,22 +255,23 @@ class ChatService:
             "confidence": confidence,
             "retrieval": _retrieval_meta(result, rag.max_sources, None),
             "timings": timings,
-            "fallbacks": fallbacks,
+            "fallbacks": p.fallbacks,
             "regenerated": regenerated,
-            "intent": analysis.intent.value,
+            "intent": p.analysis.intent.value,
+            "followUp": p.follow_up,
         }
-        conversation_id = conversation_id or uuid.uuid4().hex
+        conversation_id = p.conversation_id or uuid.uuid4().hex
         message_id = uuid.uuid4().hex
         self._conversations.append_turns(
             [
-                Turn(uuid.uuid4().hex, conversation_id, tenant_id, "user", message, now),
+                Turn(uuid.uuid4().hex, conversation_id, p.tenant_id, "user", p.message, p.now),
                 Turn(
                     message_id,
                     conversation_id,
-                    tenant_id,
+                    p.tenant_id,
                     "assistant",
                     answer,
-                    now,
+                    p.now,
                     tuple(citations),
                     {"model": draft.model, "confidence": confidence},
                 ),
@@ -208,7 +288,7 @@ class ChatService:
                 "confidence": confidence,
                 "chunkIds": [c.chunk.chunk_id for c in result.chunks],
                 "scores": [round(c.score, 4) for c in result.chunks],
-                "fallbacks": fallbacks,
+                "fallbacks": p.fallbacks,
                 "timings": timings,
                 "citations": len(citations),
             },
@@ -220,6 +300,84 @@ class ChatService:
         for piece in sentences(outcome.answer) or [outcome.answer]:
             yield "delta", {"text": piece + " "}
         yield "done", outcome.body()
+
+    def chat_stream(
+        self,
+        tenant_id: str,
+        message: str,
+        conversation_id: str | None,
+        rag: RagConfig,
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Server-sent events as the generator writes: meta, one ``delta`` per sentence, done.
+
+        Retrieval (and any bad request or unknown conversation) happens before this
+        returns, so errors are ordinary responses. Each sentence is sent once it is
+        complete and its markers are checked: a marker naming a source that was not
+        given, or one the sentence does not match, is removed first, and a sentence
+        left with none is not sent. ``done`` carries the validated answer and its
+        citations. Closing the iterator (the client went away) closes the
+        generator's stream, which stops the model's generation.
+        """
+        p = self._prepare(tenant_id, message, conversation_id, rag)
+        return self._stream_events(p)
+
+    def _stream_events(self, p: _Prepared) -> Iterator[tuple[str, dict[str, Any]]]:
+        yield (
+            "meta",
+            {"conversationId": p.conversation_id, "meta": {"intent": p.analysis.intent.value}},
+        )
+        t = time.perf_counter()
+        if not (p.rag.enable_rag and p.sources and p.result.strategy != strategies.NONE):
+            draft = self._draft(p)
+            for piece in sentences(draft.text) or [draft.text]:
+                yield "delta", {"text": piece + " "}
+        else:
+            written: list[str] = []
+            checker = SentenceChecker(p.sources, self._s.citation_min_overlap)
+            pieces = self._stream_pieces(p)
+            try:
+                for sentence in complete_sentences(pieces):
+                    written.append(sentence)
+                    shown = checker.check(sentence)
+                    if shown:
+                        yield "delta", {"text": shown}
+            finally:
+                close = getattr(pieces, "close", None)
+                if close is not None:
+                    close()  # a client that left stops the model's generation
+            model = (
+                self._generator.model
+                if "generator_extractive" not in p.fallbacks
+                else (self._extractive.model)
+            )
+            draft = Draft("".join(written).strip(), model)
+        p.timings["generateMs"] = _ms(t)
+        outcome = self._finish(p, draft, allow_retry=False)
+        yield "done", outcome.body()
+
+    def _stream_pieces(self, p: _Prepared) -> Iterator[str]:
+        """The generator's text as it arrives; before any text, a failure falls back to
+        the extractive generator (after text has been sent, it is raised)."""
+        stream = (
+            self._generator.stream(p.question, p.sources, p.analysis, p.history)
+            if p.history
+            else self._generator.stream(p.question, p.sources, p.analysis)
+        )
+        try:
+            first = next(stream, None)
+        except Exception as exc:
+            log.warning("generator stream failed (%s); answering extractively", type(exc).__name__)
+            p.fallbacks.append("generator_extractive")
+            stream = self._extractive.stream(p.question, p.sources, p.analysis)
+            first = next(stream, None)
+        try:
+            if first is not None:
+                yield first
+            yield from stream
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
 
     # -- conversations ---------------------------------------------------------
     def messages(self, tenant_id: str, conversation_id: str) -> list[dict[str, Any]]:
@@ -293,8 +451,11 @@ class ChatService:
         analysis: QueryAnalysis,
         strict: bool,
         fallbacks: list[str],
+        history: Sequence[tuple[str, str]] = (),
     ) -> Draft:
         try:
+            if history:
+                return self._generator.generate(message, sources, analysis, strict, history)
             return self._generator.generate(message, sources, analysis, strict)
         except Exception as exc:  # timeouts, quota, SDK errors: answer extractively
             log.warning("generator failed (%s); answering extractively", type(exc).__name__)
@@ -311,6 +472,14 @@ class ChatService:
             fallbacks.append("generator_unavailable")
             log.warning("generator failed without RAG: %s", type(exc).__name__)
             return Draft(RAG_OFF_OFFLINE, self._extractive.model)
+
+
+def _last_question(turns: Sequence[Turn]) -> str | None:
+    """The conversation's most recent user question, if any."""
+    for t in reversed(turns):
+        if t.role == "user":
+            return t.text
+    return None
 
 
 def _retrieval_meta(result: RetrievalResult, k: int, started: float | None) -> dict[str, Any]:

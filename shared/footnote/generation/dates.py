@@ -1,0 +1,180 @@
+"""Time phrases in a note, read against the date the note was written.
+
+A note written on 8 May 2023 that says "yesterday" means 7 May 2023; "last
+year" means 2022. ``resolve_phrases`` finds such phrases in a sentence and
+says what each one means, at the precision the phrase has: a day for
+"yesterday" or "last Saturday", a week for "last week", a month for "next
+month", a year for "last year". Pure functions: no clock, no I/O.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+}
+_NUM = r"(?P<n>\d{1,2}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
+_UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
+_WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)})"
+
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
+    for kind, pattern in (
+        ("day_before_yesterday", r"the\s+day\s+before\s+yesterday"),
+        ("yesterday", r"yesterday|last\s+night"),
+        ("tomorrow", r"tomorrow"),
+        ("today", r"today|tonight|this\s+(?:morning|afternoon|evening)"),
+        ("ago", rf"{_NUM}\s+{_UNIT}\s+ago"),
+        ("in_n", rf"in\s+{_NUM}\s+{_UNIT}"),
+        ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}"),
+        ("next_weekday", rf"next\s+{_WD}"),
+        (
+            "last_period",
+            r"(?:last|this\s+past)\s+(?P<period>week|weekend|month|year|summer|winter)",
+        ),
+        ("next_period", r"next\s+(?P<period>week|weekend|month|year)"),
+        ("this_period", r"this\s+(?P<period>week|weekend|month|year)"),
+        ("weekday", rf"(?:on\s+)?{_WD}"),
+    )
+)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    phrase: str  # as written in the note
+    meaning: str  # "7 May 2023", "the week before 9 June 2023", "2022"
+    start: int
+    end: int
+
+
+def day_text(d: date) -> str:
+    """ "7 May 2023": day, month name, year — unambiguous in every locale."""
+    return f"{d.day} {calendar.month_name[d.month]} {d.year}"
+
+
+def month_text(d: date) -> str:
+    return f"{calendar.month_name[d.month]} {d.year}"
+
+
+def _add_months(d: date, months: int) -> date:
+    index = d.year * 12 + d.month - 1 + months
+    year, month = divmod(index, 12)
+    return date(year, month + 1, 1)
+
+
+def _number(raw: str) -> int:
+    raw = re.sub(r"\s+", " ", raw.lower())
+    return int(raw) if raw.isdigit() else _NUMBER_WORDS.get(raw, 1)
+
+
+def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
+    if kind == "day_before_yesterday":
+        return day_text(written - timedelta(days=2))
+    if kind == "yesterday":
+        return day_text(written - timedelta(days=1))
+    if kind == "tomorrow":
+        return day_text(written + timedelta(days=1))
+    if kind == "today":
+        return day_text(written)
+    if kind in ("ago", "in_n"):
+        n = _number(m["n"]) * (-1 if kind == "ago" else 1)
+        unit = m["unit"].lower().rstrip("s")
+        if unit == "day":
+            return day_text(written + timedelta(days=n))
+        if unit == "week":
+            side = "before" if n < 0 else "after"
+            count = abs(n)
+            return f"{count} week{'s' if count > 1 else ''} {side} {day_text(written)}"
+        if unit == "month":
+            return month_text(_add_months(written, n))
+        return str(written.year + n)
+    if kind in ("last_weekday", "next_weekday", "weekday"):
+        wd = _WEEKDAYS.index(m["wd"].lower())
+        if kind == "next_weekday":
+            ahead = (wd - written.weekday()) % 7 or 7
+            return f"{m['wd'].capitalize()}, {day_text(written + timedelta(days=ahead))}"
+        back = (written.weekday() - wd) % 7 or 7  # "last Saturday", "on Saturday": the one before
+        return f"{m['wd'].capitalize()}, {day_text(written - timedelta(days=back))}"
+    period = m["period"].lower()
+    if kind == "last_period":
+        if period in ("week", "weekend"):
+            return f"the {period} before {day_text(written)}"
+        if period == "month":
+            return month_text(_add_months(written, -1))
+        if period in ("summer", "winter"):
+            return f"{period} {written.year - 1 if period == 'summer' and written.month < 6 else written.year}"
+        return str(written.year - 1)
+    if kind == "next_period":
+        if period in ("week", "weekend"):
+            return f"the {period} after {day_text(written)}"
+        if period == "month":
+            return month_text(_add_months(written, 1))
+        return str(written.year + 1)
+    if period in ("week", "weekend"):
+        return f"the {period} of {day_text(written)}"
+    if period == "month":
+        return month_text(written)
+    return str(written.year)
+
+
+def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
+    """Relative time phrases of ``text`` with what they mean for a note written on ``written``."""
+    day = written.date() if isinstance(written, datetime) else written
+    found: list[Resolved] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            meaning = _meaning(kind, m, day)
+            if meaning is None:
+                continue
+            found.append(Resolved(m.group(0), meaning, m.start(), m.end()))
+            taken.append((m.start(), m.end()))
+    found.sort(key=lambda r: r.start)
+    return found
+
+
+_ABSOLUTE = re.compile(
+    r"\b(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+    r"|\d{4}-\d{2}-\d{2})\b",
+    re.IGNORECASE,
+)
+
+
+def has_absolute_date(text: str) -> bool:
+    """The sentence names a date or a year itself ("March 14", "in 2022", "2024-03-05")."""
+    return bool(_ABSOLUTE.search(text))
+
+
+def date_words(written: datetime | date, text: str = "") -> str:
+    """The note's date, and what the note's relative phrases mean, as words.
+
+    A claim "7 May 2023" drawn from a note of 8 May 2023 that says "yesterday"
+    is supported by that note: citation checks read these words with the text.
+    """
+    day = written.date() if isinstance(written, datetime) else written
+    meanings = " ".join(r.meaning for r in resolve_phrases(text, day)) if text else ""
+    return f"{day_text(day)} {_WEEKDAYS[day.weekday()]} {day.isoformat()} {meanings}".strip()

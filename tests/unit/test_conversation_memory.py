@@ -1,0 +1,98 @@
+"""Follow-up questions through /chat with a conversationId read the earlier turns."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from footnote.domain import Note
+from footnote.generation.prompt import NOT_ENOUGH
+from footnote.retrieval.query import analyze, is_follow_up, with_previous
+from tests.inproc import Harness
+
+NOW = datetime(2026, 11, 23, tzinfo=UTC)
+
+
+def _world(notes: list[tuple[str, datetime]]) -> Harness:
+    h = Harness()
+    for i, (text, when) in enumerate(notes):
+        h.store.create_note(Note(f"n{i}", "alice", text, when, when))
+    h.index_all()
+    return h
+
+
+def _ask(h: Harness, message: str, conversation: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"message": message}
+    if conversation:
+        body["conversationId"] = conversation
+    r = h.call("POST", "/chat", "alice", json=body)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return dict(r.get_json())
+
+
+def _cited(reply: dict[str, Any]) -> set[str]:
+    return {c["noteId"] for c in reply["citations"]}
+
+
+def test_a_pronoun_follow_up_inherits_the_person_asked_about() -> None:
+    h = _world(
+        [
+            ("Caroline went to the LGBTQ support group downtown and found it powerful.", NOW),
+            ("Melanie painted a lake sunrise and hung it in the kitchen.", NOW),
+            ("Melanie took the kids camping at the lake in June.", NOW),
+        ]
+    )
+    first = _ask(h, "Which group did Caroline go to downtown?")
+    assert _cited(first) == {"n0"}
+    follow = _ask(h, "Where did she find it powerful?", first["conversationId"])
+    assert _cited(follow) == {"n0"}, follow["answer"]
+    # the same words with no conversation behind them name nobody: no Caroline note is implied
+    alone = _ask(h, "Where did she find it powerful?")
+    assert alone["answer"] != follow["answer"] or _cited(alone) != {"n0"}
+
+
+def test_an_elliptical_follow_up_inherits_the_time_window() -> None:
+    march, june = datetime(2026, 3, 10, tzinfo=UTC), datetime(2026, 6, 10, tzinfo=UTC)
+    h = _world(
+        [
+            ("Pro plan price set at 20 dollars a month.", march),
+            ("Team plan stays free for up to five seats.", march),
+            ("Pro plan price raised to 25 dollars a month.", june),
+            ("Team plan now costs 10 dollars per seat.", june),
+        ]
+    )
+    first = _ask(h, "What was the Pro plan price in March?")
+    assert _cited(first) == {"n0"}, first["answer"]
+    follow = _ask(h, "And the Team plan?", first["conversationId"])
+    assert "n1" in _cited(follow) and not _cited(follow) & {"n2", "n3"}, follow["answer"]
+    assert follow["answer"].startswith("Team plan stays free")
+    assert "free" in follow["answer"] and "10 dollars" not in follow["answer"]
+    # asked on its own, the June note is as good an answer as the March one
+    alone = _ask(h, "And the Team plan?")
+    assert "n3" in _cited(alone) or alone["answer"] == NOT_ENOUGH
+
+
+def test_a_follow_up_naming_someone_else_swaps_the_person() -> None:
+    h = _world(
+        [
+            ("Caroline painted a portrait of her grandmother.", NOW),
+            ("Melanie painted a lake sunrise last year.", NOW),
+        ]
+    )
+    first = _ask(h, "What did Caroline paint?")
+    assert _cited(first) == {"n0"}
+    follow = _ask(h, "What about Melanie?", first["conversationId"])
+    assert _cited(follow) == {"n1"}, follow["answer"]
+
+
+def test_follow_up_detection() -> None:
+    def follows(text: str) -> bool:
+        return is_follow_up(text, analyze(text, NOW))
+
+    assert follows("And in June?")
+    assert follows("When did she go there?")
+    assert follows("What about Melanie?")
+    assert not follows("What did Caroline research about adoption agencies?")
+    merged = with_previous(analyze("And the Team plan?", NOW), analyze("Pro plan in March", NOW))
+    assert merged.window is not None and merged.window.label == "in march"
+    assert merged.keywords[:2] == ("team", "plan")

@@ -1,0 +1,85 @@
+"""Dated, concise, speaker-aware extractive answers and relative dates read at the note's date."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from footnote.domain import Chunk, MemoryType, Source
+from footnote.generation.citations import validate
+from footnote.generation.dates import resolve_phrases
+from footnote.generation.extractive import compose
+from footnote.generation.prompt import NOT_ENOUGH
+from footnote.retrieval.query import analyze
+
+MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
+MAY_25 = datetime(2023, 5, 25, 13, 0, tzinfo=UTC)  # a Thursday
+ASKED = datetime(2023, 7, 1, tzinfo=UTC)
+
+
+def _source(cid: str, text: str, when: datetime) -> Source:
+    chunk = Chunk(f"{cid}_c", f"{cid}_n", "t", 0, text, (), MemoryType.NOTE, when, (), "m")
+    return Source(cid, chunk, 1.0)
+
+
+CHAT = [
+    _source(
+        "N1",
+        "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.\n"
+        "Melanie: Wow, that's cool, Caroline! What happened?",
+        MAY_8,
+    ),
+    _source(
+        "N2",
+        "Melanie: I ran a charity race for mental health last Saturday. "
+        "It made me realize that self-care is important.\nCaroline: That's great!",
+        MAY_25,
+    ),
+]
+
+
+def _answer(question: str, sources: list[Source] = CHAT) -> str:
+    return compose(question, sources, analyze(question, ASKED))
+
+
+def test_relative_phrases_are_read_against_the_day_the_note_was_written() -> None:
+    meanings = {
+        r.phrase: r.meaning
+        for r in resolve_phrases(
+            "Yesterday was fun; last Saturday too. Two weeks ago, last year, next month.", MAY_8
+        )
+    }
+    assert meanings == {
+        "Yesterday": "7 May 2023",
+        "last Saturday": "Saturday, 6 May 2023",
+        "Two weeks ago": "2 weeks before 8 May 2023",
+        "last year": "2022",
+        "next month": "June 2023",
+    }
+
+
+def test_a_when_question_is_answered_with_the_resolved_date_and_cited() -> None:
+    text = _answer("When did Caroline go to the LGBTQ support group?")
+    assert text == "7 May 2023 [N1]."
+    checked = validate(text, CHAT)  # the note's date supports the claim
+    assert checked.text == "7 May 2023 [N1]." and checked.citations[0].note_id == "N1_n"
+    assert _answer("When did Melanie run a charity race?").startswith("Saturday, 20 May 2023 [N2]")
+
+
+def test_a_sentence_with_its_own_date_is_quoted_and_a_plain_one_gets_the_note_date() -> None:
+    notes = [
+        _source("N1", "Decided to use Cloud Functions for the API.", MAY_8),
+        _source("N2", "Week one signups were 340.", MAY_8),
+        _source("N3", "The launch date moved to March 14 because the review is late.", MAY_8),
+        _source("N4", "We signed the office lease with the landlord.", MAY_25),
+    ]
+    assert _answer("When is the launch?", notes) == (
+        "The launch date moved to March 14 because the review is late [N3]."
+    )
+    assert _answer("When did we sign the office lease?", notes) == "25 May 2023 [N4]."
+
+
+def test_a_question_about_the_wrong_person_is_declined() -> None:
+    # Melanie ran the race; nothing Caroline said or was told is about one
+    assert _answer("What did Caroline realize after her charity race?") == NOT_ENOUGH
+    text = _answer("What did Melanie realize after the charity race?")
+    assert "self-care is important [N2]" in text and "Caroline" not in text
