@@ -100,6 +100,7 @@ resource "google_cloudfunctions2_function" "indexer" {
     google_project_iam_member.function,
     google_project_iam_member.trigger_event_receiver,
     google_project_iam_member.build,
+    time_sleep.agents_ready, # the Eventarc trigger needs its service agent
   ]
 }
 

@@ -20,30 +20,58 @@ resource "google_service_account" "trigger" {
   depends_on = [google_project_service.enabled]
 }
 
+# Vertex AI permissions, as custom roles instead of roles/aiplatform.user (which
+# also lets a function create, delete and deploy any Vertex resource).
+resource "google_project_iam_custom_role" "vertex_query" {
+  role_id     = "footnoteVertexQuery"
+  title       = "Footnote API: query the vector index and call models"
+  description = "Embeds questions and calls Gemini (predict on publisher models) and queries the deployed Vector Search index."
+  permissions = [
+    "aiplatform.endpoints.predict",           # embedContent / generateContent on publisher models
+    "aiplatform.indexEndpoints.get",          # resolves the deployed index's public domain
+    "aiplatform.indexEndpoints.queryVectors", # findNeighbors on the deployed index
+  ]
+
+  depends_on = [google_project_service.enabled]
+}
+
+resource "google_project_iam_custom_role" "vertex_index_writer" {
+  role_id     = "footnoteVertexIndexWriter"
+  title       = "Footnote indexers: update the vector index and call models"
+  description = "Embeds and classifies chunks (predict on publisher models) and upserts / removes datapoints of the Vector Search index."
+  permissions = [
+    "aiplatform.endpoints.predict", # embedContent / generateContent on publisher models
+    "aiplatform.indexes.get",       # reads the index before streaming updates
+    "aiplatform.indexes.update",    # upsertDatapoints / removeDatapoints
+  ]
+
+  depends_on = [google_project_service.enabled]
+}
+
 locals {
   # Project-level roles per function. There are no resource-level IAM bindings
   # for Firestore databases or Vertex AI endpoints, so these are the narrowest
-  # predefined roles that cover what each function does.
+  # roles that cover what each function does.
   function_roles = {
-    # api: reads and writes notes, conversations, messages; reads chunks,
-    # tenants and the embedding cache (Firestore).
+    # api: reads and writes notes, conversations, messages, quota counters; reads
+    # chunks, tenants and the embedding cache (Firestore).
     "api/datastore" = { fn = "api", role = "roles/datastore.user" }
     # api: embeds the question, queries the deployed Vector Search index and
-    # calls Gemini for the answer (Vertex AI predict / findNeighbors).
-    "api/aiplatform" = { fn = "api", role = "roles/aiplatform.user" }
+    # calls Gemini for the answer (custom role above).
+    "api/vertex" = { fn = "api", role = google_project_iam_custom_role.vertex_query.id }
 
     # indexer: reads the note, writes noteChunks, indexState, tenants and the
     # embedding cache in transactions (Firestore).
     "indexer/datastore" = { fn = "indexer", role = "roles/datastore.user" }
     # indexer: embeds chunks, classifies them with Gemini and upserts / removes
-    # datapoints in the Vector Search index (Vertex AI).
-    "indexer/aiplatform" = { fn = "indexer", role = "roles/aiplatform.user" }
+    # datapoints in the Vector Search index (custom role above).
+    "indexer/vertex" = { fn = "indexer", role = google_project_iam_custom_role.vertex_index_writer.id }
 
     # reindexer: pages through notes and indexState, saves the job cursor in
     # reindexJobs and rewrites chunks as the indexer does (Firestore).
     "reindexer/datastore" = { fn = "reindexer", role = "roles/datastore.user" }
     # reindexer: the same embedding, classification and index upserts as the indexer.
-    "reindexer/aiplatform" = { fn = "reindexer", role = "roles/aiplatform.user" }
+    "reindexer/vertex" = { fn = "reindexer", role = google_project_iam_custom_role.vertex_index_writer.id }
   }
 }
 
@@ -115,23 +143,52 @@ resource "google_service_account" "build" {
   depends_on = [google_project_service.enabled]
 }
 
-# build: the narrowest roles a custom function build account needs (instead of
-# roles/cloudbuild.builds.builder).
+# build: what Google documents for a custom Cloud Functions build account
+# (https://cloud.google.com/functions/docs/securing/build-custom-sa).
 locals {
   build_roles = {
-    # writes the build logs
-    logs = "roles/logging.logWriter"
-    # pushes the function image to the gcf-artifacts repository
-    images = "roles/artifactregistry.writer"
-    # reads the source the Cloud Functions service stages in its gcf-v2-sources-* bucket
-    sources = "roles/storage.objectViewer"
+    # the documented role: writes build logs, pushes the image to gcf-artifacts and
+    # reads / writes the staged source in the gcf-v2-sources-* bucket
+    builder = "roles/cloudbuild.builds.builder"
   }
 }
 
 resource "google_project_iam_member" "build" {
+  #checkov:skip=CKV_GCP_49:roles/cloudbuild.builds.builder is the role Google documents for a custom Cloud Functions build account; only the build identity holds it.
   for_each = local.build_roles
 
   project = var.project_id
   role    = each.value
   member  = google_service_account.build.member
+}
+
+# New projects create the Eventarc and Pub/Sub service agents lazily, a few minutes
+# after the API is enabled; the first trigger or push subscription then fails. Create
+# them up front, grant Eventarc's agent its role, and wait for IAM to propagate, so
+# one `terraform apply` is enough (as terraform-genai-knowledge-base does).
+resource "google_project_service_identity" "agent" {
+  provider = google-beta
+  for_each = toset(["eventarc.googleapis.com", "pubsub.googleapis.com"])
+
+  project = var.project_id
+  service = each.value
+
+  depends_on = [google_project_service.enabled]
+}
+
+# eventarc agent: reads Firestore event sources and manages the trigger's subscription.
+resource "google_project_iam_member" "eventarc_agent" {
+  #checkov:skip=CKV_GCP_49:roles/eventarc.serviceAgent is the Google-managed Eventarc service agent's own role, granted to that agent only.
+  project = var.project_id
+  role    = "roles/eventarc.serviceAgent"
+  member  = "serviceAccount:${google_project_service_identity.agent["eventarc.googleapis.com"].email}"
+}
+
+resource "time_sleep" "agents_ready" {
+  create_duration = "90s"
+
+  depends_on = [
+    google_project_iam_member.eventarc_agent,
+    google_project_service_identity.agent,
+  ]
 }

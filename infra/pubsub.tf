@@ -53,6 +53,8 @@ resource "google_pubsub_subscription" "reindex_push" {
   expiration_policy {
     ttl = "" # never expires, even when idle
   }
+
+  depends_on = [time_sleep.agents_ready] # pushes and dead-letters as the Pub/Sub agent
 }
 
 resource "google_pubsub_subscription" "reindex_dead_letter" {

@@ -34,6 +34,17 @@ resource "google_storage_bucket" "sources" {
     }
   }
 
+  # Versioning keeps what the rule above deletes as noncurrent versions: drop those
+  # too, or the bucket grows forever.
+  lifecycle_rule {
+    condition {
+      days_since_noncurrent_time = 7
+    }
+    action {
+      type = "Delete"
+    }
+  }
+
   depends_on = [google_project_service.enabled]
 }
 

@@ -27,8 +27,8 @@ variable "region" {
   default     = "us-central1"
 
   validation {
-    condition     = can(regex("^[a-z]+-[a-z]+[0-9]$", var.region))
-    error_message = "region must be a Google Cloud region such as us-central1 or europe-west1."
+    condition     = can(regex("^[a-z]+-[a-z]+[0-9]{1,2}$", var.region))
+    error_message = "region must be a Google Cloud region such as us-central1, europe-west10 or northamerica-northeast1."
   }
 }
 
@@ -38,7 +38,7 @@ variable "firestore_location" {
   default     = "nam5"
 
   validation {
-    condition     = can(regex("^(nam5|nam7|eur3|[a-z]+-[a-z]+[0-9])$", var.firestore_location))
+    condition     = can(regex("^(nam5|nam7|eur3|[a-z]+-[a-z]+[0-9]{1,2})$", var.firestore_location))
     error_message = "firestore_location must be nam5, nam7, eur3 or a region such as us-central1."
   }
 }
@@ -84,8 +84,8 @@ variable "embedding_dimension" {
   default     = 768
 
   validation {
-    condition     = var.embedding_dimension >= 1 && var.embedding_dimension <= 3072 && floor(var.embedding_dimension) == var.embedding_dimension
-    error_message = "embedding_dimension must be a whole number from 1 to 3072 (gemini-embedding-001 supports 128-3072)."
+    condition     = var.embedding_dimension >= 1 && var.embedding_dimension <= 2048 && floor(var.embedding_dimension) == var.embedding_dimension
+    error_message = "embedding_dimension must be a whole number from 1 to 2048: a Firestore vector index takes at most 2048 dimensions (gemini-embedding-001 offers 128-3072)."
   }
 }
 

@@ -15,7 +15,17 @@ import pytest
 from footnote.adapters import firestore_events
 from footnote.config import Settings
 from footnote.dev import stack as dev_stack
-from tests.infra.tf import INFRA, ROOT, Terraform, attr, blocks, expression, substitute, tfvars
+from tests.infra.tf import (
+    INFRA,
+    ROOT,
+    Terraform,
+    attr,
+    blocks,
+    expression,
+    substitute,
+    tfvars,
+    value,
+)
 
 FUNCTION_KEYS = ("api", "indexer", "reindexer")
 TFVARS = sorted((INFRA / "environments").glob("*.tfvars"))
@@ -46,6 +56,16 @@ REQUIRED: dict[str, set[str]] = {
 }
 # Tuning and limits whose defaults are the production values.
 MAY_DEFAULT = {
+    # per-user quotas and App Check: the defaults hold in production too
+    "QUOTA_CHAT_PER_MINUTE",
+    "QUOTA_SEARCH_PER_MINUTE",
+    "QUOTA_NOTES_PER_DAY",
+    "QUOTA_STORED_CHARS",
+    "APP_CHECK",
+    # read to refuse the Auth emulator outside it: never set by Terraform
+    # (K_SERVICE is set by Cloud Run itself)
+    "FIREBASE_AUTH_EMULATOR_HOST",
+    "K_SERVICE",
     "EMBEDDING_BATCH_SIZE",
     "CHAT_TEMPERATURE",
     "CHAT_TIMEOUT_MS",
@@ -67,6 +87,12 @@ MAY_DEFAULT = {
     "RETRIEVAL_BM25_K1",
     "RETRIEVAL_BM25_B",
     "RETRIEVAL_BM25_METHOD",
+    "VERTEX_HYBRID_FUSION",
+    "VERTEX_RRF_ALPHA",
+    "TERM_STATS_TTL_S",
+    "TERM_STATS_SKETCH_WIDTH",
+    "TERM_STATS_SKETCH_DEPTH",
+    "EXTRACTIVE_RELEVANCE",
     "RETRIEVAL_FEEDBACK_TERMS",
     "RETRIEVAL_FEEDBACK_DOCS",
     "RETRIEVAL_FEEDBACK_WEIGHT",
@@ -253,6 +279,73 @@ def test_vertex_distance_is_cosine(tf: Terraform) -> None:
     assert "UNIT_L2_NORM" in str(attr(config, "feature_norm_type"))
 
 
+def test_the_firestore_fallback_queries_the_terraform_vector_index(tf: Terraform) -> None:
+    """FirestoreVectorIndex (the dense list when Vector Search fails) runs find_nearest
+    on the fields the composite vector index covers, in the collection the chunk
+    store writes, and the chunk store writes those fields."""
+    from footnote.adapters import firestore_store, firestore_vector_index
+    from tests.factories import chunk
+
+    body = tf.resource("google_firestore_index", "chunks_embedding_by_tenant")
+    assert attr(body, "collection") == firestore_vector_index.CHUNKS == firestore_store.CHUNKS
+    fields = blocks(body, "fields")
+    assert [attr(f, "field_path") for f in fields] == [
+        firestore_vector_index.TENANT_FIELD,
+        firestore_vector_index.EMBEDDING_FIELD,
+    ]
+    store = firestore_store.FirestoreStore(None)  # type: ignore[arg-type]  # no client needed
+    doc = store._chunk_doc(chunk())
+    assert firestore_vector_index.TENANT_FIELD in doc
+    assert firestore_vector_index.EMBEDDING_FIELD in doc
+
+
+def test_hybrid_datapoints_fit_the_vertex_index(tf: Terraform) -> None:
+    """Each datapoint's dense part has the index's dimension and unit length (the
+    index normalises, DOT_PRODUCT is then the cosine); its sparse part is keyed by
+    63-bit term ids (int64 dimensions) and needs no index configuration."""
+    from footnote.adapters.hash_embedder import HashEmbedder
+    from footnote.adapters.memory_term_stats import MemoryTermStats
+    from footnote.adapters.vertex_vector_index import VertexVectorIndex, _datapoint
+    from footnote.retrieval.sparse import NoteTerms, chunk_terms, chunk_weights
+    from tests.factories import chunk
+
+    config = blocks(
+        blocks(tf.resource("google_vertex_ai_index", "chunks"), "metadata")[0], "config"
+    )[0]
+    assert expression(config["dimensions"]) == "var.embedding_dimension"
+    assert "sparse" not in json.dumps(config)  # nothing to configure for the sparse half
+    c = chunk("n1_000", "Pricing decision for the launch budget, pricing again.")
+    stats = MemoryTermStats()
+    stats.record(c.tenant_id, c.note_id, None, NoteTerms.of([chunk_terms(c)]))
+    point = _datapoint(c, chunk_weights(c, stats.statistics(c.tenant_id).avgdl, 0.9, 0.4))
+    assert len(point.feature_vector) == HashEmbedder().dimension
+    assert point.sparse_embedding.dimensions and all(
+        0 <= d < 2**63 for d in point.sparse_embedding.dimensions
+    )
+    assert len(point.sparse_embedding.values) == len(point.sparse_embedding.dimensions)
+    assert VertexVectorIndex.search_hybrid.__doc__
+
+
+def test_term_statistics_fields_are_exempt_from_indexing(tf: Terraform) -> None:
+    """The sketch counters and per-note term lists are read by id only; indexed, a
+    row of 16,384 counters would hit Firestore's index-entry limit."""
+    from footnote.adapters import firestore_term_stats
+
+    body = tf.resource("google_firestore_field", "unindexed_term_stats")
+    exempt = {(v["collection"], v["field"]) for v in value(body["for_each"]).values()}
+    assert exempt == {
+        (firestore_term_stats.ROWS, "df"),
+        (firestore_term_stats.NOTES, "termIds"),
+        (firestore_term_stats.NOTES, "termDf"),
+    }
+    assert body.get("index_config") is not None
+    overrides = json.loads((ROOT / "firestore.indexes.json").read_text())["fieldOverrides"]
+    listed = {(o["collectionGroup"], o["fieldPath"]) for o in overrides if o["indexes"] == []}
+    assert exempt <= listed
+    width = Settings.model_fields["term_stats_sketch_width"]
+    assert max(m.le for m in width.metadata if hasattr(m, "le")) < 20_000  # fields per document
+
+
 def test_firestore_indexes_json_matches_terraform(tf: Terraform) -> None:
     declared = json.loads((ROOT / "firestore.indexes.json").read_text())
     from_json = set()
@@ -280,7 +373,9 @@ def test_firestore_indexes_json_matches_terraform(tf: Terraform) -> None:
     overrides = {(o["collectionGroup"], o["fieldPath"]) for o in declared["fieldOverrides"]}
     field = tf.resource("google_firestore_field", "unindexed_text")
     collections = re.findall(r"['\"](\w+)['\"]", str(attr(field, "for_each")))
-    assert overrides == {(c, attr(field, "field")) for c in collections}
+    terms = tf.resource("google_firestore_field", "unindexed_term_stats")
+    term_fields = {(v["collection"], v["field"]) for v in value(terms["for_each"]).values()}
+    assert overrides == {(c, attr(field, "field")) for c in collections} | term_fields
 
 
 def test_composite_indexes_cover_the_store_queries(tf: Terraform) -> None:

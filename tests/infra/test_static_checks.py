@@ -107,11 +107,15 @@ def test_providers_are_pinned_and_state_is_remote(tf: Terraform) -> None:
     (settings,) = tf.terraform
     assert attr(settings, "required_version")
     providers = blocks(settings, "required_providers")[0]
-    for name in ("google", "archive"):
+    for name in ("google", "google-beta", "archive", "time"):
         spec = providers[name]
         spec = spec[0] if isinstance(spec, list) else spec
         version = spec["version"]
-        assert "<" in version and ">=" in version, f"{name} must be pinned to a range: {version}"
+        assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"{name} must be pinned exactly: {version}"
+    google, beta = (providers[n] for n in ("google", "google-beta"))
+    assert str(google).replace("hashicorp/google", "") == str(beta).replace(
+        "hashicorp/google-beta", ""
+    ), "google and google-beta move together"
     backend = blocks(settings, "backend")[0]
     assert "gcs" in backend, "state lives in a GCS backend (README.md, Deploy)"
     for env in ("dev", "prod"):

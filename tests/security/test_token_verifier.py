@@ -194,3 +194,71 @@ def test_expired_check_uses_the_clock(emulated: FirebaseTokenVerifier) -> None:
     assert emulated.verify(unsigned(claims(PROJECT, uid="u1", exp=now + 30))) == "u1"
     with pytest.raises(Unauthenticated):
         emulated.verify(unsigned(claims(PROJECT, uid="u1", exp=now - 1)))
+
+
+# -- FIREBASE_AUTH_EMULATOR_HOST outside the emulator: refuse to start ------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "refused"),
+    [
+        ({"GOOGLE_CLOUD_PROJECT": "my-footnote-prod"}, True),
+        ({"GOOGLE_CLOUD_PROJECT": "demo-footnote", "K_SERVICE": "footnote-api"}, True),
+        ({"GOOGLE_CLOUD_PROJECT": "demo-footnote"}, False),
+    ],
+)
+def test_settings_refuse_the_auth_emulator_outside_the_emulator(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], refused: bool
+) -> None:
+    from footnote.config import Settings
+    from footnote.wiring import Container
+
+    monkeypatch.delenv("K_SERVICE", raising=False)
+    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9099")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    settings = Settings()  # type: ignore[call-arg]
+    if refused:
+        with pytest.raises(ValueError, match="FIREBASE_AUTH_EMULATOR_HOST is set outside"):
+            settings.check_safe_to_serve()
+        with pytest.raises(ValueError, match="FIREBASE_AUTH_EMULATOR_HOST is set outside"):
+            Container(settings).verifier  # noqa: B018 (building it is the check)
+    else:
+        settings.check_safe_to_serve()
+        assert Container(settings).verifier is not None
+
+
+def test_the_api_function_does_not_start_with_the_auth_emulator_in_production() -> None:
+    """Importing functions/api/main.py is what functions-framework does at start-up."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root / "shared"),
+        "GOOGLE_CLOUD_PROJECT": "my-footnote-prod",
+        "FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:9099",
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", "import runpy; runpy.run_path('functions/api/main.py')"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode != 0
+    assert "FIREBASE_AUTH_EMULATOR_HOST is set outside the emulator" in run.stderr
+    env["GOOGLE_CLOUD_PROJECT"] = "demo-footnote"
+    ok = subprocess.run(
+        [sys.executable, "-c", "import runpy; runpy.run_path('functions/api/main.py')"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr[-500:]

@@ -1,0 +1,130 @@
+"""Per-user quotas: requests per minute for /chat and /search, notes written per
+day, and total stored note characters. Checked by the API before any work is done,
+so a request over a quota costs one counter transaction and stores nothing.
+
+Windows are fixed (the UTC minute, the UTC day): a user can spend a full minute's
+allowance at the end of one minute and again at the start of the next, so the
+worst case over any 60 s is twice the per-minute limit. Counters are exact under
+concurrency (one transaction per counter), so concurrent requests of one user never
+overshoot a window's limit. A limit of 0 turns that quota off.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from footnote.config import Settings
+from footnote.errors import QuotaExceeded
+from footnote.ports import QuotaCounter
+
+# Stored characters have no window: they come back when notes are deleted or shortened.
+_STORAGE_RETRY_AFTER_S = 3600
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """What a note write reserved, to give back if the write does not happen."""
+
+    tenant_id: str
+    notes_key: str | None
+    chars: int
+
+
+class QuotaService:
+    def __init__(
+        self,
+        settings: Settings,
+        counter: QuotaCounter,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._s = settings
+        self._counter = counter
+        self._clock = clock
+
+    # -- requests per minute --------------------------------------------------------
+    def charge_request(self, tenant_id: str, endpoint: str) -> None:
+        """Count one /chat or /search request; QuotaExceeded if over the minute's limit."""
+        limit = {"chat": self._s.quota_chat_per_minute, "search": self._s.quota_search_per_minute}[
+            endpoint
+        ]
+        if limit <= 0:
+            return
+        now = self._clock()
+        start = now.replace(second=0, microsecond=0)
+        end = start + timedelta(minutes=1)
+        key = f"{tenant_id}:{endpoint}:{start:%Y%m%d%H%M}"
+        if self._counter.consume(key, 1, limit, end + timedelta(minutes=5)) is None:
+            raise QuotaExceeded(
+                f"too many {endpoint} requests: at most {limit} per minute",
+                quota=f"{endpoint}PerMinute",
+                limit=limit,
+                retry_after=_seconds_until(now, end),
+            )
+
+    # -- notes ----------------------------------------------------------------------
+    def reserve_note(self, tenant_id: str, chars: int, new_note: bool) -> Reservation:
+        """Before a note is written: one note of today's allowance (if new) and
+        ``chars`` more stored characters (negative when a note shrinks)."""
+        s = self._s
+        notes_key = None
+        if new_note and s.quota_notes_per_day > 0:
+            now = self._clock()
+            day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+            end = day + timedelta(days=1)
+            notes_key = f"{tenant_id}:notes:{day:%Y%m%d}"
+            if (
+                self._counter.consume(notes_key, 1, s.quota_notes_per_day, end + timedelta(hours=1))
+                is None
+            ):
+                raise QuotaExceeded(
+                    f"too many notes today: at most {s.quota_notes_per_day} per day",
+                    quota="notesPerDay",
+                    limit=s.quota_notes_per_day,
+                    retry_after=_seconds_until(now, end),
+                )
+        if chars and s.quota_stored_chars > 0:
+            key = self.chars_key(tenant_id)
+            if self._counter.consume(key, chars, s.quota_stored_chars, None) is None:
+                if notes_key is not None:
+                    self._counter.consume(notes_key, -1, s.quota_notes_per_day, None)
+                raise QuotaExceeded(
+                    f"stored notes would exceed {s.quota_stored_chars} characters: "
+                    "delete or shorten notes to make room",
+                    quota="storedChars",
+                    limit=s.quota_stored_chars,
+                    retry_after=_STORAGE_RETRY_AFTER_S,
+                )
+        else:
+            chars = 0
+        return Reservation(tenant_id, notes_key, chars)
+
+    def release(self, reservation: Reservation) -> None:
+        """The write did not happen: give back what it reserved."""
+        s = self._s
+        if reservation.notes_key is not None:
+            self._counter.consume(reservation.notes_key, -1, s.quota_notes_per_day, None)
+        if reservation.chars:
+            self.adjust_chars(reservation.tenant_id, -reservation.chars)
+
+    def adjust_chars(self, tenant_id: str, delta: int) -> None:
+        """Correct the stored-character total after a write or delete (never refused)."""
+        if delta and self._s.quota_stored_chars > 0:
+            key = self.chars_key(tenant_id)
+            if delta < 0:
+                self._counter.consume(key, delta, self._s.quota_stored_chars, None)
+            else:  # a correction upwards is recorded even past the limit
+                self._counter.consume(key, delta, 2**62, None)
+
+    def stored_chars(self, tenant_id: str) -> int:
+        return self._counter.value(self.chars_key(tenant_id))
+
+    @staticmethod
+    def chars_key(tenant_id: str) -> str:
+        return f"{tenant_id}:storedChars"
+
+
+def _seconds_until(now: datetime, end: datetime) -> int:
+    return max(1, math.ceil((end - now).total_seconds()))
