@@ -6,8 +6,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR)/shared
 export HF_HUB_OFFLINE := 1
+# Browser tests use the system Chromium (apt-get install chromium); nothing downloads one.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
+WEB_DIST := web/dist/index.html
+WEB_SOURCES := web/index.html web/vite.config.js $(wildcard web/src/* web/public/*)
 
-.PHONY: setup dev test test-unit test-emulator lint typecheck eval package infra-check clean
+.PHONY: setup web dev test test-unit test-emulator test-browser lint typecheck eval bench package infra-check clean
 
 $(STAMP): pyproject.toml package.json
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 2; }
@@ -20,13 +24,26 @@ $(STAMP): pyproject.toml package.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
-setup: $(STAMP)  ## create the virtualenv and install everything
+web/node_modules/.installed: web/package.json web/package-lock.json
+	npm --prefix web ci --no-audit --no-fund --loglevel=error
+	touch $@
 
-dev: $(STAMP)  ## run emulators + the three functions, load demo notes, ask a question
+$(WEB_DIST): web/node_modules/.installed $(WEB_SOURCES)
+	npm --prefix web run build
+
+web: $(WEB_DIST)  ## build the web client (Vite) into web/dist, which Hosting serves
+
+setup: $(STAMP) $(WEB_DIST)  ## create the virtualenv, install everything, build the web client
+	@command -v chromium >/dev/null || echo "note: the browser tests need Chromium (apt-get install chromium); without it they are skipped (CI: failed)"
+
+dev: $(STAMP) $(WEB_DIST)  ## run emulators + the three functions, load demo notes, ask a question
 	$(BIN)/footnote dev
 
-test: $(STAMP)  ## the whole suite, emulators included
+test: $(STAMP) $(WEB_DIST)  ## the whole suite, emulators and browser tests included
 	$(BIN)/python -m pytest -q
+
+test-browser: $(STAMP) $(WEB_DIST)  ## the web client in Chromium against the local stack
+	$(BIN)/python -m pytest -q tests/browser
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not emulator" tests/unit
@@ -41,10 +58,23 @@ typecheck: $(STAMP)
 EVAL_DATA ?= ../shared/eval-data
 EVAL_OUT ?= build/eval
 
-eval: $(STAMP)  ## retrieval on SciFact (train) and cited answers on HotpotQA; JSON in build/eval/
+eval: $(STAMP)  ## retrieval on SciFact (train), cited answers on HotpotQA and LoCoMo; JSON in build/eval/
 	mkdir -p $(EVAL_OUT)
 	$(BIN)/footnote eval retrieval $(EVAL_DATA)/scifact --split train --json $(EVAL_OUT)/scifact-train.json
 	$(BIN)/footnote eval answers $(EVAL_DATA)/hotpotqa --json $(EVAL_OUT)/hotpotqa.json
+	$(BIN)/footnote eval memory $(EVAL_DATA)/locomo --json $(EVAL_OUT)/locomo.json
+
+# Benchmark-only peers (FAISS, hnswlib) install on first `make bench`, not in `make setup`:
+# hnswlib compiles from source (~75 s, needs a C++ compiler), and nothing else uses them.
+BENCH_STAMP := $(VENV)/.bench-installed
+BENCH_CHUNKS ?= 10000,100000
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e ".[local,vertex,dev,bench]"
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)  ## retrieval benchmark: Footnote vs FAISS, hnswlib, bm25s; /search, writes, memory
+	EVAL_DATA=$(EVAL_DATA) $(BIN)/python benchmarks/retrieval.py --chunks $(BENCH_CHUNKS) $(BENCH_ARGS)
 
 package:  ## build the function source folders Terraform zips (standard library only)
 	$(PYTHON) scripts/package_functions.py
@@ -53,4 +83,4 @@ infra-check: $(STAMP)  ## offline Terraform checks: fmt, checkov, agreement with
 	$(BIN)/python -m pytest -q tests/infra
 
 clean:
-	rm -rf $(VENV) node_modules build .pytest_cache
+	rm -rf $(VENV) node_modules web/node_modules web/dist build .pytest_cache

@@ -24,7 +24,15 @@ def stack() -> Iterator[Stack]:
     signal.signal(signal.SIGTERM, _interrupt)
     s = Stack(
         Ports.free(),
-        extra_env={"REINDEX_PAGE_SIZE": "3", "LOG_LEVEL": "INFO", "FOOTNOTE_DEV_FAULTS": "1"},
+        extra_env={
+            "REINDEX_PAGE_SIZE": "3",
+            "LOG_LEVEL": "INFO",
+            "FOOTNOTE_DEV_FAULTS": "1",
+            # tests/load drives each user at machine speed; tests/emulator/test_quotas.py
+            # restarts the functions host with its own, small limits.
+            "QUOTA_CHAT_PER_MINUTE": "600",
+            "QUOTA_SEARCH_PER_MINUTE": "1200",
+        },
         max_delivery_attempts=5,
     )
     try:

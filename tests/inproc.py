@@ -66,18 +66,25 @@ class Faulty:
 
 
 class Harness:
-    def __init__(self, faults: bool = False, **overrides: Any) -> None:
+    def __init__(self, faults: bool = False, quotas: bool = False, **overrides: Any) -> None:
         self.container = Container(settings(**overrides))
         c = self.container
         self.faults: dict[str, Faulty] = {}
         if faults:
             # Build the real adapters, then put the faulty wrappers where the services look.
             self.faults["embedder"] = Faulty(c.embedder, ("embed_query", "embed_documents"))
-            self.faults["vector_index"] = Faulty(c.vector_index, ("search",))
+            self.faults["vector_index"] = Faulty(c.vector_index, ("search", "search_hybrid"))
             self.faults["generator"] = Faulty(c.generator, ("generate",))
             for name, wrapper in self.faults.items():
                 c._built[name] = wrapper
-        self.api = Api(c.settings, TokenTable(), lambda: c.notes, lambda: c.chat, c.health)
+        self.api = Api(
+            c.settings,
+            TokenTable(),
+            lambda: c.notes,
+            lambda: c.chat,
+            c.health,
+            quotas=(lambda: c.quotas) if quotas else None,
+        )
         self.requests = 0
         self._lock = threading.Lock()
         self.app = Request.application(self._handle)  # type: ignore[arg-type]

@@ -4,26 +4,42 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import textwrap
 import threading
+from typing import TextIO
 
 
 def _dev(args: argparse.Namespace) -> int:
     from footnote.dev.demo import DEMO_NOTES, DEMO_QUESTION, DemoClient
     from footnote.dev.stack import Ports, PrerequisiteMissing, Stack
 
-    stack = Stack(Ports(args.firestore_port, args.pubsub_port, args.auth_port, args.port))
+    stack = Stack(
+        Ports(
+            args.firestore_port,
+            args.pubsub_port,
+            args.auth_port,
+            args.port,
+            args.hosting_port,
+            args.web_port,
+        )
+    )
     stopping = threading.Event()
 
     def stop(*_: object) -> None:
         stopping.set()
 
+    # SIGHUP: the terminal went away. Stopping never depends on stdout: with
+    # `make dev | tee dev.log`, Ctrl-C kills tee first and every later print fails.
     signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
     try:
         print("Starting Firestore, Pub/Sub and Auth emulators and the functions…", flush=True)
         stack.start()
+        print("Starting the Hosting emulator with the web client…", flush=True)
+        stack.start_web()
         env = stack.client_env()
         client = DemoClient(stack.api_url, env["FIREBASE_AUTH_EMULATOR_HOST"], stack.project)
         token = client.sign_up("demo@footnote.dev")
@@ -41,6 +57,8 @@ def _dev(args: argparse.Namespace) -> int:
         print(
             textwrap.dedent(f"""
             Footnote is running (logs in {stack.log_dir}):
+              Web client     {stack.web_url}   (sign in as demo@footnote.dev / footnote-demo, or create an account)
+              Hosting        http://127.0.0.1:{stack.ports.hosting}   (the built web/dist with firebase.json's headers)
               API            {stack.api_url}   (GET /healthz, /notes, POST /chat, /search)
               Firestore      http://{env["FIRESTORE_EMULATOR_HOST"]}
               Pub/Sub        http://{env["PUBSUB_EMULATOR_HOST"]}
@@ -53,19 +71,37 @@ def _dev(args: argparse.Namespace) -> int:
             flush=True,
         )
         while not stopping.wait(1):
-            for name in ("firestore", "pubsub", "auth", "functions"):
+            for name in ("firestore", "pubsub", "auth", "functions", "hosting", "web"):
                 if not stack.alive(name):
-                    print(f"{name} stopped unexpectedly:\n{stack.log_tail(name)}", file=sys.stderr)
+                    _say(f"{name} stopped unexpectedly:\n{stack.log_tail(name)}", sys.stderr)
                     return 1
         return 0
-    except PrerequisiteMissing as exc:
-        print(f"footnote dev: {exc}", file=sys.stderr)
+    except PrerequisiteMissing as exc:  # also PortTaken
+        _say(f"footnote dev: {exc}", sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, BrokenPipeError):
         return 0
     finally:
-        print("\nStopping…", flush=True)
-        stack.stop()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut it short
+        try:
+            _say("\nStopping…")
+        finally:
+            stack.stop()
+        _say("Stopped.")
+
+
+def _say(text: str, stream: TextIO | None = None) -> None:
+    """Print, unless the reader is gone (a closed pipe must not stop the shutdown)."""
+    out = stream or sys.stdout
+    try:
+        print(text, file=out, flush=True)
+    except (BrokenPipeError, OSError, ValueError):
+        # Point the dead stream at /dev/null so the interpreter's exit flush is quiet.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, out.fileno())
+        except (OSError, ValueError):
+            pass
 
 
 def _reindex(args: argparse.Namespace) -> int:
@@ -90,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     dev.add_argument("--firestore-port", type=int, default=8085)
     dev.add_argument("--pubsub-port", type=int, default=8086)
     dev.add_argument("--auth-port", type=int, default=9099)
+    dev.add_argument("--hosting-port", type=int, default=5002, help="Hosting emulator port")
+    dev.add_argument("--web-port", type=int, default=5080, help="web client (local origin) port")
     dev.add_argument("--no-demo", action="store_true", help="skip loading demo notes")
     dev.set_defaults(run=_dev)
 

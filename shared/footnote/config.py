@@ -46,6 +46,17 @@ class Settings(BaseSettings):
     vertex_deployed_index_id: str = Field("", alias="VERTEX_DEPLOYED_INDEX_ID")
     vertex_public_endpoint_domain: str = Field("", alias="VERTEX_PUBLIC_ENDPOINT_DOMAIN")
     vector_search_timeout_ms: int = Field(5_000, alias="VECTOR_SEARCH_TIMEOUT_MS", ge=100)
+    # Hybrid queries: "local" asks for a dense and a sparse-only neighbour list in one
+    # request and fuses them here (RETRIEVAL_FUSION, as in memory); "service" lets
+    # Vector Search fuse one list by RRF with VERTEX_RRF_ALPHA (1 = dense only).
+    vertex_hybrid_fusion: Literal["local", "service"] = Field("local", alias="VERTEX_HYBRID_FUSION")
+    vertex_rrf_alpha: float = Field(0.5, alias="VERTEX_RRF_ALPHA", ge=0, le=1)
+    # BM25 term statistics for the sparse half (Firestore): each process re-reads a
+    # tenant's at most this often; df is a count-min sketch of width x depth counters,
+    # one Firestore document per row (docs/vertex.md measures the drift).
+    term_stats_ttl_s: float = Field(60.0, alias="TERM_STATS_TTL_S", ge=0)
+    term_stats_sketch_width: int = Field(16_384, alias="TERM_STATS_SKETCH_WIDTH", ge=64, le=19_000)
+    term_stats_sketch_depth: int = Field(2, alias="TERM_STATS_SKETCH_DEPTH", ge=1, le=4)
 
     # --- Vertex AI ranking API (Discovery Engine RankService), optional rerank stage
     reranker: Literal["off", "vertex"] = Field("off", alias="RERANKER")
@@ -72,6 +83,12 @@ class Settings(BaseSettings):
     note_max_tags: int = Field(20, alias="NOTE_MAX_TAGS", ge=0)
     request_max_bytes: int = Field(512 * 1024, alias="REQUEST_MAX_BYTES", ge=1024)
     page_size_max: int = Field(100, alias="PAGE_SIZE_MAX", ge=1)
+
+    # --- per-user quotas (services/quotas.py), stored in Firestore; 0 turns one off
+    quota_chat_per_minute: int = Field(30, alias="QUOTA_CHAT_PER_MINUTE", ge=0)
+    quota_search_per_minute: int = Field(120, alias="QUOTA_SEARCH_PER_MINUTE", ge=0)
+    quota_notes_per_day: int = Field(1000, alias="QUOTA_NOTES_PER_DAY", ge=0)
+    quota_stored_chars: int = Field(10_000_000, alias="QUOTA_STORED_CHARS", ge=0)
 
     # --- chunking ---------------------------------------------------------------
     chunk_size: int = Field(450, alias="CHUNK_SIZE", ge=50, le=8000)
@@ -111,6 +128,12 @@ class Settings(BaseSettings):
     context_max_chunks: int = Field(12, alias="CONTEXT_MAX_CHUNKS", ge=1)
     context_max_chars: int = Field(12_000, alias="CONTEXT_MAX_CHARS", ge=500)
 
+    # How the offline generator ranks a note's sentences: by embedding relevance to the
+    # question plus the question terms they hold ("embedding"), or by terms alone.
+    extractive_relevance: Literal["embedding", "terms"] = Field(
+        "embedding", alias="EXTRACTIVE_RELEVANCE"
+    )
+
     # --- citations ---------------------------------------------------------------
     citation_min_overlap: float = Field(0.15, alias="CITATION_MIN_OVERLAP", ge=0, le=1)
 
@@ -120,6 +143,16 @@ class Settings(BaseSettings):
 
     # --- HTTP -----------------------------------------------------------------------
     cors_origins: str = Field("*", alias="CORS_ORIGINS")
+    # Firebase App Check on every authenticated route (X-Firebase-AppCheck header):
+    # "enforce" refuses requests without a valid token (scripts, other apps).
+    app_check: Literal["off", "enforce"] = Field("off", alias="APP_CHECK")
+
+    # --- where the process runs (read, never set by us) ------------------------------
+    # With FIREBASE_AUTH_EMULATOR_HOST set, firebase-admin accepts unsigned tokens naming
+    # any user: allowed only for Firebase demo projects (ids "demo-*", which cannot reach
+    # real resources) and never on Cloud Run / Cloud Functions (K_SERVICE is set there).
+    auth_emulator_host: str = Field("", alias="FIREBASE_AUTH_EMULATOR_HOST")
+    cloud_run_service: str = Field("", alias="K_SERVICE")
 
     @model_validator(mode="after")
     def _check(self) -> Settings:
@@ -128,6 +161,22 @@ class Settings(BaseSettings):
         # VECTOR_INDEX=vertex without the index names is not an error here: the
         # wiring falls back to the in-memory index and logs what is missing.
         return self
+
+    def check_safe_to_serve(self) -> None:
+        """Refuse to serve requests with settings that would accept forged tokens.
+
+        Called where tokens are verified (the API's start-up, the token verifier),
+        not in the validator: tests build production-shaped settings in processes
+        that run the emulators."""
+        if self.auth_emulator_host and (
+            self.cloud_run_service or not self.project_id.startswith("demo-")
+        ):
+            raise ValueError(
+                "FIREBASE_AUTH_EMULATOR_HOST is set outside the emulator (project "
+                f"{self.project_id!r}{', on Cloud Run' if self.cloud_run_service else ''}): "
+                "it would accept unsigned tokens for any user. Unset it, or use a "
+                "demo-* project locally."
+            )
 
     @property
     def vector_search_missing(self) -> list[str]:

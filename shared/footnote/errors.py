@@ -46,6 +46,21 @@ class Conflict(FootnoteError):
     code = "conflict"
 
 
+class MalformedNote(FootnoteError):
+    """A stored note that does not have the shape the API writes (written behind the
+    API's back, e.g. with admin credentials): it cannot be indexed or served, and
+    retrying will not change that."""
+
+    status = 409
+    code = "malformed_note"
+
+    def __init__(self, note_id: str, problem: str, tenant_id: str = "") -> None:
+        super().__init__(f"note {note_id} is malformed: {problem}", {"noteId": note_id})
+        self.note_id = note_id
+        self.problem = problem
+        self.tenant_id = tenant_id
+
+
 class PayloadTooLarge(FootnoteError):
     status = 413
     code = "payload_too_large"
@@ -54,6 +69,19 @@ class PayloadTooLarge(FootnoteError):
 class UnsupportedMediaType(FootnoteError):
     status = 415
     code = "unsupported_media_type"
+
+
+class QuotaExceeded(FootnoteError):
+    """A per-user quota is used up: 429 with Retry-After; nothing was done."""
+
+    status = 429
+    code = "quota_exceeded"
+
+    def __init__(self, message: str, quota: str, limit: int, retry_after: int) -> None:
+        super().__init__(
+            message, {"quota": quota, "limit": limit, "retryAfterSeconds": retry_after}
+        )
+        self.retry_after = retry_after
 
 
 class BackendUnavailable(FootnoteError):

@@ -106,6 +106,8 @@ class Container:
             return GeminiGenerator.from_settings(self.settings)
         from footnote.generation.extractive import ExtractiveGenerator
 
+        if self.settings.extractive_relevance == "embedding":
+            return ExtractiveGenerator(self.embedder)
         return ExtractiveGenerator()
 
     @lazy
@@ -142,16 +144,59 @@ class Container:
                 return UnconfiguredVectorIndex(missing)
             from footnote.adapters.vertex_vector_index import VertexVectorIndex
 
-            return VertexVectorIndex.from_settings(s)
+            return VertexVectorIndex.from_settings(s, term_stats=self.term_stats)
         from footnote.adapters.memory_vector_index import MemoryVectorIndex
 
         return MemoryVectorIndex(self.corpora)
 
     @lazy
+    def vector_fallback(self) -> Any:
+        """The dense list when Vector Search fails, without a tenant scan: Firestore
+        vector search (``find_nearest`` with the tenant pre-filter) over the chunk
+        documents; None with the in-memory store, whose own index is exact."""
+        s = self.settings
+        if s.vector_index != "vertex" or s.note_store == "memory":
+            return None
+        from footnote.adapters.firestore_vector_index import FirestoreVectorIndex
+
+        return FirestoreVectorIndex(self.store.client)
+
+    @lazy
+    def term_stats(self) -> Any:
+        """BM25 statistics for the sparse half of Vector Search; None for the in-memory
+        index, which computes BM25 over the tenant's chunks itself."""
+        s = self.settings
+        if s.vector_index != "vertex" or s.vector_search_missing:
+            return None
+        from footnote.retrieval.sparse import Sketch
+
+        sketch = Sketch(s.term_stats_sketch_width, s.term_stats_sketch_depth)
+        if s.note_store == "memory":
+            from footnote.adapters.memory_term_stats import MemoryTermStats
+
+            return MemoryTermStats(sketch)
+        from footnote.adapters.firestore_term_stats import FirestoreTermStats
+
+        return FirestoreTermStats(self.store.client, sketch, s.term_stats_ttl_s)
+
+    @lazy
     def retriever(self) -> Any:
         from footnote.retrieval.retriever import Retriever
 
-        return Retriever(self.settings, self.corpora, self.embedder, self.vector_index)
+        index = self.vector_index
+        if index.name == "memory":
+            return Retriever(self.settings, self.corpora, self.embedder, index)
+        # A managed index: no corpus in production (a query reads O(k) documents);
+        # the in-memory store keeps one as the stand-in when the index fails.
+        corpora = self.corpora if self.settings.note_store == "memory" else None
+        return Retriever(
+            self.settings,
+            corpora,
+            self.embedder,
+            index,
+            chunks=self.store,
+            fallback_index=self.vector_fallback,
+        )
 
     # -- services -------------------------------------------------------------------
     @lazy
@@ -159,7 +204,13 @@ class Container:
         from footnote.services.indexing import IndexingService
 
         return IndexingService(
-            self.settings, self.store, self.store, self.embedder, self.classifier, self.vector_index
+            self.settings,
+            self.store,
+            self.store,
+            self.embedder,
+            self.classifier,
+            self.vector_index,
+            self.term_stats,
         )
 
     @lazy
@@ -200,16 +251,45 @@ class Container:
         )
 
     @lazy
+    def quotas(self) -> Any:
+        from footnote.services.quotas import QuotaService
+
+        if self.settings.note_store == "memory":
+            from footnote.adapters.memory_quota import MemoryQuotaCounter
+
+            return QuotaService(self.settings, MemoryQuotaCounter())
+        from footnote.adapters.firestore_quota import FirestoreQuotaCounter
+
+        return QuotaService(self.settings, FirestoreQuotaCounter(self.store.client))
+
+    @lazy
     def verifier(self) -> Any:
         from footnote.adapters.firebase_auth import FirebaseTokenVerifier
 
+        self.settings.check_safe_to_serve()
         return FirebaseTokenVerifier(self.settings.project_id)
 
     @lazy
     def api(self) -> Any:
         from footnote.api.http import Api
 
-        return Api(self.settings, self.verifier, lambda: self.notes, lambda: self.chat, self.health)
+        return Api(
+            self.settings,
+            self.verifier,
+            lambda: self.notes,
+            lambda: self.chat,
+            self.health,
+            quotas=lambda: self.quotas,
+            app_check=self.app_check,
+        )
+
+    @lazy
+    def app_check(self) -> Any:
+        if self.settings.app_check != "enforce":
+            return None
+        from footnote.adapters.firebase_app_check import FirebaseAppCheckVerifier
+
+        return FirebaseAppCheckVerifier(self.settings.project_id)
 
     def health(self) -> dict[str, Any]:
         s = self.settings

@@ -162,3 +162,82 @@ def test_cors_preflight_and_api_prefix(stack, new_user) -> None:  # type: ignore
     assert "Authorization" in response.headers["Access-Control-Allow-Headers"]
     user = new_user()
     assert user.call("GET", "/api/notes").status_code == 200
+
+
+# -- found by a probe of the running stack -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"text": "ok", "tags": ["a\ud800b"]},
+        {"text": "ok", "title": "\udfff"},
+        {"text": "ok \udbff"},
+    ],
+    ids=["tag", "title", "text"],
+)
+def test_unpaired_surrogates_get_400_and_store_nothing(stack, new_user, body) -> None:  # type: ignore[no-untyped-def]
+    user = new_user()
+    note_id = user.add_note("A note to patch.")
+    before = _count(user)
+    data = json.dumps(body).encode()  # "\ud800" escaped, as a client sends it
+    for method, path in (("POST", "/notes"), ("PATCH", f"/notes/{note_id}")):
+        response = _raw(stack, user, method, path, data, "application/json")
+        assert response.status_code == 400, (method, response.text)
+        assert response.json()["error"]["code"] == "invalid_argument"
+    assert _count(user) == before
+    assert user.call("GET", f"/notes/{note_id}").json()["text"] == "A note to patch."
+
+
+@pytest.mark.parametrize(
+    "path", ["/notes//abc", "/notes/%2Fabc", "/conversations/x//messages", "/api/notes//x"]
+)
+def test_doubled_slashes_are_not_found_in_the_envelope(stack, new_user, path) -> None:  # type: ignore[no-untyped-def]
+    user = new_user()
+    response = requests.get(
+        f"{stack.api_url}{path}",
+        headers={"Authorization": f"Bearer {user.token}"},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert response.status_code == 404, response.text
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_a_note_made_malformed_behind_the_apis_back_is_marked_failed_not_retried(  # type: ignore[no-untyped-def]
+    stack, new_user, firestore_client
+) -> None:
+    import time
+
+    from google.cloud import firestore
+
+    user = new_user()
+    note_id = user.add_note("We chose Firestore for the notes store because of sync.")
+    user.wait_indexed(note_id)
+    # An admin-credential write the API would never make: numeric title, no createdAt.
+    firestore_client.collection("notes").document(note_id).update(
+        {"title": 42, "createdAt": firestore.DELETE_FIELD}
+    )
+    state_ref = firestore_client.collection("indexState").document(note_id)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        state = state_ref.get().to_dict() or {}
+        if state.get("status") == "failed":
+            break
+        time.sleep(0.3)
+    assert state.get("status") == "failed", state
+    assert state.get("error") == "MalformedNote"
+    # Its old chunks went with it: nothing of the note can be cited any more.
+    chunks = firestore_client.collection("noteChunks").where("noteId", "==", note_id).get()
+    assert chunks == []
+    found = user.call("POST", "/search", json={"query": "Firestore notes store sync"}).json()
+    assert note_id not in {r["noteId"] for r in found["results"]}
+    assert state.get("tenantId") == user.uid
+    # Acknowledged, not raised: the functions host logged the rejection, no traceback.
+    log = stack.log_tail("functions", 400)
+    assert f"not indexing malformed note {note_id}" in log
+    assert "KeyError" not in log and "TypeError" not in log
+    # The API answers about it in the envelope, not with a 500.
+    response = user.call("GET", f"/notes/{note_id}")
+    assert response.status_code == 409, response.text
+    assert response.json()["error"]["code"] == "malformed_note"

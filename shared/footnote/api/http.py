@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from werkzeug.exceptions import HTTPException
 from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
-from werkzeug.exceptions import NotFound as WzNotFound
-from werkzeug.routing import Map, Rule
+from werkzeug.routing import Map, RequestRedirect, Rule
 from werkzeug.wrappers import Request, Response
 
 from footnote import logs
@@ -25,12 +25,14 @@ from footnote.errors import (
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
+    QuotaExceeded,
     Unauthenticated,
     UnsupportedMediaType,
 )
-from footnote.ports import TokenVerifier
+from footnote.ports import AppCheckVerifier, TokenVerifier
 from footnote.services.chat import ChatService, RagConfig
 from footnote.services.notes import NotesService
+from footnote.services.quotas import QuotaService
 
 log = logging.getLogger("footnote.api")
 M = TypeVar("M", bound=BaseModel)
@@ -55,6 +57,11 @@ ROUTES = Map(
         Rule(f"/messages/{_ID.format('message_id')}/sources", endpoint="sources", methods=["GET"]),
     ],
     strict_slashes=False,
+    # No redirects: a doubled slash (`/notes//abc`, `/notes/%2Fabc`) is simply not
+    # found. Werkzeug would answer it with a 308 raised as an exception, outside the
+    # error envelope.
+    merge_slashes=False,
+    redirect_defaults=False,
 )
 _MAX_JSON_DEPTH = 32
 # Ids we issue are URL-safe; anything else (incl. Firestore-reserved "__x__") is simply not found.
@@ -69,8 +76,12 @@ class Api:
         notes: Callable[[], NotesService],
         chat: Callable[[], ChatService],
         health: Callable[[], dict[str, Any]],
+        quotas: Callable[[], QuotaService] | None = None,
+        app_check: AppCheckVerifier | None = None,
     ) -> None:
         self._s = settings
+        self._app_check = app_check  # None: App Check is off
+        self._quotas = quotas  # None: no per-user quotas (in-process test harnesses)
         self._verifier = verifier
         self._notes = notes
         self._chat = chat
@@ -93,6 +104,8 @@ class Api:
         except FootnoteError as exc:
             response = _json(exc.envelope(), exc.status)
             fields["error"] = exc.code
+            if isinstance(exc, QuotaExceeded):
+                response.headers["Retry-After"] = str(exc.retry_after)
         except Exception:
             log.exception("unhandled error", extra={"fields": {"requestId": request_id}})
             response = _json(
@@ -121,12 +134,16 @@ class Api:
             endpoint, args = adapter.match(path, method=request.method)
         except WzMethodNotAllowed:
             raise MethodNotAllowed("method not allowed for this path") from None
-        except WzNotFound:
+        except (RequestRedirect, HTTPException):  # NotFound, and any redirect left
             raise NotFound("no such endpoint") from None
         if endpoint == "health":
             return _json(self._health(), 200)
         if endpoint == "openapi":  # public, like /healthz
             return self._on_openapi(request)
+        if self._app_check is not None:
+            fields["appId"] = self._app_check.verify(
+                request.headers.get("X-Firebase-AppCheck", "").strip()
+            )
         tenant = self._authenticate(request)
         fields["tenant"] = tenant
         if any(not _SAFE_ID.fullmatch(v) for v in args.values()):
@@ -142,7 +159,16 @@ class Api:
 
     def _on_notes_create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, NoteCreate, self._s.request_max_bytes)
-        note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
+        quotas = self._quotas() if self._quotas else None
+        reservation = quotas.reserve_note(tenant, len(body.text), True) if quotas else None
+        try:
+            note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
+        except BaseException:
+            if quotas and reservation:
+                quotas.release(reservation)
+            raise
+        if quotas and reservation:  # the stored text is normalised: count what is stored
+            quotas.adjust_chars(tenant, len(note["text"]) - len(body.text))
         fields["noteId"] = note["id"]
         return _json(note, 201, {"Location": f"/notes/{note['id']}"})
 
@@ -165,36 +191,53 @@ class Api:
     ) -> Response:
         body = _parse(request, NotePatch, self._s.request_max_bytes)
         changes = {name: getattr(body, name) for name in body.model_fields_set}
-        return _json(self._notes().update(tenant, note_id, changes), 200)
+        quotas = self._quotas() if self._quotas else None
+        if quotas is None or "text" not in changes:
+            return _json(self._notes().update(tenant, note_id, changes), 200)
+        old = len(self._notes().get(tenant, note_id)["text"])
+        grow = max(len(changes["text"]) - old, 0)
+        reservation = quotas.reserve_note(tenant, grow, False)
+        try:
+            note = self._notes().update(tenant, note_id, changes)
+        except BaseException:
+            quotas.release(reservation)
+            raise
+        quotas.adjust_chars(tenant, len(note["text"]) - old - reservation.chars)
+        return _json(note, 200)
 
     def _on_note_delete(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
+        quotas = self._quotas() if self._quotas else None
+        old = len(self._notes().get(tenant, note_id)["text"]) if quotas else 0
         self._notes().delete(tenant, note_id)
+        if quotas:
+            quotas.adjust_chars(tenant, -old)
         return Response(status=204)
 
     def _on_chat(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, ChatRequest, self._s.request_max_bytes)
+        self._charge(tenant, "chat")
         rc = body.rag_config
         service = self._chat()
-        outcome = service.chat(
-            tenant,
-            body.message,
-            body.conversation_id,
-            RagConfig(rc.enable_rag, rc.max_sources, rc.include_citations, tuple(rc.types)),
-        )
-        fields.update(outcome.log_fields)
-        if "text/event-stream" in request.headers.get("Accept", ""):
+        rag = RagConfig(rc.enable_rag, rc.max_sources, rc.include_citations, tuple(rc.types))
+        if wants_event_stream(request):
+            # Sentences are sent as the generator writes them; closing the response
+            # (a client that left) closes the stream and stops the generation.
+            events = service.chat_stream(tenant, body.message, body.conversation_id, rag)
             return Response(
-                _sse(service.stream(outcome)),
+                _sse(events),
                 status=200,
                 mimetype="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
+        outcome = service.chat(tenant, body.message, body.conversation_id, rag)
+        fields.update(outcome.log_fields)
         return _json(outcome.body(), 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, SearchRequest, self._s.request_max_bytes)
+        self._charge(tenant, "search")
         result = self._chat().search(tenant, body.query, body.k)
         fields["strategy"] = result["meta"]["strategy"]
         fields["chunkIds"] = [r["chunkId"] for r in result["results"]]
@@ -211,6 +254,10 @@ class Api:
         return _json({"sources": self._chat().sources(tenant, message_id)}, 200)
 
     # -- edge concerns -----------------------------------------------------------
+    def _charge(self, tenant: str, endpoint: str) -> None:
+        if self._quotas is not None:
+            self._quotas().charge_request(tenant, endpoint)
+
     def _authenticate(self, request: Request) -> str:
         header = request.headers.get("Authorization", "")
         scheme, _, token = header.partition(" ")
@@ -229,8 +276,22 @@ class Api:
         else:
             return
         response.headers["Access-Control-Allow-Methods"] = "GET, POST, PATCH, DELETE, OPTIONS"
-        response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type, Accept"
+        response.headers["Access-Control-Allow-Headers"] = (
+            "Authorization, Content-Type, Accept, X-Firebase-AppCheck"
+        )
         response.headers["Access-Control-Max-Age"] = "3600"
+
+
+def wants_event_stream(request: Request) -> bool:
+    """Whether the client asked for Server-Sent Events: an explicit
+    ``text/event-stream`` entry (any case) with q > 0, preferred at least as much as
+    JSON. Wildcards alone (``*/*``) get JSON, the documented default."""
+    accept = request.accept_mimetypes
+    stream_q = max(
+        (q for value, q in accept if value.split(";")[0].strip().lower() == "text/event-stream"),
+        default=0.0,
+    )
+    return stream_q > 0 and stream_q >= accept.quality("application/json")
 
 
 def _parse(request: Request, model: type[M], max_bytes: int) -> M:
@@ -285,5 +346,10 @@ def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Resp
 
 
 def _sse(events: Iterator[tuple[str, dict[str, Any]]]) -> Iterator[str]:
-    for name, data in events:
-        yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    try:
+        for name, data in events:
+            yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    finally:
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()  # propagate a client disconnect to the generation

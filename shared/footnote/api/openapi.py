@@ -31,6 +31,8 @@ def _errors(*statuses: int) -> dict[str, Any]:
         405: "Method not allowed on this path.",
         413: "Request body or note text too large.",
         415: "Body is not application/json.",
+        429: "A per-user quota is used up (requests per minute, notes per day, stored "
+        "characters); the Retry-After header says when to try again. Nothing was done.",
         503: "A backend (store or model) is unavailable; retry later.",
     }
     return {str(s): _json(_ref("Error"), what[s]) for s in statuses}
@@ -239,7 +241,7 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
     }
 
     secured: list[dict[str, list[str]]] = [{"firebase": []}]
-    body_errors = (400, 401, 413, 415)
+    body_errors = (400, 401, 413, 415, 429)
     paths: dict[str, Any] = {
         "/healthz": {
             "get": {

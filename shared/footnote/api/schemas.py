@@ -3,9 +3,33 @@ settings (note size, query length) are checked by the services."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
+from typing import Annotated
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 from footnote.domain import MemoryType
+
+
+def _encodable(value: str) -> str:
+    """JSON may carry lone surrogates (``"\\ud800"``); Firestore, UTF-8 and every
+    response we write cannot. Rejected here, at the edge, for every string field."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode (no unpaired surrogates)") from None
+    return value
+
+
+Text = Annotated[StrictStr, AfterValidator(_encodable)]
 
 
 class _Strict(BaseModel):
@@ -13,16 +37,16 @@ class _Strict(BaseModel):
 
 
 class NoteCreate(_Strict):
-    text: StrictStr = Field(max_length=1_000_000)
-    title: StrictStr | None = Field(None, max_length=10_000)
-    tags: list[StrictStr] | None = Field(None, max_length=1000)
+    text: Text = Field(max_length=1_000_000)
+    title: Text | None = Field(None, max_length=10_000)
+    tags: list[Text] | None = Field(None, max_length=1000)
     type: MemoryType | None = None
 
 
 class NotePatch(_Strict):
-    text: StrictStr | None = Field(None, max_length=1_000_000)
-    title: StrictStr | None = Field(None, max_length=10_000)
-    tags: list[StrictStr] | None = Field(None, max_length=1000)
+    text: Text | None = Field(None, max_length=1_000_000)
+    title: Text | None = Field(None, max_length=10_000)
+    tags: list[Text] | None = Field(None, max_length=1000)
     type: MemoryType | None = None
 
     @model_validator(mode="after")
@@ -42,8 +66,8 @@ class RagConfigIn(_Strict):
 
 
 class ChatRequest(_Strict):
-    message: StrictStr = Field(max_length=100_000)
-    conversation_id: StrictStr | None = Field(
+    message: Text = Field(max_length=100_000)
+    conversation_id: Text | None = Field(
         None, alias="conversationId", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$"
     )
     rag_config: RagConfigIn = Field(
@@ -52,5 +76,5 @@ class ChatRequest(_Strict):
 
 
 class SearchRequest(_Strict):
-    query: StrictStr = Field(max_length=100_000)
+    query: Text = Field(max_length=100_000)
     k: StrictInt = Field(8, ge=1, le=50)

@@ -18,7 +18,7 @@ from werkzeug.wrappers import Request, Response
 
 PORTS: dict[str, tuple[str, ...]] = {
     "embedder": ("embed_query", "embed_documents"),
-    "vector_index": ("search",),
+    "vector_index": ("search", "search_hybrid"),
     "generator": ("generate",),
 }
 

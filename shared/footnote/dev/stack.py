@@ -36,16 +36,22 @@ class PrerequisiteMissing(SystemExit):
     """A tool the stack needs is not installed: one line saying what to install."""
 
 
+class PortTaken(PrerequisiteMissing):
+    """A port the stack needs is in use (often a previous ``make dev`` still running)."""
+
+
 @dataclass
 class Ports:
     firestore: int = 8085
     pubsub: int = 8086
     auth: int = 9099
     functions: int = 8080
+    hosting: int = 5002  # the Hosting emulator (the web client's files and headers)
+    web: int = 5080  # the local web origin: Hosting + /api + Auth (footnote.dev.webproxy)
 
     @classmethod
     def free(cls) -> Ports:
-        return cls(*(_free_port() for _ in range(4)))
+        return cls(*(_free_port() for _ in range(6)))
 
 
 @dataclass
@@ -63,6 +69,10 @@ class Stack:
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.ports.functions}"
 
+    @property
+    def web_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports.web}"
+
     def client_env(self) -> dict[str, str]:
         """Variables that point Google SDKs at the emulators."""
         return {
@@ -76,6 +86,7 @@ class Stack:
     # -- lifecycle -------------------------------------------------------------
     def start(self, with_functions: bool = True) -> None:
         tools = check_prerequisites()
+        self.check_ports(with_functions)
         try:
             self._start_emulators(tools)
             self.configure_pubsub()
@@ -85,6 +96,25 @@ class Stack:
         except BaseException:
             self.stop()
             raise
+
+    def check_ports(self, with_functions: bool = True) -> None:
+        """Fail with one clear line before starting anything: otherwise an emulator
+        dies on bind, or worse, our health checks reach a stale stack and pass."""
+        p = self.ports
+        wanted = [
+            ("Firestore emulator", p.firestore, "--firestore-port"),
+            ("Pub/Sub emulator", p.pubsub, "--pubsub-port"),
+            ("Auth emulator", p.auth, "--auth-port"),
+        ]
+        if with_functions:
+            wanted.append(("functions host (API)", p.functions, "--port"))
+        taken = [(what, port, flag) for what, port, flag in wanted if not _port_free(port)]
+        if taken:
+            listed = "; ".join(f"{port} for the {what} ({flag})" for what, port, flag in taken)
+            raise PortTaken(
+                f"port already in use: {listed}. Is another 'make dev' (or its emulators) "
+                "still running? Stop it, or choose other ports with the flags shown."
+            )
 
     def _start_emulators(self, tools: dict[str, str]) -> None:
         p = self.ports
@@ -143,6 +173,77 @@ class Stack:
     def stop_functions(self) -> None:
         self._kill("functions")
 
+    def start_web(self) -> None:
+        """Serve the built web client (web/dist) through the Hosting emulator, behind
+        the local origin that also forwards /api/** to the functions host and the Auth
+        endpoints to the Auth emulator (see footnote.dev.webproxy)."""
+        dist = ROOT / "web" / "dist"
+        if not (dist / "index.html").is_file():
+            raise PrerequisiteMissing(
+                "The web client is not built: run 'make setup' (or: npm --prefix web ci && npm --prefix web run build)."
+            )
+        tools = self._tools or check_prerequisites()
+        hosting = json.loads((ROOT / "firebase.json").read_text())["hosting"]
+        # The /api/** rewrite names a deployed function or Cloud Run service, which the
+        # Hosting emulator would call in the cloud; the local origin forwards /api itself.
+        rewrites = [
+            r for r in hosting.get("rewrites", []) if "function" not in r and "run" not in r
+        ]
+        config = self.log_dir / "firebase.hosting.json"
+        config.write_text(
+            json.dumps(
+                {
+                    "emulators": {
+                        "hosting": {"host": "127.0.0.1", "port": self.ports.hosting},
+                        "ui": {"enabled": False},
+                        "singleProjectMode": True,
+                    },
+                    "hosting": {
+                        **{k: v for k, v in hosting.items() if k != "predeploy"},
+                        # firebase-tools resolves "public" against the config's folder
+                        # and does not serve an absolute path.
+                        "public": os.path.relpath(dist, self.log_dir),
+                        "rewrites": rewrites,
+                    },
+                }
+            )
+        )
+        self._spawn(
+            "hosting",
+            [
+                tools["firebase"],
+                "emulators:start",
+                "--only",
+                "hosting",
+                "--project",
+                self.project,
+                "--config",
+                str(config),
+            ],
+            cwd=self.log_dir,
+        )
+        self._spawn(
+            "web",
+            [
+                sys.executable,
+                "-m",
+                "footnote.dev.webproxy",
+                f"--port={self.ports.web}",
+                f"--api={self.api_url}",
+                f"--hosting=http://127.0.0.1:{self.ports.hosting}",
+                f"--auth=http://127.0.0.1:{self.ports.auth}",
+                f"--project={self.project}",
+            ],
+        )
+        _wait_http(
+            f"http://127.0.0.1:{self.ports.hosting}/",
+            "Hosting emulator",
+            self,
+            "hosting",
+            timeout=90,
+        )
+        _wait_http(f"{self.web_url}/", "web origin", self, "web")
+
     def register_trigger(self) -> None:
         url = (
             f"http://127.0.0.1:{self.ports.firestore}/emulator/v1/projects/{self.project}"
@@ -192,6 +293,10 @@ class Stack:
             f"--port={p.firestore}",
             f"--project_id={self.project}",
             f"--functions_emulator=127.0.0.1:{p.functions}",
+            # The rules production enforces: without them the emulator lets anything on
+            # this machine read and write every user's data without a token. Admin
+            # credentials (the functions, the tests' seeding) bypass them, as in production.
+            f"--rules={ROOT / 'firestore.rules'}",
         ]
         if import_from is not None:
             argv.append(f"--import-data={import_from}")
@@ -379,6 +484,18 @@ def _wait_http(url: str, what: str, stack: Stack, name: str, timeout: float = 30
     raise RuntimeError(
         f"{what} did not become ready at {url} in {timeout:.0f}s:\n{stack.log_tail(name)}"
     )
+
+
+def _port_free(port: int) -> bool:
+    """Nothing listens on it. SO_REUSEADDR, as servers bind: connections of a stack
+    that just stopped linger in TIME_WAIT and do not keep the next one from starting."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 def _free_port() -> int:
