@@ -24,7 +24,7 @@ def store(request):  # type: ignore[no-untyped-def]
     request.getfixturevalue("stack")  # the emulators
     from footnote.adapters.firestore_store import FirestoreStore
 
-    return FirestoreStore(request.getfixturevalue("firestore_client"))
+    return FirestoreStore(request.getfixturevalue("direct_firestore_client"))
 
 
 def _ids() -> tuple[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from benchmarks.retrieval import ReadCounter
@@ -43,8 +44,8 @@ def _container(google: FakeGoogleApis, firestore_client) -> Container:  # type: 
     return Container(settings, store=FirestoreStore(firestore_client))
 
 
-def test_a_query_reads_at_most_k_plus_2_documents(google, firestore_client) -> None:  # type: ignore[no-untyped-def]
-    c = _container(google, firestore_client)
+def test_a_query_reads_at_most_k_plus_2_documents(google, direct_firestore_client) -> None:  # type: ignore[no-untyped-def]
+    c = _container(google, direct_firestore_client)
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     for i in range(60):  # a notebook much larger than k
         n = c.store.create_note(note(f"{tenant}-{i}", f"{TOPICS[i % 5]} Entry {i}.", tenant))
@@ -66,8 +67,10 @@ def test_a_query_reads_at_most_k_plus_2_documents(google, firestore_client) -> N
     assert chat_reads <= RagConfig().max_sources + 2, chat_reads
 
 
-def test_a_deleted_note_is_not_cited_while_its_vectors_remain(google, firestore_client) -> None:  # type: ignore[no-untyped-def]
-    c = _container(google, firestore_client)
+def test_a_deleted_note_is_not_cited_while_its_vectors_remain(
+    google: FakeGoogleApis, direct_firestore_client: Any
+) -> None:
+    c = _container(google, direct_firestore_client)
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     ids = []
     for i, text in enumerate(TOPICS):
