@@ -4,6 +4,7 @@ the per-function table in scripts/package_functions.py, and with the runtime."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 from types import ModuleType
@@ -89,3 +90,36 @@ def test_lock_inputs_are_committed_next_to_the_entry_points() -> None:
         assert {"main.py", "requirements.in", "requirements.txt"} <= {
             p.name for p in folder.iterdir()
         }
+
+
+# -- Terraform's provider lock file -------------------------------------------------
+
+
+def test_the_provider_lock_file_can_be_committed() -> None:
+    """The deploy commits infra/.terraform.lock.hcl (README.md, Deploy, step 3):
+    nothing may ignore it, or the pipeline's apply would always refuse."""
+    result = subprocess.run(
+        ["git", "check-ignore", "-q", "infra/.terraform.lock.hcl"], cwd=ROOT, check=False
+    )
+    assert result.returncode == 1, "infra/.terraform.lock.hcl is git-ignored"
+
+
+def test_a_committed_provider_lock_file_matches_versions_tf() -> None:
+    """Absent until the first deploy (no provider can be downloaded here); once
+    committed, it must hold exactly the versions versions.tf pins, with checksums."""
+    lock = INFRA / ".terraform.lock.hcl"
+    if not lock.is_file():
+        pytest.skip("no lock file yet: created by `terraform providers lock` on first deploy")
+    text = lock.read_text()
+    settings = Terraform.read().terraform[0]
+    providers = blocks(settings, "required_providers")[0]
+    assert providers, "versions.tf declares no providers"
+    for spec in providers.values():
+        spec = spec[0] if isinstance(spec, list) else spec
+        source, version = attr(spec, "source"), attr(spec, "version")
+        entry = re.search(
+            rf'provider "registry.terraform.io/{re.escape(source)}" \{{(.*?)\n\}}', text, re.S
+        )
+        assert entry, f"{source} is missing from the lock file"
+        assert re.search(rf'version\s+=\s+"{re.escape(version)}"', entry.group(1)), source
+        assert '"h1:' in entry.group(1) and '"zh:' in entry.group(1), f"{source}: no hashes"
