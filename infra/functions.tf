@@ -42,6 +42,7 @@ locals {
     QUOTA_SEARCH_PER_MINUTE = tostring(var.quota_search_per_minute)
     QUOTA_NOTES_PER_DAY     = tostring(var.quota_notes_per_day)
     QUOTA_STORED_CHARS      = tostring(var.quota_stored_chars)
+    APP_CHECK               = var.app_check
   }
 
   # Only named locals inside merge(): tests/infra resolves these maps statically.

@@ -301,3 +301,14 @@ variable "quota_stored_chars" {
     error_message = "quota_stored_chars must be a whole number from 0 (off) to 1000000000 (one billion)."
   }
 }
+
+variable "app_check" {
+  type        = string
+  description = "Firebase App Check on the API (APP_CHECK): \"enforce\" refuses requests without a valid X-Firebase-AppCheck token. Turn it on once the web client sends tokens (docs/deploy.md)."
+  default     = "off"
+
+  validation {
+    condition     = contains(["off", "enforce"], var.app_check)
+    error_message = "app_check must be \"off\" or \"enforce\"."
+  }
+}

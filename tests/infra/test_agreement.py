@@ -57,14 +57,13 @@ QUOTAS = {
     "QUOTA_STORED_CHARS",
 }
 REQUIRED: dict[str, set[str]] = {
-    "api": PROJECT_AND_MODELS | {"GENERATOR", "CORS_ORIGINS"} | QUOTAS,  # CORS default "*"
+    # CORS default "*"; App Check is chosen per environment (off until the web sends tokens)
+    "api": PROJECT_AND_MODELS | {"GENERATOR", "CORS_ORIGINS", "APP_CHECK"} | QUOTAS,
     "indexer": PROJECT_AND_MODELS | {"CLASSIFIER"},
     "reindexer": PROJECT_AND_MODELS | {"CLASSIFIER", "REINDEX_QUEUE", "REINDEX_TOPIC"},
 }
 # Tuning and limits whose defaults are the production values.
 MAY_DEFAULT = {
-    # App Check stays off until the web client sends tokens (docs/deploy.md)
-    "APP_CHECK",
     # read to refuse the Auth emulator outside it: never set by Terraform
     # (K_SERVICE is set by Cloud Run itself)
     "FIREBASE_AUTH_EMULATOR_HOST",
@@ -252,6 +251,14 @@ def test_quota_values_in_tfvars_are_accepted_by_the_code(tf: Terraform, path: Pa
     settings = Settings.model_validate(env)
     for setting in QUOTAS:
         assert getattr(settings, _field_name(setting)) == int(env[setting])
+
+
+def test_app_check_variable_offers_exactly_the_codes_choices(tf: Terraform) -> None:
+    assert expression(env_of(tf, "api")["APP_CHECK"]) == "var.app_check"
+    choices = literal_settings()["APP_CHECK"]
+    assert tf.default("app_check") == _field("APP_CHECK").default
+    condition = attr(blocks(tf.variables["app_check"], "validation")[0], "condition")
+    assert sorted(re.findall(r"['\"](\w+)['\"]", condition)) == sorted(choices), condition
 
 
 def _field_name(alias: str) -> str:
