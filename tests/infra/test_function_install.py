@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from tests.infra.test_packaging import FUNCTIONS, _script
+from tests.infra.test_packaging import FUNCTIONS, _script, require_uv
 from tests.infra.tf import Terraform, attr, blocks, expression, substitute
 
 pytestmark = pytest.mark.slow
@@ -133,15 +133,6 @@ for path in sorted((folder / "footnote").rglob("*.py")):
 print(json.dumps({"failures": failures, "checked": len(checked)}))
 sys.exit(1 if failures else 0)
 """
-
-
-def _uv(pkg: ModuleType) -> str:
-    try:
-        return str(pkg._uv())
-    except SystemExit:
-        if os.environ.get("CI"):
-            pytest.fail("uv is not installed (dev extra)")
-        pytest.skip("uv is not installed")
 
 
 def _run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
@@ -249,7 +240,7 @@ def probe(python: Path, folder: Path, name: str, home: Path) -> subprocess.Compl
 def test_the_zipped_folder_installs_and_starts_on_its_own_requirements(
     pkg: ModuleType, built: Path, tmp_path: Path, name: str
 ) -> None:
-    uv = _uv(pkg)
+    uv = require_uv(pkg)
     venv = tmp_path / "venv"
     try:
         python = install(uv, built / name, venv)

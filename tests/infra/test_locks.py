@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from tests.infra.test_packaging import FUNCTIONS, _script
+from tests.infra.test_packaging import FUNCTIONS, _script, require_uv
 from tests.infra.tf import INFRA, ROOT, Terraform, attr, blocks, tfvars
 
 
@@ -60,21 +60,12 @@ def test_the_runtime_is_the_python_the_locks_are_compiled_for(pkg: ModuleType) -
         assert tfvars(path).get("python_runtime", runtime) == runtime, path.name
 
 
-def _uv(pkg: ModuleType) -> str:
-    try:
-        return str(pkg._uv())
-    except SystemExit:
-        if os.environ.get("CI"):
-            pytest.fail("uv is not installed (dev extra)")
-        pytest.skip("uv is not installed")
-
-
 @pytest.mark.slow
 def test_compiling_again_gives_the_committed_locks(pkg: ModuleType) -> None:
     """uv resolves each input again with the committed pins as preferences: the same
     file comes back, so a release upstream does not change CI, but a lock that no
     longer satisfies its ranges (or misses a package) does. Needs PyPI (~6 s)."""
-    _uv(pkg)
+    require_uv(pkg)
     try:
         problems = pkg.check_locks(sorted(FUNCTIONS), resolve=True)
     except subprocess.CalledProcessError as exc:
