@@ -167,11 +167,13 @@ def built(pkg: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def install(uv: str, folder: Path, venv: Path) -> Path:
-    """A clean virtualenv with exactly the folder's requirements.txt."""
-    env = {**os.environ, "UV_NO_CONFIG": "1"}
-    made = _run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], env=env)
-    assert made.returncode == 0, made.stderr
+def install(uv: str, folder: Path, venv: Path, python_version: str) -> Path:
+    """A clean virtualenv of the runtime's Python with exactly the folder's requirements.txt."""
+    env = {**os.environ, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"}
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    interpreter = sys.executable if running == python_version else python_version
+    made = _run([uv, "venv", "--quiet", "--python", interpreter, str(venv)], env=env)
+    assert made.returncode == 0, f"no Python {python_version} for the runtime: {made.stderr}"
     python = venv / "bin" / "python"
     pinned = _run(
         [
@@ -243,7 +245,7 @@ def test_the_zipped_folder_installs_and_starts_on_its_own_requirements(
     uv = require_uv(pkg)
     venv = tmp_path / "venv"
     try:
-        python = install(uv, built / name, venv)
+        python = install(uv, built / name, venv, pkg.PYTHON_VERSION)
         result = probe(python, built / name, name, tmp_path / "home")
         report = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
         assert result.returncode == 0, f"{report}\n{result.stderr[-3000:]}"
