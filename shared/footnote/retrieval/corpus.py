@@ -31,7 +31,7 @@ import numpy as np
 
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
-from footnote.retrieval.query import events_from_titles
+from footnote.retrieval.title_events import events_from_titles
 from footnote.text import terms
 
 _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
