@@ -81,34 +81,30 @@ _YEAR = r"(?P<y>(?:19|20|21)\d\d)(?!\d)"
 _DAY = r"(?P<d>[0-3]?\d)(?!\d)(?:st|nd|rd|th)?\b"
 
 
-def _c(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
 # Forms that are time hints wherever they stand.
-_REL_DAY_BEFORE = _c(r"the\s+day\s+before\s+yesterday\b")
-_REL_TODAY = _c(r"(?:earlier\s+)?today\b|this\s+(?:morning|afternoon|evening)\b|tonight\b")
-_REL_YESTERDAY = _c(r"yesterday\b")
-_REL_ROLLING = _c(rf"(?:the\s+)?(?:last|past|previous|prior)\s+{_NUM}\s+{_UNIT}")
-_REL_AGO = _c(rf"{_NUM}\s+{_UNIT}\s+ago\b")
-_REL_PERIOD = _c(
+_REL_DAY_BEFORE = re.compile(r"the\s+day\s+before\s+yesterday\b")
+_REL_TODAY = re.compile(r"(?:earlier\s+)?today\b|this\s+(?:morning|afternoon|evening)\b|tonight\b")
+_REL_YESTERDAY = re.compile(r"yesterday\b")
+_REL_ROLLING = re.compile(rf"(?:the\s+)?(?:last|past|previous|prior)\s+{_NUM}\s+{_UNIT}")
+_REL_AGO = re.compile(rf"{_NUM}\s+{_UNIT}\s+ago\b")
+_REL_PERIOD = re.compile(
     r"(?P<the>the\s+)?(?P<which>this|current|last|past|previous|prior)\s+"
     r"(?P<period>week|weekend|month|quarter|year)\b"
 )
-_REL_WEEKDAY = _c(rf"(?P<which>this|last|previous)\s+{_WD}")
-_REL_MONTH = _c(rf"(?P<which>this|last)\s+{_MON}(?!\s*\d)")
-ISO_DATE = _c(r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")
-_ISO_MONTH = _c(r"(?P<y>\d{4})-(?P<m>\d{1,2})(?![\d-])")
+_REL_WEEKDAY = re.compile(rf"(?P<which>this|last|previous)\s+{_WD}")
+_REL_MONTH = re.compile(rf"(?P<which>this|last)\s+{_MON}(?!\s*\d)")
+ISO_DATE = re.compile(r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")
+_ISO_MONTH = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})(?![\d-])")
 
 # Forms that are time hints only after a preposition.
-MONTH_DAY = _c(rf"{_MON}\s*{_DAY}(?:,?\s+{_YEAR})?")
-DAY_MONTH = _c(rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?")
-_MONTH_YEAR = _c(rf"{_MON},?\s+{_YEAR}")
-_MONTH_ONLY = _c(_MON)
-_QUARTER = _c(rf"q(?P<q>[1-4])\b(?:\s+{_YEAR})?")
-_YEAR_ONLY = _c(_YEAR)
-_WEEKDAY_ONLY = _c(_WD)
-_PART_OF = _c(
+MONTH_DAY = re.compile(rf"{_MON}\s*{_DAY}(?:,?\s+{_YEAR})?")
+DAY_MONTH = re.compile(rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?")
+_MONTH_YEAR = re.compile(rf"{_MON},?\s+{_YEAR}")
+_MONTH_ONLY = re.compile(_MON)
+_QUARTER = re.compile(rf"q(?P<q>[1-4])\b(?:\s+{_YEAR})?")
+_YEAR_ONLY = re.compile(_YEAR)
+_WEEKDAY_ONLY = re.compile(_WD)
+_PART_OF = re.compile(
     r"(?:the\s+)?(?P<part>end|start|beginning|middle)\s+of\s+(?:the\s+(?P<this>week|month|quarter|year)\b)?"
     r"|(?P<part2>early|mid|late)[\s-]+"
 )
@@ -137,7 +133,7 @@ class Context:
             if key:
                 self.events[key] = as_date(when)
         self.event_re = (
-            _c(rf"(?:(?:the|our)\s+)?(?P<ev>{alternation(self.events)})(?!\w)")
+            re.compile(rf"(?:(?:the|our)\s+)?(?P<ev>{alternation(self.events)})(?!\w)")
             if self.events
             else None
         )

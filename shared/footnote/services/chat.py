@@ -6,10 +6,10 @@ context), ``_draft`` (generate), and ``_finish`` (``_validate`` the citations,
 format, ``_record`` the turns, describe them in ``_chat_meta``/``_log_fields``).
 ``chat_stream`` runs the same stages, generating sentence by sentence in between.
 
-Why this module is over ~400 lines: a third of it turns results into the wire
-format (the camelCase dictionaries at the bottom), which moves to ``api/`` with
-the services' typed results (issue 17); what stays is the one pipeline both chat
-paths share, and splitting it would scatter one sequence over several files.
+Why this module is over ~400 lines: about a quarter of it builds the wire format
+(the camelCase dictionaries), which issue 17 moves to ``api/`` with the services'
+typed results; what stays is the one pipeline both chat paths share, and
+splitting it would scatter one sequence of stages over several files.
 """
 
 from __future__ import annotations
