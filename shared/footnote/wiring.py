@@ -64,7 +64,9 @@ class Container:
             from footnote.adapters.cached_embedder import MemoryEmbeddingCache
 
             return MemoryEmbeddingCache()
-        return self.store  # FirestoreStore is also the shared embedding cache
+        from footnote.adapters.firestore_embedding_cache import FirestoreEmbeddingCache
+
+        return FirestoreEmbeddingCache(self.store.client)  # the store's client: one per process
 
     # -- models ------------------------------------------------------------------
     @lazy

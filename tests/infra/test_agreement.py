@@ -425,8 +425,11 @@ def test_firestore_indexes_json_matches_terraform(tf: Terraform) -> None:
 
 
 def test_composite_indexes_cover_the_store_queries(tf: Terraform) -> None:
-    """The queries in firestore_store.py that need a composite index have one."""
-    source = (ROOT / "shared/footnote/adapters/firestore_store.py").read_text()
+    """The queries in the Firestore repositories that need a composite index have one."""
+    source = "".join(
+        (ROOT / f"shared/footnote/adapters/firestore_{name}.py").read_text()
+        for name in ("notes", "conversations")
+    )
     assert re.search(r'"tenantId", "==".*?order_by\("createdAt"', source, re.S)
     assert re.search(r'"conversationId", "==".*?"tenantId", "=="', source, re.S)
     have = {

@@ -1,7 +1,20 @@
-"""Chat and search: analyse → retrieve → generate → validate → record."""
+"""Chat and search: analyse → retrieve → generate → validate → record.
+
+``ChatService.chat`` is a sequence of named stages: ``_prepare`` (check the
+question, load earlier turns, ``_read`` it, ``_retrieve`` and rerank, choose the
+context), ``_draft`` (generate), and ``_finish`` (``_validate`` the citations,
+format, ``_record`` the turns, describe them in ``_chat_meta``/``_log_fields``).
+``chat_stream`` runs the same stages, generating sentence by sentence in between.
+
+Why this module is over ~400 lines: about a quarter of it builds the wire format
+(the camelCase dictionaries), which issue 17 moves to ``api/`` with the services'
+typed results; what stays is the one pipeline both chat paths share, and
+splitting it would scatter one sequence of stages over several files.
+"""
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import logging
 import time
@@ -77,6 +90,27 @@ class _Prepared:
     history: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """A question read: what the generator is asked, and its analysis."""
+
+    question: str
+    analysis: QueryAnalysis
+    follow_up: bool
+    history: tuple[tuple[str, str], ...]
+    fallbacks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A draft after citation validation: the answer text and its citations."""
+
+    draft: Draft
+    answer: str
+    citations: list[dict[str, Any]]
+    regenerated: bool
+
+
 class ChatService:
     def __init__(
         self,
@@ -130,6 +164,8 @@ class ChatService:
         conversation_id: str | None,
         rag: RagConfig,
     ) -> ChatOutcome:
+        """Read the question, retrieve and rerank its sources, generate, then
+        validate the citations, store the turn and describe it (:meth:`_finish`)."""
         p = self._prepare(tenant_id, message, conversation_id, rag)
         t = time.perf_counter()
         draft = self._draft(p)
@@ -139,23 +175,50 @@ class ChatService:
     def _prepare(
         self, tenant_id: str, message: str, conversation_id: str | None, rag: RagConfig
     ) -> _Prepared:
+        """The stages before generation, shared by :meth:`chat` and :meth:`chat_stream`."""
         self._check_query(message)
-        earlier: list[Turn] = []
-        if conversation_id is not None:
-            found = self._conversations.conversation_turns(tenant_id, conversation_id)
-            if found is None:
-                raise NotFound("conversation not found")
-            earlier = found
+        earlier = self._earlier_turns(tenant_id, conversation_id)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         now = self._clock()
+        reading = self._read(tenant_id, message, earlier, rag, now)
+        timings["analyzeMs"] = _ms(started)
+        result = self._retrieve(tenant_id, message, reading.analysis, rag, timings)
+        return _Prepared(
+            tenant_id,
+            message,
+            reading.question,
+            conversation_id,
+            rag,
+            now,
+            reading.analysis,
+            result,
+            self._context(result, reading.analysis),
+            timings,
+            [*reading.fallbacks, *result.fallbacks],
+            reading.follow_up,
+            reading.history,
+        )
+
+    def _earlier_turns(self, tenant_id: str, conversation_id: str | None) -> list[Turn]:
+        if conversation_id is None:
+            return []
+        found = self._conversations.conversation_turns(tenant_id, conversation_id)
+        if found is None:
+            raise NotFound("conversation not found")
+        return found
+
+    def _read(
+        self, tenant_id: str, message: str, earlier: list[Turn], rag: RagConfig, now: datetime
+    ) -> _Reading:
+        """Analyse the question; a follow-up is made standalone from the turns before it."""
         events = self._retriever.events(tenant_id)
         analysis = analyze(message, now, events)
         question = message  # what the generator is asked: standalone, for a follow-up
         previous = _last_question(earlier)
         follow_up = previous is not None and is_follow_up(message, analysis)
         history = tuple((t.role, t.text) for t in earlier[-HISTORY_TURNS:])
-        fallbacks_before: list[str] = []
+        fallbacks: list[str] = []
         rewrite = getattr(self._generator, "rewrite_question", None)
         if history and rewrite is not None and rag.enable_rag:
             # A language model makes the retrieval query standalone ("When did she go
@@ -170,7 +233,7 @@ class ChatService:
                 log.warning(
                     "query rewrite failed (%s); reading the follow-up offline", type(exc).__name__
                 )
-                fallbacks_before.append("rewrite_skipped")
+                fallbacks.append("rewrite_skipped")
         if previous is not None and follow_up:
             # "When did she go there?" is read with the question before it: its
             # subject and time window carry over (offline, without a model to rewrite).
@@ -179,8 +242,17 @@ class ChatService:
                 question = f"{message} ({previous})"
         if rag.types:
             analysis = dataclasses.replace(analysis, types=rag.types)
-        timings["analyzeMs"] = _ms(started)
+        return _Reading(question, analysis, follow_up, history, tuple(fallbacks))
 
+    def _retrieve(
+        self,
+        tenant_id: str,
+        message: str,
+        analysis: QueryAnalysis,
+        rag: RagConfig,
+        timings: dict[str, float],
+    ) -> RetrievalResult:
+        """Retrieve (unless RAG is off), then rerank against the words the user wrote."""
         t = time.perf_counter()
         result = (
             self._retriever.retrieve(tenant_id, analysis, k=rag.max_sources)
@@ -188,24 +260,7 @@ class ChatService:
             else RetrievalResult([], "disabled", 0, 0.0, matched=False)
         )
         timings["retrieveMs"] = _ms(t)
-        result = self._rerank(message, result, timings)
-        fallbacks = fallbacks_before + list(result.fallbacks)
-        sources = self._context(result, analysis)
-        return _Prepared(
-            tenant_id,
-            message,
-            question,
-            conversation_id,
-            rag,
-            now,
-            analysis,
-            result,
-            sources,
-            timings,
-            fallbacks,
-            follow_up,
-            history,
-        )
+        return self._rerank(message, result, timings)
 
     def _draft(self, p: _Prepared) -> Draft:
         if not p.rag.enable_rag:
@@ -217,49 +272,60 @@ class ChatService:
         return self._generate(p.question, p.sources, p.analysis, False, p.fallbacks, p.history)
 
     def _finish(self, p: _Prepared, draft: Draft, allow_retry: bool) -> ChatOutcome:
-        timings, sources, rag, result = p.timings, p.sources, p.rag, p.result
+        """The stages after generation: validate, format, store, describe."""
         t = time.perf_counter()
-        answer, citations, regenerated = draft.text, [], False
-        if sources:
-            checked = validate(draft.text, sources, self._s.citation_min_overlap)
-            if (
-                allow_retry
-                and checked.dropped > checked.kept
-                and draft.model != self._extractive.model
-            ):
-                regenerated = True
-                retry = self._generate(
-                    p.question, sources, p.analysis, True, p.fallbacks, p.history
-                )
-                checked = validate(retry.text, sources, self._s.citation_min_overlap)
-                draft = retry
-            answer = checked.text
-            citations = [
-                {
-                    "cid": c.cid,
-                    "noteId": c.note_id,
-                    "chunkId": c.chunk_id,
-                    "createdAt": _iso(c.created_at),
-                    "snippet": c.snippet,
-                    "score": c.score,
-                }
-                for c in checked.citations
-            ]
-        timings["validateMs"] = _ms(t)
-        if not rag.include_citations:
+        checked = self._validate(p, draft, allow_retry)
+        p.timings["validateMs"] = _ms(t)
+        answer = checked.answer
+        if not p.rag.include_citations:
             answer = MARKER.sub("", answer).replace(" .", ".").strip()
+        confidence = round(p.result.confidence, 4)
+        meta = _chat_meta(p, checked.draft.model, checked.regenerated, confidence)
+        conversation_id, message_id = self._record(
+            p, answer, checked.citations, checked.draft.model, confidence
+        )
+        return ChatOutcome(
+            answer,
+            checked.citations if p.rag.include_citations else [],
+            meta,
+            conversation_id,
+            message_id,
+            log_fields=_log_fields(p, confidence, len(checked.citations)),
+        )
 
-        confidence = round(result.confidence, 4)
-        meta = {
-            "model": draft.model,
-            "confidence": confidence,
-            "retrieval": _retrieval_meta(result, rag.max_sources, None),
-            "timings": timings,
-            "fallbacks": p.fallbacks,
-            "regenerated": regenerated,
-            "intent": p.analysis.intent.value,
-            "followUp": p.follow_up,
-        }
+    def _validate(self, p: _Prepared, draft: Draft, allow_retry: bool) -> _Checked:
+        """Keep the citations the sources support; regenerate strictly, once, when most
+        were dropped (never for the extractive generator, whose citations are its own)."""
+        if not p.sources:
+            return _Checked(draft, draft.text, [], regenerated=False)
+        checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
+        regenerated = False
+        if allow_retry and checked.dropped > checked.kept and draft.model != self._extractive.model:
+            regenerated = True
+            draft = self._generate(p.question, p.sources, p.analysis, True, p.fallbacks, p.history)
+            checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
+        citations = [
+            {
+                "cid": c.cid,
+                "noteId": c.note_id,
+                "chunkId": c.chunk_id,
+                "createdAt": _iso(c.created_at),
+                "snippet": c.snippet,
+                "score": c.score,
+            }
+            for c in checked.citations
+        ]
+        return _Checked(draft, checked.text, citations, regenerated)
+
+    def _record(
+        self,
+        p: _Prepared,
+        answer: str,
+        citations: list[dict[str, Any]],
+        model: str,
+        confidence: float,
+    ) -> tuple[str, str]:
+        """Store the question and the answer as two turns; their conversation and message ids."""
         conversation_id = p.conversation_id or uuid.uuid4().hex
         message_id = uuid.uuid4().hex
         self._conversations.append_turns(
@@ -273,26 +339,11 @@ class ChatService:
                     answer,
                     p.now,
                     tuple(citations),
-                    {"model": draft.model, "confidence": confidence},
+                    {"model": model, "confidence": confidence},
                 ),
             ]
         )
-        return ChatOutcome(
-            answer,
-            citations if rag.include_citations else [],
-            meta,
-            conversation_id,
-            message_id,
-            log_fields={
-                "strategy": result.strategy,
-                "confidence": confidence,
-                "chunkIds": [c.chunk.chunk_id for c in result.chunks],
-                "scores": [round(c.score, 4) for c in result.chunks],
-                "fallbacks": p.fallbacks,
-                "timings": timings,
-                "citations": len(citations),
-            },
-        )
+        return conversation_id, message_id
 
     def stream(self, outcome: ChatOutcome) -> Iterator[tuple[str, dict[str, Any]]]:
         """Server-sent events for a finished answer: meta, the text in pieces, done."""
@@ -332,28 +383,34 @@ class ChatService:
             for piece in sentences(draft.text) or [draft.text]:
                 yield "delta", {"text": piece + " "}
         else:
-            written: list[str] = []
-            checker = SentenceChecker(p.sources, self._s.citation_min_overlap)
-            pieces = self._stream_pieces(p)
-            try:
-                for sentence in complete_sentences(pieces):
-                    written.append(sentence)
-                    shown = checker.check(sentence)
-                    if shown:
-                        yield "delta", {"text": shown}
-            finally:
-                close = getattr(pieces, "close", None)
-                if close is not None:
-                    close()  # a client that left stops the model's generation
-            model = (
-                self._generator.model
-                if "generator_extractive" not in p.fallbacks
-                else (self._extractive.model)
-            )
-            draft = Draft("".join(written).strip(), model)
+            draft = yield from self._streamed_draft(p)
         p.timings["generateMs"] = _ms(t)
         outcome = self._finish(p, draft, allow_retry=False)
         yield "done", outcome.body()
+
+    def _streamed_draft(
+        self, p: _Prepared
+    ) -> collections.abc.Generator[tuple[str, dict[str, Any]], None, Draft]:
+        """Yield each checked sentence as the generator completes it; return the draft."""
+        written: list[str] = []
+        checker = SentenceChecker(p.sources, self._s.citation_min_overlap)
+        pieces = self._stream_pieces(p)
+        try:
+            for sentence in complete_sentences(pieces):
+                written.append(sentence)
+                shown = checker.check(sentence)
+                if shown:
+                    yield "delta", {"text": shown}
+        finally:
+            close = getattr(pieces, "close", None)
+            if close is not None:
+                close()  # a client that left stops the model's generation
+        model = (
+            self._generator.model
+            if "generator_extractive" not in p.fallbacks
+            else (self._extractive.model)
+        )
+        return Draft("".join(written).strip(), model)
 
     def _stream_pieces(self, p: _Prepared) -> Iterator[str]:
         """The generator's text as it arrives; before any text, a failure falls back to
@@ -480,6 +537,31 @@ def _last_question(turns: Sequence[Turn]) -> str | None:
         if t.role == "user":
             return t.text
     return None
+
+
+def _chat_meta(p: _Prepared, model: str, regenerated: bool, confidence: float) -> dict[str, Any]:
+    return {
+        "model": model,
+        "confidence": confidence,
+        "retrieval": _retrieval_meta(p.result, p.rag.max_sources, None),
+        "timings": p.timings,
+        "fallbacks": p.fallbacks,
+        "regenerated": regenerated,
+        "intent": p.analysis.intent.value,
+        "followUp": p.follow_up,
+    }
+
+
+def _log_fields(p: _Prepared, confidence: float, citations: int) -> dict[str, Any]:
+    return {
+        "strategy": p.result.strategy,
+        "confidence": confidence,
+        "chunkIds": [c.chunk.chunk_id for c in p.result.chunks],
+        "scores": [round(c.score, 4) for c in p.result.chunks],
+        "fallbacks": p.fallbacks,
+        "timings": p.timings,
+        "citations": citations,
+    }
 
 
 def _retrieval_meta(result: RetrievalResult, k: int, started: float | None) -> dict[str, Any]:
