@@ -81,18 +81,25 @@ class FirestoreChunkStore(FirestoreRepository):
             self._bump(state.tenant_id)
         return removed
 
-    def withdraw_chunks(self, tenant_id: str, note_id: str) -> list[str]:
+    def withdraw_chunks(self, state: IndexState) -> list[str]:
+        note_id = state.note_id
         state_ref = self.client.collection(STATES).document(note_id)
         seen = self._chunk_ids_of(note_id)
 
         @self._fs.transactional
         def run(tx: Any) -> list[str]:
             ids = sorted(seen | set(self._recorded_chunk_ids(tx, note_id)))
-            self._drop_chunks(tx, state_ref, ids, IndexStatus.FAILED, tenant_id)
+            for cid in ids:
+                tx.delete(self.client.collection(CHUNKS).document(cid))
+            tx.set(
+                state_ref,
+                state_doc(state) | {CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
+                merge=True,  # keeps chunkIds: the indexer still removes those vectors
+            )
             return ids
 
         ids = run(self.client.transaction(max_attempts=5))
-        self._bump(tenant_id)
+        self._bump(state.tenant_id)
         return ids
 
     def set_index_state(self, state: IndexState) -> None:
