@@ -3,6 +3,12 @@ the functions host, the Firestore trigger and the Pub/Sub push subscription.
 
 Used by ``footnote dev`` (``make dev``) and by the emulator tests. The tools and
 the ports it needs are checked in :mod:`footnote.dev.prerequisites`.
+
+Why this module is a little over ~400 lines: starting and stopping are one
+lifecycle over the same child processes (each emulator's process group, its
+readiness probe, its log file), and the shutdown path must reach every one of
+them even when stdout is gone; split apart, each half would need the other's
+process table.
 """
 
 from __future__ import annotations
