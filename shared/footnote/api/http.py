@@ -17,7 +17,7 @@ from werkzeug.routing import Map, RequestRedirect, Rule
 from werkzeug.wrappers import Request, Response
 
 from footnote import logs
-from footnote.api.schemas import ChatRequest, NoteCreate, NotePatch, SearchRequest
+from footnote.api.schemas import ID_MAX_CHARS, PAGE_SIZE_DEFAULT, RULE_ERRORS, request_models
 from footnote.config import Settings
 from footnote.errors import (
     FootnoteError,
@@ -37,7 +37,7 @@ from footnote.services.quotas import QuotaService
 log = logging.getLogger("footnote.api")
 M = TypeVar("M", bound=BaseModel)
 
-_ID = "<string(minlength=1,maxlength=200):{}>"
+_ID = f"<string(minlength=1,maxlength={ID_MAX_CHARS}):{{}}>"
 ROUTES = Map(
     [
         Rule("/healthz", endpoint="health", methods=["GET"]),
@@ -65,7 +65,7 @@ ROUTES = Map(
 )
 _MAX_JSON_DEPTH = 32
 # Ids we issue are URL-safe; anything else (incl. Firestore-reserved "__x__") is simply not found.
-_SAFE_ID = re.compile(r"(?!__.*__$)[A-Za-z0-9_-]{1,200}")
+_SAFE_ID = re.compile(rf"(?!__.*__$)[A-Za-z0-9_-]{{1,{ID_MAX_CHARS}}}")
 
 
 class Api:
@@ -80,6 +80,7 @@ class Api:
         app_check: AppCheckVerifier | None = None,
     ) -> None:
         self._s = settings
+        self._models = request_models(settings)
         self._app_check = app_check  # None: App Check is off
         self._quotas = quotas  # None: no per-user quotas (in-process test harnesses)
         self._verifier = verifier
@@ -158,8 +159,9 @@ class Api:
         return _json(build_spec(self._s), 200)
 
     def _on_notes_create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        body = _parse(request, NoteCreate, self._s.request_max_bytes)
+        body = _parse(request, self._models.note_create, self._s.request_max_bytes)
         quotas = self._quotas() if self._quotas else None
+        # The request model has normalised the text: this is what is stored.
         reservation = quotas.reserve_note(tenant, len(body.text), True) if quotas else None
         try:
             note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
@@ -167,19 +169,19 @@ class Api:
             if quotas and reservation:
                 quotas.release(reservation)
             raise
-        if quotas and reservation:  # the stored text is normalised: count what is stored
-            quotas.adjust_chars(tenant, len(note["text"]) - len(body.text))
         fields["noteId"] = note["id"]
         return _json(note, 201, {"Location": f"/notes/{note['id']}"})
 
     def _on_notes_list(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        raw_limit = request.args.get("limit", "20")
-        if not raw_limit.isdigit():
+        raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
+        # isdecimal, not isdigit: "²" is a digit int() refuses.
+        if not raw_limit.isdecimal():
             raise InvalidRequest("limit must be a whole number")
-        cursor = request.args.get("cursor") or None
-        if cursor is not None and len(cursor) > 1000:
-            raise InvalidRequest("cursor is not valid")
-        return _json(self._notes().list(tenant, int(raw_limit[:6]), cursor), 200)
+        query = _validate(
+            self._models.notes_query,
+            {"limit": int(raw_limit[:6]), "cursor": request.args.get("cursor") or None},
+        )
+        return _json(self._notes().list(tenant, query.limit, query.cursor), 200)
 
     def _on_note_get(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
@@ -189,7 +191,7 @@ class Api:
     def _on_note_patch(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        body = _parse(request, NotePatch, self._s.request_max_bytes)
+        body = _parse(request, self._models.note_patch, self._s.request_max_bytes)
         changes = {name: getattr(body, name) for name in body.model_fields_set}
         quotas = self._quotas() if self._quotas else None
         if quotas is None or "text" not in changes:
@@ -216,7 +218,7 @@ class Api:
         return Response(status=204)
 
     def _on_chat(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        body = _parse(request, ChatRequest, self._s.request_max_bytes)
+        body = _parse(request, self._models.chat, self._s.request_max_bytes)
         self._charge(tenant, "chat")
         rc = body.rag_config
         service = self._chat()
@@ -236,7 +238,7 @@ class Api:
         return _json(outcome.body(), 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        body = _parse(request, SearchRequest, self._s.request_max_bytes)
+        body = _parse(request, self._models.search, self._s.request_max_bytes)
         self._charge(tenant, "search")
         result = self._chat().search(tenant, body.query, body.k)
         fields["strategy"] = result["meta"]["strategy"]
@@ -316,14 +318,28 @@ def _parse(request: Request, model: type[M], max_bytes: int) -> M:
         raise InvalidRequest("request body is nested too deeply")
     if not isinstance(data, dict):
         raise InvalidRequest("request body must be a JSON object")
+    return _validate(model, data)
+
+
+def _validate(model: type[M], data: Any) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
+        raise _invalid(exc) from None
+
+
+def _invalid(exc: ValidationError) -> FootnoteError:
+    """The error a request that fails its model gets. Structural problems (types,
+    unknown fields) come first, with every one in ``details``; otherwise the first
+    rule a validator checked (blank text, a limit) answers with its own message."""
+    errors = exc.errors(include_url=False, include_input=False)
+    structural = [e for e in errors if e["type"] not in RULE_ERRORS]
+    if structural:
         details = [
-            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
-            for e in exc.errors(include_url=False, include_input=False)
+            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]} for e in structural
         ]
-        raise InvalidRequest("request body is not valid", details) from None
+        return InvalidRequest("request body is not valid", details)
+    return RULE_ERRORS[errors[0]["type"]](errors[0]["msg"])
 
 
 def _depth(value: Any, level: int = 0) -> int:

@@ -1,27 +1,93 @@
-"""Request schemas. Structural validation lives here; limits that depend on
-settings (note size, query length) are checked by the services."""
+"""The API's request shapes and every limit on them, declared once.
+
+:func:`request_models` builds the request models from the settings in force (cached
+per set of limits). The same models validate request bodies in ``api/http.py`` and
+write ``GET /openapi.json``, so the description states exactly the limits enforced.
+
+A rule the JSON Schema keywords cannot carry exactly (text that is blank once
+normalised; a note longer than the limit is 413, not 400) is checked by a validator
+that raises a :data:`RULE_ERRORS` error with the message the caller sees; the
+matching keywords (``maxLength``...) are added to the description by :class:`_Doc`.
+Text is normalised here, so the services receive what they store.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     StrictBool,
     StrictInt,
     StrictStr,
+    create_model,
     model_validator,
 )
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError
 
+from footnote.config import Settings
 from footnote.domain import MemoryType
+from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
+from footnote.text import normalize
+
+# Limits that are part of the API's contract rather than deployment settings.
+TAG_MAX_CHARS = 50
+CONVERSATION_ID_MAX_CHARS = 100
+MAX_SOURCES = 12
+SEARCH_K_MAX = 50
+RAG_TYPES_MAX = len(MemoryType)
+CURSOR_MAX_CHARS = 1000
+PAGE_SIZE_DEFAULT = 20
+# Ids in paths: what we issue is URL-safe; anything else is simply not found.
+ID_MAX_CHARS = 200
+ID_PATTERN = r"^[A-Za-z0-9_-]+$"
+
+# Error types a validator raises for a rule; each becomes this error, its message as is.
+RULE_ERRORS: dict[str, type[FootnoteError]] = {
+    "footnote_invalid": InvalidRequest,
+    "footnote_too_large": PayloadTooLarge,
+}
+
+
+def _invalid(message: str) -> PydanticCustomError:
+    return PydanticCustomError("footnote_invalid", message)
+
+
+def _too_large(message: str) -> PydanticCustomError:
+    return PydanticCustomError("footnote_too_large", message)
+
+
+@dataclass(frozen=True)
+class _Doc:
+    """JSON Schema keywords for a rule a validator enforces (pydantic's own
+    constraints would answer with their generic messages instead of ours)."""
+
+    keywords: tuple[tuple[str, Any], ...]
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        schema.update(self.keywords)
+        return schema
+
+
+def _doc(**keywords: Any) -> _Doc:
+    return _Doc(tuple(keywords.items()))
 
 
 def _encodable(value: str) -> str:
     """JSON may carry lone surrogates (``"\\ud800"``); Firestore, UTF-8 and every
-    response we write cannot. Rejected here, at the edge, for every string field."""
+    response we write cannot. The JSON parser refuses them in request bodies; this
+    refuses them in any other input validated by these models."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -32,21 +98,53 @@ def _encodable(value: str) -> str:
 Text = Annotated[StrictStr, AfterValidator(_encodable)]
 
 
+def _checked(check: Callable[[Any], Any], **keywords: Any) -> tuple[AfterValidator, _Doc]:
+    return AfterValidator(check), _doc(**keywords)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The settings the request models depend on: models are cached per value."""
+
+    note_max_chars: int
+    note_title_max_chars: int
+    note_max_tags: int
+    chat_max_query_length: int
+    page_size_max: int
+    request_max_bytes: int
+
+    @classmethod
+    def of(cls, s: Settings) -> Limits:
+        return cls(
+            s.note_max_chars,
+            s.note_title_max_chars,
+            s.note_max_tags,
+            s.chat_max_query_length,
+            s.page_size_max,
+            s.request_max_bytes,
+        )
+
+
+# -- request models -------------------------------------------------------------------
+# The classes below give the fields their types; the models the API uses are their
+# subclasses from request_models(), whose fields also carry the limits in force.
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 class NoteCreate(_Strict):
-    text: Text = Field(max_length=1_000_000)
-    title: Text | None = Field(None, max_length=10_000)
-    tags: list[Text] | None = Field(None, max_length=1000)
+    text: Text
+    title: Text | None = None
+    tags: tuple[Text, ...] | None = None
     type: MemoryType | None = None
 
 
 class NotePatch(_Strict):
-    text: Text | None = Field(None, max_length=1_000_000)
-    title: Text | None = Field(None, max_length=10_000)
-    tags: list[Text] | None = Field(None, max_length=1000)
+    text: Text | None = None
+    title: Text | None = None
+    tags: tuple[Text, ...] | None = None
     type: MemoryType | None = None
 
     @model_validator(mode="after")
@@ -58,23 +156,138 @@ class NotePatch(_Strict):
         return self
 
 
-class RagConfigIn(_Strict):
+class RagConfig(_Strict):
     enable_rag: StrictBool = Field(True, alias="enableRag")
-    max_sources: StrictInt = Field(8, alias="maxSources", ge=1, le=12)
+    max_sources: StrictInt = Field(8, alias="maxSources", ge=1, le=MAX_SOURCES)
     include_citations: StrictBool = Field(True, alias="includeCitations")
-    types: list[MemoryType] = Field(default_factory=list, max_length=6)
+    types: list[MemoryType] = Field(default_factory=list, max_length=RAG_TYPES_MAX)
 
 
 class ChatRequest(_Strict):
-    message: Text = Field(max_length=100_000)
+    message: Text
     conversation_id: Text | None = Field(
-        None, alias="conversationId", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$"
+        None,
+        alias="conversationId",
+        min_length=1,
+        max_length=CONVERSATION_ID_MAX_CHARS,
+        pattern=ID_PATTERN,
     )
-    rag_config: RagConfigIn = Field(
-        default_factory=lambda: RagConfigIn.model_validate({}), alias="ragConfig"
+    rag_config: RagConfig = Field(
+        default_factory=lambda: RagConfig.model_validate({}), alias="ragConfig"
     )
 
 
 class SearchRequest(_Strict):
-    query: Text = Field(max_length=100_000)
-    k: StrictInt = Field(8, ge=1, le=50)
+    query: Text
+    k: StrictInt = Field(8, ge=1, le=SEARCH_K_MAX)
+
+
+class NotesQuery(_Strict):
+    """The query string of ``GET /notes`` (``limit`` is checked to be a whole number
+    by the handler, which reads it)."""
+
+    limit: int = PAGE_SIZE_DEFAULT
+    cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestModels:
+    limits: Limits
+    note_create: type[NoteCreate]
+    note_patch: type[NotePatch]
+    chat: type[ChatRequest]
+    search: type[SearchRequest]
+    notes_query: type[NotesQuery]
+
+
+def request_models(settings: Settings) -> RequestModels:
+    """The request models with the limits of ``settings``."""
+    return _build(Limits.of(settings))
+
+
+@lru_cache(maxsize=8)
+def _build(limits: Limits) -> RequestModels:
+    note_max = limits.note_max_chars
+    title_max = limits.note_title_max_chars
+    tags_max = limits.note_max_tags
+    query_max = limits.chat_max_query_length
+    page_max = limits.page_size_max
+
+    def note_text(value: str) -> str:
+        clean = normalize(value)
+        if not clean:
+            raise _invalid("note text is empty")
+        if len(clean) > note_max:
+            raise _too_large(f"note text is longer than {note_max} characters")
+        return clean
+
+    def title(value: str) -> str:
+        clean = normalize(value)
+        if len(clean) > title_max:
+            raise _invalid(f"title is longer than {title_max} characters")
+        return clean
+
+    def tags(values: tuple[str, ...]) -> tuple[str, ...]:
+        if len(values) > tags_max:
+            raise _invalid(f"at most {tags_max} tags")
+        clean = tuple(dict.fromkeys(t for t in map(normalize, values) if t))
+        if any(len(t) > TAG_MAX_CHARS for t in clean):
+            raise _invalid(f"a tag is longer than {TAG_MAX_CHARS} characters")
+        return clean
+
+    def question(value: str) -> str:
+        if not value.strip():
+            raise _invalid("the question is empty")
+        if len(value) > query_max:
+            raise _invalid(f"the question is longer than {query_max} characters")
+        return value
+
+    def limit(value: int) -> int:
+        if not 1 <= value <= page_max:
+            raise _invalid(f"limit must be between 1 and {page_max}")
+        return value
+
+    def cursor(value: str) -> str:
+        if len(value) > CURSOR_MAX_CHARS:
+            raise _invalid("cursor is not valid")
+        return value
+
+    note_text_t = Annotated[
+        Text,
+        *_checked(
+            note_text,
+            minLength=1,
+            maxLength=note_max,
+            description="Must contain non-blank text. Longer text gets 413.",
+        ),
+    ]
+    title_t = Annotated[Text, *_checked(title, maxLength=title_max)]
+    tag_t = Annotated[Text, _doc(maxLength=TAG_MAX_CHARS)]
+    tags_t = Annotated[tuple[tag_t, ...], *_checked(tags, maxItems=tags_max)]
+    question_t = Annotated[Text, *_checked(question, minLength=1, maxLength=query_max)]
+    cursor_t = Annotated[
+        str,
+        *_checked(
+            cursor,
+            maxLength=CURSOR_MAX_CHARS,
+            description="The opaque cursor of the previous page.",
+        ),
+    ]
+    query_fields: dict[str, Any] = {
+        "limit": (Annotated[int, *_checked(limit, minimum=1, maximum=page_max)], PAGE_SIZE_DEFAULT),
+        "cursor": (cursor_t | None, None),
+    }
+    note_fields: dict[str, Any] = {
+        "title": (title_t | None, None),
+        "tags": (tags_t | None, None),
+    }
+    return RequestModels(
+        limits,
+        create_model("NoteCreate", __base__=NoteCreate, text=(note_text_t, ...), **note_fields),
+        create_model(
+            "NotePatch", __base__=NotePatch, text=(note_text_t | None, None), **note_fields
+        ),
+        create_model("ChatRequest", __base__=ChatRequest, message=(question_t, ...)),
+        create_model("SearchRequest", __base__=SearchRequest, query=(question_t, ...)),
+        create_model("NotesQuery", __base__=NotesQuery, **query_fields),
+    )

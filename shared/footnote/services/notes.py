@@ -1,4 +1,9 @@
-"""Notes as the API exposes them: validated, tenant-scoped, with their index state."""
+"""Notes as the API exposes them: tenant-scoped, with their index state.
+
+The API is the only caller, and its request models (``api/schemas.py``) have already
+checked and normalised every field against the limits in force: nothing is checked
+twice here. The indexer checks what it reads on its own (``MalformedNote``), since
+a note can be written behind the API's back."""
 
 from __future__ import annotations
 
@@ -9,9 +14,8 @@ from typing import Any
 
 from footnote.config import Settings
 from footnote.domain import IndexStatus, MemoryType, Note
-from footnote.errors import InvalidRequest, NotFound, PayloadTooLarge
+from footnote.errors import NotFound
 from footnote.ports import ChunkStore, NoteChanges, NoteStore
-from footnote.text import normalize
 
 
 def new_note_id() -> str:
@@ -36,18 +40,18 @@ class NotesService:
         tenant_id: str,
         text: str,
         title: str | None,
-        tags: list[str] | None,
+        tags: Sequence[str] | None,
         memory_type: MemoryType | None,
     ) -> dict[str, Any]:
         now = self._clock()
         note = Note(
             id=new_note_id(),
             tenant_id=tenant_id,
-            text=self._check_text(text),
+            text=text,
             created_at=now,
             updated_at=now,
-            title=self._check_title(title or ""),
-            tags=self._check_tags(tags or []),
+            title=title or "",
+            tags=tuple(tags or ()),
             type=memory_type,
         )
         return self._json(self._notes.create_note(note), IndexStatus.PENDING.value)
@@ -64,8 +68,6 @@ class NotesService:
         )
 
     def list(self, tenant_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
-        if not 1 <= limit <= self._s.page_size_max:
-            raise InvalidRequest(f"limit must be between 1 and {self._s.page_size_max}")
         page = self._notes.list_notes(tenant_id, limit, cursor)
         return {
             "notes": [self._json(n) for n in page.notes],
@@ -80,9 +82,9 @@ class NotesService:
         fields: dict[str, Any],
     ) -> dict[str, Any]:
         changes = NoteChanges(
-            text=self._check_text(fields["text"]) if "text" in fields else None,
-            title=self._check_title(fields["title"] or "") if "title" in fields else None,
-            tags=self._check_tags(fields["tags"] or []) if "tags" in fields else None,
+            text=fields.get("text"),
+            title=(fields["title"] or "") if "title" in fields else None,
+            tags=tuple(fields["tags"] or ()) if "tags" in fields else None,
             type=fields.get("type"),
             clear_type="type" in fields and fields["type"] is None,
         )
@@ -95,29 +97,6 @@ class NotesService:
     def delete(self, tenant_id: str, note_id: str) -> None:
         if not self._notes.delete_note(tenant_id, note_id):
             raise NotFound("note not found")
-
-    # -- validation --------------------------------------------------------------
-    def _check_text(self, text: str) -> str:
-        clean = normalize(text)
-        if not clean:
-            raise InvalidRequest("note text is empty")
-        if len(clean) > self._s.note_max_chars:
-            raise PayloadTooLarge(f"note text is longer than {self._s.note_max_chars} characters")
-        return clean
-
-    def _check_title(self, title: str) -> str:
-        clean = normalize(title)
-        if len(clean) > self._s.note_title_max_chars:
-            raise InvalidRequest(f"title is longer than {self._s.note_title_max_chars} characters")
-        return clean
-
-    def _check_tags(self, tags: Sequence[str]) -> tuple[str, ...]:
-        if len(tags) > self._s.note_max_tags:
-            raise InvalidRequest(f"at most {self._s.note_max_tags} tags")
-        clean = tuple(dict.fromkeys(normalize(t) for t in tags if normalize(t)))
-        if any(len(t) > 50 for t in clean):
-            raise InvalidRequest("a tag is longer than 50 characters")
-        return clean
 
     @staticmethod
     def _json(

@@ -1,0 +1,92 @@
+"""The API's limits come from the settings through one set of request models: the
+answers (status, code, message) a caller sees for each rule."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from footnote.api.schemas import request_models
+from tests.inproc import Harness, envelope
+
+
+@pytest.fixture(scope="module")
+def harness() -> Harness:
+    return Harness(NOTE_MAX_CHARS=200, NOTE_TITLE_MAX_CHARS=10, NOTE_MAX_TAGS=2)
+
+
+def _post(h: Harness, path: str, body: Any, method: str = "POST") -> Any:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return h.call(method, path, "limits", data=data, headers={"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"text": "x" * 201}, 413, "note text is longer than 200 characters"),
+        ({"text": " \t\n "}, 400, "note text is empty"),
+        ({"text": "\u200b"}, 400, "note text is empty"),  # blank once normalised
+        ({"text": "ok", "title": "t" * 11}, 400, "title is longer than 10 characters"),
+        ({"text": "ok", "tags": ["a", "b", "c"]}, 400, "at most 2 tags"),
+        ({"text": "ok", "tags": ["t" * 51]}, 400, "a tag is longer than 50 characters"),
+        ({"text": 5}, 400, "request body is not valid"),
+        ({"text": "x" * 201, "title": 5}, 400, "request body is not valid"),  # types first
+        (b'{"text": "ok"', 400, "request body is not valid JSON"),
+        (b"\xff\xfe{}", 400, "request body is not valid UTF-8"),
+        (b"[1, 2]", 400, "request body must be a JSON object"),
+        (b'{"t": ' + b"[" * 300 + b"]" * 300 + b"}", 400, "request body is nested too deeply"),
+    ],
+)
+def test_note_rules_answer_with_their_status_and_message(
+    harness: Harness, body: Any, status: int, message: str
+) -> None:
+    before = dict(harness.store.notes)
+    response = _post(harness, "/notes", body)
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert envelope(response)["message"].startswith(message)
+    assert dict(harness.store.notes) == before
+
+
+def test_text_is_stored_normalised_and_limits_apply_to_what_is_stored(harness: Harness) -> None:
+    # 200 characters once the trailing spaces go: within the limit.
+    response = _post(harness, "/notes", {"text": "y" * 200 + "   ", "tags": [" a ", "a"]})
+    assert response.status_code == 201, response.get_data(as_text=True)
+    note = response.get_json()
+    assert note["text"] == "y" * 200 and note["tags"] == ["a"] and note["title"] == ""
+    patched = _post(harness, f"/notes/{note['id']}", {"title": None, "text": "z\r\nz"}, "PATCH")
+    assert patched.get_json()["text"] == "z\nz"
+    too_long = _post(harness, f"/notes/{note['id']}", {"text": "x" * 201}, "PATCH")
+    assert too_long.status_code == 413
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("limit=0", "limit must be between 1 and 100"),
+        ("limit=101", "limit must be between 1 and 100"),
+        ("limit=abc", "limit must be a whole number"),
+        ("limit=%C2%B2", "limit must be a whole number"),  # "²" is a digit int() refuses
+        ("cursor=" + "c" * 1001, "cursor is not valid"),
+    ],
+)
+def test_list_parameters(harness: Harness, query: str, message: str) -> None:
+    response = harness.call("GET", f"/notes?{query}", "limits")
+    assert response.status_code == 400
+    assert envelope(response)["message"] == message
+
+
+def test_question_rules_for_chat_and_search(harness: Harness) -> None:
+    for path, key in (("/chat", "message"), ("/search", "query")):
+        empty = _post(harness, path, {key: "   "})
+        assert (empty.status_code, envelope(empty)["message"]) == (400, "the question is empty")
+        long = _post(harness, path, {key: "q" * 2001})
+        assert envelope(long)["message"] == "the question is longer than 2000 characters"
+
+
+def test_models_are_built_once_per_set_of_limits(harness: Harness) -> None:
+    settings = harness.container.settings
+    assert request_models(settings) is request_models(settings)
+    schema = request_models(settings).note_create.model_json_schema()
+    assert schema["properties"]["text"]["maxLength"] == 200
