@@ -36,6 +36,9 @@ def _post(h: Harness, path: str, body: Any, method: str = "POST") -> Any:
         (b'{"text": "ok"', 400, "request body is not valid JSON"),
         (b"\xff\xfe{}", 400, "request body is not valid UTF-8"),
         (b"[1, 2]", 400, "request body must be a JSON object"),
+        (b'{"text": "a\\ud800"}', 400, "request body is not valid: strings must be valid Unicode"),
+        (b'{"text": "ok"} trailing', 400, "request body is not valid JSON"),
+        (b"", 400, "request body is not valid JSON"),
         (b'{"t": ' + b"[" * 300 + b"]" * 300 + b"}", 400, "request body is nested too deeply"),
     ],
 )

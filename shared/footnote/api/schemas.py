@@ -84,18 +84,10 @@ def _doc(**keywords: Any) -> _Doc:
     return _Doc(tuple(keywords.items()))
 
 
-def _encodable(value: str) -> str:
-    """JSON may carry lone surrogates (``"\\ud800"``); Firestore, UTF-8 and every
-    response we write cannot. The JSON parser refuses them in request bodies; this
-    refuses them in any other input validated by these models."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("must be valid Unicode (no unpaired surrogates)") from None
-    return value
-
-
-Text = Annotated[StrictStr, AfterValidator(_encodable)]
+# Lone surrogates ("\ud800") are valid JSON escapes that Firestore, UTF-8 and every
+# response we write cannot carry: pydantic's JSON parser refuses them in request
+# bodies (api/http.py says so in the error), so a model's strings are always encodable.
+Text = StrictStr
 
 
 def _checked(check: Callable[[Any], Any], **keywords: Any) -> tuple[AfterValidator, _Doc]:
