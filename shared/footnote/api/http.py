@@ -13,10 +13,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
-from werkzeug.routing import Map, RequestRedirect, Rule
+from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Request, Response
 
 from footnote import logs
+from footnote.api.routes import ROUTES
 from footnote.api.schemas import ID_MAX_CHARS, PAGE_SIZE_DEFAULT, RULE_ERRORS, request_models
 from footnote.config import Settings
 from footnote.errors import (
@@ -37,32 +38,7 @@ from footnote.services.quotas import QuotaService
 log = logging.getLogger("footnote.api")
 M = TypeVar("M", bound=BaseModel)
 
-_ID = f"<string(minlength=1,maxlength={ID_MAX_CHARS}):{{}}>"
-ROUTES = Map(
-    [
-        Rule("/healthz", endpoint="health", methods=["GET"]),
-        Rule("/openapi.json", endpoint="openapi", methods=["GET"]),
-        Rule("/notes", endpoint="notes_create", methods=["POST"]),
-        Rule("/notes", endpoint="notes_list", methods=["GET"]),
-        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_get", methods=["GET"]),
-        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_patch", methods=["PATCH"]),
-        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_delete", methods=["DELETE"]),
-        Rule("/chat", endpoint="chat", methods=["POST"]),
-        Rule("/search", endpoint="search", methods=["POST"]),
-        Rule(
-            f"/conversations/{_ID.format('conversation_id')}/messages",
-            endpoint="messages",
-            methods=["GET"],
-        ),
-        Rule(f"/messages/{_ID.format('message_id')}/sources", endpoint="sources", methods=["GET"]),
-    ],
-    strict_slashes=False,
-    # No redirects: a doubled slash (`/notes//abc`, `/notes/%2Fabc`) is simply not
-    # found. Werkzeug would answer it with a 308 raised as an exception, outside the
-    # error envelope.
-    merge_slashes=False,
-    redirect_defaults=False,
-)
+
 # Ids we issue are URL-safe; anything else (incl. Firestore-reserved "__x__") is simply not found.
 _SAFE_ID = re.compile(rf"(?!__.*__$)[A-Za-z0-9_-]{{1,{ID_MAX_CHARS}}}")
 

@@ -1,4 +1,6 @@
-"""The API's request shapes and every limit on them, declared once.
+"""The API's request and response shapes and every limit on them, declared once.
+
+(Over 400 lines on purpose: one place holds every shape and limit a client sees.)
 
 :func:`request_models` builds the request models from the settings in force (cached
 per set of limits). The same models validate request bodies in ``api/http.py`` and
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from typing import Annotated, Any
 
@@ -30,12 +33,14 @@ from pydantic import (
     create_model,
     model_validator,
 )
+from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from footnote.config import Settings
-from footnote.domain import MemoryType
+from footnote.domain import IndexStatus, Intent, MemoryType
 from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
+from footnote.retrieval import retriever as strategies
 from footnote.text import normalize
 
 # Limits that are part of the API's contract rather than deployment settings.
@@ -46,6 +51,16 @@ SEARCH_K_MAX = 50
 RAG_TYPES_MAX = len(MemoryType)
 CURSOR_MAX_CHARS = 1000
 PAGE_SIZE_DEFAULT = 20
+# meta.retrieval.strategy: the retriever's names, and "disabled" (ragConfig.enableRag
+# false, set by ChatService). One enum for all of them is another step of issue 17.
+STRATEGIES = (
+    strategies.HYBRID,
+    strategies.HYBRID_MEMORY_FALLBACK,
+    strategies.KEYWORD_RECENCY,
+    strategies.RECENT_NOTES,
+    strategies.NONE,
+    "disabled",
+)
 # Ids in paths: what we issue is URL-safe; anything else is simply not found.
 ID_MAX_CHARS = 200
 ID_PATTERN = r"^[A-Za-z0-9_-]+$"
@@ -134,6 +149,10 @@ class NoteCreate(_Strict):
 
 
 class NotePatch(_Strict):
+    # Only the fields sent change; text may be absent, never null (the built model's
+    # text is not nullable).
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
     text: Text | None = None
     title: Text | None = None
     tags: tuple[Text, ...] | None = None
@@ -143,8 +162,6 @@ class NotePatch(_Strict):
     def _something(self) -> NotePatch:
         if not self.model_fields_set:
             raise ValueError("nothing to change: send text, title, tags or type")
-        if "text" in self.model_fields_set and self.text is None:
-            raise ValueError("text cannot be null")
         return self
 
 
@@ -276,10 +293,148 @@ def _build(limits: Limits) -> RequestModels:
     return RequestModels(
         limits,
         create_model("NoteCreate", __base__=NoteCreate, text=(note_text_t, ...), **note_fields),
-        create_model(
-            "NotePatch", __base__=NotePatch, text=(note_text_t | None, None), **note_fields
-        ),
+        create_model("NotePatch", __base__=NotePatch, text=(note_text_t, None), **note_fields),
         create_model("ChatRequest", __base__=ChatRequest, message=(question_t, ...)),
         create_model("SearchRequest", __base__=SearchRequest, query=(question_t, ...)),
         create_model("NotesQuery", __base__=NotesQuery, **query_fields),
     )
+
+
+# -- response models ------------------------------------------------------------------
+# What api/wire.py writes, for the description; tests check the API's responses
+# against them (extra="forbid": a key written but not described fails).
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True
+    )
+
+
+class ErrorBody(_Out):
+    code: str
+    message: str
+    details: Any
+
+
+class Error(_Out):
+    error: ErrorBody
+
+
+class Note(_Out):
+    id: str
+    text: str
+    title: str
+    tags: list[str]
+    type: MemoryType | None
+    created_at: datetime
+    updated_at: datetime
+    # Absent from a listing; chunkCount only on GET /notes/{noteId}.
+    index_status: IndexStatus | None = None
+    chunk_count: int | None = None
+
+
+class NotePage(_Out):
+    notes: list[Note]
+    cursor: str | None
+    has_more: bool
+
+
+class Citation(_Out):
+    cid: str = Field(pattern=r"^N[0-9]+$")
+    note_id: str
+    chunk_id: str
+    created_at: str
+    snippet: str
+    score: float
+
+
+Strategy = Annotated[str, _doc(enum=list(STRATEGIES))]
+
+
+class RetrievalMeta(_Out):
+    k: int
+    strategy: Strategy
+    candidate_count: int
+    rerank_count: int
+    time_ms: float
+    matched: bool
+    confidence: float
+    fallbacks: list[str]
+    total_ms: float | None = None  # search only
+
+
+class ChatMeta(_Out):
+    model: str
+    confidence: float
+    retrieval: RetrievalMeta
+    timings: dict[str, float]
+    fallbacks: list[str]
+    regenerated: bool
+    intent: Intent
+    follow_up: bool
+
+
+class ChatResponse(_Out):
+    answer: str
+    citations: list[Citation]
+    conversation_id: str
+    message_id: str
+    meta: ChatMeta
+
+
+class Window(_Out):
+    start: str | None
+    end: str | None
+    label: str
+
+
+class QueryMeta(_Out):
+    keywords: list[str]
+    intent: Intent
+    types: list[MemoryType]
+    window: Window | None
+    unresolved: list[str]
+
+
+class SearchMeta(RetrievalMeta):
+    query: QueryMeta
+
+
+class SearchHit(_Out):
+    chunk_id: str
+    note_id: str
+    text: str
+    created_at: str
+    memory_type: MemoryType
+    score: float
+    similarity: float
+    sources: list[str]
+    breakdown: dict[str, float]
+
+
+class SearchResponse(_Out):
+    results: list[SearchHit]
+    meta: SearchMeta
+
+
+class Message(_Out):
+    id: str
+    conversation_id: str
+    role: str
+    text: str
+    created_at: str
+    citations: list[Citation]
+
+
+class Messages(_Out):
+    messages: list[Message]
+
+
+class Sources(_Out):
+    sources: list[Citation]
+
+
+class Health(_Out):
+    status: str
+    backends: dict[str, str]
