@@ -7,7 +7,9 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
+from footnote.api import schemas
 from footnote.api.schemas import request_models
 from tests.inproc import Harness, envelope
 
@@ -137,3 +139,41 @@ def test_generated_description_keeps_every_operation_and_status(harness: Harness
     assert spec["paths"]["/healthz"]["get"]["security"] == []
     props = spec["components"]["schemas"]["NoteCreate"]["properties"]
     assert props["text"]["maxLength"] == 200 and props["tags"]["anyOf"][0]["maxItems"] == 2
+
+
+def test_every_response_matches_its_described_model() -> None:
+    """The bodies api/wire.py writes against the response models the description is
+    generated from (they forbid extra keys: a key written but not described fails)."""
+    h = Harness()
+    t = "shapes"
+
+    def ok(response: Any, model: type[BaseModel]) -> dict[str, Any]:
+        assert response.status_code < 300, response.get_data(as_text=True)
+        body: dict[str, Any] = response.get_json()
+        model.model_validate(body)
+        return body
+
+    a = ok(h.call("POST", "/notes", t, json={"text": "We chose Firestore for sync."}), schemas.Note)
+    ok(h.call("POST", "/notes", t, json={"text": "Revenue grew 12% in March."}), schemas.Note)
+    h.index_all()
+    assert "chunkCount" in ok(h.call("GET", f"/notes/{a['id']}", t), schemas.Note)
+    ok(h.call("GET", "/notes?limit=1", t), schemas.NotePage)
+    answer = ok(
+        h.call("POST", "/chat", t, json={"message": "What did we choose for sync?"}),
+        schemas.ChatResponse,
+    )
+    assert answer["citations"], answer
+    ok(h.call("POST", "/search", t, json={"query": "revenue in March"}), schemas.SearchResponse)
+    ok(h.call("POST", "/search", "nobody", json={"query": "anything"}), schemas.SearchResponse)
+    ok(h.call("GET", f"/conversations/{answer['conversationId']}/messages", t), schemas.Messages)
+    sources = ok(h.call("GET", f"/messages/{answer['messageId']}/sources", t), schemas.Sources)
+    assert sources["sources"] == answer["citations"]
+    ok(h.call("GET", "/healthz"), schemas.Health)
+    ok(h.call("PATCH", f"/notes/{a['id']}", t, json={"type": "decision"}), schemas.Note)
+    stream = h.call(
+        "POST", "/chat", t, json={"message": "Revenue?"}, headers={"Accept": "text/event-stream"}
+    ).get_data(as_text=True)
+    done = [b for b in stream.split("\n\n") if b.startswith("event: done")]
+    schemas.ChatResponse.model_validate_json(done[0].split("data: ", 1)[1])
+    error = h.call("GET", "/notes/missing", t)
+    schemas.Error.model_validate(error.get_json())

@@ -17,6 +17,7 @@ from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Request, Response
 
 from footnote import logs
+from footnote.api import wire
 from footnote.api.routes import ROUTES
 from footnote.api.schemas import ID_MAX_CHARS, PAGE_SIZE_DEFAULT, RULE_ERRORS, request_models
 from footnote.config import Settings
@@ -31,7 +32,7 @@ from footnote.errors import (
     UnsupportedMediaType,
 )
 from footnote.ports import AppCheckVerifier, TokenVerifier
-from footnote.services.chat import ChatService, RagConfig
+from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
 
@@ -144,8 +145,8 @@ class Api:
             if quotas and reservation:
                 quotas.release(reservation)
             raise
-        fields["noteId"] = note["id"]
-        return _json(note, 201, {"Location": f"/notes/{note['id']}"})
+        fields["noteId"] = note.note.id
+        return _json(wire.note(note), 201, {"Location": f"/notes/{note.note.id}"})
 
     def _on_notes_list(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
@@ -156,12 +157,12 @@ class Api:
             self._models.notes_query,
             {"limit": int(raw_limit[:6]), "cursor": request.args.get("cursor") or None},
         )
-        return _json(self._notes().list(tenant, query.limit, query.cursor), 200)
+        return _json(wire.note_page(self._notes().list(tenant, query.limit, query.cursor)), 200)
 
     def _on_note_get(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        return _json(self._notes().get(tenant, note_id), 200)
+        return _json(wire.note(self._notes().get(tenant, note_id)), 200)
 
     def _on_note_patch(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
@@ -170,8 +171,8 @@ class Api:
         changes = {name: getattr(body, name) for name in body.model_fields_set}
         quotas = self._quotas() if self._quotas else None
         if quotas is None or "text" not in changes:
-            return _json(self._notes().update(tenant, note_id, changes), 200)
-        old = len(self._notes().get(tenant, note_id)["text"])
+            return _json(wire.note(self._notes().update(tenant, note_id, changes)), 200)
+        old = len(self._notes().get(tenant, note_id).note.text)
         grow = max(len(changes["text"]) - old, 0)
         reservation = quotas.reserve_note(tenant, grow, False)
         try:
@@ -179,14 +180,14 @@ class Api:
         except BaseException:
             quotas.release(reservation)
             raise
-        quotas.adjust_chars(tenant, len(note["text"]) - old - reservation.chars)
-        return _json(note, 200)
+        quotas.adjust_chars(tenant, len(note.note.text) - old - reservation.chars)
+        return _json(wire.note(note), 200)
 
     def _on_note_delete(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
         quotas = self._quotas() if self._quotas else None
-        old = len(self._notes().get(tenant, note_id)["text"]) if quotas else 0
+        old = len(self._notes().get(tenant, note_id).note.text) if quotas else 0
         self._notes().delete(tenant, note_id)
         if quotas:
             quotas.adjust_chars(tenant, -old)
@@ -210,25 +211,25 @@ class Api:
             )
         outcome = service.chat(tenant, body.message, body.conversation_id, rag)
         fields.update(outcome.log_fields)
-        return _json(outcome.body(), 200)
+        return _json(wire.chat(outcome), 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.search, self._s.request_max_bytes)
         self._charge(tenant, "search")
         result = self._chat().search(tenant, body.query, body.k)
-        fields["strategy"] = result["meta"]["strategy"]
-        fields["chunkIds"] = [r["chunkId"] for r in result["results"]]
-        return _json(result, 200)
+        fields["strategy"] = result.retrieval.strategy
+        fields["chunkIds"] = [h.chunk_id for h in result.hits]
+        return _json(wire.search(result), 200)
 
     def _on_messages(
         self, request: Request, tenant: str, fields: dict[str, Any], conversation_id: str
     ) -> Response:
-        return _json({"messages": self._chat().messages(tenant, conversation_id)}, 200)
+        return _json(wire.messages(self._chat().messages(tenant, conversation_id)), 200)
 
     def _on_sources(
         self, request: Request, tenant: str, fields: dict[str, Any], message_id: str
     ) -> Response:
-        return _json({"sources": self._chat().sources(tenant, message_id)}, 200)
+        return _json(wire.sources(self._chat().sources(tenant, message_id)), 200)
 
     # -- edge concerns -----------------------------------------------------------
     def _charge(self, tenant: str, endpoint: str) -> None:
@@ -341,10 +342,11 @@ def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Resp
     )
 
 
-def _sse(events: Iterator[tuple[str, dict[str, Any]]]) -> Iterator[str]:
+def _sse(events: Iterator[StreamEvent]) -> Iterator[str]:
     try:
         for name, data in events:
-            yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+            body = wire.chat(data) if isinstance(data, ChatOutcome) else data
+            yield f"event: {name}\ndata: {json.dumps(body, ensure_ascii=False)}\n\n"
     finally:
         close = getattr(events, "close", None)
         if close is not None:

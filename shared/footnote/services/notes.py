@@ -16,6 +16,7 @@ from footnote.config import Settings
 from footnote.domain import IndexStatus, MemoryType, Note
 from footnote.errors import NotFound
 from footnote.ports import ChunkStore, NoteChanges, NoteStore
+from footnote.services.results import NoteListing, NoteView
 
 
 def new_note_id() -> str:
@@ -42,7 +43,7 @@ class NotesService:
         title: str | None,
         tags: Sequence[str] | None,
         memory_type: MemoryType | None,
-    ) -> dict[str, Any]:
+    ) -> NoteView:
         now = self._clock()
         note = Note(
             id=new_note_id(),
@@ -54,33 +55,29 @@ class NotesService:
             tags=tuple(tags or ()),
             type=memory_type,
         )
-        return self._json(self._notes.create_note(note), IndexStatus.PENDING.value)
+        return NoteView(self._notes.create_note(note), IndexStatus.PENDING)
 
-    def get(self, tenant_id: str, note_id: str) -> dict[str, Any]:
+    def get(self, tenant_id: str, note_id: str) -> NoteView:
         note = self._notes.get_note(tenant_id, note_id)
         if note is None:
             raise NotFound("note not found")
         state = self._chunks.index_state(note_id)
-        return self._json(
+        return NoteView(
             note,
-            state.status.value if state else IndexStatus.PENDING.value,
+            state.status if state else IndexStatus.PENDING,
             state.chunk_count if state else 0,
         )
 
-    def list(self, tenant_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
+    def list(self, tenant_id: str, limit: int, cursor: str | None) -> NoteListing:
         page = self._notes.list_notes(tenant_id, limit, cursor)
-        return {
-            "notes": [self._json(n) for n in page.notes],
-            "cursor": page.cursor,
-            "hasMore": page.cursor is not None,
-        }
+        return NoteListing(tuple(page.notes), page.cursor)
 
     def update(
         self,
         tenant_id: str,
         note_id: str,
         fields: dict[str, Any],
-    ) -> dict[str, Any]:
+    ) -> NoteView:
         changes = NoteChanges(
             text=fields.get("text"),
             title=(fields["title"] or "") if "title" in fields else None,
@@ -92,27 +89,8 @@ class NotesService:
         if note is None:
             raise NotFound("note not found")
         state = self._chunks.index_state(note_id)
-        return self._json(note, state.status.value if state else IndexStatus.PENDING.value)
+        return NoteView(note, state.status if state else IndexStatus.PENDING)
 
     def delete(self, tenant_id: str, note_id: str) -> None:
         if not self._notes.delete_note(tenant_id, note_id):
             raise NotFound("note not found")
-
-    @staticmethod
-    def _json(
-        note: Note, status: str | None = None, chunk_count: int | None = None
-    ) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "id": note.id,
-            "text": note.text,
-            "title": note.title,
-            "tags": list(note.tags),
-            "type": note.type.value if note.type else None,
-            "createdAt": note.created_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-            "updatedAt": note.updated_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
-        }
-        if status is not None:
-            body["indexStatus"] = status
-        if chunk_count is not None:
-            body["chunkCount"] = chunk_count
-        return body
