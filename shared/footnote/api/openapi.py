@@ -61,7 +61,7 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
 
 @lru_cache(maxsize=8)
 def _spec(limits: schemas.Limits) -> dict[str, Any]:
-    models = schemas._build(limits)
+    models = schemas.build_models(limits)
     entries: list[tuple[type[BaseModel], JsonSchemaMode]] = [(schemas.Error, "serialization")]
     for route in ROUTE_TABLE:
         for name in (route.body, route.query):
@@ -162,7 +162,5 @@ def _operation(
 def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
     """A query parameter's schema: a parameter is absent rather than null."""
     branches = [b for b in schema.get("anyOf", ()) if b != {"type": "null"}]
-    out = {k: v for k, v in schema.items() if k != "anyOf"}
-    if out.get("default", 0) is None:
-        del out["default"]
+    out = {k: v for k, v in schema.items() if k != "anyOf" and not (k == "default" and v is None)}
     return {**branches[0], **out} if len(branches) == 1 else out

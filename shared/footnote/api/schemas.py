@@ -211,11 +211,12 @@ class RequestModels:
 
 def request_models(settings: Settings) -> RequestModels:
     """The request models with the limits of ``settings``."""
-    return _build(Limits.of(settings))
+    return build_models(Limits.of(settings))
 
 
 @lru_cache(maxsize=8)
-def _build(limits: Limits) -> RequestModels:
+def build_models(limits: Limits) -> RequestModels:
+    """The request models with ``limits``, built once per value."""
     note_max = limits.note_max_chars
     title_max = limits.note_title_max_chars
     tags_max = limits.note_max_tags
