@@ -14,6 +14,7 @@ import pytest
 from benchmarks.retrieval import ReadCounter
 
 from footnote.adapters.firestore_store import FirestoreStore
+from footnote.api import wire
 from footnote.services.chat import RagConfig
 from footnote.wiring import Container
 from tests.factories import note
@@ -53,11 +54,11 @@ def test_a_query_reads_at_most_k_plus_2_documents(google, direct_firestore_clien
     counter = ReadCounter()
     k = 4
     with counter.installed():
-        found = c.chat.search(tenant, "When is the launch?", k)
+        found = wire.search(c.chat.search(tenant, "When is the launch?", k))
         search_reads, _ = counter.reset()
-        answer = c.chat.chat(
-            tenant, "What did we choose for the notes store?", None, RagConfig()
-        ).body()
+        answer = wire.chat(
+            c.chat.chat(tenant, "What did we choose for the notes store?", None, RagConfig())
+        )
         chat_reads, _ = counter.reset()
     assert found["meta"]["strategy"] == "hybrid_reranked", found["meta"]
     assert found["results"] and len(found["results"]) <= k
@@ -78,13 +79,13 @@ def test_a_deleted_note_is_not_cited_while_its_vectors_remain(
         c.indexing.index_note(n.id)
         ids.append(n.id)
     launch = ids[1]
-    before = c.chat.chat(tenant, "When is the launch?", None, RagConfig()).body()
+    before = wire.chat(c.chat.chat(tenant, "When is the launch?", None, RagConfig()))
     assert launch in {x["noteId"] for x in before["citations"]}
     c.notes.delete(tenant, launch)  # what DELETE /notes/{id} calls
     # The indexer has not run: Vector Search still holds the note's datapoints.
     index = next(iter(google.indexes))
     assert any(dp.startswith(launch) for dp in google.datapoints(index))
-    after = c.chat.chat(tenant, "When is the launch?", None, RagConfig()).body()
+    after = wire.chat(c.chat.chat(tenant, "When is the launch?", None, RagConfig()))
     assert launch not in {x["noteId"] for x in after["citations"]}, after
     found = c.chat.search(tenant, "launch date March 14 payment review", 8)
-    assert launch not in {r["noteId"] for r in found["results"]}
+    assert launch not in {h.note_id for h in found.hits}

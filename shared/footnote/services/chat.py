@@ -19,13 +19,21 @@ import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, ScoredChunk, Source
+from footnote.domain import (
+    Citation,
+    Draft,
+    Intent,
+    MemoryType,
+    QueryAnalysis,
+    ScoredChunk,
+    Source,
+)
 from footnote.errors import InvalidRequest, NotFound
 from footnote.generation.citations import MARKER, SentenceChecker, complete_sentences, validate
 from footnote.generation.extractive import ExtractiveGenerator
@@ -34,6 +42,16 @@ from footnote.ports import ConversationStore, Generator, Reranker, Turn
 from footnote.retrieval import retriever as strategies
 from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_previous
 from footnote.retrieval.retriever import RetrievalResult, Retriever
+from footnote.services.results import (
+    AnswerMeta,
+    Message,
+    QueryReport,
+    RetrievalReport,
+    SearchHit,
+    SearchResult,
+    citation_from_record,
+    citation_record,
+)
 from footnote.text import sentences
 
 log = logging.getLogger(__name__)
@@ -52,23 +70,20 @@ class RagConfig:
     types: tuple[MemoryType, ...] = ()
 
 
-@dataclass
+@dataclass(frozen=True)
 class ChatOutcome:
+    """An answer, as recorded; ``api/wire.py`` writes its JSON."""
+
     answer: str
-    citations: list[dict[str, Any]]
-    meta: dict[str, Any]
+    citations: tuple[Citation, ...]
+    meta: AnswerMeta
     conversation_id: str
     message_id: str
-    log_fields: dict[str, Any] = field(default_factory=dict)
+    log_fields: Mapping[str, Any] = field(default_factory=dict)
 
-    def body(self) -> dict[str, Any]:
-        return {
-            "answer": self.answer,
-            "citations": self.citations,
-            "conversationId": self.conversation_id,
-            "messageId": self.message_id,
-            "meta": self.meta,
-        }
+
+# A server-sent event: its name and its data ("done" carries the recorded answer).
+StreamEvent = tuple[str, dict[str, Any] | ChatOutcome]
 
 
 @dataclass
@@ -107,7 +122,7 @@ class _Checked:
 
     draft: Draft
     answer: str
-    citations: list[dict[str, Any]]
+    citations: tuple[Citation, ...]
     regenerated: bool
 
 
@@ -130,31 +145,30 @@ class ChatService:
         self._reranker = reranker
 
     # -- search ----------------------------------------------------------------
-    def search(self, tenant_id: str, query: str, k: int) -> dict[str, Any]:
-        self._check_query(query)
+    def search(self, tenant_id: str, query: str, k: int) -> SearchResult:
+        # The API's request model has checked the query (only POST /search calls this);
+        # chat() checks its question itself: the evaluation asks it directly too.
         started = time.perf_counter()
         analysis = analyze(query, self._clock(), self._retriever.events(tenant_id))
         result = self._retriever.retrieve(tenant_id, analysis, k=k)
-        return {
-            "results": [
-                {
-                    "chunkId": c.chunk.chunk_id,
-                    "noteId": c.chunk.note_id,
-                    "text": c.chunk.text,
-                    "createdAt": _iso(c.chunk.created_at),
-                    "memoryType": c.chunk.memory_type.value,
-                    "score": round(c.score, 6),
-                    "similarity": round(c.similarity, 4),
-                    "sources": list(c.sources),
-                    "breakdown": {k2: round(v, 6) for k2, v in c.breakdown.items()},
-                }
-                for c in (result.chunks if result.matched else [])
-            ],
-            "meta": {
-                **_retrieval_meta(result, k, started),
-                "query": _analysis_meta(analysis),
-            },
-        }
+        hits = tuple(
+            SearchHit(
+                c.chunk.chunk_id,
+                c.chunk.note_id,
+                c.chunk.text,
+                c.chunk.created_at,
+                c.chunk.memory_type,
+                c.score,
+                c.similarity,
+                c.sources,
+                dict(c.breakdown),
+            )
+            for c in (result.chunks if result.matched else [])
+        )
+        query_report = QueryReport(
+            analysis.keywords, analysis.intent, analysis.types, analysis.window, analysis.unresolved
+        )
+        return SearchResult(hits, _retrieval_meta(result, k, started), query_report)
 
     # -- chat ------------------------------------------------------------------
     def chat(
@@ -286,7 +300,7 @@ class ChatService:
         )
         return ChatOutcome(
             answer,
-            checked.citations if p.rag.include_citations else [],
+            checked.citations if p.rag.include_citations else (),
             meta,
             conversation_id,
             message_id,
@@ -297,31 +311,20 @@ class ChatService:
         """Keep the citations the sources support; regenerate strictly, once, when most
         were dropped (never for the extractive generator, whose citations are its own)."""
         if not p.sources:
-            return _Checked(draft, draft.text, [], regenerated=False)
+            return _Checked(draft, draft.text, (), regenerated=False)
         checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
         regenerated = False
         if allow_retry and checked.dropped > checked.kept and draft.model != self._extractive.model:
             regenerated = True
             draft = self._generate(p.question, p.sources, p.analysis, True, p.fallbacks, p.history)
             checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
-        citations = [
-            {
-                "cid": c.cid,
-                "noteId": c.note_id,
-                "chunkId": c.chunk_id,
-                "createdAt": _iso(c.created_at),
-                "snippet": c.snippet,
-                "score": c.score,
-            }
-            for c in checked.citations
-        ]
-        return _Checked(draft, checked.text, citations, regenerated)
+        return _Checked(draft, checked.text, tuple(checked.citations), regenerated)
 
     def _record(
         self,
         p: _Prepared,
         answer: str,
-        citations: list[dict[str, Any]],
+        citations: Sequence[Citation],
         model: str,
         confidence: float,
     ) -> tuple[str, str]:
@@ -338,19 +341,12 @@ class ChatService:
                     "assistant",
                     answer,
                     p.now,
-                    tuple(citations),
+                    tuple(citation_record(c) for c in citations),
                     {"model": model, "confidence": confidence},
                 ),
             ]
         )
         return conversation_id, message_id
-
-    def stream(self, outcome: ChatOutcome) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Server-sent events for a finished answer: meta, the text in pieces, done."""
-        yield "meta", {"conversationId": outcome.conversation_id, "meta": outcome.meta}
-        for piece in sentences(outcome.answer) or [outcome.answer]:
-            yield "delta", {"text": piece + " "}
-        yield "done", outcome.body()
 
     def chat_stream(
         self,
@@ -358,7 +354,7 @@ class ChatService:
         message: str,
         conversation_id: str | None,
         rag: RagConfig,
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
+    ) -> Iterator[StreamEvent]:
         """Server-sent events as the generator writes: meta, one ``delta`` per sentence, done.
 
         Retrieval (and any bad request or unknown conversation) happens before this
@@ -372,7 +368,7 @@ class ChatService:
         p = self._prepare(tenant_id, message, conversation_id, rag)
         return self._stream_events(p)
 
-    def _stream_events(self, p: _Prepared) -> Iterator[tuple[str, dict[str, Any]]]:
+    def _stream_events(self, p: _Prepared) -> Iterator[StreamEvent]:
         yield (
             "meta",
             {"conversationId": p.conversation_id, "meta": {"intent": p.analysis.intent.value}},
@@ -386,7 +382,7 @@ class ChatService:
             draft = yield from self._streamed_draft(p)
         p.timings["generateMs"] = _ms(t)
         outcome = self._finish(p, draft, allow_retry=False)
-        yield "done", outcome.body()
+        yield "done", outcome
 
     def _streamed_draft(
         self, p: _Prepared
@@ -437,17 +433,27 @@ class ChatService:
                 close()
 
     # -- conversations ---------------------------------------------------------
-    def messages(self, tenant_id: str, conversation_id: str) -> list[dict[str, Any]]:
+    def messages(self, tenant_id: str, conversation_id: str) -> tuple[Message, ...]:
         turns = self._conversations.conversation_turns(tenant_id, conversation_id)
         if turns is None:
             raise NotFound("conversation not found")
-        return [_turn_json(t) for t in turns]
+        return tuple(
+            Message(
+                t.message_id,
+                t.conversation_id,
+                t.role,
+                t.text,
+                t.created_at,
+                tuple(citation_from_record(c) for c in t.citations),
+            )
+            for t in turns
+        )
 
-    def sources(self, tenant_id: str, message_id: str) -> list[dict[str, Any]]:
+    def sources(self, tenant_id: str, message_id: str) -> tuple[Citation, ...]:
         turn = self._conversations.turn(tenant_id, message_id)
         if turn is None:
             raise NotFound("message not found")
-        return [dict(c) for c in turn.citations]
+        return tuple(citation_from_record(c) for c in turn.citations)
 
     # -- internals -------------------------------------------------------------
     def _check_query(self, text: str) -> None:
@@ -539,17 +545,17 @@ def _last_question(turns: Sequence[Turn]) -> str | None:
     return None
 
 
-def _chat_meta(p: _Prepared, model: str, regenerated: bool, confidence: float) -> dict[str, Any]:
-    return {
-        "model": model,
-        "confidence": confidence,
-        "retrieval": _retrieval_meta(p.result, p.rag.max_sources, None),
-        "timings": p.timings,
-        "fallbacks": p.fallbacks,
-        "regenerated": regenerated,
-        "intent": p.analysis.intent.value,
-        "followUp": p.follow_up,
-    }
+def _chat_meta(p: _Prepared, model: str, regenerated: bool, confidence: float) -> AnswerMeta:
+    return AnswerMeta(
+        model,
+        confidence,
+        _retrieval_meta(p.result, p.rag.max_sources, None),
+        p.timings,
+        tuple(p.fallbacks),
+        regenerated,
+        p.analysis.intent,
+        p.follow_up,
+    )
 
 
 def _log_fields(p: _Prepared, confidence: float, citations: int) -> dict[str, Any]:
@@ -564,53 +570,18 @@ def _log_fields(p: _Prepared, confidence: float, citations: int) -> dict[str, An
     }
 
 
-def _retrieval_meta(result: RetrievalResult, k: int, started: float | None) -> dict[str, Any]:
-    meta = {
-        "k": k,
-        "strategy": result.strategy,
-        "candidateCount": result.candidate_count,
-        "rerankCount": len(result.chunks) if result.matched else 0,
-        "timeMs": round(sum(result.timings_ms.values()), 2),
-        "matched": result.matched,
-        "confidence": round(result.confidence, 4),
-        "fallbacks": list(result.fallbacks),
-    }
-    if started is not None:
-        meta["totalMs"] = _ms(started)
-    return meta
-
-
-def _analysis_meta(a: QueryAnalysis) -> dict[str, Any]:
-    return {
-        "keywords": list(a.keywords),
-        "intent": a.intent.value,
-        "types": [t.value for t in a.types],
-        "window": None
-        if a.window is None
-        else {
-            "start": _iso(a.window.start) if a.window.start else None,
-            "end": _iso(a.window.end) if a.window.end else None,
-            "label": a.window.label,
-        },
-        # time hints we could not turn into dates ("before the launch" with no
-        # known launch): the client can say the filter was not applied.
-        "unresolved": list(a.unresolved),
-    }
-
-
-def _turn_json(t: Turn) -> dict[str, Any]:
-    return {
-        "id": t.message_id,
-        "conversationId": t.conversation_id,
-        "role": t.role,
-        "text": t.text,
-        "createdAt": _iso(t.created_at),
-        "citations": [dict(c) for c in t.citations],
-    }
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+def _retrieval_meta(result: RetrievalResult, k: int, started: float | None) -> RetrievalReport:
+    return RetrievalReport(
+        k,
+        result.strategy,
+        result.candidate_count,
+        len(result.chunks) if result.matched else 0,
+        sum(result.timings_ms.values()),
+        result.matched,
+        result.confidence,
+        result.fallbacks,
+        _ms(started) if started is not None else None,
+    )
 
 
 def _ms(start: float) -> float:
