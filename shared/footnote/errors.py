@@ -91,6 +91,19 @@ class BackendUnavailable(FootnoteError):
     code = "unavailable"
 
 
+class Contention(FootnoteError):
+    """Other requests held the same records (two edits of one note at once, say) and
+    the store gave up after its retries. Nothing was changed; the client retries
+    after ``retry_after`` seconds (503 with Retry-After)."""
+
+    status = 503
+    code = "contention"
+    retry_after = 1
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what} is being changed by another request; try again", None)
+
+
 class BadEvent(FootnoteError):
     """An event that can never be processed: acknowledged, logged, not retried."""
 

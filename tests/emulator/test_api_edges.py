@@ -241,3 +241,30 @@ def test_a_note_made_malformed_behind_the_apis_back_is_marked_failed_not_retried
     response = user.call("GET", f"/notes/{note_id}")
     assert response.status_code == 409, response.text
     assert response.json()["error"]["code"] == "malformed_note"
+
+
+def test_an_edit_that_cannot_get_the_note_answers_503_with_retry_after_and_changes_nothing(  # type: ignore[no-untyped-def]
+    new_user, firestore_client
+) -> None:
+    """Two writers of one note: while another transaction holds the note, an edit
+    waits, the emulator aborts it (lock timeout), the SDK's retries run out, and the
+    API answers 503 `contention` with Retry-After -- not a 500 -- and stores nothing.
+    Seen first in the 500-note exact-indexing test, where two PATCHes of one note met."""
+    user = new_user()
+    note_id = user.add_note("The launch moved to March 14.")
+    ref = firestore_client.collection("notes").document(note_id)
+    holder = firestore_client.transaction()
+    holder._begin()  # a transaction that reads the note and then sits on it
+    ref.get(transaction=holder)
+    try:
+        r = user.call("PATCH", f"/notes/{note_id}", json={"text": "The launch moved to April."})
+    finally:
+        holder._rollback()
+    if r.status_code == 200:  # the emulator let the edit through after all: nothing to test
+        pytest.skip("the emulator did not keep the lock")
+    assert r.status_code == 503, r.text
+    assert r.json()["error"]["code"] == "contention"
+    assert r.headers["Retry-After"] == "1"
+    assert user.call("GET", f"/notes/{note_id}").json()["text"] == "The launch moved to March 14."
+    again = user.call("PATCH", f"/notes/{note_id}", json={"text": "The launch moved to April."})
+    assert again.status_code == 200, again.text

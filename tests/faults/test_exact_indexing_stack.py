@@ -93,13 +93,20 @@ def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
     events: list[tuple[str, str]] = []
 
     def call(i: int, method: str, path: str, **kw: Any) -> Any:
-        r = sessions[i % len(sessions)].request(
-            method,
-            f"{stack.api_url}{path}",
-            headers={"Authorization": f"Bearer {user.token}"},
-            timeout=120,
-            **kw,
-        )
+        for _attempt in range(5):
+            r = sessions[i % len(sessions)].request(
+                method,
+                f"{stack.api_url}{path}",
+                headers={"Authorization": f"Bearer {user.token}"},
+                timeout=120,
+                **kw,
+            )
+            # Two edits of one note can meet: the loser gets 503 contention with
+            # Retry-After (nothing stored) and a client retries, as this one does.
+            if r.status_code != 503:
+                break
+            assert r.json()["error"]["code"] == "contention", r.text
+            time.sleep(float(r.headers["Retry-After"]))
         assert r.status_code in (200, 201, 204), r.text
         return r
 

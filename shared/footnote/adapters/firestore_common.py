@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from footnote.domain import IndexState, IndexStatus, MemoryType, Note
-from footnote.errors import MalformedNote
+from footnote.errors import Contention, MalformedNote
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -55,6 +55,21 @@ class FirestoreRepository:
         self._fs = fs
         self._where = FieldFilter
         self._vector = Vector
+
+    def _run_for_api(self, run: Any, what: str) -> Any:
+        """Run an API transaction; when contention outlasts the SDK's retries (on the
+        emulator a lock wait ends with ABORTED after ~10 s), raise Contention, a 503
+        with Retry-After, rather than the SDK's bare ValueError (a 500)."""
+        from google.api_core.exceptions import Aborted
+
+        try:
+            return run(self.client.transaction(max_attempts=5))
+        except ValueError as exc:
+            if isinstance(exc.__cause__, Aborted):
+                raise Contention(what) from exc
+            raise
+        except Aborted as exc:
+            raise Contention(what) from exc
 
     # A delete or an edit through the API drops the note's chunks in its own
     # transaction, so no query (in memory or through Vector Search, whose vectors

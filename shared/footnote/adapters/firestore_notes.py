@@ -61,7 +61,7 @@ class FirestoreNoteStore(FirestoreRepository):
                 self._drop_chunks(tx, state_ref, recorded, IndexStatus.PENDING, tenant_id)
             return after, changed
 
-        after, changed = run(self.client.transaction()) or (None, False)
+        after, changed = self._run_for_api(run, "this note") or (None, False)
         if changed:
             self._bump(tenant_id)
         return after
@@ -81,7 +81,7 @@ class FirestoreNoteStore(FirestoreRepository):
             self._drop_chunks(tx, state_ref, recorded, IndexStatus.DELETED, tenant_id)
             return True
 
-        deleted = bool(run(self.client.transaction()))
+        deleted = bool(self._run_for_api(run, "this note"))
         if deleted:
             self._bump(tenant_id)
         return deleted

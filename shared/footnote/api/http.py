@@ -22,6 +22,7 @@ from footnote.api.routes import ROUTES
 from footnote.api.schemas import ID_MAX_CHARS, PAGE_SIZE_DEFAULT, RULE_ERRORS, request_models
 from footnote.config import Settings
 from footnote.errors import (
+    Contention,
     FootnoteError,
     InvalidRequest,
     MethodNotAllowed,
@@ -81,7 +82,7 @@ class Api:
         except FootnoteError as exc:
             response = _json(exc.envelope(), exc.status)
             fields["error"] = exc.code
-            if isinstance(exc, QuotaExceeded):
+            if isinstance(exc, QuotaExceeded | Contention):
                 response.headers["Retry-After"] = str(exc.retry_after)
         except Exception:
             log.exception("unhandled error", extra={"fields": {"requestId": request_id}})

@@ -29,6 +29,8 @@ _ERRORS = {
     415: "Body is not application/json.",
     429: "A per-user quota is used up (requests per minute, notes per day, stored "
     "characters); the Retry-After header says when to try again. Nothing was done.",
+    503: "Another request was changing the same note at that moment; nothing was done. "
+    "Retry after the Retry-After header's seconds.",
 }
 _ID_SCHEMA = {
     "type": "string",
