@@ -155,3 +155,16 @@ class ValidatedAnswer:
     citations: tuple[Citation, ...]
     dropped: int
     kept: int
+
+
+@dataclass(frozen=True)
+class Job:
+    """A re-index job's progress: the cursor of its next page, moved by compare-and-set."""
+
+    job_id: str
+    scope: str
+    tenant_id: str | None
+    cursor: str | None = None
+    previous_cursor: str | None = None
+    processed: int = 0
+    done: bool = False

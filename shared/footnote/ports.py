@@ -16,6 +16,7 @@ from footnote.domain import (
     Draft,
     Hit,
     IndexState,
+    Job,
     MemoryType,
     Note,
     QueryAnalysis,
@@ -336,3 +337,20 @@ class TermStatsStore(Protocol):
         ...
 
     def statistics(self, tenant_id: str) -> TermStatistics: ...
+
+
+@runtime_checkable
+class JobStore(Protocol):
+    """Re-index job progress (``reindexJobs/{jobId}`` in Firestore)."""
+
+    def create(self, job_id: str, scope: str, tenant_id: str | None) -> Job: ...
+
+    def get_or_create(self, job_id: str, scope: str, tenant_id: str | None) -> Job: ...
+
+    def get(self, job_id: str) -> Job | None: ...
+
+    def advance(
+        self, job_id: str, expected: str | None, cursor: str | None, processed: int, done: bool
+    ) -> bool:
+        """Move the job from ``expected`` to ``cursor``; False if it was not at ``expected``."""
+        ...

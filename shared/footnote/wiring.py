@@ -51,10 +51,10 @@ class Container:
     @lazy
     def jobs(self) -> Any:
         if self.settings.note_store == "memory":
-            from footnote.services.jobs import MemoryJobStore
+            from footnote.adapters.memory_jobs import MemoryJobStore
 
             return MemoryJobStore()
-        from footnote.services.jobs import FirestoreJobStore
+        from footnote.adapters.firestore_jobs import FirestoreJobStore
 
         return FirestoreJobStore(self.store.client)
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from footnote.adapters.hash_embedder import HashEmbedder
+from footnote.adapters.memory_jobs import MemoryJobStore
 from footnote.adapters.memory_store import MemoryStore
 from footnote.adapters.memory_vector_index import MemoryVectorIndex
 from footnote.adapters.pubsub_queue import InlineQueue
@@ -21,7 +22,6 @@ from footnote.retrieval.corpus import CorpusCache
 from footnote.retrieval.retriever import Retriever
 from footnote.services.chat import NO_NOTES, ChatService, RagConfig
 from footnote.services.indexing import IndexingService, Outcome
-from footnote.services.jobs import MemoryJobStore
 from footnote.services.reindexing import ReindexService, parse_request
 from tests.factories import NOW, note
 
