@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+from typing import Any
 
 
 class MemoryType(str, Enum):
@@ -41,6 +44,39 @@ class Note:
     title: str = ""
     tags: tuple[str, ...] = ()
     type: MemoryType | None = None  # set by the user; otherwise classified
+
+
+@dataclass(frozen=True)
+class NotePage:
+    notes: list[Note]
+    cursor: str | None
+
+
+@dataclass(frozen=True)
+class NoteChanges:
+    text: str | None = None
+    title: str | None = None
+    tags: tuple[str, ...] | None = None
+    type: MemoryType | None = None
+    clear_type: bool = False
+
+
+def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
+    """The note after an edit: fields not given keep their value; ``clear_type``
+    drops a user-set type (the classifier decides again)."""
+    return dataclasses.replace(
+        note,
+        text=changes.text if changes.text is not None else note.text,
+        title=changes.title if changes.title is not None else note.title,
+        tags=changes.tags if changes.tags is not None else note.tags,
+        type=None if changes.clear_type else (changes.type or note.type),
+        updated_at=now,
+    )
+
+
+def same_content(a: Note, b: Note) -> bool:
+    """Same indexable content: what decides whether chunks are still right."""
+    return (a.text, a.title, a.type, a.tenant_id) == (b.text, b.title, b.type, b.tenant_id)
 
 
 @dataclass(frozen=True)
@@ -168,3 +204,15 @@ class Job:
     previous_cursor: str | None = None
     processed: int = 0
     done: bool = False
+
+
+@dataclass(frozen=True)
+class Turn:
+    message_id: str
+    conversation_id: str
+    tenant_id: str
+    role: str
+    text: str
+    created_at: datetime
+    citations: tuple[Mapping[str, Any], ...] = ()
+    meta: Mapping[str, Any] | None = None

@@ -19,29 +19,17 @@ from footnote.domain import (
     Job,
     MemoryType,
     Note,
+    NoteChanges,
+    NotePage,
     QueryAnalysis,
     ScoredChunk,
     Source,
     TimeWindow,
+    Turn,
 )
 from footnote.retrieval.sparse import NoteTerms, TermStatistics
 
 Vector = Sequence[float]
-
-
-@dataclass(frozen=True)
-class NotePage:
-    notes: list[Note]
-    cursor: str | None
-
-
-@dataclass(frozen=True)
-class NoteChanges:
-    text: str | None = None
-    title: str | None = None
-    tags: tuple[str, ...] | None = None
-    type: MemoryType | None = None
-    clear_type: bool = False
 
 
 @runtime_checkable
@@ -132,18 +120,6 @@ class ChunkStore(Protocol):
     def unindexed_note_ids(self, after: str | None, limit: int) -> list[str]:
         """Notes whose index state is pending or failed, in id order."""
         ...
-
-
-@dataclass(frozen=True)
-class Turn:
-    message_id: str
-    conversation_id: str
-    tenant_id: str
-    role: str
-    text: str
-    created_at: datetime
-    citations: tuple[Mapping[str, Any], ...] = ()
-    meta: Mapping[str, Any] | None = None
 
 
 @runtime_checkable

@@ -9,16 +9,9 @@ from datetime import timedelta
 
 import pytest
 
-from footnote.domain import IndexState, IndexStatus, MemoryType
+from footnote.domain import IndexState, IndexStatus, MemoryType, NoteChanges, Turn
 from footnote.errors import InvalidRequest
-from footnote.ports import (
-    ChunkStore,
-    ConversationStore,
-    JobStore,
-    NoteChanges,
-    NoteStore,
-    Turn,
-)
+from footnote.ports import ChunkStore, ConversationStore, JobStore, NoteStore
 from tests.factories import NOW, chunk, note
 
 

@@ -240,7 +240,7 @@ def test_a_refresh_reads_only_the_changed_notes_chunks(chunk_store) -> None:  # 
 
     from footnote.domain import IndexState, IndexStatus
     from footnote.ingest.pipeline import build_chunks, prepare
-    from footnote.ports import NoteChanges
+    from footnote.domain import NoteChanges
     from footnote.retrieval.corpus import CorpusCache
     from tests.factories import NOW, note
 

@@ -13,11 +13,10 @@ from footnote.adapters.memory_store import MemoryStore
 from footnote.adapters.memory_vector_index import MemoryVectorIndex
 from footnote.adapters.pubsub_queue import InlineQueue
 from footnote.config import Settings
-from footnote.domain import IndexStatus
+from footnote.domain import IndexStatus, NoteChanges
 from footnote.errors import InvalidRequest, NotFound
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ingest.classify import RuleClassifier
-from footnote.ports import NoteChanges
 from footnote.retrieval.corpus import CorpusCache
 from footnote.retrieval.retriever import Retriever
 from footnote.services.chat import NO_NOTES, ChatService, RagConfig

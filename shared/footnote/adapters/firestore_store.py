@@ -14,10 +14,19 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from footnote.adapters.cursors import decode_cursor, encode_cursor
-from footnote.adapters.memory_store import apply_changes, same_content
-from footnote.domain import Chunk, IndexState, IndexStatus, MemoryType, Note
+from footnote.domain import (
+    Chunk,
+    IndexState,
+    IndexStatus,
+    MemoryType,
+    Note,
+    NoteChanges,
+    NotePage,
+    Turn,
+    apply_changes,
+    same_content,
+)
 from footnote.errors import MalformedNote
-from footnote.ports import NoteChanges, NotePage, Turn
 
 if TYPE_CHECKING:
     from google.cloud import firestore

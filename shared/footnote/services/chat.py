@@ -12,12 +12,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, ScoredChunk, Source
+from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, ScoredChunk, Source, Turn
 from footnote.errors import InvalidRequest, NotFound
 from footnote.generation.citations import MARKER, SentenceChecker, complete_sentences, validate
 from footnote.generation.extractive import ExtractiveGenerator
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.ports import ConversationStore, Generator, Reranker, Turn
+from footnote.ports import ConversationStore, Generator, Reranker
 from footnote.retrieval import retriever as strategies
 from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_previous
 from footnote.retrieval.retriever import RetrievalResult, Retriever

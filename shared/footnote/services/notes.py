@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import IndexStatus, MemoryType, Note
+from footnote.domain import IndexStatus, MemoryType, Note, NoteChanges
 from footnote.errors import InvalidRequest, NotFound, PayloadTooLarge
-from footnote.ports import ChunkStore, NoteChanges, NoteStore
+from footnote.ports import ChunkStore, NoteStore
 from footnote.text import normalize
 
 
