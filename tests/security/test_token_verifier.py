@@ -262,3 +262,17 @@ def test_the_api_function_does_not_start_with_the_auth_emulator_in_production() 
         timeout=120,
     )
     assert ok.returncode == 0, ok.stderr[-500:]
+
+
+def test_both_verifiers_share_one_firebase_app_per_project() -> None:
+    import firebase_admin
+
+    from footnote.adapters.firebase_app_check import FirebaseAppCheckVerifier
+
+    project = f"demo-shared-{next(_counter)}"
+    app = FirebaseTokenVerifier(project)._get_app()
+    try:
+        assert FirebaseAppCheckVerifier(project)._get_app() is app
+        assert app.project_id == project
+    finally:
+        firebase_admin.delete_app(app)
