@@ -111,6 +111,15 @@ class Container:
         return ExtractiveGenerator()
 
     @lazy
+    def fallback_generator(self) -> Any:
+        """What answers when the generator fails or is off: extractive, with lexical
+        relevance only, so it calls nothing remote (not even the embedder) while the
+        model path is what is failing."""
+        from footnote.generation.extractive import ExtractiveGenerator
+
+        return ExtractiveGenerator()
+
+    @lazy
     def reranker(self) -> Any:
         if self.settings.reranker == "vertex":
             from footnote.adapters.vertex_ranker import VertexRanker
@@ -247,7 +256,12 @@ class Container:
         from footnote.services.chat import ChatService
 
         return ChatService(
-            self.settings, self.retriever, self.generator, self.store, reranker=self.reranker
+            self.settings,
+            self.retriever,
+            self.generator,
+            self.store,
+            reranker=self.reranker,
+            fallback=self.fallback_generator,
         )
 
     @lazy

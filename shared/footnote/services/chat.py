@@ -15,7 +15,6 @@ from footnote.config import Settings
 from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, ScoredChunk, Source, Turn
 from footnote.errors import InvalidRequest, NotFound
 from footnote.generation.citations import MARKER, SentenceChecker, complete_sentences, validate
-from footnote.generation.extractive import ExtractiveGenerator
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ports import ConversationStore, Generator, Reranker
 from footnote.retrieval import retriever as strategies
@@ -86,11 +85,15 @@ class ChatService:
         conversations: ConversationStore,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         reranker: Reranker | None = None,
+        *,
+        fallback: Generator,
     ) -> None:
+        """``fallback`` answers when ``generator`` fails or is unconfigured: the
+        offline extractive generator, chosen by the wiring."""
         self._s = settings
         self._retriever = retriever
         self._generator = generator
-        self._extractive = ExtractiveGenerator()
+        self._extractive = fallback
         self._conversations = conversations
         self._clock = clock
         self._reranker = reranker
