@@ -34,6 +34,42 @@ class IndexStatus(str, Enum):
     DELETED = "deleted"
 
 
+class Strategy(str, Enum):
+    """How retrieval found an answer's sources: ``meta.retrieval.strategy`` in the API,
+    its OpenAPI description and the logs."""
+
+    HYBRID = "hybrid_reranked"
+    # Hybrid, but the configured vector index (Vector Search) was unconfigured or
+    # failed and another stood in: which one, so clients and dashboards see it
+    # without parsing logs.
+    HYBRID_MEMORY_FALLBACK = "hybrid_reranked_memory_fallback"  # the in-memory index
+    HYBRID_FIRESTORE_FALLBACK = "hybrid_reranked_firestore_fallback"  # find_nearest
+    KEYWORD_RECENCY = "keyword_recency"  # no query vector (the embedder failed)
+    RECENT_NOTES = "recent_notes"  # nothing relevant: the newest notes, unmatched
+    NONE = "none"  # the tenant has no indexed notes
+    DISABLED = "disabled"  # the request turned retrieval off (enableRag false)
+
+
+class Fallback(str, Enum):
+    """A degraded step of one request, listed in ``meta.fallbacks`` and
+    ``meta.retrieval.fallbacks`` (docs/vertex.md has what each costs)."""
+
+    # retrieval
+    VECTOR_INDEX_MEMORY = "vector_index_memory"
+    VECTOR_INDEX_FIRESTORE = "vector_index_firestore"
+    EMBEDDER_DOWN = "embedder_down"
+    EMBEDDING_MODEL_MISMATCH = "embedding_model_mismatch"
+    EMBEDDING_MODEL_MIXED = "embedding_model_mixed"
+    TYPE_FILTER_RELAXED = "type_filter_relaxed"
+    STALE_HITS_DROPPED = "stale_hits_dropped"
+    TIME_WINDOW_AS_KEYWORDS = "time_window_as_keywords"
+    # chat
+    REWRITE_SKIPPED = "rewrite_skipped"
+    RERANKER_SKIPPED = "reranker_skipped"
+    GENERATOR_EXTRACTIVE = "generator_extractive"
+    GENERATOR_UNAVAILABLE = "generator_unavailable"
+
+
 @dataclass(frozen=True)
 class Note:
     id: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import MemoryType
+from footnote.domain import Fallback, MemoryType, Strategy
 
 ID_PATTERN = r"^[A-Za-z0-9_-]+$"
 
@@ -183,19 +183,15 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
                                 "k": {"type": "integer"},
                                 "strategy": {
                                     "type": "string",
-                                    "enum": [
-                                        "hybrid_reranked",
-                                        "hybrid_reranked_memory_fallback",
-                                        "keyword_recency",
-                                        "recent_notes",
-                                        "none",
-                                        "disabled",
-                                    ],
+                                    "enum": [s.value for s in Strategy],
                                 },
                             },
                         },
                         "timings": {"type": "object"},
-                        "fallbacks": {"type": "array", "items": {"type": "string"}},
+                        "fallbacks": {
+                            "type": "array",
+                            "items": {"type": "string", "enum": [f.value for f in Fallback]},
+                        },
                     },
                 },
             },
@@ -220,7 +216,13 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
                         "required": ["chunkId", "noteId", "text", "score", "breakdown"],
                     },
                 },
-                "meta": {"type": "object", "required": ["strategy"]},
+                "meta": {
+                    "type": "object",
+                    "required": ["strategy"],
+                    "properties": {
+                        "strategy": {"type": "string", "enum": [s.value for s in Strategy]}
+                    },
+                },
             },
         },
         "Messages": {

@@ -12,7 +12,17 @@ from datetime import UTC, datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, ScoredChunk, Source, Turn
+from footnote.domain import (
+    Draft,
+    Fallback,
+    Intent,
+    MemoryType,
+    QueryAnalysis,
+    ScoredChunk,
+    Source,
+    Strategy,
+    Turn,
+)
 from footnote.errors import InvalidRequest, NotFound
 from footnote.generation.citations import MARKER, SentenceChecker, complete_sentences, validate
 from footnote.generation.prompt import NOT_ENOUGH
@@ -188,7 +198,7 @@ class ChatService:
         result = (
             self._retriever.retrieve(tenant_id, analysis, k=rag.max_sources)
             if rag.enable_rag
-            else RetrievalResult([], "disabled", 0, 0.0, matched=False)
+            else RetrievalResult([], Strategy.DISABLED, 0, 0.0, matched=False)
         )
         timings["retrieveMs"] = _ms(t)
         result = self._rerank(message, result, timings)
@@ -442,7 +452,9 @@ class ChatService:
                 self._reranker.name,
                 type(exc).__name__,
             )
-            return dataclasses.replace(result, fallbacks=(*result.fallbacks, "reranker_skipped"))
+            return dataclasses.replace(
+                result, fallbacks=(*result.fallbacks, Fallback.RERANKER_SKIPPED)
+            )
         finally:
             timings["rerankMs"] = _ms(t)
         return dataclasses.replace(result, chunks=chunks)
