@@ -20,11 +20,9 @@ log = logging.getLogger("footnote.functions")
 
 
 def handle_note_event(cloud_event: Any) -> None:
-    from footnote.adapters import firestore_events
-
     c = container()
     try:
-        event = firestore_events.decode(cloud_event)
+        event = c.decode_note_event(cloud_event)
     except BadEvent as exc:
         # Nothing to retry: a malformed event stays malformed. Logged as an error.
         log.error("dropping undecodable Firestore event: %s", exc.message)

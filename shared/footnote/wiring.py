@@ -129,6 +129,13 @@ class Container:
 
         return KeepOrderReranker()
 
+    @lazy
+    def decode_note_event(self) -> Any:
+        """The indexer's Firestore CloudEvent decoder (its payload is a Google protobuf)."""
+        from footnote.adapters.firestore_events import decode
+
+        return decode
+
     # -- retrieval -----------------------------------------------------------------
     @lazy
     def corpora(self) -> Any:
