@@ -147,17 +147,7 @@ class Container:
     @lazy
     def vector_index(self) -> Any:
         s = self.settings
-        if s.vector_index == "vertex":
-            missing = s.vector_search_missing
-            if missing:
-                from footnote.adapters.memory_vector_index import UnconfiguredVectorIndex
-
-                log.error(
-                    "VECTOR_INDEX=vertex without %s: searching the in-memory index, "
-                    "and index writes are skipped (re-index once configured)",
-                    ", ".join(missing),
-                )
-                return UnconfiguredVectorIndex(missing)
+        if s.vector_index == "vertex":  # Settings refuse it without the index ids
             from footnote.adapters.vertex_vector_index import VertexVectorIndex
 
             return VertexVectorIndex.from_settings(s, term_stats=self.term_stats)
@@ -182,7 +172,7 @@ class Container:
         """BM25 statistics for the sparse half of Vector Search; None for the in-memory
         index, which computes BM25 over the tenant's chunks itself."""
         s = self.settings
-        if s.vector_index != "vertex" or s.vector_search_missing:
+        if s.vector_index != "vertex":
             return None
         from footnote.retrieval.sparse import Sketch
 

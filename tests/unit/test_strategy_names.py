@@ -4,16 +4,27 @@ from __future__ import annotations
 
 from footnote.adapters.hash_embedder import HashEmbedder
 from footnote.adapters.memory_store import MemoryStore
-from footnote.adapters.memory_vector_index import MemoryVectorIndex, UnconfiguredVectorIndex
+from footnote.adapters.memory_vector_index import MemoryVectorIndex
 from footnote.api.openapi import build_spec
 from footnote.domain import Fallback, Strategy
+from footnote.errors import BackendUnavailable
 from footnote.ingest.classify import RuleClassifier
+from footnote.ports import HybridHits, HybridQuery
 from footnote.retrieval.corpus import CorpusCache
 from footnote.retrieval.query import analyze
 from footnote.retrieval.retriever import Retriever
 from footnote.services.indexing import IndexingService, Outcome
 from tests.factories import NOW, note
 from tests.inproc import settings
+
+
+class VectorSearchDown:
+    """A managed index whose every search fails (a Vector Search outage)."""
+
+    name = "vertex"
+
+    def search_hybrid(self, query: HybridQuery) -> HybridHits:
+        raise BackendUnavailable("Vector Search: 503")
 
 
 class FindNearestStandIn(MemoryVectorIndex):
@@ -41,7 +52,7 @@ def _retrieve(retriever: Retriever):  # type: ignore[no-untyped-def]
 
 def test_a_firestore_stand_in_is_named_as_such_not_as_the_memory_index() -> None:
     store, corpora, embedder = _indexed()
-    down = UnconfiguredVectorIndex(["VERTEX_INDEX_ENDPOINT"])  # every search fails
+    down = VectorSearchDown()
     retriever = Retriever(
         settings(), None, embedder, down, chunks=store, fallback_index=FindNearestStandIn(corpora)
     )
@@ -55,7 +66,7 @@ def test_a_firestore_stand_in_is_named_as_such_not_as_the_memory_index() -> None
 
 def test_the_corpus_stand_in_is_named_memory() -> None:
     store, corpora, embedder = _indexed()
-    down = UnconfiguredVectorIndex(["VERTEX_INDEX_ENDPOINT"])
+    down = VectorSearchDown()
     retriever = Retriever(settings(), corpora, embedder, down, chunks=store)
     result = _retrieve(retriever)
     assert Fallback.VECTOR_INDEX_MEMORY in result.fallbacks

@@ -23,7 +23,7 @@ from footnote.domain import (
     Strategy,
     Turn,
 )
-from footnote.errors import InvalidRequest, NotFound
+from footnote.errors import UPSTREAM_ERRORS, BackendUnavailable, InvalidRequest, NotFound
 from footnote.generation.citations import MARKER, SentenceChecker, complete_sentences, validate
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ports import ConversationStore, Generator, Reranker
@@ -179,7 +179,7 @@ class ChatService:
                 analysis = analyze(question, now, events)
                 follow_up = question != message
                 previous = None  # the rewrite replaces the offline inheritance
-            except Exception as exc:
+            except UPSTREAM_ERRORS as exc:
                 log.warning(
                     "query rewrite failed (%s); reading the follow-up offline", type(exc).__name__
                 )
@@ -378,7 +378,7 @@ class ChatService:
         )
         try:
             first = next(stream, None)
-        except Exception as exc:
+        except UPSTREAM_ERRORS as exc:
             log.warning("generator stream failed (%s); answering extractively", type(exc).__name__)
             p.fallbacks.append("generator_extractive")
             stream = self._extractive.stream(p.question, p.sources, p.analysis)
@@ -445,8 +445,8 @@ class ChatService:
             if sorted(c.chunk.chunk_id for c in chunks) != sorted(
                 c.chunk.chunk_id for c in result.chunks
             ):
-                raise ValueError("a reranker may only reorder the chunks")
-        except Exception as exc:
+                raise BackendUnavailable("a reranker may only reorder the chunks")
+        except UPSTREAM_ERRORS as exc:
             log.warning(
                 "reranker %s failed (%s); keeping the retrieval order",
                 self._reranker.name,
@@ -472,7 +472,7 @@ class ChatService:
             if history:
                 return self._generator.generate(message, sources, analysis, strict, history)
             return self._generator.generate(message, sources, analysis, strict)
-        except Exception as exc:  # timeouts, quota, SDK errors: answer extractively
+        except UPSTREAM_ERRORS as exc:  # timeouts, quota, SDK errors: answer extractively
             log.warning("generator failed (%s); answering extractively", type(exc).__name__)
             fallbacks.append("generator_extractive")
             draft = self._extractive.generate(message, sources, analysis, strict)
@@ -483,7 +483,7 @@ class ChatService:
             return Draft(RAG_OFF_OFFLINE, self._generator.model)
         try:
             return self._generator.generate(message, [], analysis, False)
-        except Exception as exc:
+        except UPSTREAM_ERRORS as exc:
             fallbacks.append("generator_unavailable")
             log.warning("generator failed without RAG: %s", type(exc).__name__)
             return Draft(RAG_OFF_OFFLINE, self._extractive.model)
