@@ -132,6 +132,12 @@ class ConversationStore(Protocol):
 
 
 @runtime_checkable
+class Store(NoteStore, ChunkStore, ConversationStore, Protocol):
+    """The note, chunk and conversation ports as one store serves them (Firestore, or
+    in memory): the chunk swap commits against the note in one transaction."""
+
+
+@runtime_checkable
 class Embedder(Protocol):
     model_id: str
     dimension: int
