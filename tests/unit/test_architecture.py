@@ -74,3 +74,19 @@ def test_function_mains_import_only_the_entry_points_and_config() -> None:
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     assert not alias.name.startswith("footnote"), f"{main}: import {alias.name}"
+
+
+@pytest.mark.slow
+def test_mypy_strict_passes_on_shared() -> None:
+    """[tool.mypy] is strict on shared/ (two relaxations, each with its reason there);
+    CI runs `make test`, so a type error fails the build like a wrong import."""
+    env = {**os.environ, "MYPYPATH": str(ROOT / "shared")}
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -157,7 +157,7 @@ def credentials_for(endpoint: str, credentials: Any = None) -> Any:
     if is_local(endpoint):
         from google.oauth2.credentials import Credentials
 
-        return Credentials(token=LOCAL_TOKEN)
+        return Credentials(token=LOCAL_TOKEN)  # type: ignore[no-untyped-call]
     return None
 
 
