@@ -77,7 +77,7 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)  ## retrieval benchmark: Footnote vs FAISS, hnswlib, bm25s; /search, writes, memory
 	EVAL_DATA=$(EVAL_DATA) $(BIN)/python benchmarks/retrieval.py --chunks $(BENCH_CHUNKS) $(BENCH_ARGS)
 
-package:  ## build the function source folders Terraform zips (standard library only)
+package:  ## build the function source folders Terraform zips (standard library only; pins: scripts/package_functions.py --lock)
 	$(PYTHON) scripts/package_functions.py
 
 infra-check: $(STAMP)  ## offline Terraform checks: fmt, checkov, agreement with the code

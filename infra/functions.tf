@@ -33,10 +33,16 @@ locals {
     REINDEX_TOPIC = google_pubsub_topic.reindex.name
   }
 
-  # The API answers with the generator and serves browsers from these origins.
+  # The API answers with the generator, serves browsers from these origins and
+  # enforces the per-user quotas (counters in Firestore, so they hold across instances).
   api_env = {
-    GENERATOR    = var.generator
-    CORS_ORIGINS = var.cors_origins
+    GENERATOR               = var.generator
+    CORS_ORIGINS            = var.cors_origins
+    QUOTA_CHAT_PER_MINUTE   = tostring(var.quota_chat_per_minute)
+    QUOTA_SEARCH_PER_MINUTE = tostring(var.quota_search_per_minute)
+    QUOTA_NOTES_PER_DAY     = tostring(var.quota_notes_per_day)
+    QUOTA_STORED_CHARS      = tostring(var.quota_stored_chars)
+    APP_CHECK               = var.app_check
   }
 
   # Only named locals inside merge(): tests/infra resolves these maps statically.

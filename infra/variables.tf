@@ -45,12 +45,12 @@ variable "firestore_location" {
 
 variable "python_runtime" {
   type        = string
-  description = "Cloud Functions Python runtime."
-  default     = "python312"
+  description = "Cloud Functions Python runtime. The functions' requirements.txt files are compiled for this Python (scripts/package_functions.py, PYTHON_VERSION)."
+  default     = "python311"
 
   validation {
-    condition     = contains(["python311", "python312", "python313"], var.python_runtime)
-    error_message = "python_runtime must be python311, python312 or python313 (the code needs Python 3.11+)."
+    condition     = var.python_runtime == "python311"
+    error_message = "python_runtime must be python311: the pinned requirements are compiled for Python 3.11 (change PYTHON_VERSION in scripts/package_functions.py and run --lock first)."
   }
 }
 
@@ -252,5 +252,63 @@ variable "sweep_schedule" {
   validation {
     condition     = var.sweep_schedule == "" || length(split(" ", var.sweep_schedule)) == 5
     error_message = "sweep_schedule must be a five-field cron expression or empty."
+  }
+}
+
+# --- per-user quotas (the API; footnote.services.quotas) -----------------------
+# 0 turns a limit off. The defaults are the code's (tests/infra/test_agreement.py).
+
+variable "quota_chat_per_minute" {
+  type        = number
+  description = "Requests per user per minute to /chat (QUOTA_CHAT_PER_MINUTE); 0 disables the limit."
+  default     = 30
+
+  validation {
+    condition     = var.quota_chat_per_minute >= 0 && var.quota_chat_per_minute <= 10000 && floor(var.quota_chat_per_minute) == var.quota_chat_per_minute
+    error_message = "quota_chat_per_minute must be a whole number from 0 (off) to 10000."
+  }
+}
+
+variable "quota_search_per_minute" {
+  type        = number
+  description = "Requests per user per minute to /search (QUOTA_SEARCH_PER_MINUTE); 0 disables the limit."
+  default     = 120
+
+  validation {
+    condition     = var.quota_search_per_minute >= 0 && var.quota_search_per_minute <= 10000 && floor(var.quota_search_per_minute) == var.quota_search_per_minute
+    error_message = "quota_search_per_minute must be a whole number from 0 (off) to 10000."
+  }
+}
+
+variable "quota_notes_per_day" {
+  type        = number
+  description = "Notes a user may create per day (QUOTA_NOTES_PER_DAY); 0 disables the limit."
+  default     = 1000
+
+  validation {
+    condition     = var.quota_notes_per_day >= 0 && var.quota_notes_per_day <= 1000000 && floor(var.quota_notes_per_day) == var.quota_notes_per_day
+    error_message = "quota_notes_per_day must be a whole number from 0 (off) to 1000000."
+  }
+}
+
+variable "quota_stored_chars" {
+  type        = number
+  description = "Characters of note text a user may store in total (QUOTA_STORED_CHARS); 0 disables the limit."
+  default     = 10000000
+
+  validation {
+    condition     = var.quota_stored_chars >= 0 && var.quota_stored_chars <= 1000000000 && floor(var.quota_stored_chars) == var.quota_stored_chars
+    error_message = "quota_stored_chars must be a whole number from 0 (off) to 1000000000 (one billion)."
+  }
+}
+
+variable "app_check" {
+  type        = string
+  description = "Firebase App Check on the API (APP_CHECK): \"enforce\" refuses requests without a valid X-Firebase-AppCheck token. Turn it on once the web client sends tokens (docs/deploy.md)."
+  default     = "off"
+
+  validation {
+    condition     = contains(["off", "enforce"], var.app_check)
+    error_message = "app_check must be \"off\" or \"enforce\"."
   }
 }

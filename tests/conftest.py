@@ -103,3 +103,16 @@ def firestore_client(stack: Stack):  # type: ignore[no-untyped-def]
     from google.cloud import firestore
 
     return firestore.Client(project=stack.project)
+
+
+@pytest.fixture(scope="session")
+def direct_firestore_client(stack: Stack):  # type: ignore[no-untyped-def]
+    """A client of the same emulator, in a project no function watches.
+
+    Tests that drive a store directly must not share the stack's project: its
+    indexer reacts to every note written there and raced them (it removed a
+    deleted note's chunks first, so the test's own removal found none).
+    """
+    from google.cloud import firestore
+
+    return firestore.Client(project=f"{stack.project}-direct")

@@ -80,9 +80,11 @@ class ChunkStore(Protocol):
 
     def set_index_state(self, state: IndexState) -> None: ...
 
-    def withdraw_chunks(self, tenant_id: str, note_id: str) -> list[str]:
+    def withdraw_chunks(self, state: IndexState) -> list[str]:
         """Drop a note's chunks whatever its state (a note that cannot be indexed
-        must not stay citable by its old chunks); the ids, for vector removal."""
+        must not stay citable by its old chunks) and record ``state`` (why) in the
+        same write, so no reader sees the withdrawal without its reason; the ids,
+        for vector removal."""
         ...
 
     def tenant_chunks(self, tenant_id: str) -> list[Chunk]: ...

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Mapping
 from functools import lru_cache
 
 # Small English stop list: words that carry no topic, so they neither match in
@@ -27,6 +28,43 @@ QUERY_FILLER = frozenset(
     """tell show give list find please remind know recall say said note notes wrote write
     written my mine anything something thing things ever""".split()
 )
+
+# Spelled-out counts in time phrases ("two weeks ago", "a couple of days"). Query
+# analysis and the dating of a note's own phrases read the same words; each
+# pattern chooses which of them it accepts.
+NUMBER_WORDS: Mapping[str, int] = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "sixty": 60,
+    "ninety": 90,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 5,
+}
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # Words that record a decision. Query analysis reads them as the decision intent;

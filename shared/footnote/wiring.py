@@ -118,7 +118,9 @@ class Container:
             from footnote.adapters.cached_embedder import MemoryEmbeddingCache
 
             return MemoryEmbeddingCache()
-        return self._firestore()  # FirestoreStore is also the shared embedding cache
+        from footnote.adapters.firestore_embedding_cache import FirestoreEmbeddingCache
+
+        return FirestoreEmbeddingCache(self._firestore().client)  # one client per process
 
     # -- models ------------------------------------------------------------------
     @lazy

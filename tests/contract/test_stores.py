@@ -24,7 +24,7 @@ def store(request):  # type: ignore[no-untyped-def]
     request.getfixturevalue("stack")  # the emulators
     from footnote.adapters.firestore_store import FirestoreStore
 
-    return FirestoreStore(request.getfixturevalue("firestore_client"))
+    return FirestoreStore(request.getfixturevalue("direct_firestore_client"))
 
 
 def _ids() -> tuple[str, str]:
@@ -224,7 +224,11 @@ def test_withdraw_chunks_drops_a_live_notes_chunks_and_names_them(store) -> None
         n, [chunk(f"{nid}_000", "x", tenant)], IndexState(nid, tenant, IndexStatus.INDEXED)
     )
     _, mark = store.tenant_version_mark(tenant)
-    assert store.withdraw_chunks(tenant, nid) == [f"{nid}_000"]
+    failed = IndexState(nid, tenant, IndexStatus.FAILED, error="MalformedNote", attempts=1)
+    assert store.withdraw_chunks(failed) == [f"{nid}_000"]
+    # The reason is written with the withdrawal: no reader sees one without the other.
+    state = store.index_state(nid)
+    assert (state.status, state.error) == (IndexStatus.FAILED, "MalformedNote")
     assert store.get_chunks(tenant, [f"{nid}_000"]) == []
     assert store.notes_changed_since(tenant, mark, 10) == [nid]
     assert store.read_note(nid) is not None  # the note itself stays

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from footnote.adapters.memory_store import MemoryStore
+from footnote.api import wire
 from footnote.config import Settings
 from footnote.generation.extractive import MODEL_NAME as EXTRACTIVE
 from footnote.retrieval.retriever import HYBRID, HYBRID_MEMORY_FALLBACK
@@ -51,7 +52,7 @@ def fill(c: Container) -> None:
 
 
 def ask(c: Container, tenant: str = "alice", question: str = QUESTION) -> Mapping[str, Any]:
-    return c.chat.chat(tenant, question, None, RagConfig()).body()
+    return wire.chat(c.chat.chat(tenant, question, None, RagConfig()))
 
 
 def restricts(datapoint: Mapping[str, Any]) -> dict[str, list[str]]:

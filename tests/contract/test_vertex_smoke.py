@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from footnote.api import wire
 from footnote.config import Settings
 from footnote.services.chat import RagConfig
 from footnote.services.indexing import Outcome
@@ -149,9 +150,9 @@ def test_vector_search_answers_within_the_tenant(world) -> None:  # type: ignore
 
 def test_a_cited_answer_without_fallbacks(world) -> None:  # type: ignore[no-untyped-def]
     c, tenant, ids = world
-    body = c.chat.chat(
-        tenant, "Which database did we choose for offline sync?", None, RagConfig()
-    ).body()
+    body = wire.chat(
+        c.chat.chat(tenant, "Which database did we choose for offline sync?", None, RagConfig())
+    )
     meta = body["meta"]
     assert meta["model"] == c.settings.chat_model
     assert meta["fallbacks"] == [], meta

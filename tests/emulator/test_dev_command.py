@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from footnote.dev.stack import _free_port, _port_free
+from footnote.dev.prerequisites import free_port, port_free
 
 pytestmark = pytest.mark.emulator
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +43,7 @@ def _env() -> dict[str, str]:
 
 
 def test_ctrl_c_stops_everything_even_when_the_output_pipe_is_gone() -> None:
-    ports = tuple(_free_port() for _ in range(4))
+    ports = tuple(free_port() for _ in range(4))
     proc = subprocess.Popen(
         _dev(*ports), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_env(), cwd=ROOT
     )
@@ -57,21 +57,21 @@ def test_ctrl_c_stops_everything_even_when_the_output_pipe_is_gone() -> None:
             if "Press Ctrl-C" in line or not line:
                 break
         assert any("Press Ctrl-C" in line for line in seen), "".join(seen)
-        assert not any(_port_free(p) for p in ports), "the stack is not listening"
+        assert not any(port_free(p) for p in ports), "the stack is not listening"
         proc.stdout.close()  # tee is gone: every later write to stdout fails
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not all(_port_free(p) for p in ports):
+        while time.monotonic() < deadline and not all(port_free(p) for p in ports):
             time.sleep(0.2)
-        assert all(_port_free(p) for p in ports), [p for p in ports if not _port_free(p)]
+        assert all(port_free(p) for p in ports), [p for p in ports if not port_free(p)]
     finally:
         if proc.poll() is None:
             proc.kill()
 
 
 def test_a_taken_port_is_reported_in_one_line_before_anything_starts() -> None:
-    ports = [_free_port() for _ in range(4)]
+    ports = [free_port() for _ in range(4)]
     with socket.socket() as squatter:
         squatter.bind(("127.0.0.1", ports[0]))
         squatter.listen()
@@ -82,4 +82,4 @@ def test_a_taken_port_is_reported_in_one_line_before_anything_starts() -> None:
     assert f"port already in use: {ports[0]} for the Firestore emulator" in run.stderr
     assert "--firestore-port" in run.stderr
     assert "Traceback" not in run.stderr
-    assert all(_port_free(p) for p in ports[1:])  # nothing was started
+    assert all(port_free(p) for p in ports[1:])  # nothing was started

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from benchmarks.retrieval import ReadCounter
 
 from footnote.adapters.firestore_store import FirestoreStore
+from footnote.api import wire
 from footnote.services.chat import RagConfig
 from footnote.wiring import Container
 from tests.factories import note
@@ -43,8 +45,8 @@ def _container(google: FakeGoogleApis, firestore_client) -> Container:  # type: 
     return Container(settings, store=FirestoreStore(firestore_client))
 
 
-def test_a_query_reads_at_most_k_plus_2_documents(google, firestore_client) -> None:  # type: ignore[no-untyped-def]
-    c = _container(google, firestore_client)
+def test_a_query_reads_at_most_k_plus_2_documents(google, direct_firestore_client) -> None:  # type: ignore[no-untyped-def]
+    c = _container(google, direct_firestore_client)
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     for i in range(60):  # a notebook much larger than k
         n = c.store.create_note(note(f"{tenant}-{i}", f"{TOPICS[i % 5]} Entry {i}.", tenant))
@@ -52,11 +54,11 @@ def test_a_query_reads_at_most_k_plus_2_documents(google, firestore_client) -> N
     counter = ReadCounter()
     k = 4
     with counter.installed():
-        found = c.chat.search(tenant, "When is the launch?", k)
+        found = wire.search(c.chat.search(tenant, "When is the launch?", k))
         search_reads, _ = counter.reset()
-        answer = c.chat.chat(
-            tenant, "What did we choose for the notes store?", None, RagConfig()
-        ).body()
+        answer = wire.chat(
+            c.chat.chat(tenant, "What did we choose for the notes store?", None, RagConfig())
+        )
         chat_reads, _ = counter.reset()
     assert found["meta"]["strategy"] == "hybrid_reranked", found["meta"]
     assert found["results"] and len(found["results"]) <= k
@@ -66,8 +68,10 @@ def test_a_query_reads_at_most_k_plus_2_documents(google, firestore_client) -> N
     assert chat_reads <= RagConfig().max_sources + 2, chat_reads
 
 
-def test_a_deleted_note_is_not_cited_while_its_vectors_remain(google, firestore_client) -> None:  # type: ignore[no-untyped-def]
-    c = _container(google, firestore_client)
+def test_a_deleted_note_is_not_cited_while_its_vectors_remain(
+    google: FakeGoogleApis, direct_firestore_client: Any
+) -> None:
+    c = _container(google, direct_firestore_client)
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     ids = []
     for i, text in enumerate(TOPICS):
@@ -75,13 +79,13 @@ def test_a_deleted_note_is_not_cited_while_its_vectors_remain(google, firestore_
         c.indexing.index_note(n.id)
         ids.append(n.id)
     launch = ids[1]
-    before = c.chat.chat(tenant, "When is the launch?", None, RagConfig()).body()
+    before = wire.chat(c.chat.chat(tenant, "When is the launch?", None, RagConfig()))
     assert launch in {x["noteId"] for x in before["citations"]}
     c.notes.delete(tenant, launch)  # what DELETE /notes/{id} calls
     # The indexer has not run: Vector Search still holds the note's datapoints.
     index = next(iter(google.indexes))
     assert any(dp.startswith(launch) for dp in google.datapoints(index))
-    after = c.chat.chat(tenant, "When is the launch?", None, RagConfig()).body()
+    after = wire.chat(c.chat.chat(tenant, "When is the launch?", None, RagConfig()))
     assert launch not in {x["noteId"] for x in after["citations"]}, after
     found = c.chat.search(tenant, "launch date March 14 payment review", 8)
-    assert launch not in {r["noteId"] for r in found["results"]}
+    assert launch not in {h.note_id for h in found.hits}

@@ -126,8 +126,8 @@ def test_500_notes_with_replayed_shuffled_concurrent_events_equal_a_fresh_index(
             note = notes.create(
                 tenant, text(rng, f"N{len(ids)}"), rng.choice(["", "Title"]), None, None
             )
-            ids.append(note["id"])
-            d.emit(note["id"], "created")
+            ids.append(note.note.id)
+            d.emit(note.note.id, "created")
         elif roll < 0.88 and live:
             note_id = rng.choice(live)
             tenant = h.store.notes[note_id].tenant_id
@@ -142,8 +142,8 @@ def test_500_notes_with_replayed_shuffled_concurrent_events_equal_a_fresh_index(
             futures += [pool.submit(deliver, h, e) for e in d.take(rng.randint(1, 12))]
     while len(ids) < 500:
         note = notes.create(rng.choice(tenants), text(rng, f"N{len(ids)}"), "", None, None)
-        ids.append(note["id"])
-        d.emit(note["id"], "created")
+        ids.append(note.note.id)
+        d.emit(note.note.id, "created")
     futures += [pool.submit(deliver, h, e) for e in d.take(len(d.pending))]
     for f in futures:
         f.result()

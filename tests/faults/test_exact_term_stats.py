@@ -44,8 +44,8 @@ def test_term_stats_after_replayed_shuffled_concurrent_events_equal_a_fresh_coun
             live = [i for i in ids if i not in deleted]
             if roll < 0.55 or not live:
                 note = notes.create(rng.choice(tenants), text(rng, f"N{step}"), "Title", None, None)
-                ids.append(note["id"])
-                d.emit(note["id"], "created")
+                ids.append(note.note.id)
+                d.emit(note.note.id, "created")
             elif roll < 0.85:
                 note_id = rng.choice(live)
                 tenant = h.store.notes[note_id].tenant_id

@@ -72,7 +72,9 @@ def _assert_same(patched, fresh, rng: random.Random) -> None:  # type: ignore[no
                     ),
                     ("recency", patched.recent_hits(30, pm), fresh.recent_hits(everything, fm)),
                 ):
-                    _assert_same_ranking(name, p_hits, f_all[:30], {h.chunk_id: h.score for h in f_all})
+                    _assert_same_ranking(
+                        name, p_hits, f_all[:30], {h.chunk_id: h.score for h in f_all}
+                    )
 
 
 def _assert_same_ranking(name, p_hits, f_hits, fresh_scores) -> None:  # type: ignore[no-untyped-def]

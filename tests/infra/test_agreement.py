@@ -49,19 +49,21 @@ PROJECT_AND_MODELS = {
     "VERTEX_PUBLIC_ENDPOINT_DOMAIN",
     "CHAT_MODEL",
 }
+# Per-user quotas: Terraform variables, so each environment states its limits.
+QUOTAS = {
+    "QUOTA_CHAT_PER_MINUTE",
+    "QUOTA_SEARCH_PER_MINUTE",
+    "QUOTA_NOTES_PER_DAY",
+    "QUOTA_STORED_CHARS",
+}
 REQUIRED: dict[str, set[str]] = {
-    "api": PROJECT_AND_MODELS | {"GENERATOR", "CORS_ORIGINS"},  # CORS default "*"
+    # CORS default "*"; App Check is chosen per environment (off until the web sends tokens)
+    "api": PROJECT_AND_MODELS | {"GENERATOR", "CORS_ORIGINS", "APP_CHECK"} | QUOTAS,
     "indexer": PROJECT_AND_MODELS | {"CLASSIFIER"},
     "reindexer": PROJECT_AND_MODELS | {"CLASSIFIER", "REINDEX_QUEUE", "REINDEX_TOPIC"},
 }
 # Tuning and limits whose defaults are the production values.
 MAY_DEFAULT = {
-    # per-user quotas and App Check: the defaults hold in production too
-    "QUOTA_CHAT_PER_MINUTE",
-    "QUOTA_SEARCH_PER_MINUTE",
-    "QUOTA_NOTES_PER_DAY",
-    "QUOTA_STORED_CHARS",
-    "APP_CHECK",
     # read to refuse the Auth emulator outside it: never set by Terraform
     # (K_SERVICE is set by Cloud Run itself)
     "FIREBASE_AUTH_EMULATOR_HOST",
@@ -217,6 +219,50 @@ def test_the_settings_validate_as_deployed(tf: Terraform, key: str, path: Path |
     assert settings.project_id != Settings.model_fields["project_id"].default
     assert settings.embedder == "vertex" and settings.vector_index == "vertex"
     assert settings.resolved_embedding_dimension == values["embedding_dimension"]
+
+
+def _field(alias: str) -> Any:
+    return next(f for f in Settings.model_fields.values() if f.alias == alias)
+
+
+@pytest.mark.parametrize("setting", sorted(QUOTAS))
+def test_quota_variables_agree_with_the_code(tf: Terraform, setting: str) -> None:
+    """Each quota is a typed, validated variable whose default is the code's default
+    and whose lower bound is the code's (0 turns a limit off in both)."""
+    raw = env_of(tf, "api")[setting]
+    ref = re.fullmatch(r"tostring\(var\.(\w+)\)", expression(raw) or "")
+    assert ref, f"{setting} = {raw}: pass a number variable through tostring()"
+    name = ref.group(1)
+    body = tf.variables[name]
+    assert attr(body, "type") == "${number}", f"variable {name} must be typed number"
+    field = _field(setting)
+    assert tf.default(name) == field.default, f"{name}: Terraform and Settings defaults differ"
+    ge = next(m.ge for m in field.metadata if getattr(m, "ge", None) is not None)
+    condition = attr(blocks(body, "validation")[0], "condition")
+    assert f"var.{name} >= {ge}" in condition, condition
+    assert f"floor(var.{name}) == var.{name}" in condition, "whole numbers only"
+    assert setting not in env_of(tf, "indexer") and setting not in env_of(tf, "reindexer")
+
+
+@pytest.mark.parametrize("path", TFVARS, ids=lambda p: p.name)
+def test_quota_values_in_tfvars_are_accepted_by_the_code(tf: Terraform, path: Path) -> None:
+    values = variables_for(tf, path)
+    env = {name: substitute(raw, values) for name, raw in env_of(tf, "api").items()}
+    settings = Settings.model_validate(env)
+    for setting in QUOTAS:
+        assert getattr(settings, _field_name(setting)) == int(env[setting])
+
+
+def test_app_check_variable_offers_exactly_the_codes_choices(tf: Terraform) -> None:
+    assert expression(env_of(tf, "api")["APP_CHECK"]) == "var.app_check"
+    choices = literal_settings()["APP_CHECK"]
+    assert tf.default("app_check") == _field("APP_CHECK").default
+    condition = attr(blocks(tf.variables["app_check"], "validation")[0], "condition")
+    assert sorted(re.findall(r"['\"](\w+)['\"]", condition)) == sorted(choices), condition
+
+
+def _field_name(alias: str) -> str:
+    return next(n for n, f in Settings.model_fields.items() if f.alias == alias)
 
 
 def test_functions_agree_on_the_embedding_identity(tf: Terraform) -> None:
@@ -379,8 +425,11 @@ def test_firestore_indexes_json_matches_terraform(tf: Terraform) -> None:
 
 
 def test_composite_indexes_cover_the_store_queries(tf: Terraform) -> None:
-    """The queries in firestore_store.py that need a composite index have one."""
-    source = (ROOT / "shared/footnote/adapters/firestore_store.py").read_text()
+    """The queries in the Firestore repositories that need a composite index have one."""
+    source = "".join(
+        (ROOT / f"shared/footnote/adapters/firestore_{name}.py").read_text()
+        for name in ("notes", "conversations")
+    )
     assert re.search(r'"tenantId", "==".*?order_by\("createdAt"', source, re.S)
     assert re.search(r'"conversationId", "==".*?"tenantId", "=="', source, re.S)
     have = {

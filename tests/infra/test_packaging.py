@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -23,8 +23,19 @@ def _script() -> ModuleType:
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("package_functions", module)
     spec.loader.exec_module(module)
     return module
+
+
+def require_uv(pkg: ModuleType) -> str:
+    """uv (dev extra) compiles and installs the locks: required in CI, else a skip."""
+    try:
+        return str(pkg._uv())
+    except SystemExit:
+        if os.environ.get("CI"):
+            pytest.fail("uv is not installed (dev extra)")
+        pytest.skip("uv is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -45,27 +56,69 @@ def test_one_folder_per_terraform_function(built: Path) -> None:
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
-def test_folder_contents(built: Path, name: str) -> None:
+def test_folder_contents(pkg: ModuleType, built: Path, name: str) -> None:
     folder = built / name
     assert (folder / "main.py").read_bytes() == (ROOT / "functions" / name / "main.py").read_bytes()
+    assert (folder / "requirements.txt").read_bytes() == pkg.lock_path(name).read_bytes()
     assert (folder / "footnote" / "entrypoints.py").is_file()
-    assert (folder / "footnote" / "adapters" / "firestore_events.py").is_file()
-    assert not (folder / "footnote" / "dev").exists(), "the local stack is not deployed"
+    assert (folder / "footnote" / "wiring.py").is_file()
+    for never in ("dev", "evaluation", "cli.py"):
+        assert not (folder / "footnote" / never).exists(), f"{never} is not deployed"
+    for excluded in pkg.FUNCTIONS[name].exclude:
+        assert not (folder / "footnote" / excluded).exists(), f"{name} ships {excluded}"
     assert not list(folder.rglob("__pycache__"))
+    assert sorted(p.name for p in folder.iterdir()) == ["footnote", "main.py", "requirements.txt"]
 
 
-def test_requirements_are_the_runtime_and_vertex_dependencies(built: Path) -> None:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    lines = [
-        line
-        for line in (built / "api" / "requirements.txt").read_text().splitlines()
-        if line and not line.startswith("#")
-    ]
-    assert lines == [*project["dependencies"], *project["optional-dependencies"]["vertex"]]
-    text = "\n".join(lines)
-    assert "functions-framework" in text
-    for heavy in ("torch", "sentence-transformers", "pytest", "checkov"):
-        assert heavy not in text, f"{heavy} must not be deployed"
+def test_each_function_ships_the_adapters_it_runs(built: Path) -> None:
+    adapters = {
+        name: {p.name for p in (built / name / "footnote" / "adapters").iterdir()}
+        for name in FUNCTIONS
+    }
+    assert "firestore_events.py" in adapters["indexer"]
+    assert "pubsub_queue.py" in adapters["reindexer"]
+    assert {"firebase_auth.py", "vertex_ranker.py"} <= adapters["api"]
+    for worker in ("indexer", "reindexer"):
+        assert "vertex_ranker.py" not in adapters[worker], "the indexers never rerank"
+        assert not (built / worker / "footnote" / "api").exists(), "the indexers serve no HTTP"
+
+
+def _pins(text: str) -> dict[str, str]:
+    lines = [line for line in text.splitlines() if line and not line.lstrip().startswith("#")]
+    pins = {}
+    for line in lines:
+        name, sep, version = line.partition("==")
+        assert sep and re.fullmatch(r"[A-Za-z0-9._-]+", name), f"not pinned with ==: {line!r}"
+        assert re.fullmatch(r"[0-9][0-9A-Za-z.+!-]*", version), f"not an exact version: {line!r}"
+        pins[name.lower().replace("_", "-")] = version
+    return pins
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_requirements_are_fully_pinned(pkg: ModuleType, built: Path, name: str) -> None:
+    pins = _pins((built / name / "requirements.txt").read_text())
+    for direct in pkg.FUNCTIONS[name].requires:
+        assert pkg.normalise(direct) in pins, f"{name}: {direct} is not in its lock"
+    assert "protobuf" in pins and "grpcio" in pins, "transitive packages are pinned too"
+    for heavy in ("torch", "sentence-transformers", "pytest", "checkov", "bm25s", "uv"):
+        assert heavy not in pins, f"{heavy} must not be deployed"
+
+
+def test_only_the_api_installs_the_reranker_and_firebase_sdks(built: Path) -> None:
+    pins = {n: _pins((built / n / "requirements.txt").read_text()) for n in FUNCTIONS}
+    assert {"google-cloud-discoveryengine", "firebase-admin"} <= pins["api"].keys()
+    for worker in ("indexer", "reindexer"):
+        assert "google-cloud-discoveryengine" not in pins[worker], "the indexers never rerank"
+        assert "firebase-admin" not in pins[worker]
+    assert "google-events" in pins["indexer"] and "google-events" not in pins["reindexer"]
+    assert "google-cloud-pubsub" in pins["reindexer"] and "google-cloud-pubsub" not in pins["api"]
+    shared = set(pins["api"]) & set(pins["indexer"]) & set(pins["reindexer"])
+    for dist in shared:  # one version of a package across functions, so they behave alike
+        versions = {n: pins[n][dist] for n in FUNCTIONS}
+        assert len(set(versions.values())) == 1, (
+            f"{dist} differs across functions {versions}: "
+            "python scripts/package_functions.py --lock --upgrade aligns them"
+        )
 
 
 def test_output_is_deterministic_and_tracks_changes(

@@ -155,7 +155,7 @@ def _container(**parts: Any) -> Container:
     return c
 
 
-def _ask(c: Container) -> dict[str, Any]:
+def _ask(c: Container) -> Any:
     return c.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig()).meta
 
 
@@ -165,7 +165,7 @@ def _ask(c: Container) -> dict[str, Any]:
 )
 def test_the_generator_fallback_takes_sdk_and_network_errors(error: Exception) -> None:
     meta = _ask(_container(generator=Generator(error)))
-    assert Fallback.GENERATOR_EXTRACTIVE in meta["fallbacks"]
+    assert Fallback.GENERATOR_EXTRACTIVE in meta.fallbacks
 
 
 @pytest.mark.parametrize("error", [TypeError("bug"), KeyError("bug"), AttributeError("bug")])
@@ -176,7 +176,7 @@ def test_a_generator_bug_surfaces(error: Exception) -> None:
 
 def test_the_reranker_fallback_takes_network_errors_and_a_bug_surfaces() -> None:
     meta = _ask(_container(reranker=Reranker(OSError("unreachable"))))
-    assert Fallback.RERANKER_SKIPPED in meta["fallbacks"]
+    assert Fallback.RERANKER_SKIPPED in meta.fallbacks
     with pytest.raises(ZeroDivisionError):
         _ask(_container(reranker=Reranker(ZeroDivisionError())))
 

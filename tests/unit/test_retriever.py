@@ -96,8 +96,8 @@ def test_before_the_launch_resolves_from_a_note_titled_launch_day() -> None:
     w.add("n1", "Pricing page copy drafted.", days_ago=20)
     w.add("n2", "Pricing page copy rewritten after feedback.", days_ago=2)
     answer = w.chat.search("alice", "pricing page before the launch", 8)
-    assert answer["meta"]["query"]["window"] is not None
-    assert [r["noteId"] for r in answer["results"]] == ["n1"]
+    assert answer.query.window is not None
+    assert [h.note_id for h in answer.hits] == ["n1"]
 
 
 def test_keyword_scores_are_zero_where_no_query_term_occurs_in_every_bm25_variant() -> None:

@@ -155,24 +155,24 @@ def test_chat_cites_matching_notes_and_every_marker_has_a_citation() -> None:
     w.add("fire", "We chose Firestore because it syncs in real time.")
     w.add("lunch", "Lunch on Tuesday was ramen.")
     out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
-    assert out.meta["retrieval"]["strategy"] == "hybrid_reranked"
-    assert out.citations[0]["noteId"] == "fire"
-    assert _cited(out.answer) == {c["cid"] for c in out.citations}
+    assert out.meta.retrieval.strategy == "hybrid_reranked"
+    assert out.citations[0].note_id == "fire"
+    assert _cited(out.answer) == {c.cid for c in out.citations}
 
 
 def test_chat_without_notes_says_so() -> None:
     w = World()
     out = w.chat.chat("alice", "anything?", None, RagConfig())
-    assert out.answer == NO_NOTES and out.meta["retrieval"]["strategy"] == "none"
-    assert out.citations == []
+    assert out.answer == NO_NOTES and out.meta.retrieval.strategy == "none"
+    assert out.citations == ()
 
 
 def test_chat_abstains_when_nothing_matches() -> None:
     w = World()
     w.add("n1", "The cat sleeps on the sofa.")
     out = w.chat.chat("alice", "quarterly revenue projections for Brazil", None, RagConfig())
-    assert out.answer == NOT_ENOUGH and out.citations == []
-    assert out.meta["retrieval"]["matched"] is False
+    assert out.answer == NOT_ENOUGH and out.citations == ()
+    assert out.meta.retrieval.matched is False
 
 
 def test_chat_falls_back_to_keywords_when_the_embedder_is_down() -> None:
@@ -183,9 +183,9 @@ def test_chat_falls_back_to_keywords_when_the_embedder_is_down() -> None:
         w.settings, w.retriever, _extractive(), w.store, lambda: NOW, fallback=_extractive()
     )
     out = w.chat.chat("alice", "Why Firestore?", None, RagConfig())
-    assert out.meta["retrieval"]["strategy"] == "keyword_recency"
-    assert "embedder_down" in out.meta["fallbacks"]
-    assert out.citations and out.citations[0]["noteId"] == "fire"
+    assert out.meta.retrieval.strategy == "keyword_recency"
+    assert "embedder_down" in out.meta.fallbacks
+    assert out.citations and out.citations[0].note_id == "fire"
 
 
 def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
@@ -206,8 +206,8 @@ def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
         fallback=_extractive(),  # type: ignore[arg-type]
     )
     out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
-    assert "generator_extractive" in out.meta["fallbacks"]
-    assert out.citations[0]["noteId"] == "fire"
+    assert "generator_extractive" in out.meta.fallbacks
+    assert out.citations[0].note_id == "fire"
 
 
 def test_chat_never_crosses_tenants() -> None:
@@ -215,7 +215,7 @@ def test_chat_never_crosses_tenants() -> None:
     w.add("secret", "Alice's secret: the vault code is 4521.", tenant="alice")
     w.add("bob1", "Bob likes hiking.", tenant="bob")
     out = w.chat.chat("bob", "What is the vault code?", None, RagConfig())
-    assert all(c["noteId"] != "secret" for c in out.citations) and "4521" not in out.answer
+    assert all(c.note_id != "secret" for c in out.citations) and "4521" not in out.answer
 
 
 def test_chat_records_turns_and_sources() -> None:
@@ -223,7 +223,7 @@ def test_chat_records_turns_and_sources() -> None:
     w.add("fire", "We chose Firestore because it syncs in real time.")
     out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
     turns = w.chat.messages("alice", out.conversation_id)
-    assert [t["role"] for t in turns] == ["user", "assistant"]
+    assert [t.role for t in turns] == ["user", "assistant"]
     assert w.chat.sources("alice", out.message_id) == out.citations
     with pytest.raises(NotFound):
         w.chat.messages("bob", out.conversation_id)
@@ -243,15 +243,15 @@ def test_include_citations_false_strips_markers() -> None:
     w = World()
     w.add("fire", "We chose Firestore because it syncs in real time.")
     out = w.chat.chat("alice", "Why Firestore?", None, RagConfig(include_citations=False))
-    assert "[N" not in out.answer and out.citations == []
+    assert "[N" not in out.answer and out.citations == ()
 
 
 def test_search_meta_reports_time_hints_it_could_not_resolve() -> None:
     world = World()
     world.add("n1", "We shipped the beta and fixed the login bug.")
-    meta = world.chat.search("alice", "what did we fix before the launch?", 5)["meta"]["query"]
-    assert meta["window"] is None
-    assert meta["unresolved"], meta
+    meta = world.chat.search("alice", "what did we fix before the launch?", 5).query
+    assert meta.window is None
+    assert meta.unresolved, meta
 
 
 def test_the_wiring_gives_chat_its_fallback_generator() -> None:
@@ -272,5 +272,5 @@ def test_the_wiring_gives_chat_its_fallback_generator() -> None:
     c.store.create_note(note("fire", "We chose Firestore because it syncs in real time."))
     assert c.indexing.index_note("fire").outcome is Outcome.INDEXED
     out = c.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
-    assert "generator_extractive" in out.meta["fallbacks"]
-    assert out.meta["model"] == "the-wired-fallback"
+    assert "generator_extractive" in out.meta.fallbacks
+    assert out.meta.model == "the-wired-fallback"

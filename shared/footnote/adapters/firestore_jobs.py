@@ -7,12 +7,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from footnote.adapters.firestore_common import JOBS
 from footnote.domain import Job
 
 if TYPE_CHECKING:
     from google.cloud import firestore
-
-JOBS = "reindexJobs"
 
 
 class FirestoreJobStore:

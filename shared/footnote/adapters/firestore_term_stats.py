@@ -12,7 +12,7 @@ Layout:
   contribution and adds the new one in one transaction, which reads only that
   note's record (so indexers of different notes never contend on a read) and
   writes the sketch rows with blind ``Increment`` transforms.
-- It runs after the chunk transaction, never inside it (see ``FirestoreStore._bump``).
+- It runs after the chunk transaction, never inside it (see ``FirestoreRepository._bump``).
 
 Reads: ``statistics`` serves a per-process copy at most ``ttl_s`` old, then reads
 the ``depth`` row documents in one ``get_all``: a query costs no document read

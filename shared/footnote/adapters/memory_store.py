@@ -135,12 +135,14 @@ class MemoryStore:
                 self._changed(state.tenant_id, note_id)
             return removed
 
-    def withdraw_chunks(self, tenant_id: str, note_id: str) -> list[str]:
+    def withdraw_chunks(self, state: IndexState) -> list[str]:
         with self._lock:
+            note_id = state.note_id
             ids = sorted(
                 set(self._note_chunks.get(note_id, {})) | self._recorded.get(note_id, set())
             )
-            self._drop_chunks(tenant_id, note_id)
+            self._drop_chunks(state.tenant_id, note_id)
+            self.states[note_id] = state
             return ids
 
     def _drop_chunks(self, tenant_id: str, note_id: str) -> None:

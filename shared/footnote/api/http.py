@@ -13,11 +13,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
-from werkzeug.routing import Map, RequestRedirect, Rule
+from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Request, Response
 
 from footnote import logs
-from footnote.api.schemas import ChatRequest, NoteCreate, NotePatch, SearchRequest
+from footnote.api import wire
+from footnote.api.routes import ROUTES
+from footnote.api.schemas import ID_MAX_CHARS, PAGE_SIZE_DEFAULT, RULE_ERRORS, request_models
 from footnote.config import Settings
 from footnote.errors import (
     FootnoteError,
@@ -30,42 +32,16 @@ from footnote.errors import (
     UnsupportedMediaType,
 )
 from footnote.ports import AppCheckVerifier, TokenVerifier
-from footnote.services.chat import ChatService, RagConfig
+from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
 
 log = logging.getLogger("footnote.api")
 M = TypeVar("M", bound=BaseModel)
 
-_ID = "<string(minlength=1,maxlength=200):{}>"
-ROUTES = Map(
-    [
-        Rule("/healthz", endpoint="health", methods=["GET"]),
-        Rule("/openapi.json", endpoint="openapi", methods=["GET"]),
-        Rule("/notes", endpoint="notes_create", methods=["POST"]),
-        Rule("/notes", endpoint="notes_list", methods=["GET"]),
-        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_get", methods=["GET"]),
-        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_patch", methods=["PATCH"]),
-        Rule(f"/notes/{_ID.format('note_id')}", endpoint="note_delete", methods=["DELETE"]),
-        Rule("/chat", endpoint="chat", methods=["POST"]),
-        Rule("/search", endpoint="search", methods=["POST"]),
-        Rule(
-            f"/conversations/{_ID.format('conversation_id')}/messages",
-            endpoint="messages",
-            methods=["GET"],
-        ),
-        Rule(f"/messages/{_ID.format('message_id')}/sources", endpoint="sources", methods=["GET"]),
-    ],
-    strict_slashes=False,
-    # No redirects: a doubled slash (`/notes//abc`, `/notes/%2Fabc`) is simply not
-    # found. Werkzeug would answer it with a 308 raised as an exception, outside the
-    # error envelope.
-    merge_slashes=False,
-    redirect_defaults=False,
-)
-_MAX_JSON_DEPTH = 32
+
 # Ids we issue are URL-safe; anything else (incl. Firestore-reserved "__x__") is simply not found.
-_SAFE_ID = re.compile(r"(?!__.*__$)[A-Za-z0-9_-]{1,200}")
+_SAFE_ID = re.compile(rf"(?!__.*__$)[A-Za-z0-9_-]{{1,{ID_MAX_CHARS}}}")
 
 
 class Api:
@@ -80,6 +56,7 @@ class Api:
         app_check: AppCheckVerifier | None = None,
     ) -> None:
         self._s = settings
+        self._models = request_models(settings)
         self._app_check = app_check  # None: App Check is off
         self._quotas = quotas  # None: no per-user quotas (in-process test harnesses)
         self._verifier = verifier
@@ -158,8 +135,9 @@ class Api:
         return _json(build_spec(self._s), 200)
 
     def _on_notes_create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        body = _parse(request, NoteCreate, self._s.request_max_bytes)
+        body = _parse(request, self._models.note_create, self._s.request_max_bytes)
         quotas = self._quotas() if self._quotas else None
+        # The request model has normalised the text: this is what is stored.
         reservation = quotas.reserve_note(tenant, len(body.text), True) if quotas else None
         try:
             note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
@@ -167,34 +145,34 @@ class Api:
             if quotas and reservation:
                 quotas.release(reservation)
             raise
-        if quotas and reservation:  # the stored text is normalised: count what is stored
-            quotas.adjust_chars(tenant, len(note["text"]) - len(body.text))
-        fields["noteId"] = note["id"]
-        return _json(note, 201, {"Location": f"/notes/{note['id']}"})
+        fields["noteId"] = note.note.id
+        return _json(wire.note(note), 201, {"Location": f"/notes/{note.note.id}"})
 
     def _on_notes_list(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        raw_limit = request.args.get("limit", "20")
-        if not raw_limit.isdigit():
+        raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
+        # isdecimal, not isdigit: "²" is a digit int() refuses.
+        if not raw_limit.isdecimal():
             raise InvalidRequest("limit must be a whole number")
-        cursor = request.args.get("cursor") or None
-        if cursor is not None and len(cursor) > 1000:
-            raise InvalidRequest("cursor is not valid")
-        return _json(self._notes().list(tenant, int(raw_limit[:6]), cursor), 200)
+        query = _validate(
+            self._models.notes_query,
+            {"limit": int(raw_limit[:6]), "cursor": request.args.get("cursor") or None},
+        )
+        return _json(wire.note_page(self._notes().list(tenant, query.limit, query.cursor)), 200)
 
     def _on_note_get(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        return _json(self._notes().get(tenant, note_id), 200)
+        return _json(wire.note(self._notes().get(tenant, note_id)), 200)
 
     def _on_note_patch(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        body = _parse(request, NotePatch, self._s.request_max_bytes)
+        body = _parse(request, self._models.note_patch, self._s.request_max_bytes)
         changes = {name: getattr(body, name) for name in body.model_fields_set}
         quotas = self._quotas() if self._quotas else None
         if quotas is None or "text" not in changes:
-            return _json(self._notes().update(tenant, note_id, changes), 200)
-        old = len(self._notes().get(tenant, note_id)["text"])
+            return _json(wire.note(self._notes().update(tenant, note_id, changes)), 200)
+        old = len(self._notes().get(tenant, note_id).note.text)
         grow = max(len(changes["text"]) - old, 0)
         reservation = quotas.reserve_note(tenant, grow, False)
         try:
@@ -202,21 +180,21 @@ class Api:
         except BaseException:
             quotas.release(reservation)
             raise
-        quotas.adjust_chars(tenant, len(note["text"]) - old - reservation.chars)
-        return _json(note, 200)
+        quotas.adjust_chars(tenant, len(note.note.text) - old - reservation.chars)
+        return _json(wire.note(note), 200)
 
     def _on_note_delete(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
         quotas = self._quotas() if self._quotas else None
-        old = len(self._notes().get(tenant, note_id)["text"]) if quotas else 0
+        old = len(self._notes().get(tenant, note_id).note.text) if quotas else 0
         self._notes().delete(tenant, note_id)
         if quotas:
             quotas.adjust_chars(tenant, -old)
         return Response(status=204)
 
     def _on_chat(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        body = _parse(request, ChatRequest, self._s.request_max_bytes)
+        body = _parse(request, self._models.chat, self._s.request_max_bytes)
         self._charge(tenant, "chat")
         rc = body.rag_config
         service = self._chat()
@@ -233,25 +211,25 @@ class Api:
             )
         outcome = service.chat(tenant, body.message, body.conversation_id, rag)
         fields.update(outcome.log_fields)
-        return _json(outcome.body(), 200)
+        return _json(wire.chat(outcome), 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        body = _parse(request, SearchRequest, self._s.request_max_bytes)
+        body = _parse(request, self._models.search, self._s.request_max_bytes)
         self._charge(tenant, "search")
         result = self._chat().search(tenant, body.query, body.k)
-        fields["strategy"] = result["meta"]["strategy"]
-        fields["chunkIds"] = [r["chunkId"] for r in result["results"]]
-        return _json(result, 200)
+        fields["strategy"] = result.retrieval.strategy
+        fields["chunkIds"] = [h.chunk_id for h in result.hits]
+        return _json(wire.search(result), 200)
 
     def _on_messages(
         self, request: Request, tenant: str, fields: dict[str, Any], conversation_id: str
     ) -> Response:
-        return _json({"messages": self._chat().messages(tenant, conversation_id)}, 200)
+        return _json(wire.messages(self._chat().messages(tenant, conversation_id)), 200)
 
     def _on_sources(
         self, request: Request, tenant: str, fields: dict[str, Any], message_id: str
     ) -> Response:
-        return _json({"sources": self._chat().sources(tenant, message_id)}, 200)
+        return _json(wire.sources(self._chat().sources(tenant, message_id)), 200)
 
     # -- edge concerns -----------------------------------------------------------
     def _charge(self, tenant: str, endpoint: str) -> None:
@@ -305,35 +283,54 @@ def _parse(request: Request, model: type[M], max_bytes: int) -> M:
     if len(raw) > max_bytes:
         raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
     try:
+        return model.model_validate_json(raw)  # parsed and validated in one pass
+    except ValidationError as exc:
+        if exc.errors()[0]["type"] == "json_invalid":
+            raise _not_json(raw, exc) from None
+        raise _invalid(exc) from None
+
+
+def _not_json(raw: bytes, exc: ValidationError) -> InvalidRequest:
+    """Why a body the JSON parser refused is not JSON, said as before the parser was
+    pydantic's. Runs only for such bodies (at most ``REQUEST_MAX_BYTES``)."""
+    try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise InvalidRequest("request body is not valid UTF-8") from None
+        return InvalidRequest("request body is not valid UTF-8")
+    if "recursion limit" in exc.errors()[0]["msg"]:
+        return InvalidRequest("request body is nested too deeply")
     try:
-        data = json.loads(text)
+        json.loads(text)
     except (ValueError, RecursionError):
-        raise InvalidRequest("request body is not valid JSON") from None
-    if _depth(data) > _MAX_JSON_DEPTH:
-        raise InvalidRequest("request body is nested too deeply")
-    if not isinstance(data, dict):
-        raise InvalidRequest("request body must be a JSON object")
+        return InvalidRequest("request body is not valid JSON")
+    # Python's parser takes what pydantic's refused: a lone surrogate ("\ud800"),
+    # which Firestore, UTF-8 and every response we write cannot carry.
+    return InvalidRequest(
+        "request body is not valid: strings must be valid Unicode (no unpaired surrogates)"
+    )
+
+
+def _validate(model: type[M], data: Any) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
+        raise _invalid(exc) from None
+
+
+def _invalid(exc: ValidationError) -> FootnoteError:
+    """The error a request that fails its model gets. Structural problems (types,
+    unknown fields) come first, with every one in ``details``; otherwise the first
+    rule a validator checked (blank text, a limit) answers with its own message."""
+    errors = exc.errors(include_url=False, include_input=False)
+    if errors[0]["type"] == "model_type" and not errors[0]["loc"]:
+        return InvalidRequest("request body must be a JSON object")
+    structural = [e for e in errors if e["type"] not in RULE_ERRORS]
+    if structural:
         details = [
-            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]}
-            for e in exc.errors(include_url=False, include_input=False)
+            {"field": ".".join(str(p) for p in e["loc"]), "problem": e["msg"]} for e in structural
         ]
-        raise InvalidRequest("request body is not valid", details) from None
-
-
-def _depth(value: Any, level: int = 0) -> int:
-    if level > _MAX_JSON_DEPTH:
-        return level
-    if isinstance(value, dict):
-        return max((_depth(v, level + 1) for v in value.values()), default=level + 1)
-    if isinstance(value, list):
-        return max((_depth(v, level + 1) for v in value), default=level + 1)
-    return level
+        return InvalidRequest("request body is not valid", details)
+    return RULE_ERRORS[errors[0]["type"]](errors[0]["msg"])
 
 
 def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Response:
@@ -345,10 +342,11 @@ def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Resp
     )
 
 
-def _sse(events: Iterator[tuple[str, dict[str, Any]]]) -> Iterator[str]:
+def _sse(events: Iterator[StreamEvent]) -> Iterator[str]:
     try:
         for name, data in events:
-            yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+            body = wire.chat(data) if isinstance(data, ChatOutcome) else data
+            yield f"event: {name}\ndata: {json.dumps(body, ensure_ascii=False)}\n\n"
     finally:
         close = getattr(events, "close", None)
         if close is not None:

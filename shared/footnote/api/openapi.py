@@ -1,18 +1,48 @@
-"""The OpenAPI 3.1 description of the HTTP API, built from the settings in force.
+"""The OpenAPI 3.1 description of the HTTP API, generated from what serves it.
 
-Served at ``GET /openapi.json`` (no token needed) and used by the property-based
-fuzzer in ``tests/fuzz``. Limits come from :class:`~footnote.config.Settings`,
-so the description always states the limits the running API enforces.
+Paths and operations come from the route table (``api/routes.py``), request and
+response schemas from the models in ``api/schemas.py`` built with the settings in
+force, so the description states the limits the running API enforces and cannot
+drift from it. Served at ``GET /openapi.json`` (no token needed) and used by the
+property-based fuzzer in ``tests/fuzz``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
-from footnote.config import Settings
-from footnote.domain import Fallback, MemoryType, Strategy
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, models_json_schema
+from pydantic_core import CoreSchema
 
-ID_PATTERN = r"^[A-Za-z0-9_-]+$"
+from footnote.api import schemas
+from footnote.api.routes import ROUTE_TABLE, Route, path_ids
+from footnote.config import Settings
+
+_ERRORS = {
+    400: "Invalid request (bad JSON, bad field, empty text, bad cursor or page size).",
+    401: "Missing or invalid Firebase ID token.",
+    404: "No such resource for this caller (another tenant's ids look missing too).",
+    413: "Request body or note text too large.",
+    415: "Body is not application/json.",
+    429: "A per-user quota is used up (requests per minute, notes per day, stored "
+    "characters); the Retry-After header says when to try again. Nothing was done.",
+}
+_ID_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": schemas.ID_MAX_CHARS,
+    "pattern": schemas.ID_PATTERN,
+}
+
+
+class _Untitled(GenerateJsonSchema):
+    """Models keep their titles; fields do not get one made from their names."""
+
+    def field_title_should_be_set(self, schema: CoreSchema) -> bool:  # type: ignore[override]
+        return False
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -23,368 +53,37 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-def _errors(*statuses: int) -> dict[str, Any]:
-    what = {
-        400: "Invalid request (bad JSON, bad field, empty text, bad cursor or page size).",
-        401: "Missing or invalid Firebase ID token.",
-        404: "No such resource for this caller (another tenant's ids look missing too).",
-        405: "Method not allowed on this path.",
-        413: "Request body or note text too large.",
-        415: "Body is not application/json.",
-        429: "A per-user quota is used up (requests per minute, notes per day, stored "
-        "characters); the Retry-After header says when to try again. Nothing was done.",
-        503: "A backend (store or model) is unavailable; retry later.",
-    }
-    return {str(s): _json(_ref("Error"), what[s]) for s in statuses}
-
-
 def build_spec(settings: Settings | None = None) -> dict[str, Any]:
-    s = settings or Settings()  # type: ignore[call-arg]
-    types = [t.value for t in MemoryType]
-    id_param = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": ID_PATTERN}
+    """The description for ``settings`` (the process's when None). Cached per set of
+    limits: callers must not change it."""
+    return _spec(schemas.Limits.of(settings or Settings()))  # type: ignore[call-arg]
 
-    def path_id(name: str) -> dict[str, Any]:
-        return {"name": name, "in": "path", "required": True, "schema": id_param}
 
-    schemas: dict[str, Any] = {
-        "Error": {
-            "type": "object",
-            "required": ["error"],
-            "properties": {
-                "error": {
-                    "type": "object",
-                    "required": ["code", "message", "details"],
-                    "properties": {
-                        "code": {"type": "string"},
-                        "message": {"type": "string"},
-                        "details": {},
-                    },
-                }
-            },
-        },
-        "MemoryType": {"type": "string", "enum": types},
-        "NoteCreate": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["text"],
-            "properties": {
-                "text": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": s.note_max_chars,
-                    "description": "Must contain non-blank text. Longer text gets 413.",
-                },
-                "title": {"type": ["string", "null"], "maxLength": s.note_title_max_chars},
-                "tags": {
-                    "type": ["array", "null"],
-                    "maxItems": s.note_max_tags,
-                    "items": {"type": "string", "maxLength": 50},
-                },
-                "type": {"anyOf": [_ref("MemoryType"), {"type": "null"}]},
-            },
-        },
-        "NotePatch": {
-            "type": "object",
-            "additionalProperties": False,
-            "minProperties": 1,
-            "properties": {
-                "text": {"type": "string", "minLength": 1, "maxLength": s.note_max_chars},
-                "title": {"type": ["string", "null"], "maxLength": s.note_title_max_chars},
-                "tags": {
-                    "type": ["array", "null"],
-                    "maxItems": s.note_max_tags,
-                    "items": {"type": "string", "maxLength": 50},
-                },
-                "type": {"anyOf": [_ref("MemoryType"), {"type": "null"}]},
-            },
-        },
-        "Note": {
-            "type": "object",
-            "required": ["id", "text", "title", "tags", "type", "createdAt", "updatedAt"],
-            "properties": {
-                "id": {"type": "string"},
-                "text": {"type": "string"},
-                "title": {"type": "string"},
-                "tags": {"type": "array", "items": {"type": "string"}},
-                "type": {"type": ["string", "null"]},
-                "createdAt": {"type": "string", "format": "date-time"},
-                "updatedAt": {"type": "string", "format": "date-time"},
-                "indexStatus": {
-                    "type": "string",
-                    "enum": ["pending", "indexed", "failed", "deleted"],
-                },
-                "chunkCount": {"type": "integer"},
-            },
-        },
-        "NotePage": {
-            "type": "object",
-            "required": ["notes", "cursor", "hasMore"],
-            "properties": {
-                "notes": {"type": "array", "items": _ref("Note")},
-                "cursor": {"type": ["string", "null"]},
-                "hasMore": {"type": "boolean"},
-            },
-        },
-        "RagConfig": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {
-                "enableRag": {"type": "boolean", "default": True},
-                "maxSources": {"type": "integer", "minimum": 1, "maximum": 12, "default": 8},
-                "includeCitations": {"type": "boolean", "default": True},
-                "types": {"type": "array", "maxItems": 6, "items": _ref("MemoryType")},
-            },
-        },
-        "ChatRequest": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["message"],
-            "properties": {
-                "message": {"type": "string", "minLength": 1, "maxLength": s.chat_max_query_length},
-                "conversationId": {
-                    "type": ["string", "null"],
-                    "minLength": 1,
-                    "maxLength": 100,
-                    "pattern": ID_PATTERN,
-                },
-                "ragConfig": _ref("RagConfig"),
-            },
-        },
-        "Citation": {
-            "type": "object",
-            "required": ["cid", "noteId", "chunkId", "createdAt", "snippet", "score"],
-            "properties": {
-                "cid": {"type": "string", "pattern": r"^N[0-9]+$"},
-                "noteId": {"type": "string"},
-                "chunkId": {"type": "string"},
-                "createdAt": {"type": "string"},
-                "snippet": {"type": "string"},
-                "score": {"type": "number"},
-            },
-        },
-        "ChatResponse": {
-            "type": "object",
-            "required": ["answer", "citations", "conversationId", "messageId", "meta"],
-            "properties": {
-                "answer": {"type": "string"},
-                "citations": {"type": "array", "items": _ref("Citation")},
-                "conversationId": {"type": "string"},
-                "messageId": {"type": "string"},
-                "meta": {
-                    "type": "object",
-                    "required": ["model", "confidence", "retrieval", "timings", "fallbacks"],
-                    "properties": {
-                        "model": {"type": "string"},
-                        "confidence": {"type": "number"},
-                        "retrieval": {
-                            "type": "object",
-                            "required": ["k", "strategy"],
-                            "properties": {
-                                "k": {"type": "integer"},
-                                "strategy": {
-                                    "type": "string",
-                                    "enum": [s.value for s in Strategy],
-                                },
-                            },
-                        },
-                        "timings": {"type": "object"},
-                        "fallbacks": {
-                            "type": "array",
-                            "items": {"type": "string", "enum": [f.value for f in Fallback]},
-                        },
-                    },
-                },
-            },
-        },
-        "SearchRequest": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["query"],
-            "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": s.chat_max_query_length},
-                "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 8},
-            },
-        },
-        "SearchResponse": {
-            "type": "object",
-            "required": ["results", "meta"],
-            "properties": {
-                "results": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["chunkId", "noteId", "text", "score", "breakdown"],
-                    },
-                },
-                "meta": {
-                    "type": "object",
-                    "required": ["strategy"],
-                    "properties": {
-                        "strategy": {"type": "string", "enum": [s.value for s in Strategy]}
-                    },
-                },
-            },
-        },
-        "Messages": {
-            "type": "object",
-            "required": ["messages"],
-            "properties": {"messages": {"type": "array", "items": {"type": "object"}}},
-        },
-        "Sources": {
-            "type": "object",
-            "required": ["sources"],
-            "properties": {"sources": {"type": "array", "items": _ref("Citation")}},
-        },
-        "Health": {
-            "type": "object",
-            "required": ["status", "backends"],
-            "properties": {"status": {"type": "string"}, "backends": {"type": "object"}},
-        },
-    }
-
-    secured: list[dict[str, list[str]]] = [{"firebase": []}]
-    body_errors = (400, 401, 413, 415, 429)
-    paths: dict[str, Any] = {
-        "/healthz": {
-            "get": {
-                "operationId": "health",
-                "security": [],
-                "summary": "Liveness and active backends",
-                "responses": {"200": _json(_ref("Health"), "The service is up.")},
-            }
-        },
-        "/openapi.json": {
-            "get": {
-                "operationId": "openapi",
-                "security": [],
-                "summary": "This description",
-                "responses": {"200": _json({"type": "object"}, "The OpenAPI document.")},
-            }
-        },
-        "/notes": {
-            "post": {
-                "operationId": "createNote",
-                "summary": "Save a note (indexed asynchronously)",
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": _ref("NoteCreate")}},
-                },
-                "responses": {
-                    "201": _json(_ref("Note"), "The saved note."),
-                    **_errors(*body_errors),
-                },
-            },
-            "get": {
-                "operationId": "listNotes",
-                "summary": "A page of the caller's notes, newest first",
-                "parameters": [
-                    {
-                        "name": "limit",
-                        "in": "query",
-                        "required": False,
-                        "schema": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": s.page_size_max,
-                            "default": 20,
-                        },
-                    },
-                    {
-                        "name": "cursor",
-                        "in": "query",
-                        "required": False,
-                        "schema": {
-                            "type": "string",
-                            "maxLength": 1000,
-                            "description": "The opaque cursor of the previous page.",
-                        },
-                    },
-                ],
-                "responses": {
-                    "200": _json(_ref("NotePage"), "A page of notes."),
-                    **_errors(400, 401),
-                },
-            },
-        },
-        "/notes/{noteId}": {
-            "parameters": [path_id("noteId")],
-            "get": {
-                "operationId": "getNote",
-                "summary": "One note with its index status",
-                "responses": {"200": _json(_ref("Note"), "The note."), **_errors(401, 404)},
-            },
-            "patch": {
-                "operationId": "updateNote",
-                "summary": "Edit a note (re-indexed if its text changed)",
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": _ref("NotePatch")}},
-                },
-                "responses": {
-                    "200": _json(_ref("Note"), "The edited note."),
-                    **_errors(*body_errors, 404),
-                },
-            },
-            "delete": {
-                "operationId": "deleteNote",
-                "summary": "Delete a note and its chunks",
-                "responses": {"204": {"description": "Deleted."}, **_errors(401, 404)},
-            },
-        },
-        "/chat": {
-            "post": {
-                "operationId": "chat",
-                "summary": "A cited answer from the caller's notes",
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": _ref("ChatRequest")}},
-                },
-                "responses": {
-                    "200": {
-                        "description": "The answer; with Accept: text/event-stream, server-sent events.",
-                        "content": {
-                            "application/json": {"schema": _ref("ChatResponse")},
-                            "text/event-stream": {"schema": {"type": "string"}},
-                        },
-                    },
-                    **_errors(*body_errors, 404),
-                },
-            }
-        },
-        "/search": {
-            "post": {
-                "operationId": "search",
-                "summary": "Retrieval only, with score breakdowns",
-                "requestBody": {
-                    "required": True,
-                    "content": {"application/json": {"schema": _ref("SearchRequest")}},
-                },
-                "responses": {
-                    "200": _json(_ref("SearchResponse"), "Scored chunks."),
-                    **_errors(*body_errors),
-                },
-            }
-        },
-        "/conversations/{conversationId}/messages": {
-            "parameters": [path_id("conversationId")],
-            "get": {
-                "operationId": "conversationMessages",
-                "summary": "A conversation's turns",
-                "responses": {"200": _json(_ref("Messages"), "The turns."), **_errors(401, 404)},
-            },
-        },
-        "/messages/{messageId}/sources": {
-            "parameters": [path_id("messageId")],
-            "get": {
-                "operationId": "messageSources",
-                "summary": "The sources an answer cited",
-                "responses": {
-                    "200": _json(_ref("Sources"), "The cited sources."),
-                    **_errors(401, 404),
-                },
-            },
-        },
-    }
+@lru_cache(maxsize=8)
+def _spec(limits: schemas.Limits) -> dict[str, Any]:
+    models = schemas.build_models(limits)
+    entries: list[tuple[type[BaseModel], JsonSchemaMode]] = [(schemas.Error, "serialization")]
+    for route in ROUTE_TABLE:
+        for name in (route.body, route.query):
+            if name is not None:
+                entries.append((getattr(models, name), "validation"))
+        if route.response is not None:
+            entries.append((route.response, "serialization"))
+    refs, top = models_json_schema(
+        list(dict.fromkeys(entries)),
+        ref_template="#/components/schemas/{model}",
+        schema_generator=_Untitled,
+    )
+    components: dict[str, Any] = top["$defs"]
+    paths: dict[str, Any] = {}
+    for route in ROUTE_TABLE:
+        item = paths.setdefault(route.path, {})
+        if path_ids(route.path):
+            item["parameters"] = [
+                {"name": n, "in": "path", "required": True, "schema": _ID_SCHEMA}
+                for n in path_ids(route.path)
+            ]
+        item[route.method.lower()] = _operation(route, models, refs, components)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -394,17 +93,18 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
                 "Answers from a user's own notes, every claim cited. Every endpoint but "
                 "/healthz and /openapi.json needs a Firebase ID token; the tenant is the "
                 'token\'s user id. Errors are {"error": {"code", "message", "details"}}. '
-                f"Limits: note text {s.note_max_chars} characters, title "
-                f"{s.note_title_max_chars}, {s.note_max_tags} tags of 50, question "
-                f"{s.chat_max_query_length} characters, request body {s.request_max_bytes} "
-                f"bytes, page size 1-{s.page_size_max}."
+                f"Limits: note text {limits.note_max_chars} characters, title "
+                f"{limits.note_title_max_chars}, {limits.note_max_tags} tags of "
+                f"{schemas.TAG_MAX_CHARS}, question {limits.chat_max_query_length} "
+                f"characters, request body {limits.request_max_bytes} bytes, page size "
+                f"1-{limits.page_size_max}."
             ),
         },
         "servers": [{"url": "/"}, {"url": "/api"}],
-        "security": secured,
+        "security": [{"firebase": []}],
         "paths": paths,
         "components": {
-            "schemas": schemas,
+            "schemas": components,
             "securitySchemes": {
                 "firebase": {
                     "type": "http",
@@ -414,3 +114,53 @@ def build_spec(settings: Settings | None = None) -> dict[str, Any]:
             },
         },
     }
+
+
+def _operation(
+    route: Route,
+    models: schemas.RequestModels,
+    refs: Mapping[tuple[Any, JsonSchemaMode], dict[str, Any]],
+    components: dict[str, Any],
+) -> dict[str, Any]:
+    op: dict[str, Any] = {"operationId": route.operation_id, "summary": route.summary}
+    if route.public:
+        op["security"] = []
+    if route.query is not None:
+        query = components.pop(
+            refs[(getattr(models, route.query), "validation")]["$ref"].rsplit("/", 1)[1]
+        )
+        op["parameters"] = [
+            {
+                "name": name,
+                "in": "query",
+                "required": name in query.get("required", ()),
+                "schema": _not_null(schema),
+            }
+            for name, schema in query["properties"].items()
+        ]
+    if route.body is not None:
+        body = refs[(getattr(models, route.body), "validation")]
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    if route.response is None:
+        success: dict[str, Any] = (
+            {"description": route.described}
+            if route.status == 204
+            else _json({"type": "object"}, route.described)
+        )
+    else:
+        success = _json(refs[(route.response, "serialization")], route.described)
+        if route.streams:
+            success["content"]["text/event-stream"] = {"schema": {"type": "string"}}
+    error = refs[(schemas.Error, "serialization")]
+    op["responses"] = {
+        str(route.status): success,
+        **{str(s): _json(error, _ERRORS[s]) for s in sorted(route.errors)},
+    }
+    return op
+
+
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A query parameter's schema: a parameter is absent rather than null."""
+    branches = [b for b in schema.get("anyOf", ()) if b != {"type": "null"}]
+    out = {k: v for k, v in schema.items() if k != "anyOf" and not (k == "default" and v is None)}
+    return {**branches[0], **out} if len(branches) == 1 else out

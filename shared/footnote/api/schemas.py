@@ -1,35 +1,129 @@
-"""Request schemas. Structural validation lives here; limits that depend on
-settings (note size, query length) are checked by the services."""
+"""The API's request and response shapes and every limit on them, declared once.
+
+(Over 400 lines on purpose: one place holds every shape and limit a client sees.)
+
+:func:`request_models` builds the request models from the settings in force (cached
+per set of limits). The same models validate request bodies in ``api/http.py`` and
+write ``GET /openapi.json``, so the description states exactly the limits enforced.
+
+A rule the JSON Schema keywords cannot carry exactly (text that is blank once
+normalised; a note longer than the limit is 413, not 400) is checked by a validator
+that raises a :data:`RULE_ERRORS` error with the message the caller sees; the
+matching keywords (``maxLength``...) are added to the description by :class:`_Doc`.
+Text is normalised here, so the services receive what they store.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    GetJsonSchemaHandler,
     StrictBool,
     StrictInt,
     StrictStr,
+    create_model,
     model_validator,
 )
+from pydantic.alias_generators import to_camel
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError
 
-from footnote.domain import MemoryType
+from footnote.config import Settings
+from footnote.domain import Fallback, IndexStatus, Intent, MemoryType, Strategy
+from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
+from footnote.text import normalize
+
+# Limits that are part of the API's contract rather than deployment settings.
+TAG_MAX_CHARS = 50
+CONVERSATION_ID_MAX_CHARS = 100
+MAX_SOURCES = 12
+SEARCH_K_MAX = 50
+RAG_TYPES_MAX = len(MemoryType)
+CURSOR_MAX_CHARS = 1000
+PAGE_SIZE_DEFAULT = 20
+# Ids in paths: what we issue is URL-safe; anything else is simply not found.
+ID_MAX_CHARS = 200
+ID_PATTERN = r"^[A-Za-z0-9_-]+$"
+
+# Error types a validator raises for a rule; each becomes this error, its message as is.
+RULE_ERRORS: dict[str, type[FootnoteError]] = {
+    "footnote_invalid": InvalidRequest,
+    "footnote_too_large": PayloadTooLarge,
+}
 
 
-def _encodable(value: str) -> str:
-    """JSON may carry lone surrogates (``"\\ud800"``); Firestore, UTF-8 and every
-    response we write cannot. Rejected here, at the edge, for every string field."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("must be valid Unicode (no unpaired surrogates)") from None
-    return value
+def _invalid(message: str) -> PydanticCustomError:
+    return PydanticCustomError("footnote_invalid", message)
 
 
-Text = Annotated[StrictStr, AfterValidator(_encodable)]
+def _too_large(message: str) -> PydanticCustomError:
+    return PydanticCustomError("footnote_too_large", message)
+
+
+@dataclass(frozen=True)
+class _Doc:
+    """JSON Schema keywords for a rule a validator enforces (pydantic's own
+    constraints would answer with their generic messages instead of ours)."""
+
+    keywords: tuple[tuple[str, Any], ...]
+
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        schema.update(self.keywords)
+        return schema
+
+
+def _doc(**keywords: Any) -> _Doc:
+    return _Doc(tuple(keywords.items()))
+
+
+# Lone surrogates ("\ud800") are valid JSON escapes that Firestore, UTF-8 and every
+# response we write cannot carry: pydantic's JSON parser refuses them in request
+# bodies (api/http.py says so in the error), so a model's strings are always encodable.
+Text = StrictStr
+
+
+def _checked(check: Callable[[Any], Any], **keywords: Any) -> tuple[AfterValidator, _Doc]:
+    return AfterValidator(check), _doc(**keywords)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The settings the request models depend on: models are cached per value."""
+
+    note_max_chars: int
+    note_title_max_chars: int
+    note_max_tags: int
+    chat_max_query_length: int
+    page_size_max: int
+    request_max_bytes: int
+
+    @classmethod
+    def of(cls, s: Settings) -> Limits:
+        return cls(
+            s.note_max_chars,
+            s.note_title_max_chars,
+            s.note_max_tags,
+            s.chat_max_query_length,
+            s.page_size_max,
+            s.request_max_bytes,
+        )
+
+
+# -- request models -------------------------------------------------------------------
+# The classes below give the fields their types; the models the API uses are their
+# subclasses from request_models(), whose fields also carry the limits in force.
 
 
 class _Strict(BaseModel):
@@ -37,44 +131,297 @@ class _Strict(BaseModel):
 
 
 class NoteCreate(_Strict):
-    text: Text = Field(max_length=1_000_000)
-    title: Text | None = Field(None, max_length=10_000)
-    tags: list[Text] | None = Field(None, max_length=1000)
+    text: Text
+    title: Text | None = None
+    tags: tuple[Text, ...] | None = None
     type: MemoryType | None = None
 
 
 class NotePatch(_Strict):
-    text: Text | None = Field(None, max_length=1_000_000)
-    title: Text | None = Field(None, max_length=10_000)
-    tags: list[Text] | None = Field(None, max_length=1000)
+    # Only the fields sent change; text may be absent, never null (the built model's
+    # text is not nullable).
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    text: Text | None = None
+    title: Text | None = None
+    tags: tuple[Text, ...] | None = None
     type: MemoryType | None = None
 
     @model_validator(mode="after")
     def _something(self) -> NotePatch:
         if not self.model_fields_set:
             raise ValueError("nothing to change: send text, title, tags or type")
-        if "text" in self.model_fields_set and self.text is None:
-            raise ValueError("text cannot be null")
         return self
 
 
-class RagConfigIn(_Strict):
+class RagConfig(_Strict):
     enable_rag: StrictBool = Field(True, alias="enableRag")
-    max_sources: StrictInt = Field(8, alias="maxSources", ge=1, le=12)
+    max_sources: StrictInt = Field(8, alias="maxSources", ge=1, le=MAX_SOURCES)
     include_citations: StrictBool = Field(True, alias="includeCitations")
-    types: list[MemoryType] = Field(default_factory=list, max_length=6)
+    types: list[MemoryType] = Field(default_factory=list, max_length=RAG_TYPES_MAX)
 
 
 class ChatRequest(_Strict):
-    message: Text = Field(max_length=100_000)
+    message: Text
     conversation_id: Text | None = Field(
-        None, alias="conversationId", min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_-]+$"
+        None,
+        alias="conversationId",
+        min_length=1,
+        max_length=CONVERSATION_ID_MAX_CHARS,
+        pattern=ID_PATTERN,
     )
-    rag_config: RagConfigIn = Field(
-        default_factory=lambda: RagConfigIn.model_validate({}), alias="ragConfig"
+    rag_config: RagConfig = Field(
+        default_factory=lambda: RagConfig.model_validate({}), alias="ragConfig"
     )
 
 
 class SearchRequest(_Strict):
-    query: Text = Field(max_length=100_000)
-    k: StrictInt = Field(8, ge=1, le=50)
+    query: Text
+    k: StrictInt = Field(8, ge=1, le=SEARCH_K_MAX)
+
+
+class NotesQuery(_Strict):
+    """The query string of ``GET /notes`` (``limit`` is checked to be a whole number
+    by the handler, which reads it)."""
+
+    limit: int = PAGE_SIZE_DEFAULT
+    cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class RequestModels:
+    limits: Limits
+    note_create: type[NoteCreate]
+    note_patch: type[NotePatch]
+    chat: type[ChatRequest]
+    search: type[SearchRequest]
+    notes_query: type[NotesQuery]
+
+
+def request_models(settings: Settings) -> RequestModels:
+    """The request models with the limits of ``settings``."""
+    return build_models(Limits.of(settings))
+
+
+@lru_cache(maxsize=8)
+def build_models(limits: Limits) -> RequestModels:
+    """The request models with ``limits``, built once per value."""
+    note_max = limits.note_max_chars
+    title_max = limits.note_title_max_chars
+    tags_max = limits.note_max_tags
+    query_max = limits.chat_max_query_length
+    page_max = limits.page_size_max
+
+    def note_text(value: str) -> str:
+        clean = normalize(value)
+        if not clean:
+            raise _invalid("note text is empty")
+        if len(clean) > note_max:
+            raise _too_large(f"note text is longer than {note_max} characters")
+        return clean
+
+    def title(value: str) -> str:
+        clean = normalize(value)
+        if len(clean) > title_max:
+            raise _invalid(f"title is longer than {title_max} characters")
+        return clean
+
+    def tags(values: tuple[str, ...]) -> tuple[str, ...]:
+        if len(values) > tags_max:
+            raise _invalid(f"at most {tags_max} tags")
+        clean = tuple(dict.fromkeys(t for t in map(normalize, values) if t))
+        if any(len(t) > TAG_MAX_CHARS for t in clean):
+            raise _invalid(f"a tag is longer than {TAG_MAX_CHARS} characters")
+        return clean
+
+    def question(value: str) -> str:
+        if not value.strip():
+            raise _invalid("the question is empty")
+        if len(value) > query_max:
+            raise _invalid(f"the question is longer than {query_max} characters")
+        return value
+
+    def limit(value: int) -> int:
+        if not 1 <= value <= page_max:
+            raise _invalid(f"limit must be between 1 and {page_max}")
+        return value
+
+    def cursor(value: str) -> str:
+        if len(value) > CURSOR_MAX_CHARS:
+            raise _invalid("cursor is not valid")
+        return value
+
+    note_text_t = Annotated[
+        Text,
+        *_checked(
+            note_text,
+            minLength=1,
+            maxLength=note_max,
+            description="Must contain non-blank text. Longer text gets 413.",
+        ),
+    ]
+    title_t = Annotated[Text, *_checked(title, maxLength=title_max)]
+    tag_t = Annotated[Text, _doc(maxLength=TAG_MAX_CHARS)]
+    tags_t = Annotated[tuple[tag_t, ...], *_checked(tags, maxItems=tags_max)]
+    question_t = Annotated[Text, *_checked(question, minLength=1, maxLength=query_max)]
+    cursor_t = Annotated[
+        str,
+        *_checked(
+            cursor,
+            maxLength=CURSOR_MAX_CHARS,
+            description="The opaque cursor of the previous page.",
+        ),
+    ]
+    query_fields: dict[str, Any] = {
+        "limit": (Annotated[int, *_checked(limit, minimum=1, maximum=page_max)], PAGE_SIZE_DEFAULT),
+        "cursor": (cursor_t | None, None),
+    }
+    note_fields: dict[str, Any] = {
+        "title": (title_t | None, None),
+        "tags": (tags_t | None, None),
+    }
+    return RequestModels(
+        limits,
+        create_model("NoteCreate", __base__=NoteCreate, text=(note_text_t, ...), **note_fields),
+        create_model("NotePatch", __base__=NotePatch, text=(note_text_t, None), **note_fields),
+        create_model("ChatRequest", __base__=ChatRequest, message=(question_t, ...)),
+        create_model("SearchRequest", __base__=SearchRequest, query=(question_t, ...)),
+        create_model("NotesQuery", __base__=NotesQuery, **query_fields),
+    )
+
+
+# -- response models ------------------------------------------------------------------
+# What api/wire.py writes, for the description; tests check the API's responses
+# against them (extra="forbid": a key written but not described fails).
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True
+    )
+
+
+class ErrorBody(_Out):
+    code: str
+    message: str
+    details: Any
+
+
+class Error(_Out):
+    error: ErrorBody
+
+
+class Note(_Out):
+    id: str
+    text: str
+    title: str
+    tags: list[str]
+    type: MemoryType | None
+    created_at: datetime
+    updated_at: datetime
+    # Absent from a listing; chunkCount only on GET /notes/{noteId}.
+    index_status: IndexStatus | None = None
+    chunk_count: int | None = None
+
+
+class NotePage(_Out):
+    notes: list[Note]
+    cursor: str | None
+    has_more: bool
+
+
+class Citation(_Out):
+    cid: str = Field(pattern=r"^N[0-9]+$")
+    note_id: str
+    chunk_id: str
+    created_at: str
+    snippet: str
+    score: float
+
+
+class RetrievalMeta(_Out):
+    k: int
+    strategy: Strategy
+    candidate_count: int
+    rerank_count: int
+    time_ms: float
+    matched: bool
+    confidence: float
+    fallbacks: list[Fallback]
+    total_ms: float | None = None  # search only
+
+
+class ChatMeta(_Out):
+    model: str
+    confidence: float
+    retrieval: RetrievalMeta
+    timings: dict[str, float]
+    fallbacks: list[Fallback]
+    regenerated: bool
+    intent: Intent
+    follow_up: bool
+
+
+class ChatResponse(_Out):
+    answer: str
+    citations: list[Citation]
+    conversation_id: str
+    message_id: str
+    meta: ChatMeta
+
+
+class Window(_Out):
+    start: str | None
+    end: str | None
+    label: str
+
+
+class QueryMeta(_Out):
+    keywords: list[str]
+    intent: Intent
+    types: list[MemoryType]
+    window: Window | None
+    unresolved: list[str]
+
+
+class SearchMeta(RetrievalMeta):
+    query: QueryMeta
+
+
+class SearchHit(_Out):
+    chunk_id: str
+    note_id: str
+    text: str
+    created_at: str
+    memory_type: MemoryType
+    score: float
+    similarity: float
+    sources: list[str]
+    breakdown: dict[str, float]
+
+
+class SearchResponse(_Out):
+    results: list[SearchHit]
+    meta: SearchMeta
+
+
+class Message(_Out):
+    id: str
+    conversation_id: str
+    role: str
+    text: str
+    created_at: str
+    citations: list[Citation]
+
+
+class Messages(_Out):
+    messages: list[Message]
+
+
+class Sources(_Out):
+    sources: list[Citation]
+
+
+class Health(_Out):
+    status: str
+    backends: dict[str, str]

@@ -1,16 +1,21 @@
 """Start and stop the whole local stack: Firestore, Pub/Sub and Auth emulators,
 the functions host, the Firestore trigger and the Pub/Sub push subscription.
 
-Used by ``footnote dev`` (``make dev``) and by the emulator tests.
+Used by ``footnote dev`` (``make dev``) and by the emulator tests. The tools and
+the ports it needs are checked in :mod:`footnote.dev.prerequisites`.
+
+Why this module is a little over ~400 lines: starting and stopping are one
+lifecycle over the same child processes (each emulator's process group, its
+readiness probe, its log file), and the shutdown path must reach every one of
+them even when stdout is gone; split apart, each half would need the other's
+process table.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,34 +29,19 @@ from typing import Any
 import requests
 
 from footnote.dev.host import INDEXER_TRIGGER_ID
+from footnote.dev.prerequisites import (
+    ROOT,
+    Ports,
+    PortTaken,
+    PrerequisiteMissing,
+    check_prerequisites,
+    port_free,
+)
 
-ROOT = Path(__file__).resolve().parents[3]
 PROJECT = "demo-footnote"
 DEAD_LETTER_TOPIC = "footnote-reindex-dead-letter"
 PUSH_SUBSCRIPTION = "footnote-reindex-push"
 DEAD_LETTER_SUBSCRIPTION = "footnote-reindex-dead-letter-sub"
-
-
-class PrerequisiteMissing(SystemExit):
-    """A tool the stack needs is not installed: one line saying what to install."""
-
-
-class PortTaken(PrerequisiteMissing):
-    """A port the stack needs is in use (often a previous ``make dev`` still running)."""
-
-
-@dataclass
-class Ports:
-    firestore: int = 8085
-    pubsub: int = 8086
-    auth: int = 9099
-    functions: int = 8080
-    hosting: int = 5002  # the Hosting emulator (the web client's files and headers)
-    web: int = 5080  # the local web origin: Hosting + /api + Auth (footnote.dev.webproxy)
-
-    @classmethod
-    def free(cls) -> Ports:
-        return cls(*(_free_port() for _ in range(6)))
 
 
 @dataclass
@@ -108,7 +98,7 @@ class Stack:
         ]
         if with_functions:
             wanted.append(("functions host (API)", p.functions, "--port"))
-        taken = [(what, port, flag) for what, port, flag in wanted if not _port_free(port)]
+        taken = [(what, port, flag) for what, port, flag in wanted if not port_free(port)]
         if taken:
             listed = "; ".join(f"{port} for the {what} ({flag})" for what, port, flag in taken)
             raise PortTaken(
@@ -427,49 +417,6 @@ def running(stack: Stack) -> Iterator[Stack]:
         stack.stop()
 
 
-def check_prerequisites() -> dict[str, str]:
-    """Paths of the emulator binaries, or a one-line message on what to install."""
-    if shutil.which("java") is None:
-        raise PrerequisiteMissing(
-            "Java 17+ is required for the Firestore and Pub/Sub emulators: install a JDK (e.g. apt-get install openjdk-17-jre-headless)."
-        )
-    gcloud = shutil.which("gcloud")
-    if gcloud is None:
-        raise PrerequisiteMissing(
-            "google-cloud-cli is required: https://cloud.google.com/sdk/docs/install (with the cloud-firestore-emulator and pubsub-emulator components)."
-        )
-    sdk_root = os.environ.get("CLOUDSDK_ROOT") or _sdk_root(gcloud)
-    firestore = (
-        Path(sdk_root) / "platform" / "cloud-firestore-emulator" / "cloud_firestore_emulator"
-    )
-    pubsub = Path(sdk_root) / "platform" / "pubsub-emulator" / "bin" / "cloud-pubsub-emulator"
-    if not firestore.exists():
-        raise PrerequisiteMissing(
-            "The Firestore emulator is missing: gcloud components install cloud-firestore-emulator (or apt-get install google-cloud-cli-firestore-emulator)."
-        )
-    if not pubsub.exists():
-        raise PrerequisiteMissing(
-            "The Pub/Sub emulator is missing: gcloud components install pubsub-emulator (or apt-get install google-cloud-cli-pubsub-emulator)."
-        )
-    firebase = ROOT / "node_modules" / ".bin" / "firebase"
-    if not firebase.exists():
-        raise PrerequisiteMissing(
-            "firebase-tools is missing: run 'npm ci' in the repository (Node 20+)."
-        )
-    return {"firestore": str(firestore), "pubsub": str(pubsub), "firebase": str(firebase)}
-
-
-def _sdk_root(gcloud: str) -> str:
-    out = subprocess.run(
-        [gcloud, "info", "--format=value(installation.sdk_root)"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    return out.stdout.strip() or str(Path(gcloud).resolve().parents[1])
-
-
 def _wait_http(url: str, what: str, stack: Stack, name: str, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -484,21 +431,3 @@ def _wait_http(url: str, what: str, stack: Stack, name: str, timeout: float = 30
     raise RuntimeError(
         f"{what} did not become ready at {url} in {timeout:.0f}s:\n{stack.log_tail(name)}"
     )
-
-
-def _port_free(port: int) -> bool:
-    """Nothing listens on it. SO_REUSEADDR, as servers bind: connections of a stack
-    that just stopped linger in TIME_WAIT and do not keep the next one from starting."""
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

@@ -99,14 +99,14 @@ def ask(
     if recorder.last is not None:
         draft, sources = recorder.last
         validated = validate(draft.text, sources, min_overlap).dropped == 0
-    cited = list(dict.fromkeys(doc_id(c["noteId"]) for c in out.citations))
+    cited = list(dict.fromkeys(doc_id(c.note_id) for c in out.citations))
     return Asked(
         q.qid,
         out.answer,
         cited,
         is_abstention(out.answer),
         validated,
-        {"confidence": out.meta["confidence"]},
+        {"confidence": out.meta.confidence},
     )
 
 

@@ -258,9 +258,9 @@ def ask_question(
     evidence_recall = len(wanted_turns & given) / len(wanted_turns) if wanted_turns else 0.0
 
     declined = is_abstention(out.answer)
-    cited = [c["chunkId"] for c in out.citations]
+    cited = [c.chunk_id for c in out.citations]
     holding = [
-        bool(mapping.chunk_turns(c["noteId"], texts.get(c["chunkId"], "")) & wanted_turns)
+        bool(mapping.chunk_turns(c.note_id, texts.get(c.chunk_id, "")) & wanted_turns)
         for c in out.citations
     ]
     precision = sum(holding) / len(holding) if holding else None

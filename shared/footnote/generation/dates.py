@@ -14,26 +14,10 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from footnote.text import NUMBER_WORDS
+
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "a couple of": 2,
-    "a couple": 2,
-    "couple of": 2,
-    "a few": 3,
-    "few": 3,
-}
+# The counts a note's own phrases use: up to ten (their values: footnote.text.NUMBER_WORDS).
 _NUM = r"(?P<n>\d{1,2}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
 _UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
 _WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)})"
@@ -85,7 +69,7 @@ def _add_months(d: date, months: int) -> date:
 
 def _number(raw: str) -> int:
     raw = re.sub(r"\s+", " ", raw.lower())
-    return int(raw) if raw.isdigit() else _NUMBER_WORDS.get(raw, 1)
+    return int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw, 1)
 
 
 def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:

@@ -16,6 +16,14 @@ scratch over the same chunks. Removed rows stay in the matrix and the postings
 until a compaction, but they are masked out everywhere, and every statistic
 BM25 reads (document count, document frequency, average length) counts live
 rows only. Ties in a ranking break by chunk id, never by row order.
+
+Why this module is over ~400 lines: that exactness is one invariant over one
+data structure. Adding, removing, compacting and scoring rows all read and keep
+the same arrays (matrix, postings, document frequencies, liveness), so they stay
+in one class where a change to one can be checked against the others; the BM25
+formulas and the postings arrays, which hold no corpus state, are in ``bm25``.
+``CorpusCache`` stays beside ``TenantCorpus`` because it is the only code that
+patches one, and its callers import both from here.
 """
 
 from __future__ import annotations
@@ -31,8 +39,8 @@ import numpy as np
 
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
-from footnote.retrieval.query import events_from_titles
-from footnote.text import terms
+from footnote.retrieval.bm25 import Bm25Params, Feedback, Postings, keyword_terms
+from footnote.retrieval.title_events import events_from_titles
 
 _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 # Removed rows are reclaimed by a compaction (an in-memory rebuild, no store reads)
@@ -40,92 +48,6 @@ _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 # every edit.
 _COMPACT_DEAD_SHARE = 0.25
 _COMPACT_MIN_DEAD = 256
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """Keyword pseudo-relevance feedback: add the top ``terms`` of the top ``docs``
-    BM25 chunks to the query, each at most ``weight`` of an original term."""
-
-    terms: int = 0
-    docs: int = 3
-    weight: float = 0.5
-
-
-@dataclass(frozen=True)
-class Bm25Params:
-    """BM25 scoring: ``k1`` (term-frequency saturation), ``b`` (length
-    normalisation) and the variant (``lucene``, ``robertson``, ``bm25+``, ``bm25l``),
-    with the formulas of bm25s. The defaults are those of ``Settings``
-    (RETRIEVAL_BM25_*)."""
-
-    k1: float = 0.9
-    b: float = 0.4
-    method: str = "lucene"
-    delta: float = 0.5  # bm25+ / bm25l only
-
-    def idf(self, df: np.ndarray, n: int) -> np.ndarray:
-        df = df.astype(np.float64)
-        if self.method == "robertson":
-            return np.log(np.maximum((n - df + 0.5) / (df + 0.5), 1.0))
-        if self.method == "bm25l":
-            return np.log((n + 1) / (df + 0.5))
-        if self.method == "bm25+":
-            return np.log((n + 1) / df)
-        return np.log(1 + (n - df + 0.5) / (df + 0.5))
-
-    def tfc(self, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
-        """The term-frequency component, less its value at tf = 0, so a chunk
-        without the term scores 0 in every variant (bm25+ and bm25l give absent
-        terms a floor that would otherwise make every chunk a keyword match).
-        ``norm`` is ``1 - b + b * length / average length``."""
-        k1 = self.k1
-        if self.method == "bm25l":
-            c = tf / norm
-            d = self.delta
-            return (k1 + 1) * (c + d) / (k1 + c + d) - (k1 + 1) * d / (k1 + d)
-        if self.method == "bm25+":
-            return (k1 + 1) * tf / (k1 * norm + tf)
-        return tf / (k1 * norm + tf)
-
-
-def keyword_terms(chunk: Chunk) -> list[str]:
-    """What BM25 indexes for a chunk: its terms, and the note's title for every chunk
-    after the first (the first starts with the title already). A title names what
-    the whole note is about; without it a note's later chunks lose their subject.
-    +0.025 nDCG@10 for BM25 on SciFact train (docs/quality.md)."""
-    if chunk.position == 0 or not chunk.title:
-        return list(chunk.terms)
-    return list(chunk.terms) + terms(chunk.title)
-
-
-class _Postings:
-    """One term's postings: rows and term frequencies, in growable arrays."""
-
-    __slots__ = ("epoch", "rows", "scored", "size", "tfs")
-
-    def __init__(self, rows: np.ndarray, tfs: np.ndarray) -> None:
-        self.rows = rows
-        self.tfs = tfs
-        self.size = len(rows)
-        # The tf component of each posting at the corpus's current length statistics,
-        # computed on first use after a change: warm queries only gather and add.
-        self.scored: np.ndarray | None = None
-        self.epoch = -1
-
-    def extend(self, rows: np.ndarray, tfs: np.ndarray) -> None:
-        need = self.size + len(rows)
-        if need > len(self.rows):
-            cap = max(need, 2 * len(self.rows), 4)
-            self.rows = np.concatenate(
-                [self.rows[: self.size], np.zeros(cap - self.size, np.int32)]
-            )
-            self.tfs = np.concatenate(
-                [self.tfs[: self.size], np.zeros(cap - self.size, np.float32)]
-            )
-        self.rows[self.size : need] = rows
-        self.tfs[self.size : need] = tfs
-        self.size = need
 
 
 class TenantCorpus:
@@ -155,7 +77,7 @@ class TenantCorpus:
         self._models: dict[str, int] = {}
         self._model_live: Counter[int] = Counter()  # live rows per model code
         self._vocab: dict[str, int] = {}
-        self._postings: list[_Postings] = []
+        self._postings: list[Postings] = []
         self._df = np.zeros(0, dtype=np.int64)
         self._row_terms: dict[int, Counter[str]] = {}
         self._total_length = 0.0
@@ -325,7 +247,7 @@ class TenantCorpus:
     def _new_term(self, term: str) -> int:
         tid = len(self._postings)
         self._vocab[term] = tid
-        self._postings.append(_Postings(np.zeros(0, np.int32), np.zeros(0, np.float32)))
+        self._postings.append(Postings(np.zeros(0, np.int32), np.zeros(0, np.float32)))
         if tid >= len(self._df):
             self._df = np.concatenate([self._df, np.zeros(max(64, tid), dtype=np.int64)])
         return tid

@@ -1,4 +1,12 @@
-"""Hybrid retrieval: vector, keyword and recency candidates, fused, diversified, gated."""
+"""Hybrid retrieval: vector, keyword and recency candidates, fused, diversified, gated.
+
+Why this module is over ~400 lines: the ``Retriever`` reaches one result by two
+paths, in memory (a tenant corpus) and managed (Vector Search, with its Firestore
+and in-memory fallbacks), and both run the same later stages (fusion, support,
+diversification, gating) and report the same strategy and fallback names. Apart,
+the paths would either duplicate those stages or hand the retriever's state from
+module to module; the module-level helpers at the bottom are short and pure.
+"""
 
 from __future__ import annotations
 

@@ -1,18 +1,32 @@
-"""Chat and search: analyse → retrieve → generate → validate → record."""
+"""Chat and search: analyse → retrieve → generate → validate → record.
+
+``ChatService.chat`` is a sequence of named stages: ``_prepare`` (check the
+question, load earlier turns, ``_read`` it, ``_retrieve`` and rerank, choose the
+context), ``_draft`` (generate), and ``_finish`` (``_validate`` the citations,
+format, ``_record`` the turns, describe them in ``_chat_meta``/``_log_fields``).
+``chat_stream`` runs the same stages, generating sentence by sentence in between.
+
+Why this module is over ~400 lines: about a quarter of it builds the wire format
+(the camelCase dictionaries), which issue 17 moves to ``api/`` with the services'
+typed results; what stays is the one pipeline both chat paths share, and
+splitting it would scatter one sequence of stages over several files.
+"""
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from footnote.config import Settings
 from footnote.domain import (
+    Citation,
     Draft,
     Fallback,
     Intent,
@@ -30,6 +44,16 @@ from footnote.ports import ConversationStore, Generator, Reranker
 from footnote.retrieval import retriever as strategies
 from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_previous
 from footnote.retrieval.retriever import RetrievalResult, Retriever
+from footnote.services.results import (
+    AnswerMeta,
+    Message,
+    QueryReport,
+    RetrievalReport,
+    SearchHit,
+    SearchResult,
+    citation_from_record,
+    citation_record,
+)
 from footnote.text import sentences
 
 log = logging.getLogger(__name__)
@@ -48,23 +72,20 @@ class RagConfig:
     types: tuple[MemoryType, ...] = ()
 
 
-@dataclass
+@dataclass(frozen=True)
 class ChatOutcome:
+    """An answer, as recorded; ``api/wire.py`` writes its JSON."""
+
     answer: str
-    citations: list[dict[str, Any]]
-    meta: dict[str, Any]
+    citations: tuple[Citation, ...]
+    meta: AnswerMeta
     conversation_id: str
     message_id: str
-    log_fields: dict[str, Any] = field(default_factory=dict)
+    log_fields: Mapping[str, Any] = field(default_factory=dict)
 
-    def body(self) -> dict[str, Any]:
-        return {
-            "answer": self.answer,
-            "citations": self.citations,
-            "conversationId": self.conversation_id,
-            "messageId": self.message_id,
-            "meta": self.meta,
-        }
+
+# A server-sent event: its name and its data ("done" carries the recorded answer).
+StreamEvent = tuple[str, dict[str, Any] | ChatOutcome]
 
 
 @dataclass
@@ -81,9 +102,30 @@ class _Prepared:
     result: RetrievalResult
     sources: list[Source]
     timings: dict[str, float]
-    fallbacks: list[str]
+    fallbacks: list[Fallback]
     follow_up: bool
     history: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A question read: what the generator is asked, and its analysis."""
+
+    question: str
+    analysis: QueryAnalysis
+    follow_up: bool
+    history: tuple[tuple[str, str], ...]
+    fallbacks: tuple[Fallback, ...]
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A draft after citation validation: the answer text and its citations."""
+
+    draft: Draft
+    answer: str
+    citations: tuple[Citation, ...]
+    regenerated: bool
 
 
 class ChatService:
@@ -109,31 +151,30 @@ class ChatService:
         self._reranker = reranker
 
     # -- search ----------------------------------------------------------------
-    def search(self, tenant_id: str, query: str, k: int) -> dict[str, Any]:
-        self._check_query(query)
+    def search(self, tenant_id: str, query: str, k: int) -> SearchResult:
+        # The API's request model has checked the query (only POST /search calls this);
+        # chat() checks its question itself: the evaluation asks it directly too.
         started = time.perf_counter()
         analysis = analyze(query, self._clock(), self._retriever.events(tenant_id))
         result = self._retriever.retrieve(tenant_id, analysis, k=k)
-        return {
-            "results": [
-                {
-                    "chunkId": c.chunk.chunk_id,
-                    "noteId": c.chunk.note_id,
-                    "text": c.chunk.text,
-                    "createdAt": _iso(c.chunk.created_at),
-                    "memoryType": c.chunk.memory_type.value,
-                    "score": round(c.score, 6),
-                    "similarity": round(c.similarity, 4),
-                    "sources": list(c.sources),
-                    "breakdown": {k2: round(v, 6) for k2, v in c.breakdown.items()},
-                }
-                for c in (result.chunks if result.matched else [])
-            ],
-            "meta": {
-                **_retrieval_meta(result, k, started),
-                "query": _analysis_meta(analysis),
-            },
-        }
+        hits = tuple(
+            SearchHit(
+                c.chunk.chunk_id,
+                c.chunk.note_id,
+                c.chunk.text,
+                c.chunk.created_at,
+                c.chunk.memory_type,
+                c.score,
+                c.similarity,
+                c.sources,
+                dict(c.breakdown),
+            )
+            for c in (result.chunks if result.matched else [])
+        )
+        query_report = QueryReport(
+            analysis.keywords, analysis.intent, analysis.types, analysis.window, analysis.unresolved
+        )
+        return SearchResult(hits, _retrieval_meta(result, k, started), query_report)
 
     # -- chat ------------------------------------------------------------------
     def chat(
@@ -143,6 +184,8 @@ class ChatService:
         conversation_id: str | None,
         rag: RagConfig,
     ) -> ChatOutcome:
+        """Read the question, retrieve and rerank its sources, generate, then
+        validate the citations, store the turn and describe it (:meth:`_finish`)."""
         p = self._prepare(tenant_id, message, conversation_id, rag)
         t = time.perf_counter()
         draft = self._draft(p)
@@ -152,23 +195,50 @@ class ChatService:
     def _prepare(
         self, tenant_id: str, message: str, conversation_id: str | None, rag: RagConfig
     ) -> _Prepared:
+        """The stages before generation, shared by :meth:`chat` and :meth:`chat_stream`."""
         self._check_query(message)
-        earlier: list[Turn] = []
-        if conversation_id is not None:
-            found = self._conversations.conversation_turns(tenant_id, conversation_id)
-            if found is None:
-                raise NotFound("conversation not found")
-            earlier = found
+        earlier = self._earlier_turns(tenant_id, conversation_id)
         timings: dict[str, float] = {}
         started = time.perf_counter()
         now = self._clock()
+        reading = self._read(tenant_id, message, earlier, rag, now)
+        timings["analyzeMs"] = _ms(started)
+        result = self._retrieve(tenant_id, message, reading.analysis, rag, timings)
+        return _Prepared(
+            tenant_id,
+            message,
+            reading.question,
+            conversation_id,
+            rag,
+            now,
+            reading.analysis,
+            result,
+            self._context(result, reading.analysis),
+            timings,
+            [*reading.fallbacks, *result.fallbacks],
+            reading.follow_up,
+            reading.history,
+        )
+
+    def _earlier_turns(self, tenant_id: str, conversation_id: str | None) -> list[Turn]:
+        if conversation_id is None:
+            return []
+        found = self._conversations.conversation_turns(tenant_id, conversation_id)
+        if found is None:
+            raise NotFound("conversation not found")
+        return found
+
+    def _read(
+        self, tenant_id: str, message: str, earlier: list[Turn], rag: RagConfig, now: datetime
+    ) -> _Reading:
+        """Analyse the question; a follow-up is made standalone from the turns before it."""
         events = self._retriever.events(tenant_id)
         analysis = analyze(message, now, events)
         question = message  # what the generator is asked: standalone, for a follow-up
         previous = _last_question(earlier)
         follow_up = previous is not None and is_follow_up(message, analysis)
         history = tuple((t.role, t.text) for t in earlier[-HISTORY_TURNS:])
-        fallbacks_before: list[str] = []
+        fallbacks: list[Fallback] = []
         rewrite = getattr(self._generator, "rewrite_question", None)
         if history and rewrite is not None and rag.enable_rag:
             # A language model makes the retrieval query standalone ("When did she go
@@ -183,7 +253,7 @@ class ChatService:
                 log.warning(
                     "query rewrite failed (%s); reading the follow-up offline", type(exc).__name__
                 )
-                fallbacks_before.append("rewrite_skipped")
+                fallbacks.append(Fallback.REWRITE_SKIPPED)
         if previous is not None and follow_up:
             # "When did she go there?" is read with the question before it: its
             # subject and time window carry over (offline, without a model to rewrite).
@@ -192,8 +262,17 @@ class ChatService:
                 question = f"{message} ({previous})"
         if rag.types:
             analysis = dataclasses.replace(analysis, types=rag.types)
-        timings["analyzeMs"] = _ms(started)
+        return _Reading(question, analysis, follow_up, history, tuple(fallbacks))
 
+    def _retrieve(
+        self,
+        tenant_id: str,
+        message: str,
+        analysis: QueryAnalysis,
+        rag: RagConfig,
+        timings: dict[str, float],
+    ) -> RetrievalResult:
+        """Retrieve (unless RAG is off), then rerank against the words the user wrote."""
         t = time.perf_counter()
         result = (
             self._retriever.retrieve(tenant_id, analysis, k=rag.max_sources)
@@ -201,24 +280,7 @@ class ChatService:
             else RetrievalResult([], Strategy.DISABLED, 0, 0.0, matched=False)
         )
         timings["retrieveMs"] = _ms(t)
-        result = self._rerank(message, result, timings)
-        fallbacks = fallbacks_before + list(result.fallbacks)
-        sources = self._context(result, analysis)
-        return _Prepared(
-            tenant_id,
-            message,
-            question,
-            conversation_id,
-            rag,
-            now,
-            analysis,
-            result,
-            sources,
-            timings,
-            fallbacks,
-            follow_up,
-            history,
-        )
+        return self._rerank(message, result, timings)
 
     def _draft(self, p: _Prepared) -> Draft:
         if not p.rag.enable_rag:
@@ -230,49 +292,49 @@ class ChatService:
         return self._generate(p.question, p.sources, p.analysis, False, p.fallbacks, p.history)
 
     def _finish(self, p: _Prepared, draft: Draft, allow_retry: bool) -> ChatOutcome:
-        timings, sources, rag, result = p.timings, p.sources, p.rag, p.result
+        """The stages after generation: validate, format, store, describe."""
         t = time.perf_counter()
-        answer, citations, regenerated = draft.text, [], False
-        if sources:
-            checked = validate(draft.text, sources, self._s.citation_min_overlap)
-            if (
-                allow_retry
-                and checked.dropped > checked.kept
-                and draft.model != self._extractive.model
-            ):
-                regenerated = True
-                retry = self._generate(
-                    p.question, sources, p.analysis, True, p.fallbacks, p.history
-                )
-                checked = validate(retry.text, sources, self._s.citation_min_overlap)
-                draft = retry
-            answer = checked.text
-            citations = [
-                {
-                    "cid": c.cid,
-                    "noteId": c.note_id,
-                    "chunkId": c.chunk_id,
-                    "createdAt": _iso(c.created_at),
-                    "snippet": c.snippet,
-                    "score": c.score,
-                }
-                for c in checked.citations
-            ]
-        timings["validateMs"] = _ms(t)
-        if not rag.include_citations:
+        checked = self._validate(p, draft, allow_retry)
+        p.timings["validateMs"] = _ms(t)
+        answer = checked.answer
+        if not p.rag.include_citations:
             answer = MARKER.sub("", answer).replace(" .", ".").strip()
+        confidence = round(p.result.confidence, 4)
+        meta = _chat_meta(p, checked.draft.model, checked.regenerated, confidence)
+        conversation_id, message_id = self._record(
+            p, answer, checked.citations, checked.draft.model, confidence
+        )
+        return ChatOutcome(
+            answer,
+            checked.citations if p.rag.include_citations else (),
+            meta,
+            conversation_id,
+            message_id,
+            log_fields=_log_fields(p, confidence, len(checked.citations)),
+        )
 
-        confidence = round(result.confidence, 4)
-        meta = {
-            "model": draft.model,
-            "confidence": confidence,
-            "retrieval": _retrieval_meta(result, rag.max_sources, None),
-            "timings": timings,
-            "fallbacks": p.fallbacks,
-            "regenerated": regenerated,
-            "intent": p.analysis.intent.value,
-            "followUp": p.follow_up,
-        }
+    def _validate(self, p: _Prepared, draft: Draft, allow_retry: bool) -> _Checked:
+        """Keep the citations the sources support; regenerate strictly, once, when most
+        were dropped (never for the extractive generator, whose citations are its own)."""
+        if not p.sources:
+            return _Checked(draft, draft.text, (), regenerated=False)
+        checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
+        regenerated = False
+        if allow_retry and checked.dropped > checked.kept and draft.model != self._extractive.model:
+            regenerated = True
+            draft = self._generate(p.question, p.sources, p.analysis, True, p.fallbacks, p.history)
+            checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
+        return _Checked(draft, checked.text, tuple(checked.citations), regenerated)
+
+    def _record(
+        self,
+        p: _Prepared,
+        answer: str,
+        citations: Sequence[Citation],
+        model: str,
+        confidence: float,
+    ) -> tuple[str, str]:
+        """Store the question and the answer as two turns; their conversation and message ids."""
         conversation_id = p.conversation_id or uuid.uuid4().hex
         message_id = uuid.uuid4().hex
         self._conversations.append_turns(
@@ -285,34 +347,12 @@ class ChatService:
                     "assistant",
                     answer,
                     p.now,
-                    tuple(citations),
-                    {"model": draft.model, "confidence": confidence},
+                    tuple(citation_record(c) for c in citations),
+                    {"model": model, "confidence": confidence},
                 ),
             ]
         )
-        return ChatOutcome(
-            answer,
-            citations if rag.include_citations else [],
-            meta,
-            conversation_id,
-            message_id,
-            log_fields={
-                "strategy": result.strategy,
-                "confidence": confidence,
-                "chunkIds": [c.chunk.chunk_id for c in result.chunks],
-                "scores": [round(c.score, 4) for c in result.chunks],
-                "fallbacks": p.fallbacks,
-                "timings": timings,
-                "citations": len(citations),
-            },
-        )
-
-    def stream(self, outcome: ChatOutcome) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Server-sent events for a finished answer: meta, the text in pieces, done."""
-        yield "meta", {"conversationId": outcome.conversation_id, "meta": outcome.meta}
-        for piece in sentences(outcome.answer) or [outcome.answer]:
-            yield "delta", {"text": piece + " "}
-        yield "done", outcome.body()
+        return conversation_id, message_id
 
     def chat_stream(
         self,
@@ -320,7 +360,7 @@ class ChatService:
         message: str,
         conversation_id: str | None,
         rag: RagConfig,
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
+    ) -> Iterator[StreamEvent]:
         """Server-sent events as the generator writes: meta, one ``delta`` per sentence, done.
 
         Retrieval (and any bad request or unknown conversation) happens before this
@@ -334,7 +374,7 @@ class ChatService:
         p = self._prepare(tenant_id, message, conversation_id, rag)
         return self._stream_events(p)
 
-    def _stream_events(self, p: _Prepared) -> Iterator[tuple[str, dict[str, Any]]]:
+    def _stream_events(self, p: _Prepared) -> Iterator[StreamEvent]:
         yield (
             "meta",
             {"conversationId": p.conversation_id, "meta": {"intent": p.analysis.intent.value}},
@@ -345,28 +385,34 @@ class ChatService:
             for piece in sentences(draft.text) or [draft.text]:
                 yield "delta", {"text": piece + " "}
         else:
-            written: list[str] = []
-            checker = SentenceChecker(p.sources, self._s.citation_min_overlap)
-            pieces = self._stream_pieces(p)
-            try:
-                for sentence in complete_sentences(pieces):
-                    written.append(sentence)
-                    shown = checker.check(sentence)
-                    if shown:
-                        yield "delta", {"text": shown}
-            finally:
-                close = getattr(pieces, "close", None)
-                if close is not None:
-                    close()  # a client that left stops the model's generation
-            model = (
-                self._generator.model
-                if "generator_extractive" not in p.fallbacks
-                else (self._extractive.model)
-            )
-            draft = Draft("".join(written).strip(), model)
+            draft = yield from self._streamed_draft(p)
         p.timings["generateMs"] = _ms(t)
         outcome = self._finish(p, draft, allow_retry=False)
-        yield "done", outcome.body()
+        yield "done", outcome
+
+    def _streamed_draft(
+        self, p: _Prepared
+    ) -> collections.abc.Generator[tuple[str, dict[str, Any]], None, Draft]:
+        """Yield each checked sentence as the generator completes it; return the draft."""
+        written: list[str] = []
+        checker = SentenceChecker(p.sources, self._s.citation_min_overlap)
+        pieces = self._stream_pieces(p)
+        try:
+            for sentence in complete_sentences(pieces):
+                written.append(sentence)
+                shown = checker.check(sentence)
+                if shown:
+                    yield "delta", {"text": shown}
+        finally:
+            close = getattr(pieces, "close", None)
+            if close is not None:
+                close()  # a client that left stops the model's generation
+        model = (
+            self._generator.model
+            if Fallback.GENERATOR_EXTRACTIVE not in p.fallbacks
+            else (self._extractive.model)
+        )
+        return Draft("".join(written).strip(), model)
 
     def _stream_pieces(self, p: _Prepared) -> Iterator[str]:
         """The generator's text as it arrives; before any text, a failure falls back to
@@ -380,7 +426,7 @@ class ChatService:
             first = next(stream, None)
         except UPSTREAM_ERRORS as exc:
             log.warning("generator stream failed (%s); answering extractively", type(exc).__name__)
-            p.fallbacks.append("generator_extractive")
+            p.fallbacks.append(Fallback.GENERATOR_EXTRACTIVE)
             stream = self._extractive.stream(p.question, p.sources, p.analysis)
             first = next(stream, None)
         try:
@@ -393,17 +439,27 @@ class ChatService:
                 close()
 
     # -- conversations ---------------------------------------------------------
-    def messages(self, tenant_id: str, conversation_id: str) -> list[dict[str, Any]]:
+    def messages(self, tenant_id: str, conversation_id: str) -> tuple[Message, ...]:
         turns = self._conversations.conversation_turns(tenant_id, conversation_id)
         if turns is None:
             raise NotFound("conversation not found")
-        return [_turn_json(t) for t in turns]
+        return tuple(
+            Message(
+                t.message_id,
+                t.conversation_id,
+                t.role,
+                t.text,
+                t.created_at,
+                tuple(citation_from_record(c) for c in t.citations),
+            )
+            for t in turns
+        )
 
-    def sources(self, tenant_id: str, message_id: str) -> list[dict[str, Any]]:
+    def sources(self, tenant_id: str, message_id: str) -> tuple[Citation, ...]:
         turn = self._conversations.turn(tenant_id, message_id)
         if turn is None:
             raise NotFound("message not found")
-        return [dict(c) for c in turn.citations]
+        return tuple(citation_from_record(c) for c in turn.citations)
 
     # -- internals -------------------------------------------------------------
     def _check_query(self, text: str) -> None:
@@ -465,7 +521,7 @@ class ChatService:
         sources: list[Source],
         analysis: QueryAnalysis,
         strict: bool,
-        fallbacks: list[str],
+        fallbacks: list[Fallback],
         history: Sequence[tuple[str, str]] = (),
     ) -> Draft:
         try:
@@ -474,17 +530,19 @@ class ChatService:
             return self._generator.generate(message, sources, analysis, strict)
         except UPSTREAM_ERRORS as exc:  # timeouts, quota, SDK errors: answer extractively
             log.warning("generator failed (%s); answering extractively", type(exc).__name__)
-            fallbacks.append("generator_extractive")
+            fallbacks.append(Fallback.GENERATOR_EXTRACTIVE)
             draft = self._extractive.generate(message, sources, analysis, strict)
             return dataclasses.replace(draft, fallback=type(exc).__name__)
 
-    def _plain_answer(self, message: str, analysis: QueryAnalysis, fallbacks: list[str]) -> Draft:
+    def _plain_answer(
+        self, message: str, analysis: QueryAnalysis, fallbacks: list[Fallback]
+    ) -> Draft:
         if self._generator.model == self._extractive.model:
             return Draft(RAG_OFF_OFFLINE, self._generator.model)
         try:
             return self._generator.generate(message, [], analysis, False)
         except UPSTREAM_ERRORS as exc:
-            fallbacks.append("generator_unavailable")
+            fallbacks.append(Fallback.GENERATOR_UNAVAILABLE)
             log.warning("generator failed without RAG: %s", type(exc).__name__)
             return Draft(RAG_OFF_OFFLINE, self._extractive.model)
 
@@ -497,53 +555,43 @@ def _last_question(turns: Sequence[Turn]) -> str | None:
     return None
 
 
-def _retrieval_meta(result: RetrievalResult, k: int, started: float | None) -> dict[str, Any]:
-    meta = {
-        "k": k,
-        "strategy": result.strategy,
-        "candidateCount": result.candidate_count,
-        "rerankCount": len(result.chunks) if result.matched else 0,
-        "timeMs": round(sum(result.timings_ms.values()), 2),
-        "matched": result.matched,
-        "confidence": round(result.confidence, 4),
-        "fallbacks": list(result.fallbacks),
-    }
-    if started is not None:
-        meta["totalMs"] = _ms(started)
-    return meta
+def _chat_meta(p: _Prepared, model: str, regenerated: bool, confidence: float) -> AnswerMeta:
+    return AnswerMeta(
+        model,
+        confidence,
+        _retrieval_meta(p.result, p.rag.max_sources, None),
+        p.timings,
+        tuple(p.fallbacks),
+        regenerated,
+        p.analysis.intent,
+        p.follow_up,
+    )
 
 
-def _analysis_meta(a: QueryAnalysis) -> dict[str, Any]:
+def _log_fields(p: _Prepared, confidence: float, citations: int) -> dict[str, Any]:
     return {
-        "keywords": list(a.keywords),
-        "intent": a.intent.value,
-        "types": [t.value for t in a.types],
-        "window": None
-        if a.window is None
-        else {
-            "start": _iso(a.window.start) if a.window.start else None,
-            "end": _iso(a.window.end) if a.window.end else None,
-            "label": a.window.label,
-        },
-        # time hints we could not turn into dates ("before the launch" with no
-        # known launch): the client can say the filter was not applied.
-        "unresolved": list(a.unresolved),
+        "strategy": p.result.strategy,
+        "confidence": confidence,
+        "chunkIds": [c.chunk.chunk_id for c in p.result.chunks],
+        "scores": [round(c.score, 4) for c in p.result.chunks],
+        "fallbacks": p.fallbacks,
+        "timings": p.timings,
+        "citations": citations,
     }
 
 
-def _turn_json(t: Turn) -> dict[str, Any]:
-    return {
-        "id": t.message_id,
-        "conversationId": t.conversation_id,
-        "role": t.role,
-        "text": t.text,
-        "createdAt": _iso(t.created_at),
-        "citations": [dict(c) for c in t.citations],
-    }
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+def _retrieval_meta(result: RetrievalResult, k: int, started: float | None) -> RetrievalReport:
+    return RetrievalReport(
+        k,
+        result.strategy,
+        result.candidate_count,
+        len(result.chunks) if result.matched else 0,
+        sum(result.timings_ms.values()),
+        result.matched,
+        result.confidence,
+        result.fallbacks,
+        _ms(started) if started is not None else None,
+    )
 
 
 def _ms(start: float) -> float:

@@ -77,10 +77,12 @@ class IndexingService:
             # it is marked failed (the sweep and GET /notes show it) and acknowledged.
             log.error("not indexing malformed note %s: %s", note_id, exc.problem)
             if exc.tenant_id:  # its old chunks must not stay citable
-                removed = self._chunks.withdraw_chunks(exc.tenant_id, note_id)
+                failed = replace(self._failed_state(note_id, exc, exc.tenant_id), chunk_count=0)
+                removed = self._chunks.withdraw_chunks(failed)
                 if removed:
                     self._index.remove(exc.tenant_id, removed)
-            self._mark_failed(note_id, exc, exc.tenant_id)
+            else:
+                self._mark_failed(note_id, exc)
             result = IndexResult(note_id, Outcome.REJECTED)
         except Exception as exc:
             self._mark_failed(note_id, exc)
@@ -144,27 +146,27 @@ class IndexingService:
         self._index.upsert(chunks)
         return IndexResult(note_id, Outcome.INDEXED, len(chunks), len(removed))
 
-    def _mark_failed(self, note_id: str, exc: Exception, tenant_id: str = "") -> None:
+    def _failed_state(self, note_id: str, exc: Exception, tenant_id: str = "") -> IndexState:
+        prior = self._chunks.index_state(note_id)
+        if tenant_id:
+            tenant = tenant_id
+        else:
+            note = self._notes.read_note(note_id)
+            tenant = note.tenant_id if note else (prior.tenant_id if prior else "")
+        return IndexState(
+            note_id=note_id,
+            tenant_id=tenant,
+            status=IndexStatus.FAILED,
+            content_hash=prior.content_hash if prior else "",
+            chunk_count=prior.chunk_count if prior else 0,
+            model=prior.model if prior else "",
+            source_update_time=datetime.now(UTC),
+            error=type(exc).__name__,
+            attempts=(prior.attempts if prior else 0) + 1,
+        )
+
+    def _mark_failed(self, note_id: str, exc: Exception) -> None:
         try:
-            prior = self._chunks.index_state(note_id)
-            if tenant_id:
-                tenant = tenant_id
-            else:
-                note = self._notes.read_note(note_id)
-                tenant = note.tenant_id if note else (prior.tenant_id if prior else "")
-            attempts = (prior.attempts if prior else 0) + 1
-            self._chunks.set_index_state(
-                IndexState(
-                    note_id=note_id,
-                    tenant_id=tenant,
-                    status=IndexStatus.FAILED,
-                    content_hash=prior.content_hash if prior else "",
-                    chunk_count=prior.chunk_count if prior else 0,
-                    model=prior.model if prior else "",
-                    source_update_time=datetime.now(UTC),
-                    error=type(exc).__name__,
-                    attempts=attempts,
-                )
-            )
+            self._chunks.set_index_state(self._failed_state(note_id, exc))
         except Exception:  # recording the failure must not hide the failure
             log.exception("could not record index failure for %s", note_id)

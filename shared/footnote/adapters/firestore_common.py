@@ -1,0 +1,183 @@
+"""What the Firestore repositories share: one client, the collections, the
+document shapes of notes and index states, and the chunk bookkeeping both the
+note and the chunk repositories do inside their transactions.
+
+Collections: ``notes`` (what users write), ``noteChunks`` (chunks with vectors),
+``indexState`` (one per note, kept apart from the note so the indexer never
+writes the document whose changes trigger it), ``tenants`` (a version counter
+per tenant that moves whenever its chunks change), ``embeddingCache``,
+``conversations`` and ``messages``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from footnote.domain import IndexState, IndexStatus, MemoryType, Note
+from footnote.errors import MalformedNote
+
+if TYPE_CHECKING:
+    from google.cloud import firestore
+
+NOTES = "notes"
+CHUNKS = "noteChunks"
+STATES = "indexState"
+TENANTS = "tenants"
+EMBEDDINGS = "embeddingCache"
+CONVERSATIONS = "conversations"
+MESSAGES = "messages"
+JOBS = "reindexJobs"
+CHUNK_IDS = "chunkIds"  # in indexState: the chunk ids the last chunk transaction wrote
+# In indexState: the commit time of the last change to the note's chunks (an index
+# write, or the API dropping them on an edit or delete). The change log in-memory
+# corpora patch from: ``notes_changed_since`` queries it per tenant.
+CHUNKS_CHANGED_AT = "chunksChangedAt"
+
+
+def make_client(project_id: str, database: str) -> firestore.Client:
+    from google.cloud import firestore
+
+    return firestore.Client(project=project_id, database=database)
+
+
+class FirestoreRepository:
+    """Base of the repositories: the shared client and the SDK names they use,
+    imported here rather than at module import so a cold start pays for them once."""
+
+    def __init__(self, client: firestore.Client) -> None:
+        from google.cloud import firestore as fs
+        from google.cloud.firestore_v1.base_query import FieldFilter
+        from google.cloud.firestore_v1.vector import Vector
+
+        self.client = client
+        self._fs = fs
+        self._where = FieldFilter
+        self._vector = Vector
+
+    # A delete or an edit through the API drops the note's chunks in its own
+    # transaction, so no query (in memory or through Vector Search, whose vectors
+    # the indexer removes a moment later) can cite a deleted note or an edited
+    # note's old text. indexState keeps chunkIds, so the indexer still knows which
+    # vectors to remove.
+    def _recorded_chunk_ids(self, tx: Any, note_id: str) -> list[str]:
+        state = self.client.collection(STATES).document(note_id).get(transaction=tx)
+        return list((state.to_dict() or {}).get(CHUNK_IDS, [])) if state.exists else []
+
+    def _drop_chunks(
+        self, tx: Any, state_ref: Any, chunk_ids: Sequence[str], status: IndexStatus, tenant: str
+    ) -> None:
+        for cid in chunk_ids:
+            tx.delete(self.client.collection(CHUNKS).document(cid))
+        tx.set(
+            state_ref,
+            state_doc(IndexState(state_ref.id, tenant, status))
+            | {CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
+            merge=True,  # keeps chunkIds, which only the chunk transactions write
+        )
+
+    # No query runs inside the chunk transactions: the Firestore emulator locks a
+    # whole collection for a transactional query, so concurrent indexing of
+    # different notes aborted each other ("Failed to commit transaction in 5
+    # attempts"), and production pays for range locks too. Instead the note's
+    # chunk ids come from a plain query before the transaction plus the ids the
+    # last committed transaction recorded in indexState/{noteId}.chunkIds, which
+    # the transaction reads (and so locks). A chunk committed after the query
+    # was committed together with that list, so the union misses none.
+    def _chunk_ids_of(self, note_id: str) -> set[str]:
+        query = self.client.collection(CHUNKS).where(filter=self._where("noteId", "==", note_id))
+        return {s.id for s in query.select([]).stream()}
+
+    #
+    # Every id is returned, stored or not: the API may have dropped the documents
+    # already (an edit or a delete), and the indexer still removes their vectors.
+    def _known_chunk_ids(self, tx: Any, note_id: str, seen: set[str]) -> set[str]:
+        return seen | set(self._recorded_chunk_ids(tx, note_id))
+
+    def _bump(self, tenant_id: str) -> None:
+        # After the commit, not inside the transaction: every indexing transaction
+        # of a tenant writing this one document made concurrent indexing of its
+        # notes contend until commits failed ("Failed to commit transaction in 5
+        # attempts"). Bumping after the commit keeps the order readers need (a
+        # reader that sees the new version also sees the new chunks); Increment
+        # is atomic, so concurrent bumps are not lost.
+        self.client.collection(TENANTS).document(tenant_id).set(
+            {"version": self._fs.Increment(1)},
+            merge=True,
+        )
+
+
+def note_doc(n: Note) -> dict[str, Any]:
+    return {
+        "tenantId": n.tenant_id,
+        "text": n.text,
+        "title": n.title,
+        "tags": list(n.tags),
+        "type": n.type.value if n.type else None,
+        "createdAt": n.created_at,
+        "updatedAt": n.updated_at,
+    }
+
+
+def note_from(snap: Any) -> Note:
+    d = snap.to_dict() or {}
+    tenant = d.get("tenantId")
+    tenant_id = tenant if isinstance(tenant, str) else ""
+
+    def bad(problem: str) -> MalformedNote:
+        return MalformedNote(snap.id, problem, tenant_id)
+
+    # Notes written behind the API's back (admin credentials) may have any shape:
+    # a clear MalformedNote, never a TypeError / KeyError deep in the pipeline.
+    if not tenant_id:
+        raise bad("tenantId must be a non-empty string")
+    if not isinstance(d.get("text"), str):
+        raise bad("text must be a string")
+    created, updated = d.get("createdAt"), d.get("updatedAt") or d.get("createdAt")
+    if not isinstance(created, datetime) or not isinstance(updated, datetime):
+        raise bad("createdAt (and updatedAt) must be timestamps")
+    title, tags, kind = d.get("title"), d.get("tags"), d.get("type")
+    if title is not None and not isinstance(title, str):
+        raise bad("title must be a string")
+    if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
+        raise bad("tags must be a list of strings")
+    if kind and kind not in {m.value for m in MemoryType}:
+        raise bad("type is not a known memory type")
+    return Note(
+        id=snap.id,
+        tenant_id=tenant_id,
+        text=d["text"],
+        created_at=created,
+        updated_at=updated,
+        title=title or "",
+        tags=tuple(tags or ()),
+        type=MemoryType(kind) if kind else None,
+    )
+
+
+def state_doc(s: IndexState) -> dict[str, Any]:
+    return {
+        "tenantId": s.tenant_id,
+        "status": s.status.value,
+        "contentHash": s.content_hash,
+        "chunkCount": s.chunk_count,
+        "model": s.model,
+        "sourceUpdateTime": s.source_update_time,
+        "error": s.error,
+        "attempts": s.attempts,
+    }
+
+
+def state_from(note_id: str, d: Mapping[str, Any]) -> IndexState:
+    return IndexState(
+        note_id=note_id,
+        tenant_id=d.get("tenantId", ""),
+        status=IndexStatus(d.get("status", "pending")),
+        content_hash=d.get("contentHash", ""),
+        chunk_count=int(d.get("chunkCount", 0)),
+        model=d.get("model", ""),
+        source_update_time=d.get("sourceUpdateTime"),
+        error=d.get("error", ""),
+        attempts=int(d.get("attempts", 0)),
+    )

@@ -1,0 +1,122 @@
+"""Firestore NoteStore: the ``notes`` collection.
+
+An edit that changes a note's content, and a delete, drop its chunks in the
+same transaction (see :class:`~footnote.adapters.firestore_common.FirestoreRepository`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from footnote.adapters.cursors import decode_cursor, encode_cursor
+from footnote.adapters.firestore_common import (
+    NOTES,
+    STATES,
+    FirestoreRepository,
+    note_doc,
+    note_from,
+    state_doc,
+)
+from footnote.domain import (
+    IndexState,
+    IndexStatus,
+    Note,
+    NoteChanges,
+    NotePage,
+    apply_changes,
+    same_content,
+)
+
+
+class FirestoreNoteStore(FirestoreRepository):
+    """NoteStore over Firestore."""
+
+    def create_note(self, note: Note) -> Note:
+        batch = self.client.batch()
+        batch.create(self.client.collection(NOTES).document(note.id), note_doc(note))
+        batch.set(
+            self.client.collection(STATES).document(note.id),
+            state_doc(IndexState(note.id, note.tenant_id, IndexStatus.PENDING)),
+            merge=True,  # keeps chunkIds, which only the chunk transactions write
+        )
+        batch.commit()
+        return note
+
+    def get_note(self, tenant_id: str, note_id: str) -> Note | None:
+        note = self.read_note(note_id)
+        return note if note is not None and note.tenant_id == tenant_id else None
+
+    def update_note(
+        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+    ) -> Note | None:
+        ref = self.client.collection(NOTES).document(note_id)
+        state_ref = self.client.collection(STATES).document(note_id)
+
+        @self._fs.transactional
+        def run(tx: Any) -> tuple[Note, bool] | None:
+            snap = ref.get(transaction=tx)
+            if not snap.exists or snap.get("tenantId") != tenant_id:
+                return None
+            before = note_from(snap)
+            after = apply_changes(before, changes, now)
+            changed = not same_content(before, after)
+            recorded = self._recorded_chunk_ids(tx, note_id) if changed else []
+            tx.set(ref, note_doc(after))
+            if changed:
+                self._drop_chunks(tx, state_ref, recorded, IndexStatus.PENDING, tenant_id)
+            return after, changed
+
+        after, changed = run(self.client.transaction()) or (None, False)
+        if changed:
+            self._bump(tenant_id)
+        return after
+
+    def delete_note(self, tenant_id: str, note_id: str) -> bool:
+        ref = self.client.collection(NOTES).document(note_id)
+
+        state_ref = self.client.collection(STATES).document(note_id)
+
+        @self._fs.transactional
+        def run(tx: Any) -> bool:
+            snap = ref.get(transaction=tx)
+            if not snap.exists or snap.get("tenantId") != tenant_id:
+                return False
+            recorded = self._recorded_chunk_ids(tx, note_id)
+            tx.delete(ref)
+            self._drop_chunks(tx, state_ref, recorded, IndexStatus.DELETED, tenant_id)
+            return True
+
+        deleted = bool(run(self.client.transaction()))
+        if deleted:
+            self._bump(tenant_id)
+        return deleted
+
+    def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
+        fs = self._fs
+        notes = self.client.collection(NOTES)
+        query = (
+            notes.where(filter=self._where("tenantId", "==", tenant_id))
+            .order_by("createdAt", direction=fs.Query.DESCENDING)
+            .order_by("__name__", direction=fs.Query.DESCENDING)
+        )
+        if cursor:
+            moment, last_id = decode_cursor(cursor)
+            query = query.start_after({"createdAt": moment, "__name__": notes.document(last_id)})
+        page = [note_from(s) for s in query.limit(limit + 1).stream()]
+        more = len(page) > limit
+        page = page[:limit]
+        return NotePage(page, encode_cursor(page[-1].created_at, page[-1].id) if more else None)
+
+    def read_note(self, note_id: str) -> Note | None:
+        snap = self.client.collection(NOTES).document(note_id).get()
+        return note_from(snap) if snap.exists else None
+
+    def note_ids(self, tenant_id: str | None, after: str | None, limit: int) -> list[str]:
+        notes = self.client.collection(NOTES)
+        query = notes.order_by("__name__")
+        if tenant_id is not None:
+            query = query.where(filter=self._where("tenantId", "==", tenant_id))
+        if after:
+            query = query.start_after({"__name__": notes.document(after)})
+        return [s.id for s in query.select([]).limit(limit).stream()]

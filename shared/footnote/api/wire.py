@@ -1,0 +1,156 @@
+"""The JSON the API writes: service results to camelCase bodies.
+
+The only place the wire format is made. The shapes are described by the response
+models in ``api/schemas.py``; tests check every body against them. Scores and
+times are rounded here, for the wire only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from footnote.domain import Citation, Note, TimeWindow
+from footnote.services.chat import ChatOutcome
+from footnote.services.results import (
+    Message,
+    NoteListing,
+    NoteView,
+    QueryReport,
+    RetrievalReport,
+    SearchResult,
+    iso,
+)
+
+
+def note(view: NoteView) -> dict[str, Any]:
+    body = _note(view.note)
+    if view.index_status is not None:
+        body["indexStatus"] = view.index_status.value
+    if view.chunk_count is not None:
+        body["chunkCount"] = view.chunk_count
+    return body
+
+
+def note_page(listing: NoteListing) -> dict[str, Any]:
+    return {
+        "notes": [_note(n) for n in listing.notes],
+        "cursor": listing.cursor,
+        "hasMore": listing.cursor is not None,
+    }
+
+
+def chat(outcome: ChatOutcome) -> dict[str, Any]:
+    m = outcome.meta
+    return {
+        "answer": outcome.answer,
+        "citations": [citation(c) for c in outcome.citations],
+        "conversationId": outcome.conversation_id,
+        "messageId": outcome.message_id,
+        "meta": {
+            "model": m.model,
+            "confidence": m.confidence,
+            "retrieval": _retrieval(m.retrieval),
+            "timings": dict(m.timings),
+            "fallbacks": list(m.fallbacks),
+            "regenerated": m.regenerated,
+            "intent": m.intent.value,
+            "followUp": m.follow_up,
+        },
+    }
+
+
+def search(result: SearchResult) -> dict[str, Any]:
+    return {
+        "results": [
+            {
+                "chunkId": h.chunk_id,
+                "noteId": h.note_id,
+                "text": h.text,
+                "createdAt": iso(h.created_at),
+                "memoryType": h.memory_type.value,
+                "score": round(h.score, 6),
+                "similarity": round(h.similarity, 4),
+                "sources": list(h.sources),
+                "breakdown": {k: round(v, 6) for k, v in h.breakdown.items()},
+            }
+            for h in result.hits
+        ],
+        "meta": {**_retrieval(result.retrieval), "query": _query(result.query)},
+    }
+
+
+def messages(turns: tuple[Message, ...]) -> dict[str, Any]:
+    return {
+        "messages": [
+            {
+                "id": t.id,
+                "conversationId": t.conversation_id,
+                "role": t.role,
+                "text": t.text,
+                "createdAt": iso(t.created_at),
+                "citations": [citation(c) for c in t.citations],
+            }
+            for t in turns
+        ]
+    }
+
+
+def sources(citations: tuple[Citation, ...]) -> dict[str, Any]:
+    return {"sources": [citation(c) for c in citations]}
+
+
+def citation(c: Citation) -> dict[str, Any]:
+    return {
+        "cid": c.cid,
+        "noteId": c.note_id,
+        "chunkId": c.chunk_id,
+        "createdAt": iso(c.created_at),
+        "snippet": c.snippet,
+        "score": c.score,
+    }
+
+
+def _note(n: Note) -> dict[str, Any]:
+    return {
+        "id": n.id,
+        "text": n.text,
+        "title": n.title,
+        "tags": list(n.tags),
+        "type": n.type.value if n.type else None,
+        "createdAt": iso(n.created_at),
+        "updatedAt": iso(n.updated_at),
+    }
+
+
+def _retrieval(r: RetrievalReport) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "k": r.k,
+        "strategy": r.strategy,
+        "candidateCount": r.candidate_count,
+        "rerankCount": r.rerank_count,
+        "timeMs": round(r.time_ms, 2),
+        "matched": r.matched,
+        "confidence": round(r.confidence, 4),
+        "fallbacks": list(r.fallbacks),
+    }
+    if r.total_ms is not None:
+        body["totalMs"] = r.total_ms
+    return body
+
+
+def _query(q: QueryReport) -> dict[str, Any]:
+    return {
+        "keywords": list(q.keywords),
+        "intent": q.intent.value,
+        "types": [t.value for t in q.types],
+        "window": None if q.window is None else _window(q.window),
+        "unresolved": list(q.unresolved),
+    }
+
+
+def _window(w: TimeWindow) -> dict[str, Any]:
+    return {
+        "start": iso(w.start) if w.start else None,
+        "end": iso(w.end) if w.end else None,
+        "label": w.label,
+    }

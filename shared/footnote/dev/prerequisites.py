@@ -1,0 +1,99 @@
+"""What the local stack needs from the machine: the emulator tools and free ports.
+
+``check_prerequisites`` finds the binaries or says in one line what to install;
+``Ports`` are the stack's ports, fixed for ``footnote dev`` or free ones for tests.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class PrerequisiteMissing(SystemExit):
+    """A tool the stack needs is not installed: one line saying what to install."""
+
+
+class PortTaken(PrerequisiteMissing):
+    """A port the stack needs is in use (often a previous ``make dev`` still running)."""
+
+
+@dataclass
+class Ports:
+    firestore: int = 8085
+    pubsub: int = 8086
+    auth: int = 9099
+    functions: int = 8080
+    hosting: int = 5002  # the Hosting emulator (the web client's files and headers)
+    web: int = 5080  # the local web origin: Hosting + /api + Auth (footnote.dev.webproxy)
+
+    @classmethod
+    def free(cls) -> Ports:
+        return cls(*(free_port() for _ in range(6)))
+
+
+def check_prerequisites() -> dict[str, str]:
+    """Paths of the emulator binaries, or a one-line message on what to install."""
+    if shutil.which("java") is None:
+        raise PrerequisiteMissing(
+            "Java 17+ is required for the Firestore and Pub/Sub emulators: install a JDK (e.g. apt-get install openjdk-17-jre-headless)."
+        )
+    gcloud = shutil.which("gcloud")
+    if gcloud is None:
+        raise PrerequisiteMissing(
+            "google-cloud-cli is required: https://cloud.google.com/sdk/docs/install (with the cloud-firestore-emulator and pubsub-emulator components)."
+        )
+    sdk_root = os.environ.get("CLOUDSDK_ROOT") or _sdk_root(gcloud)
+    firestore = (
+        Path(sdk_root) / "platform" / "cloud-firestore-emulator" / "cloud_firestore_emulator"
+    )
+    pubsub = Path(sdk_root) / "platform" / "pubsub-emulator" / "bin" / "cloud-pubsub-emulator"
+    if not firestore.exists():
+        raise PrerequisiteMissing(
+            "The Firestore emulator is missing: gcloud components install cloud-firestore-emulator (or apt-get install google-cloud-cli-firestore-emulator)."
+        )
+    if not pubsub.exists():
+        raise PrerequisiteMissing(
+            "The Pub/Sub emulator is missing: gcloud components install pubsub-emulator (or apt-get install google-cloud-cli-pubsub-emulator)."
+        )
+    firebase = ROOT / "node_modules" / ".bin" / "firebase"
+    if not firebase.exists():
+        raise PrerequisiteMissing(
+            "firebase-tools is missing: run 'npm ci' in the repository (Node 20+)."
+        )
+    return {"firestore": str(firestore), "pubsub": str(pubsub), "firebase": str(firebase)}
+
+
+def _sdk_root(gcloud: str) -> str:
+    out = subprocess.run(
+        [gcloud, "info", "--format=value(installation.sdk_root)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return out.stdout.strip() or str(Path(gcloud).resolve().parents[1])
+
+
+def port_free(port: int) -> bool:
+    """Nothing listens on it. SO_REUSEADDR, as servers bind: connections of a stack
+    that just stopped linger in TIME_WAIT and do not keep the next one from starting."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

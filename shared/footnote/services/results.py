@@ -1,0 +1,140 @@
+"""What the services return: typed, frozen values. The JSON the API writes from them
+(camelCase, rounding, ISO instants) is made in ``api/wire.py`` alone."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from footnote.domain import (
+    Citation,
+    Fallback,
+    IndexStatus,
+    Intent,
+    MemoryType,
+    Note,
+    Strategy,
+    TimeWindow,
+)
+
+
+@dataclass(frozen=True)
+class NoteView:
+    """A note with its index state; None where the operation does not report it (a
+    listing reports neither, an edit no chunk count)."""
+
+    note: Note
+    index_status: IndexStatus | None = None
+    chunk_count: int | None = None
+
+
+@dataclass(frozen=True)
+class NoteListing:
+    notes: tuple[Note, ...]
+    cursor: str | None  # None: this is the last page
+
+
+@dataclass(frozen=True)
+class RetrievalReport:
+    """How the sources of an answer or a search were found."""
+
+    k: int
+    strategy: Strategy
+    candidate_count: int
+    rerank_count: int
+    time_ms: float
+    matched: bool
+    confidence: float
+    fallbacks: tuple[Fallback, ...]
+    total_ms: float | None = None  # search only: the whole call
+
+
+@dataclass(frozen=True)
+class AnswerMeta:
+    model: str
+    confidence: float
+    retrieval: RetrievalReport
+    timings: Mapping[str, float]  # stage name ("retrieveMs") to milliseconds
+    fallbacks: tuple[Fallback, ...]
+    regenerated: bool
+    intent: Intent
+    follow_up: bool
+
+
+@dataclass(frozen=True)
+class QueryReport:
+    """What search read in the query."""
+
+    keywords: tuple[str, ...]
+    intent: Intent
+    types: tuple[MemoryType, ...]
+    window: TimeWindow | None
+    # Time hints that could not be turned into dates ("before the launch" with no
+    # known launch): the client can say the filter was not applied.
+    unresolved: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    chunk_id: str
+    note_id: str
+    text: str
+    created_at: datetime
+    memory_type: MemoryType
+    score: float
+    similarity: float
+    sources: tuple[str, ...]
+    breakdown: Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: tuple[SearchHit, ...]
+    retrieval: RetrievalReport
+    query: QueryReport
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn of a conversation."""
+
+    id: str
+    conversation_id: str
+    role: str
+    text: str
+    created_at: datetime
+    citations: tuple[Citation, ...]
+
+
+# -- citations as stored with a turn ----------------------------------------------------
+# A turn keeps its citations as plain maps (the conversation store's format, with the
+# instant as an ISO string); these convert both ways, exactly.
+
+
+def citation_record(c: Citation) -> dict[str, Any]:
+    return {
+        "cid": c.cid,
+        "noteId": c.note_id,
+        "chunkId": c.chunk_id,
+        "createdAt": iso(c.created_at),
+        "snippet": c.snippet,
+        "score": c.score,
+    }
+
+
+def citation_from_record(m: Mapping[str, Any]) -> Citation:
+    return Citation(
+        m["cid"],
+        m["noteId"],
+        m["chunkId"],
+        datetime.fromisoformat(m["createdAt"]),
+        m["snippet"],
+        m["score"],
+    )
+
+
+def iso(moment: datetime) -> str:
+    """An instant as ISO 8601 in UTC with a ``Z``."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
