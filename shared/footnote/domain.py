@@ -39,9 +39,8 @@ class Strategy(str, Enum):
     its OpenAPI description and the logs."""
 
     HYBRID = "hybrid_reranked"
-    # Hybrid, but the configured vector index (Vector Search) was unconfigured or
-    # failed and another stood in: which one, so clients and dashboards see it
-    # without parsing logs.
+    # Hybrid, but the configured vector index (Vector Search) failed and another
+    # stood in: which one, so clients and dashboards see it without parsing logs.
     HYBRID_MEMORY_FALLBACK = "hybrid_reranked_memory_fallback"  # the in-memory index
     HYBRID_FIRESTORE_FALLBACK = "hybrid_reranked_firestore_fallback"  # find_nearest
     KEYWORD_RECENCY = "keyword_recency"  # no query vector (the embedder failed)

@@ -140,8 +140,8 @@ class ChatService:
         *,
         fallback: Generator,
     ) -> None:
-        """``fallback`` answers when ``generator`` fails or is unconfigured: the
-        offline extractive generator, chosen by the wiring."""
+        """``fallback`` answers when ``generator`` fails: the offline extractive
+        generator, chosen by the wiring."""
         self._s = settings
         self._retriever = retriever
         self._generator = generator
