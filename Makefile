@@ -51,6 +51,7 @@ test-unit: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check shared functions tests
 	$(BIN)/ruff format --check shared functions tests
+	$(BIN)/lint-imports --no-logo  # the layer and SDK contracts in pyproject.toml
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -94,6 +94,7 @@ FUNCTIONS: dict[str, Function] = {
         requires=(*_BASE, "google-events"),
         exclude=(
             "api",
+            "adapters/firebase_app.py",
             "adapters/firebase_auth.py",
             "adapters/firebase_app_check.py",
             "adapters/vertex_ranker.py",
@@ -106,6 +107,7 @@ FUNCTIONS: dict[str, Function] = {
         requires=(*_BASE, "google-cloud-pubsub"),
         exclude=(
             "api",
+            "adapters/firebase_app.py",
             "adapters/firebase_auth.py",
             "adapters/firebase_app_check.py",
             "adapters/vertex_ranker.py",

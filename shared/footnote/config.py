@@ -11,8 +11,16 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Firebase "demo-*" projects reach only the emulators: the default, and a placeholder
+# anywhere else.
+PLACEHOLDER_PROJECT_PREFIX = "demo-"
+
+
+class SettingsError(ValueError):
+    """Settings the process refuses to start with; the message is one line."""
 
 
 class Settings(BaseSettings):
@@ -158,8 +166,20 @@ class Settings(BaseSettings):
     def _check(self) -> Settings:
         if self.chunk_overlap >= self.chunk_size:
             raise ValueError("CHUNK_OVERLAP must be smaller than CHUNK_SIZE")
-        # VECTOR_INDEX=vertex without the index names is not an error here: the
-        # wiring falls back to the in-memory index and logs what is missing.
+        # Refused, not worked around: a silent in-memory stand-in for Vector Search
+        # would answer from one instance's memory and skip every index write.
+        if self.vector_index == "vertex" and self.vector_search_missing:
+            raise ValueError(
+                f"VECTOR_INDEX=vertex needs {', '.join(self.vector_search_missing)} "
+                "(the Vector Search index, its endpoint and deployed index id)"
+            )
+        if self.project_id.startswith(PLACEHOLDER_PROJECT_PREFIX) and self.cloud_run_service:
+            # Deployed (Cloud Run and Cloud Functions set K_SERVICE) with the default or
+            # another demo-* id: every Google call would go to a project that is not ours.
+            raise ValueError(
+                f"GOOGLE_CLOUD_PROJECT is the placeholder {self.project_id!r} outside the "
+                "emulator (K_SERVICE is set): deploy with the real project id"
+            )
         return self
 
     def check_safe_to_serve(self) -> None:
@@ -169,7 +189,7 @@ class Settings(BaseSettings):
         not in the validator: tests build production-shaped settings in processes
         that run the emulators."""
         if self.auth_emulator_host and (
-            self.cloud_run_service or not self.project_id.startswith("demo-")
+            self.cloud_run_service or not self.project_id.startswith(PLACEHOLDER_PROJECT_PREFIX)
         ):
             raise ValueError(
                 "FIREBASE_AUTH_EMULATOR_HOST is set outside the emulator (project "
@@ -217,5 +237,19 @@ class Settings(BaseSettings):
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings, read from the environment once."""
-    return Settings()  # type: ignore[call-arg]
+    """The process-wide settings, read from the environment once; invalid settings
+    raise SettingsError with one line naming each problem."""
+    try:
+        return Settings()  # type: ignore[call-arg]
+    except ValidationError as exc:
+        raise SettingsError(one_line(exc)) from None
+
+
+def one_line(exc: ValidationError) -> str:
+    """``invalid settings: NAME: problem; …`` (pydantic's text spans several lines)."""
+    problems = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        problems.append(f"{where}: {message}" if where else message)
+    return "invalid settings: " + "; ".join(problems)

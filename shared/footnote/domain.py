@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
+from typing import Any
 
 
 class MemoryType(str, Enum):
@@ -31,6 +34,41 @@ class IndexStatus(str, Enum):
     DELETED = "deleted"
 
 
+class Strategy(str, Enum):
+    """How retrieval found an answer's sources: ``meta.retrieval.strategy`` in the API,
+    its OpenAPI description and the logs."""
+
+    HYBRID = "hybrid_reranked"
+    # Hybrid, but the configured vector index (Vector Search) failed and another
+    # stood in: which one, so clients and dashboards see it without parsing logs.
+    HYBRID_MEMORY_FALLBACK = "hybrid_reranked_memory_fallback"  # the in-memory index
+    HYBRID_FIRESTORE_FALLBACK = "hybrid_reranked_firestore_fallback"  # find_nearest
+    KEYWORD_RECENCY = "keyword_recency"  # no query vector (the embedder failed)
+    RECENT_NOTES = "recent_notes"  # nothing relevant: the newest notes, unmatched
+    NONE = "none"  # the tenant has no indexed notes
+    DISABLED = "disabled"  # the request turned retrieval off (enableRag false)
+
+
+class Fallback(str, Enum):
+    """A degraded step of one request, listed in ``meta.fallbacks`` and
+    ``meta.retrieval.fallbacks`` (docs/vertex.md has what each costs)."""
+
+    # retrieval
+    VECTOR_INDEX_MEMORY = "vector_index_memory"
+    VECTOR_INDEX_FIRESTORE = "vector_index_firestore"
+    EMBEDDER_DOWN = "embedder_down"
+    EMBEDDING_MODEL_MISMATCH = "embedding_model_mismatch"
+    EMBEDDING_MODEL_MIXED = "embedding_model_mixed"
+    TYPE_FILTER_RELAXED = "type_filter_relaxed"
+    STALE_HITS_DROPPED = "stale_hits_dropped"
+    TIME_WINDOW_AS_KEYWORDS = "time_window_as_keywords"
+    # chat
+    REWRITE_SKIPPED = "rewrite_skipped"
+    RERANKER_SKIPPED = "reranker_skipped"
+    GENERATOR_EXTRACTIVE = "generator_extractive"
+    GENERATOR_UNAVAILABLE = "generator_unavailable"
+
+
 @dataclass(frozen=True)
 class Note:
     id: str
@@ -41,6 +79,39 @@ class Note:
     title: str = ""
     tags: tuple[str, ...] = ()
     type: MemoryType | None = None  # set by the user; otherwise classified
+
+
+@dataclass(frozen=True)
+class NotePage:
+    notes: list[Note]
+    cursor: str | None
+
+
+@dataclass(frozen=True)
+class NoteChanges:
+    text: str | None = None
+    title: str | None = None
+    tags: tuple[str, ...] | None = None
+    type: MemoryType | None = None
+    clear_type: bool = False
+
+
+def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
+    """The note after an edit: fields not given keep their value; ``clear_type``
+    drops a user-set type (the classifier decides again)."""
+    return dataclasses.replace(
+        note,
+        text=changes.text if changes.text is not None else note.text,
+        title=changes.title if changes.title is not None else note.title,
+        tags=changes.tags if changes.tags is not None else note.tags,
+        type=None if changes.clear_type else (changes.type or note.type),
+        updated_at=now,
+    )
+
+
+def same_content(a: Note, b: Note) -> bool:
+    """Same indexable content: what decides whether chunks are still right."""
+    return (a.text, a.title, a.type, a.tenant_id) == (b.text, b.title, b.type, b.tenant_id)
 
 
 @dataclass(frozen=True)
@@ -155,3 +226,28 @@ class ValidatedAnswer:
     citations: tuple[Citation, ...]
     dropped: int
     kept: int
+
+
+@dataclass(frozen=True)
+class Job:
+    """A re-index job's progress: the cursor of its next page, moved by compare-and-set."""
+
+    job_id: str
+    scope: str
+    tenant_id: str | None
+    cursor: str | None = None
+    previous_cursor: str | None = None
+    processed: int = 0
+    done: bool = False
+
+
+@dataclass(frozen=True)
+class Turn:
+    message_id: str
+    conversation_id: str
+    tenant_id: str
+    role: str
+    text: str
+    created_at: datetime
+    citations: tuple[Mapping[str, Any], ...] = ()
+    meta: Mapping[str, Any] | None = None

@@ -10,21 +10,24 @@ import base64
 import binascii
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from footnote import logs
 from footnote.errors import BadEvent
 from footnote.wiring import container
 
+if TYPE_CHECKING:  # functions-framework's types; not imported at cold start for them
+    import flask
+    import flask.typing
+    from cloudevents.http import CloudEvent
+
 log = logging.getLogger("footnote.functions")
 
 
-def handle_note_event(cloud_event: Any) -> None:
-    from footnote.adapters import firestore_events
-
+def handle_note_event(cloud_event: CloudEvent) -> None:
     c = container()
     try:
-        event = firestore_events.decode(cloud_event)
+        event = c.decode_note_event(cloud_event)
     except BadEvent as exc:
         # Nothing to retry: a malformed event stays malformed. Logged as an error.
         log.error("dropping undecodable Firestore event: %s", exc.message)
@@ -44,7 +47,7 @@ def handle_note_event(cloud_event: Any) -> None:
     )
 
 
-def handle_reindex_message(cloud_event: Any) -> None:
+def handle_reindex_message(cloud_event: CloudEvent) -> None:
     from footnote.services.reindexing import parse_request
 
     c = container()
@@ -73,5 +76,5 @@ def _pubsub_json(data: Any) -> dict[str, Any]:
     return payload
 
 
-def handle_http(request: Any) -> Any:
+def handle_http(request: flask.Request) -> flask.typing.ResponseReturnValue:
     return container().api.handle(request)

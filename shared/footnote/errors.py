@@ -109,3 +109,9 @@ class BadEvent(FootnoteError):
 
     status = 400
     code = "bad_event"
+
+
+# What a fallback catches: a dependency that failed (adapters raise BackendUnavailable
+# for their SDK's errors) or the network (OSError: ConnectionError, TimeoutError,
+# socket and requests errors). Anything else is a bug and must surface as one.
+UPSTREAM_ERRORS: tuple[type[Exception], ...] = (BackendUnavailable, OSError)

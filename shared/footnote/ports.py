@@ -16,31 +16,20 @@ from footnote.domain import (
     Draft,
     Hit,
     IndexState,
+    Job,
     MemoryType,
     Note,
+    NoteChanges,
+    NotePage,
     QueryAnalysis,
     ScoredChunk,
     Source,
     TimeWindow,
+    Turn,
 )
 from footnote.retrieval.sparse import NoteTerms, TermStatistics
 
 Vector = Sequence[float]
-
-
-@dataclass(frozen=True)
-class NotePage:
-    notes: list[Note]
-    cursor: str | None
-
-
-@dataclass(frozen=True)
-class NoteChanges:
-    text: str | None = None
-    title: str | None = None
-    tags: tuple[str, ...] | None = None
-    type: MemoryType | None = None
-    clear_type: bool = False
 
 
 @runtime_checkable
@@ -135,18 +124,6 @@ class ChunkStore(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Turn:
-    message_id: str
-    conversation_id: str
-    tenant_id: str
-    role: str
-    text: str
-    created_at: datetime
-    citations: tuple[Mapping[str, Any], ...] = ()
-    meta: Mapping[str, Any] | None = None
-
-
 @runtime_checkable
 class ConversationStore(Protocol):
     def append_turns(self, turns: Sequence[Turn]) -> None: ...
@@ -154,6 +131,12 @@ class ConversationStore(Protocol):
     def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None: ...
 
     def turn(self, tenant_id: str, message_id: str) -> Turn | None: ...
+
+
+@runtime_checkable
+class Store(NoteStore, ChunkStore, ConversationStore, Protocol):
+    """The note, chunk and conversation ports as one store serves them (Firestore, or
+    in memory): the chunk swap commits against the note in one transaction."""
 
 
 @runtime_checkable
@@ -338,3 +321,20 @@ class TermStatsStore(Protocol):
         ...
 
     def statistics(self, tenant_id: str) -> TermStatistics: ...
+
+
+@runtime_checkable
+class JobStore(Protocol):
+    """Re-index job progress (``reindexJobs/{jobId}`` in Firestore)."""
+
+    def create(self, job_id: str, scope: str, tenant_id: str | None) -> Job: ...
+
+    def get_or_create(self, job_id: str, scope: str, tenant_id: str | None) -> Job: ...
+
+    def get(self, job_id: str) -> Job | None: ...
+
+    def advance(
+        self, job_id: str, expected: str | None, cursor: str | None, processed: int, done: bool
+    ) -> bool:
+        """Move the job from ``expected`` to ``cursor``; False if it was not at ``expected``."""
+        ...

@@ -6,24 +6,73 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from footnote.config import Settings, get_settings
 
+if TYPE_CHECKING:
+    from cloudevents.http import CloudEvent
+
+    from footnote.adapters.firestore_events import NoteEvent
+    from footnote.adapters.firestore_store import FirestoreStore
+    from footnote.api.http import Api
+    from footnote.ports import (
+        AppCheckVerifier,
+        Classifier,
+        Embedder,
+        EmbeddingCache,
+        Generator,
+        JobStore,
+        ReindexQueue,
+        Reranker,
+        Store,
+        TermStatsStore,
+        TokenVerifier,
+        VectorIndex,
+    )
+    from footnote.retrieval.corpus import CorpusCache
+    from footnote.retrieval.retriever import Retriever
+    from footnote.services.chat import ChatService
+    from footnote.services.indexing import IndexingService
+    from footnote.services.notes import NotesService
+    from footnote.services.quotas import QuotaService
+    from footnote.services.reindexing import ReindexService
+
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 
-def lazy(build: Callable[[Container], Any]) -> property:
-    """A read-only attribute built once, on first use, under the container's lock."""
-    name = build.__name__
 
-    def get(self: Container) -> Any:
-        with self._lock:
-            if name not in self._built:
-                self._built[name] = build(self)
-            return self._built[name]
+class lazy(Generic[T]):  # lower case: used as a decorator, like property
+    """A read-only attribute built once, on first use, under the container's lock.
 
-    return property(get, doc=build.__doc__)
+    Typed by the builder's return annotation, so ``container.store`` is a ``Store``
+    to mypy, not ``Any``."""
+
+    def __init__(self, build: Callable[[Any], T]) -> None:
+        self._build = build
+        self._name = build.__name__
+        self.__doc__ = build.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> lazy[T]: ...
+
+    @overload
+    def __get__(self, obj: Container, owner: type | None = None) -> T: ...
+
+    def __get__(self, obj: Container | None, owner: type | None = None) -> lazy[T] | T:
+        if obj is None:
+            return self
+        with obj._lock:
+            if self._name not in obj._built:
+                obj._built[self._name] = self._build(obj)
+            return cast(T, obj._built[self._name])
+
+    def __set__(self, obj: Container, value: T) -> None:
+        raise AttributeError(f"{self._name} is built by the container (pass it prebuilt)")
 
 
 class Container:
@@ -36,9 +85,14 @@ class Container:
         self._lock = threading.RLock()
         self._built: dict[str, Any] = dict(prebuilt)
 
+    def _firestore(self) -> FirestoreStore:
+        """The store, in the Firestore branches: its client is the process's one
+        Firestore client, which jobs, quotas and the Firestore indexes share."""
+        return cast("FirestoreStore", self.store)
+
     # -- stores ------------------------------------------------------------------
     @lazy
-    def store(self) -> Any:
+    def store(self) -> Store:
         if self.settings.note_store == "memory":
             from footnote.adapters.memory_store import MemoryStore
 
@@ -49,28 +103,28 @@ class Container:
         return FirestoreStore(make_client(s.project_id, s.firestore_database))
 
     @lazy
-    def jobs(self) -> Any:
+    def jobs(self) -> JobStore:
         if self.settings.note_store == "memory":
-            from footnote.services.jobs import MemoryJobStore
+            from footnote.adapters.memory_jobs import MemoryJobStore
 
             return MemoryJobStore()
-        from footnote.services.jobs import FirestoreJobStore
+        from footnote.adapters.firestore_jobs import FirestoreJobStore
 
-        return FirestoreJobStore(self.store.client)
+        return FirestoreJobStore(self._firestore().client)
 
     @lazy
-    def embedding_cache(self) -> Any:
+    def embedding_cache(self) -> EmbeddingCache:
         if self.settings.note_store == "memory":
             from footnote.adapters.cached_embedder import MemoryEmbeddingCache
 
             return MemoryEmbeddingCache()
         from footnote.adapters.firestore_embedding_cache import FirestoreEmbeddingCache
 
-        return FirestoreEmbeddingCache(self.store.client)  # the store's client: one per process
+        return FirestoreEmbeddingCache(self._firestore().client)  # one client per process
 
     # -- models ------------------------------------------------------------------
     @lazy
-    def raw_embedder(self) -> Any:
+    def raw_embedder(self) -> Embedder:
         s = self.settings
         if s.embedder == "hash":
             from footnote.adapters.hash_embedder import HashEmbedder
@@ -85,13 +139,13 @@ class Container:
         return LocalMiniLMEmbedder(s.embedding_model_id, s.embedding_batch_size)
 
     @lazy
-    def embedder(self) -> Any:
+    def embedder(self) -> Embedder:
         from footnote.adapters.cached_embedder import CachedEmbedder
 
         return CachedEmbedder(self.raw_embedder, self.embedding_cache)
 
     @lazy
-    def classifier(self) -> Any:
+    def classifier(self) -> Classifier:
         if self.settings.classifier == "gemini":
             from footnote.adapters.gemini_classifier import GeminiClassifier
 
@@ -101,7 +155,7 @@ class Container:
         return RuleClassifier()
 
     @lazy
-    def generator(self) -> Any:
+    def generator(self) -> Generator:
         if self.settings.generator == "gemini":
             from footnote.adapters.gemini_generator import GeminiGenerator
 
@@ -113,7 +167,16 @@ class Container:
         return ExtractiveGenerator()
 
     @lazy
-    def reranker(self) -> Any:
+    def fallback_generator(self) -> Generator:
+        """What answers when the generator fails or is off: extractive, with lexical
+        relevance only, so it calls nothing remote (not even the embedder) while the
+        model path is what is failing."""
+        from footnote.generation.extractive import ExtractiveGenerator
+
+        return ExtractiveGenerator()
+
+    @lazy
+    def reranker(self) -> Reranker:
         if self.settings.reranker == "vertex":
             from footnote.adapters.vertex_ranker import VertexRanker
 
@@ -122,28 +185,25 @@ class Container:
 
         return KeepOrderReranker()
 
+    @lazy
+    def decode_note_event(self) -> Callable[[CloudEvent], NoteEvent]:
+        """The indexer's Firestore CloudEvent decoder (its payload is a Google protobuf)."""
+        from footnote.adapters.firestore_events import decode
+
+        return decode
+
     # -- retrieval -----------------------------------------------------------------
     @lazy
-    def corpora(self) -> Any:
+    def corpora(self) -> CorpusCache:
         from footnote.retrieval.corpus import Bm25Params, CorpusCache
 
         s = self.settings
         return CorpusCache(self.store, bm25_params=Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method))
 
     @lazy
-    def vector_index(self) -> Any:
+    def vector_index(self) -> VectorIndex:
         s = self.settings
-        if s.vector_index == "vertex":
-            missing = s.vector_search_missing
-            if missing:
-                from footnote.adapters.memory_vector_index import UnconfiguredVectorIndex
-
-                log.error(
-                    "VECTOR_INDEX=vertex without %s: searching the in-memory index, "
-                    "and index writes are skipped (re-index once configured)",
-                    ", ".join(missing),
-                )
-                return UnconfiguredVectorIndex(missing)
+        if s.vector_index == "vertex":  # Settings refuse it without the index ids
             from footnote.adapters.vertex_vector_index import VertexVectorIndex
 
             return VertexVectorIndex.from_settings(s, term_stats=self.term_stats)
@@ -152,7 +212,7 @@ class Container:
         return MemoryVectorIndex(self.corpora)
 
     @lazy
-    def vector_fallback(self) -> Any:
+    def vector_fallback(self) -> VectorIndex | None:
         """The dense list when Vector Search fails, without a tenant scan: Firestore
         vector search (``find_nearest`` with the tenant pre-filter) over the chunk
         documents; None with the in-memory store, whose own index is exact."""
@@ -161,14 +221,14 @@ class Container:
             return None
         from footnote.adapters.firestore_vector_index import FirestoreVectorIndex
 
-        return FirestoreVectorIndex(self.store.client)
+        return FirestoreVectorIndex(self._firestore().client)
 
     @lazy
-    def term_stats(self) -> Any:
+    def term_stats(self) -> TermStatsStore | None:
         """BM25 statistics for the sparse half of Vector Search; None for the in-memory
         index, which computes BM25 over the tenant's chunks itself."""
         s = self.settings
-        if s.vector_index != "vertex" or s.vector_search_missing:
+        if s.vector_index != "vertex":
             return None
         from footnote.retrieval.sparse import Sketch
 
@@ -179,10 +239,10 @@ class Container:
             return MemoryTermStats(sketch)
         from footnote.adapters.firestore_term_stats import FirestoreTermStats
 
-        return FirestoreTermStats(self.store.client, sketch, s.term_stats_ttl_s)
+        return FirestoreTermStats(self._firestore().client, sketch, s.term_stats_ttl_s)
 
     @lazy
-    def retriever(self) -> Any:
+    def retriever(self) -> Retriever:
         from footnote.retrieval.retriever import Retriever
 
         index = self.vector_index
@@ -202,7 +262,7 @@ class Container:
 
     # -- services -------------------------------------------------------------------
     @lazy
-    def indexing(self) -> Any:
+    def indexing(self) -> IndexingService:
         from footnote.services.indexing import IndexingService
 
         return IndexingService(
@@ -216,7 +276,7 @@ class Container:
         )
 
     @lazy
-    def queue(self) -> Any:
+    def queue(self) -> ReindexQueue:
         if self.settings.reindex_queue == "inline":
             from footnote.adapters.pubsub_queue import InlineQueue
 
@@ -226,7 +286,7 @@ class Container:
         return PubSubQueue(self.settings.project_id, self.settings.reindex_topic)
 
     @lazy
-    def reindexing(self) -> Any:
+    def reindexing(self) -> ReindexService:
         from footnote.services.reindexing import ReindexService
 
         return ReindexService(
@@ -239,21 +299,26 @@ class Container:
         )
 
     @lazy
-    def notes(self) -> Any:
+    def notes(self) -> NotesService:
         from footnote.services.notes import NotesService
 
         return NotesService(self.settings, self.store, self.store)
 
     @lazy
-    def chat(self) -> Any:
+    def chat(self) -> ChatService:
         from footnote.services.chat import ChatService
 
         return ChatService(
-            self.settings, self.retriever, self.generator, self.store, reranker=self.reranker
+            self.settings,
+            self.retriever,
+            self.generator,
+            self.store,
+            reranker=self.reranker,
+            fallback=self.fallback_generator,
         )
 
     @lazy
-    def quotas(self) -> Any:
+    def quotas(self) -> QuotaService:
         from footnote.services.quotas import QuotaService
 
         if self.settings.note_store == "memory":
@@ -262,17 +327,17 @@ class Container:
             return QuotaService(self.settings, MemoryQuotaCounter())
         from footnote.adapters.firestore_quota import FirestoreQuotaCounter
 
-        return QuotaService(self.settings, FirestoreQuotaCounter(self.store.client))
+        return QuotaService(self.settings, FirestoreQuotaCounter(self._firestore().client))
 
     @lazy
-    def verifier(self) -> Any:
+    def verifier(self) -> TokenVerifier:
         from footnote.adapters.firebase_auth import FirebaseTokenVerifier
 
         self.settings.check_safe_to_serve()
         return FirebaseTokenVerifier(self.settings.project_id)
 
     @lazy
-    def api(self) -> Any:
+    def api(self) -> Api:
         from footnote.api.http import Api
 
         return Api(
@@ -286,7 +351,7 @@ class Container:
         )
 
     @lazy
-    def app_check(self) -> Any:
+    def app_check(self) -> AppCheckVerifier | None:
         if self.settings.app_check != "enforce":
             return None
         from footnote.adapters.firebase_app_check import FirebaseAppCheckVerifier

@@ -22,6 +22,7 @@ from footnote.adapters.vertex_embedder import VertexEmbedder
 from footnote.adapters.vertex_ranker import VertexRanker
 from footnote.adapters.vertex_vector_index import VertexVectorIndex
 from footnote.domain import MemoryType, ScoredChunk, TimeWindow
+from footnote.errors import BackendUnavailable
 from footnote.generation.prompt import STRICT_ADDENDUM, system_instruction
 from footnote.ports import Classifier, Embedder, Generator, Reranker, VectorIndex, VectorQuery
 from footnote.retrieval.query import analyze
@@ -481,9 +482,10 @@ def test_ranking_429_is_retried_and_5xx_raises(google: FakeGoogleApis) -> None:
     assert ranker.rerank("Firestore", chunks)[0].chunk.chunk_id == "n1_000"
     assert len(google.calls("rank")) == 2
     google.fail("rank", 500, times=None)
-    with pytest.raises(Exception) as raised:
+    # Raised as the error the chat service's fallback catches, with the SDK's as cause.
+    with pytest.raises(BackendUnavailable) as raised:
         ranker.rerank("Firestore", chunks)
-    assert getattr(raised.value, "code", None) == 500
+    assert getattr(raised.value.__cause__, "code", None) == 500
 
 
 def test_ranking_is_off_by_default() -> None:

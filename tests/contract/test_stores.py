@@ -9,9 +9,9 @@ from datetime import timedelta
 
 import pytest
 
-from footnote.domain import IndexState, IndexStatus, MemoryType
+from footnote.domain import IndexState, IndexStatus, MemoryType, NoteChanges, Turn
 from footnote.errors import InvalidRequest
-from footnote.ports import ChunkStore, ConversationStore, NoteChanges, NoteStore, Turn
+from footnote.ports import ChunkStore, ConversationStore, JobStore, NoteStore
 from tests.factories import NOW, chunk, note
 
 
@@ -232,3 +232,50 @@ def test_withdraw_chunks_drops_a_live_notes_chunks_and_names_them(store) -> None
     assert store.get_chunks(tenant, [f"{nid}_000"]) == []
     assert store.notes_changed_since(tenant, mark, 10) == [nid]
     assert store.read_note(nid) is not None  # the note itself stays
+
+
+# -- JobStore ------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["memory", "firestore"])
+def jobs(request):  # type: ignore[no-untyped-def]
+    if request.param == "memory":
+        from footnote.adapters.memory_jobs import MemoryJobStore
+
+        return MemoryJobStore()
+    request.getfixturevalue("stack")  # the emulators
+    from footnote.adapters.firestore_jobs import FirestoreJobStore
+
+    return FirestoreJobStore(request.getfixturevalue("firestore_client"))
+
+
+def test_job_stores_implement_the_port(jobs) -> None:  # type: ignore[no-untyped-def]
+    assert isinstance(jobs, JobStore)
+
+
+def test_a_job_starts_at_no_cursor_and_get_or_create_keeps_it(jobs) -> None:  # type: ignore[no-untyped-def]
+    job_id = f"job-{uuid.uuid4().hex[:8]}"
+    assert jobs.get(job_id) is None
+    created = jobs.get_or_create(job_id, "tenant", "t1")
+    assert (created.scope, created.tenant_id, created.cursor, created.processed) == (
+        "tenant",
+        "t1",
+        None,
+        0,
+    )
+    assert jobs.advance(job_id, None, "n3", 3, False)
+    again = jobs.get_or_create(job_id, "all", None)  # a replayed first message
+    assert (again.scope, again.cursor, again.processed) == ("tenant", "n3", 3)
+    assert jobs.get(job_id) == again
+
+
+def test_advance_is_a_compare_and_set_that_stops_when_done(jobs) -> None:  # type: ignore[no-untyped-def]
+    job_id = f"job-{uuid.uuid4().hex[:8]}"
+    jobs.create(job_id, "all", None)
+    assert jobs.advance(job_id, None, "a", 2, False)
+    assert not jobs.advance(job_id, None, "b", 2, False)  # a duplicate of the first page
+    assert jobs.advance(job_id, "a", None, 1, True)
+    assert not jobs.advance(job_id, None, "x", 1, False)  # done: nothing moves it
+    job = jobs.get(job_id)
+    assert job is not None
+    assert (job.cursor, job.previous_cursor, job.processed, job.done) == (None, "a", 3, True)

@@ -196,7 +196,7 @@ def test_the_fake_requires_rrf_to_mix_dense_and_sparse(google: FakeGoogleApis) -
 def test_the_indexer_keeps_sparse_datapoints_and_statistics_in_step(google: FakeGoogleApis) -> None:
     """Through the production wiring: indexing records the note's terms and upserts
     hybrid datapoints; an edit replaces them; a delete subtracts them."""
-    from footnote.ports import NoteChanges
+    from footnote.domain import NoteChanges
     from footnote.services.indexing import Outcome
     from footnote.wiring import Container
     from tests.factories import note

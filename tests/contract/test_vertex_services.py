@@ -138,17 +138,13 @@ def test_vector_search_down_falls_back_to_the_memory_index(
         assert len(google.calls("find")) == c.settings.google_retry_attempts
 
 
-def test_unconfigured_vector_search_answers_from_the_memory_index(
-    google: FakeGoogleApis, caplog: pytest.LogCaptureFixture
-) -> None:
-    c = build(google, VERTEX_INDEX_ENDPOINT="", VERTEX_DEPLOYED_INDEX_ID="")
-    fill(c)  # indexing still works; the index writes are skipped
-    body = ask(c)
-    assert "vector_index_memory" in body["meta"]["fallbacks"]
-    assert body["meta"]["retrieval"]["strategy"] == HYBRID_MEMORY_FALLBACK
-    assert "Firestore" in body["answer"] and body["citations"]
-    assert "VERTEX_INDEX_ENDPOINT, VERTEX_DEPLOYED_INDEX_ID" in caplog.text
-    assert not google.calls("find") and not google.calls("upsert")
+def test_unconfigured_vector_search_refuses_to_start(google: FakeGoogleApis) -> None:
+    """VECTOR_INDEX=vertex without the index ids used to start and silently answer
+    from one instance's memory; now the settings refuse, naming what is missing."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="VERTEX_INDEX_ENDPOINT, VERTEX_DEPLOYED_INDEX_ID"):
+        build(google, VERTEX_INDEX_ENDPOINT="", VERTEX_DEPLOYED_INDEX_ID="")
 
 
 def test_vector_search_429_is_retried_without_a_fallback(google: FakeGoogleApis) -> None:

@@ -24,8 +24,7 @@ import pytest
 import requests
 
 from footnote.adapters import firestore_store as fsstore
-from footnote.domain import IndexState, IndexStatus
-from footnote.ports import Turn
+from footnote.domain import IndexState, IndexStatus, Turn
 from tests import factories
 
 pytestmark = pytest.mark.emulator

@@ -240,9 +240,8 @@ class _CountingStore:
 def test_a_refresh_reads_only_the_changed_notes_chunks(chunk_store) -> None:  # type: ignore[no-untyped-def]
     import uuid
 
-    from footnote.domain import IndexState, IndexStatus
+    from footnote.domain import IndexState, IndexStatus, NoteChanges
     from footnote.ingest.pipeline import build_chunks, prepare
-    from footnote.ports import NoteChanges
     from footnote.retrieval.corpus import CorpusCache
     from tests.factories import NOW, note
 

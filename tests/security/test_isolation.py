@@ -110,7 +110,9 @@ MODES = {
     "everything_down": {
         "embedder": RuntimeError("x"),
         "vector_index": RuntimeError("y"),
-        "generator": RuntimeError("z"),
+        # A generator's fallback takes the SDK's and the network's errors; a
+        # RuntimeError would be a bug, and surface as one.
+        "generator": ConnectionError("z"),
     },
 }
 

@@ -217,6 +217,11 @@ def test_settings_refuse_the_auth_emulator_outside_the_emulator(
     monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9099")
     for name, value in env.items():
         monkeypatch.setenv(name, value)
+    if env.get("K_SERVICE") and env["GOOGLE_CLOUD_PROJECT"].startswith("demo-"):
+        # Deployed with a demo-* project: the settings themselves refuse, before any token.
+        with pytest.raises(ValueError, match="placeholder 'demo-footnote' outside the emulator"):
+            Settings()  # type: ignore[call-arg]
+        return
     settings = Settings()  # type: ignore[call-arg]
     if refused:
         with pytest.raises(ValueError, match="FIREBASE_AUTH_EMULATOR_HOST is set outside"):
@@ -262,3 +267,17 @@ def test_the_api_function_does_not_start_with_the_auth_emulator_in_production() 
         timeout=120,
     )
     assert ok.returncode == 0, ok.stderr[-500:]
+
+
+def test_both_verifiers_share_one_firebase_app_per_project() -> None:
+    import firebase_admin
+
+    from footnote.adapters.firebase_app_check import FirebaseAppCheckVerifier
+
+    project = f"demo-shared-{next(_counter)}"
+    app = FirebaseTokenVerifier(project)._get_app()
+    try:
+        assert FirebaseAppCheckVerifier(project)._get_app() is app
+        assert app.project_id == project
+    finally:
+        firebase_admin.delete_app(app)

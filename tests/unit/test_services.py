@@ -8,20 +8,19 @@ from collections.abc import Sequence
 import pytest
 
 from footnote.adapters.hash_embedder import HashEmbedder
+from footnote.adapters.memory_jobs import MemoryJobStore
 from footnote.adapters.memory_store import MemoryStore
 from footnote.adapters.memory_vector_index import MemoryVectorIndex
 from footnote.adapters.pubsub_queue import InlineQueue
 from footnote.config import Settings
-from footnote.domain import IndexStatus
+from footnote.domain import IndexStatus, NoteChanges
 from footnote.errors import InvalidRequest, NotFound
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ingest.classify import RuleClassifier
-from footnote.ports import NoteChanges
 from footnote.retrieval.corpus import CorpusCache
 from footnote.retrieval.retriever import Retriever
 from footnote.services.chat import NO_NOTES, ChatService, RagConfig
 from footnote.services.indexing import IndexingService, Outcome
-from footnote.services.jobs import MemoryJobStore
 from footnote.services.reindexing import ReindexService, parse_request
 from tests.factories import NOW, note
 
@@ -48,7 +47,12 @@ class World:
         )
         self.retriever = Retriever(self.settings, self.corpora, self.embedder, index)
         self.chat = ChatService(
-            self.settings, self.retriever, _extractive(), self.store, lambda: NOW
+            self.settings,
+            self.retriever,
+            _extractive(),
+            self.store,
+            lambda: NOW,
+            fallback=_extractive(),
         )
         self.queue = InlineQueue()
         self.jobs = MemoryJobStore()
@@ -175,7 +179,9 @@ def test_chat_falls_back_to_keywords_when_the_embedder_is_down() -> None:
     w = World()
     w.add("fire", "We chose Firestore because it syncs in real time.")
     w.retriever = Retriever(w.settings, w.corpora, BrokenEmbedder(), None)
-    w.chat = ChatService(w.settings, w.retriever, _extractive(), w.store, lambda: NOW)
+    w.chat = ChatService(
+        w.settings, w.retriever, _extractive(), w.store, lambda: NOW, fallback=_extractive()
+    )
     out = w.chat.chat("alice", "Why Firestore?", None, RagConfig())
     assert out.meta.retrieval.strategy == "keyword_recency"
     assert "embedder_down" in out.meta.fallbacks
@@ -191,7 +197,14 @@ def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
 
     w = World()
     w.add("fire", "We chose Firestore because it syncs in real time.")
-    w.chat = ChatService(w.settings, w.retriever, Failing(), w.store, lambda: NOW)  # type: ignore[arg-type]
+    w.chat = ChatService(
+        w.settings,
+        w.retriever,
+        Failing(),
+        w.store,
+        lambda: NOW,
+        fallback=_extractive(),  # type: ignore[arg-type]
+    )
     out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
     assert "generator_extractive" in out.meta.fallbacks
     assert out.citations[0].note_id == "fire"
@@ -239,3 +252,25 @@ def test_search_meta_reports_time_hints_it_could_not_resolve() -> None:
     meta = world.chat.search("alice", "what did we fix before the launch?", 5).query
     assert meta.window is None
     assert meta.unresolved, meta
+
+
+def test_the_wiring_gives_chat_its_fallback_generator() -> None:
+    from footnote.generation.extractive import ExtractiveGenerator
+    from footnote.wiring import Container
+    from tests.inproc import settings
+
+    class Failing:
+        model = "gemini-test"
+
+        def generate(self, *a: object, **k: object) -> None:
+            raise TimeoutError("deadline exceeded")
+
+    class Fallback(ExtractiveGenerator):
+        model = "the-wired-fallback"
+
+    c = Container(settings(), generator=Failing(), fallback_generator=Fallback())
+    c.store.create_note(note("fire", "We chose Firestore because it syncs in real time."))
+    assert c.indexing.index_note("fire").outcome is Outcome.INDEXED
+    out = c.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
+    assert "generator_extractive" in out.meta.fallbacks
+    assert out.meta.model == "the-wired-fallback"

@@ -4,35 +4,15 @@ our registered web app, not a script. Enabled by APP_CHECK=enforce."""
 from __future__ import annotations
 
 import logging
-import threading
-from typing import Any
 
+from footnote.adapters.firebase_app import FirebaseAppUser
 from footnote.errors import Unauthenticated
 
 log = logging.getLogger(__name__)
 _MESSAGE = "a valid Firebase App Check token is required (X-Firebase-AppCheck)"
 
 
-class FirebaseAppCheckVerifier:
-    def __init__(self, project_id: str) -> None:
-        self._project_id = project_id
-        self._app: Any = None
-        self._lock = threading.Lock()
-
-    def _get_app(self) -> Any:
-        with self._lock:
-            if self._app is None:
-                import firebase_admin
-
-                name = f"footnote-app-check-{self._project_id}"
-                try:
-                    self._app = firebase_admin.get_app(name)
-                except ValueError:
-                    self._app = firebase_admin.initialize_app(
-                        options={"projectId": self._project_id}, name=name
-                    )
-            return self._app
-
+class FirebaseAppCheckVerifier(FirebaseAppUser):
     def verify(self, token: str) -> str:
         from firebase_admin import app_check
 

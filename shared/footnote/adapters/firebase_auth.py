@@ -3,41 +3,22 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import Any
 
+from footnote.adapters.firebase_app import FirebaseAppUser
 from footnote.errors import Unauthenticated
 
 log = logging.getLogger(__name__)
 _CLOCK_SKEW_S = 60
 
 
-class FirebaseTokenVerifier:
+class FirebaseTokenVerifier(FirebaseAppUser):
     """Verifies signature, expiry, audience and issuer; the uid is the tenant.
 
     With FIREBASE_AUTH_EMULATOR_HOST set, firebase-admin accepts the emulator's
     unsigned tokens (and only then).
     """
-
-    def __init__(self, project_id: str) -> None:
-        self._project_id = project_id
-        self._app: Any = None
-        self._lock = threading.Lock()
-
-    def _get_app(self) -> Any:
-        with self._lock:
-            if self._app is None:
-                import firebase_admin
-
-                name = f"footnote-{self._project_id}"
-                try:
-                    self._app = firebase_admin.get_app(name)
-                except ValueError:
-                    self._app = firebase_admin.initialize_app(
-                        options={"projectId": self._project_id}, name=name
-                    )
-            return self._app
 
     def verify(self, token: str) -> str:
         from firebase_admin import auth

@@ -17,8 +17,7 @@ from footnote.adapters.firestore_common import (
     state_doc,
     state_from,
 )
-from footnote.adapters.memory_store import same_content
-from footnote.domain import Chunk, IndexState, IndexStatus, MemoryType, Note
+from footnote.domain import Chunk, IndexState, IndexStatus, MemoryType, Note, same_content
 
 _IN_LIMIT = 30  # values in one Firestore "in" filter
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from footnote.adapters.firestore_common import CONVERSATIONS, MESSAGES, FirestoreRepository
-from footnote.ports import Turn
+from footnote.domain import Turn
 
 
 class FirestoreConversationStore(FirestoreRepository):

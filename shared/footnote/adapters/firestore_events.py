@@ -33,7 +33,7 @@ def decode(cloud_event: Any) -> NoteEvent:
     raw = cloud_event.get_data() if hasattr(cloud_event, "get_data") else cloud_event.data
     payload = DocumentEventData()
     if raw:
-        payload = DocumentEventData.deserialize(_protobuf_bytes(raw))
+        payload = _document_event(DocumentEventData, _protobuf_bytes(raw))
     has_new = bool(payload.value.name)
     has_old = bool(payload.old_value.name)
     path = payload.value.name or payload.old_value.name or str(attrs.get("subject", ""))
@@ -42,6 +42,17 @@ def decode(cloud_event: Any) -> NoteEvent:
         raise BadEvent(f"event is not about a note: {path or 'no document'}")
     kind = "updated" if has_new and has_old else "created" if has_new else "deleted"
     return NoteEvent(match.group(1), event_id, kind)
+
+
+def _document_event(message_type: Any, data: bytes) -> Any:
+    """The payload; bytes that are not a DocumentEventData are a bad event, not a
+    reason to retry (a redelivery carries the same bytes)."""
+    from google.protobuf.message import DecodeError
+
+    try:
+        return message_type.deserialize(data)
+    except DecodeError as exc:
+        raise BadEvent(f"event data is not a Firestore DocumentEventData: {exc}") from None
 
 
 def _protobuf_bytes(raw: Any) -> bytes:

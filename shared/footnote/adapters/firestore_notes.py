@@ -18,9 +18,15 @@ from footnote.adapters.firestore_common import (
     note_from,
     state_doc,
 )
-from footnote.adapters.memory_store import apply_changes, same_content
-from footnote.domain import IndexState, IndexStatus, Note
-from footnote.ports import NoteChanges, NotePage
+from footnote.domain import (
+    IndexState,
+    IndexStatus,
+    Note,
+    NoteChanges,
+    NotePage,
+    apply_changes,
+    same_content,
+)
 
 
 class FirestoreNoteStore(FirestoreRepository):

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from footnote.adapters.google_retry import RetryPolicy
+from footnote.adapters.google_retry import RetryPolicy, unavailable_on_sdk_errors
 from footnote.adapters.vertex_embedder import genai_client
 from footnote.config import Settings
 from footnote.domain import Draft, QueryAnalysis, Source
@@ -98,13 +98,14 @@ class GeminiGenerator:
             candidate_count=1,
         )
         prompt = rewrite_prompt(message, history)
-        response = self._retry.call(
-            f"rewrite with {self.model}",
-            lambda: self._client.models.generate_content(
-                model=self.model, contents=prompt, config=config
-            ),
-            deadline_s=self._timeout_s,
-        )
+        with unavailable_on_sdk_errors(f"rewrite with {self.model}"):
+            response = self._retry.call(
+                f"rewrite with {self.model}",
+                lambda: self._client.models.generate_content(
+                    model=self.model, contents=prompt, config=config
+                ),
+                deadline_s=self._timeout_s,
+            )
         text = _text(response).strip().strip('"')
         return text if text else message
 
@@ -118,13 +119,14 @@ class GeminiGenerator:
     ) -> Draft:
         config = self._config(sources, strict)
         prompt = self._prompt(question, sources, history)
-        response = self._retry.call(
-            f"generate with {self.model}",
-            lambda: self._client.models.generate_content(
-                model=self.model, contents=prompt, config=config
-            ),
-            deadline_s=self._timeout_s,
-        )
+        with unavailable_on_sdk_errors(f"generate with {self.model}"):
+            response = self._retry.call(
+                f"generate with {self.model}",
+                lambda: self._client.models.generate_content(
+                    model=self.model, contents=prompt, config=config
+                ),
+                deadline_s=self._timeout_s,
+            )
         text = _text(response)
         if not text:
             raise BackendUnavailable(f"{self.model} returned no text ({_finish(response)})")
@@ -151,9 +153,10 @@ class GeminiGenerator:
             )
             return pieces, next(pieces, None)
 
-        pieces, chunk = self._retry.call(
-            f"stream with {self.model}", opened, deadline_s=self._timeout_s
-        )
+        with unavailable_on_sdk_errors(f"stream with {self.model}"):
+            pieces, chunk = self._retry.call(
+                f"stream with {self.model}", opened, deadline_s=self._timeout_s
+            )
         produced = False
         while chunk is not None:
             if time.monotonic() > deadline:
@@ -162,7 +165,8 @@ class GeminiGenerator:
             if text:
                 produced = True
                 yield text
-            chunk = next(pieces, None)
+            with unavailable_on_sdk_errors(f"stream with {self.model}"):
+                chunk = next(pieces, None)
         if not produced:
             raise BackendUnavailable(f"{self.model} streamed no text")
 

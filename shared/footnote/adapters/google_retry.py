@@ -12,11 +12,14 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, TypeVar
 
 from footnote.config import Settings
+from footnote.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +114,37 @@ class RetryPolicy:
         raise AssertionError("unreachable")  # pragma: no cover
 
 
+@cache
+def sdk_errors() -> tuple[type[BaseException], ...]:
+    """What the Google SDKs raise when the service or the network fails, beyond
+    OSError (sockets, timeouts, requests' errors), which services catch as it is:
+    API errors (any status, after the retries), credentials that cannot be fetched,
+    httpx transport errors (google-genai). A TypeError or KeyError is not among them."""
+    import httpx
+    from google.api_core import exceptions as api_core
+    from google.auth import exceptions as auth
+    from google.genai import errors as genai
+
+    return (
+        api_core.GoogleAPIError,
+        genai.APIError,
+        auth.GoogleAuthError,
+        httpx.HTTPError,
+    )
+
+
+@contextmanager
+def unavailable_on_sdk_errors(what: str) -> Iterator[None]:
+    """Re-raise the SDK's and the network's errors as BackendUnavailable, the error a
+    service's fallback catches (services never import an SDK); bugs pass unchanged."""
+    try:
+        yield
+    except BackendUnavailable:
+        raise
+    except sdk_errors() as exc:
+        raise BackendUnavailable(f"{what} failed: {type(exc).__name__}: {exc}") from exc
+
+
 def is_local(endpoint: str) -> bool:
     return endpoint.startswith("http://")
 
@@ -123,7 +157,7 @@ def credentials_for(endpoint: str, credentials: Any = None) -> Any:
     if is_local(endpoint):
         from google.oauth2.credentials import Credentials
 
-        return Credentials(token=LOCAL_TOKEN)
+        return Credentials(token=LOCAL_TOKEN)  # type: ignore[no-untyped-call]
     return None
 
 

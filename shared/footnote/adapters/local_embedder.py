@@ -23,7 +23,7 @@ class LocalMiniLMEmbedder(BatchEmbedder):
         self._model: Any = None  # loaded on first use: keeps torch off the cold-start path
         self._lock = threading.Lock()
 
-    def _load(self):  # type: ignore[no-untyped-def]
+    def _load(self) -> Any:
         with self._lock:
             if self._model is None:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")

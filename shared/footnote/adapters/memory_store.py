@@ -7,15 +7,23 @@ as ``FirestoreStore``.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 from footnote.adapters.cursors import decode_cursor, encode_cursor
-from footnote.domain import Chunk, IndexState, IndexStatus, Note
-from footnote.ports import NoteChanges, NotePage, Turn
+from footnote.domain import (
+    Chunk,
+    IndexState,
+    IndexStatus,
+    Note,
+    NoteChanges,
+    NotePage,
+    Turn,
+    apply_changes,
+    same_content,
+)
 
 
 class MemoryStore:
@@ -217,19 +225,3 @@ class MemoryStore:
     def turn(self, tenant_id: str, message_id: str) -> Turn | None:
         t = self.turns.get(message_id)
         return t if t is not None and t.tenant_id == tenant_id else None
-
-
-def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
-    return dataclasses.replace(
-        note,
-        text=changes.text if changes.text is not None else note.text,
-        title=changes.title if changes.title is not None else note.title,
-        tags=changes.tags if changes.tags is not None else note.tags,
-        type=None if changes.clear_type else (changes.type or note.type),
-        updated_at=now,
-    )
-
-
-def same_content(a: Note, b: Note) -> bool:
-    """Same indexable content: what decides whether chunks are still right."""
-    return (a.text, a.title, a.type, a.tenant_id) == (b.text, b.title, b.type, b.tenant_id)

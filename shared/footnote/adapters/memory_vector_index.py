@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from footnote.domain import Chunk, Hit
-from footnote.errors import BackendUnavailable
 from footnote.ports import HybridHits, HybridQuery, Neighbor, VectorQuery
 from footnote.retrieval.corpus import CorpusCache
 
@@ -60,30 +59,3 @@ class MemoryVectorIndex:
                 keyword=neighbors(corpus.keyword_hits(query.keywords, query.k, mask)),
                 recent=neighbors(corpus.recent_hits(query.k, mask)),
             )
-
-
-class UnconfiguredVectorIndex:
-    """Stands in for Vector Search when ``VECTOR_INDEX=vertex`` names no index.
-
-    Searches fail, so the retriever answers from the in-memory index and says so
-    (``vector_index_memory`` in ``meta.fallbacks`` and the logs) instead of the
-    whole API failing to start; writes are skipped, so a re-index is due once
-    the index is configured.
-    """
-
-    name = "vertex-unconfigured"
-
-    def __init__(self, missing: Sequence[str]) -> None:
-        self.missing = tuple(missing)
-
-    def upsert(self, chunks: Sequence[Chunk]) -> None:
-        return None
-
-    def remove(self, tenant_id: str, chunk_ids: Sequence[str]) -> None:
-        return None
-
-    def search(self, query: VectorQuery) -> list[Hit]:
-        raise BackendUnavailable(f"Vector Search is not configured: set {', '.join(self.missing)}")
-
-    def search_hybrid(self, query: HybridQuery) -> HybridHits:
-        raise BackendUnavailable(f"Vector Search is not configured: set {', '.join(self.missing)}")

@@ -24,6 +24,7 @@ from footnote.adapters.google_retry import (
     gapic_client_options,
     gapic_transport,
     resource_name,
+    unavailable_on_sdk_errors,
 )
 from footnote.config import Settings
 from footnote.domain import ScoredChunk
@@ -91,11 +92,12 @@ class VertexRanker:
             ],
             ignore_record_details_in_response=True,
         )
-        response = self._retry.call(
-            f"rank {len(head)} record(s) with {self.model}",
-            lambda: self._client.rank(request=request, retry=None, timeout=self._timeout_s),
-            deadline_s=self._timeout_s,
-        )
+        with unavailable_on_sdk_errors(f"rank with {self.model}"):
+            response = self._retry.call(
+                f"rank {len(head)} record(s) with {self.model}",
+                lambda: self._client.rank(request=request, retry=None, timeout=self._timeout_s),
+                deadline_s=self._timeout_s,
+            )
         ranked: list[ScoredChunk] = []
         for record in response.records:
             chunk = by_id.pop(record.id, None)

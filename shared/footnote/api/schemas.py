@@ -38,9 +38,8 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError
 
 from footnote.config import Settings
-from footnote.domain import IndexStatus, Intent, MemoryType
+from footnote.domain import Fallback, IndexStatus, Intent, MemoryType, Strategy
 from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
-from footnote.retrieval import retriever as strategies
 from footnote.text import normalize
 
 # Limits that are part of the API's contract rather than deployment settings.
@@ -51,16 +50,6 @@ SEARCH_K_MAX = 50
 RAG_TYPES_MAX = len(MemoryType)
 CURSOR_MAX_CHARS = 1000
 PAGE_SIZE_DEFAULT = 20
-# meta.retrieval.strategy: the retriever's names, and "disabled" (ragConfig.enableRag
-# false, set by ChatService). One enum for all of them is another step of issue 17.
-STRATEGIES = (
-    strategies.HYBRID,
-    strategies.HYBRID_MEMORY_FALLBACK,
-    strategies.KEYWORD_RECENCY,
-    strategies.RECENT_NOTES,
-    strategies.NONE,
-    "disabled",
-)
 # Ids in paths: what we issue is URL-safe; anything else is simply not found.
 ID_MAX_CHARS = 200
 ID_PATTERN = r"^[A-Za-z0-9_-]+$"
@@ -350,9 +339,6 @@ class Citation(_Out):
     score: float
 
 
-Strategy = Annotated[str, _doc(enum=list(STRATEGIES))]
-
-
 class RetrievalMeta(_Out):
     k: int
     strategy: Strategy
@@ -361,7 +347,7 @@ class RetrievalMeta(_Out):
     time_ms: float
     matched: bool
     confidence: float
-    fallbacks: list[str]
+    fallbacks: list[Fallback]
     total_ms: float | None = None  # search only
 
 
@@ -370,7 +356,7 @@ class ChatMeta(_Out):
     confidence: float
     retrieval: RetrievalMeta
     timings: dict[str, float]
-    fallbacks: list[str]
+    fallbacks: list[Fallback]
     regenerated: bool
     intent: Intent
     follow_up: bool

@@ -92,7 +92,7 @@ def install(container: Any, switch: FaultSwitch) -> None:
 
 
 def wsgi_app(switch: FaultSwitch) -> Any:
-    @Request.application  # type: ignore[arg-type]
+    @Request.application
     def app(request: Request) -> Response:
         if request.method == "POST":
             try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.serving import run_simple
@@ -21,11 +22,11 @@ def trigger_path(project_id: str, trigger_id: str = INDEXER_TRIGGER_ID) -> str:
     return f"/functions/projects/{project_id}/triggers/{trigger_id}"
 
 
-def build_app(project_id: str):  # type: ignore[no-untyped-def]
+def build_app(project_id: str) -> Any:
     import functions_framework
 
-    def app(name: str, target: str, signature: str):  # type: ignore[no-untyped-def]
-        return functions_framework.create_app(
+    def app(name: str, target: str, signature: str) -> Any:
+        return functions_framework.create_app(  # type: ignore[no-untyped-call]
             target=target,
             source=str(ROOT / "functions" / name / "main.py"),
             signature_type=signature,

@@ -155,7 +155,9 @@ def evaluate_answers(
     index_documents(app, FULL, data.passages, progress)
     index_documents(app, WITHHELD, [p for p in data.passages if p.doc_id not in held], progress)
     recorder = RecordingGenerator(app.generator)
-    chat = ChatService(settings, app.retriever, recorder, app.store)
+    chat = ChatService(
+        settings, app.retriever, recorder, app.store, fallback=app.fallback_generator
+    )
 
     min_overlap = settings.citation_min_overlap
     full = {q.qid: ask(chat, recorder, FULL, q, min_overlap) for q in questions}

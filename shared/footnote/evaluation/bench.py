@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from footnote.config import Settings
 from footnote.domain import Note
@@ -20,6 +20,9 @@ from footnote.evaluation.data import Document
 from footnote.ingest.pipeline import prepare
 from footnote.text import normalize
 from footnote.wiring import Container, lazy
+
+if TYPE_CHECKING:
+    from footnote.ports import EmbeddingCache
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "footnote" / "embeddings"
 # Benchmark notes all carry one date, so no time window or recency can favour any.
@@ -46,8 +49,8 @@ class BenchContainer(Container):
         super().__init__(settings)
         self._cache_dir = cache_dir
 
-    @lazy  # type: ignore[arg-type]  # ``lazy`` is typed for the base Container
-    def embedding_cache(self) -> Any:
+    @lazy
+    def embedding_cache(self) -> EmbeddingCache:
         if self._cache_dir is None:
             from footnote.adapters.cached_embedder import MemoryEmbeddingCache
 

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class Question:
 Qrels = dict[str, dict[str, int]]  # query id -> document id -> graded relevance
 
 
-def _jsonl(path: Path) -> Iterator[dict]:
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             if line.strip():

@@ -338,7 +338,14 @@ def evaluate_memory(
         index_notes(app, notes, progress, tenant)
         # Asked the day after the last session, as a user would ask later.
         now = max(s.when for s in conv.sessions) + timedelta(days=1)
-        chat = ChatService(settings, app.retriever, recorder, app.store, clock=_fixed(now))
+        chat = ChatService(
+            settings,
+            app.retriever,
+            recorder,
+            app.store,
+            clock=_fixed(now),
+            fallback=app.fallback_generator,
+        )
         questions = conv.questions[:limit] if limit else conv.questions
         mine = [
             ask_question(chat, app.retriever, recorder, conv, tenant, mapping, q, now)

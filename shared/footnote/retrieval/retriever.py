@@ -20,7 +20,7 @@ from datetime import date
 import numpy as np
 
 from footnote.config import Settings
-from footnote.domain import Hit, QueryAnalysis, ScoredChunk
+from footnote.domain import Fallback, Hit, QueryAnalysis, ScoredChunk, Strategy
 from footnote.errors import FootnoteError
 from footnote.ports import (
     ChunkStore,
@@ -39,14 +39,13 @@ from footnote.text import terms
 
 log = logging.getLogger(__name__)
 
-# Strategy names reported in meta.retrieval.strategy.
-HYBRID = "hybrid_reranked"
-# Hybrid, but the configured vector index (Vector Search) was unconfigured or failed
-# and the in-memory index stood in: clients and dashboards see it without parsing logs.
-HYBRID_MEMORY_FALLBACK = "hybrid_reranked_memory_fallback"
-KEYWORD_RECENCY = "keyword_recency"
-RECENT_NOTES = "recent_notes"
-NONE = "none"
+# The strategy names, under the names the services and tests know them by.
+HYBRID = Strategy.HYBRID
+HYBRID_MEMORY_FALLBACK = Strategy.HYBRID_MEMORY_FALLBACK
+HYBRID_FIRESTORE_FALLBACK = Strategy.HYBRID_FIRESTORE_FALLBACK
+KEYWORD_RECENCY = Strategy.KEYWORD_RECENCY
+RECENT_NOTES = Strategy.RECENT_NOTES
+NONE = Strategy.NONE
 
 FUSIONS = ("hybrid", "rrf", "weighted", "bm25", "dense")
 
@@ -54,10 +53,10 @@ FUSIONS = ("hybrid", "rrf", "weighted", "bm25", "dense")
 @dataclass(frozen=True)
 class RetrievalResult:
     chunks: list[ScoredChunk]
-    strategy: str
+    strategy: Strategy
     candidate_count: int
     confidence: float
-    fallbacks: tuple[str, ...] = ()
+    fallbacks: tuple[Fallback, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
     matched: bool = True  # False: nothing relevant; chunks are recent notes, if any
 
@@ -116,14 +115,14 @@ class Retriever:
         k = k or s.retrieval_rerank_to
         fusion_name = fusion_name or s.fusion
         timings: dict[str, float] = {}
-        fallbacks: list[str] = []
+        fallbacks: list[Fallback] = []
         if self._managed:
             managed = self._retrieve_managed(
                 tenant_id, analysis, k, fusion_name, timings, fallbacks
             )
             if managed is not None:
                 return managed
-            fallbacks.append("vector_index_memory")
+            fallbacks.append(Fallback.VECTOR_INDEX_MEMORY)
         assert self._corpora is not None
         t0 = time.perf_counter()
         corpus = self._corpora.get(tenant_id)
@@ -141,7 +140,7 @@ class Retriever:
         k: int,
         fusion_name: str,
         timings: dict[str, float],
-        fallbacks: list[str],
+        fallbacks: list[Fallback],
     ) -> RetrievalResult:
         s = self._s
         if not len(corpus):
@@ -151,7 +150,7 @@ class Retriever:
         mask = corpus.mask(analysis.window, analysis.types)
         if analysis.types and not mask.any():
             # A type filter that hides everything is more likely wrong than right.
-            fallbacks.append("type_filter_relaxed")
+            fallbacks.append(Fallback.TYPE_FILTER_RELAXED)
             mask = corpus.mask(analysis.window, ())
         if not mask.any():
             return RetrievalResult(
@@ -216,7 +215,7 @@ class Retriever:
         k: int,
         fusion_name: str,
         timings: dict[str, float],
-        fallbacks: list[str],
+        fallbacks: list[Fallback],
     ) -> RetrievalResult | None:
         """Retrieval through an index that serves both halves; None when it failed and
         only the in-memory corpus can stand in."""
@@ -240,7 +239,7 @@ class Retriever:
             return None
         if analysis.types and not (hits.dense or hits.keyword):
             # A type filter that hides everything is more likely wrong than right.
-            fallbacks.append("type_filter_relaxed")
+            fallbacks.append(Fallback.TYPE_FILTER_RELAXED)
             hits = self._search_managed(dataclasses.replace(query, types=()), fallbacks)
             if hits is None:
                 return None
@@ -248,7 +247,7 @@ class Retriever:
         hits = _within(hits, analysis)
         if vector is not None and any(n.vector is None for n in hits.keyword):
             # Mid-migration: chunks not yet re-embedded are found by keyword only.
-            fallbacks.append("embedding_model_mixed")
+            fallbacks.append(Fallback.EMBEDDING_MODEL_MIXED)
         neighbors: dict[str, Neighbor] = {}
         for n in [*hits.dense, *hits.keyword, *hits.recent]:
             neighbors.setdefault(n.chunk_id, n)
@@ -294,7 +293,7 @@ class Retriever:
         stored = {c.chunk_id: c for c in self._chunks.get_chunks(tenant_id, picked)}
         timings["fetchMs"] = _ms(t4)
         if len(stored) < len(picked):
-            fallbacks.append("stale_hits_dropped")
+            fallbacks.append(Fallback.STALE_HITS_DROPPED)
         chunks = [
             ScoredChunk(
                 chunk=stored[cid],
@@ -322,7 +321,7 @@ class Retriever:
             conf >= s.min_confidence,
         )
 
-    def _search_managed(self, query: HybridQuery, fallbacks: list[str]) -> HybridHits | None:
+    def _search_managed(self, query: HybridQuery, fallbacks: list[Fallback]) -> HybridHits | None:
         assert self._index is not None
         try:
             return self._index.search_hybrid(query)
@@ -336,7 +335,7 @@ class Retriever:
         except Exception:
             log.exception("fallback vector index %s failed too", self._fallback.name)
             return None
-        fallbacks.append(f"vector_index_{self._fallback.name}")
+        fallbacks.append(Fallback(f"vector_index_{self._fallback.name}"))
         return hits
 
     # -- stages ----------------------------------------------------------------
@@ -346,18 +345,18 @@ class Retriever:
         analysis: QueryAnalysis,
         corpus: TenantCorpus,
         mask: np.ndarray,
-        fallbacks: list[str],
+        fallbacks: list[Fallback],
     ) -> tuple[list[float] | None, list[Hit]]:
         vector = self._embed(analysis, fallbacks)
         if vector is None or self._embedder is None:
             return None, []
         if self._embedder.model_id not in corpus.model_ids and corpus.model_ids:
             # Vectors of another model must never be compared with this query.
-            fallbacks.append("embedding_model_mismatch")
+            fallbacks.append(Fallback.EMBEDDING_MODEL_MISMATCH)
             return None, []
         if len(corpus.model_ids) > 1:
             # Mid-migration: the chunks not yet re-embedded are found by keyword only.
-            fallbacks.append("embedding_model_mixed")
+            fallbacks.append(Fallback.EMBEDDING_MODEL_MIXED)
             mask = mask & corpus.model_mask(self._embedder.model_id)
         top_k = self._s.retrieval_top_k
         if self._index is not None and not self._managed:
@@ -372,10 +371,10 @@ class Retriever:
                 ]
             except Exception:
                 log.exception("vector index %s failed, using the corpus", self._index.name)
-                fallbacks.append("vector_index_memory")
+                fallbacks.append(Fallback.VECTOR_INDEX_MEMORY)
         return vector, corpus.vector_hits(vector, top_k, mask)
 
-    def _embed(self, analysis: QueryAnalysis, fallbacks: list[str]) -> list[float] | None:
+    def _embed(self, analysis: QueryAnalysis, fallbacks: list[Fallback]) -> list[float] | None:
         if self._embedder is None or not analysis.normalized:
             return None
         try:
@@ -384,7 +383,7 @@ class Retriever:
             log.warning("query embedding failed, using keywords: %s", exc.message)
         except Exception:  # any SDK or model failure: degrade, don't fail the chat
             log.exception("query embedding failed, using keywords")
-        fallbacks.append("embedder_down")
+        fallbacks.append(Fallback.EMBEDDER_DOWN)
         return None
 
     def _fuse(
@@ -474,9 +473,14 @@ def _dates_differ(corpus: TenantCorpus, mask: np.ndarray) -> bool:
     return bool(len(created)) and float(created.max() - created.min()) > 0
 
 
-def _dense_strategy(fallbacks: Sequence[str]) -> str:
-    stood_in = any(f.startswith("vector_index_") for f in fallbacks)
-    return HYBRID_MEMORY_FALLBACK if stood_in else HYBRID
+def _dense_strategy(fallbacks: Sequence[Fallback]) -> Strategy:
+    """Hybrid, and which index served the dense half when the configured one failed.
+    The corpus is the last resort, so when it served, it is what the answer came from."""
+    if Fallback.VECTOR_INDEX_MEMORY in fallbacks:
+        return Strategy.HYBRID_MEMORY_FALLBACK
+    if Fallback.VECTOR_INDEX_FIRESTORE in fallbacks:
+        return Strategy.HYBRID_FIRESTORE_FALLBACK
+    return Strategy.HYBRID
 
 
 def _within(hits: HybridHits, analysis: QueryAnalysis) -> HybridHits:
@@ -530,7 +534,7 @@ def _neighbor_support(
 
 
 def _content_dates_as_keywords(
-    analysis: QueryAnalysis, corpus: TenantCorpus, fallbacks: list[str]
+    analysis: QueryAnalysis, corpus: TenantCorpus, fallbacks: list[Fallback]
 ) -> QueryAnalysis:
     """A period that ends before the tenant's first note cannot be when a note was
     written ("who was born in 1943?"): search for it in the text instead."""
@@ -540,7 +544,7 @@ def _content_dates_as_keywords(
         return analysis
     if window.end.timestamp() > earliest:
         return analysis
-    fallbacks.append("time_window_as_keywords")
+    fallbacks.append(Fallback.TIME_WINDOW_AS_KEYWORDS)
     extra = tuple(t for t in terms(window.label) if t not in analysis.keywords)
     return dataclasses.replace(analysis, window=None, keywords=analysis.keywords + extra)
 

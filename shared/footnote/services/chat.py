@@ -28,17 +28,19 @@ from footnote.config import Settings
 from footnote.domain import (
     Citation,
     Draft,
+    Fallback,
     Intent,
     MemoryType,
     QueryAnalysis,
     ScoredChunk,
     Source,
+    Strategy,
+    Turn,
 )
-from footnote.errors import InvalidRequest, NotFound
+from footnote.errors import UPSTREAM_ERRORS, BackendUnavailable, InvalidRequest, NotFound
 from footnote.generation.citations import MARKER, SentenceChecker, complete_sentences, validate
-from footnote.generation.extractive import ExtractiveGenerator
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.ports import ConversationStore, Generator, Reranker, Turn
+from footnote.ports import ConversationStore, Generator, Reranker
 from footnote.retrieval import retriever as strategies
 from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_previous
 from footnote.retrieval.retriever import RetrievalResult, Retriever
@@ -100,7 +102,7 @@ class _Prepared:
     result: RetrievalResult
     sources: list[Source]
     timings: dict[str, float]
-    fallbacks: list[str]
+    fallbacks: list[Fallback]
     follow_up: bool
     history: tuple[tuple[str, str], ...] = ()
 
@@ -113,7 +115,7 @@ class _Reading:
     analysis: QueryAnalysis
     follow_up: bool
     history: tuple[tuple[str, str], ...]
-    fallbacks: tuple[str, ...]
+    fallbacks: tuple[Fallback, ...]
 
 
 @dataclass(frozen=True)
@@ -135,11 +137,15 @@ class ChatService:
         conversations: ConversationStore,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         reranker: Reranker | None = None,
+        *,
+        fallback: Generator,
     ) -> None:
+        """``fallback`` answers when ``generator`` fails: the offline extractive
+        generator, chosen by the wiring."""
         self._s = settings
         self._retriever = retriever
         self._generator = generator
-        self._extractive = ExtractiveGenerator()
+        self._extractive = fallback
         self._conversations = conversations
         self._clock = clock
         self._reranker = reranker
@@ -232,7 +238,7 @@ class ChatService:
         previous = _last_question(earlier)
         follow_up = previous is not None and is_follow_up(message, analysis)
         history = tuple((t.role, t.text) for t in earlier[-HISTORY_TURNS:])
-        fallbacks: list[str] = []
+        fallbacks: list[Fallback] = []
         rewrite = getattr(self._generator, "rewrite_question", None)
         if history and rewrite is not None and rag.enable_rag:
             # A language model makes the retrieval query standalone ("When did she go
@@ -243,11 +249,11 @@ class ChatService:
                 analysis = analyze(question, now, events)
                 follow_up = question != message
                 previous = None  # the rewrite replaces the offline inheritance
-            except Exception as exc:
+            except UPSTREAM_ERRORS as exc:
                 log.warning(
                     "query rewrite failed (%s); reading the follow-up offline", type(exc).__name__
                 )
-                fallbacks.append("rewrite_skipped")
+                fallbacks.append(Fallback.REWRITE_SKIPPED)
         if previous is not None and follow_up:
             # "When did she go there?" is read with the question before it: its
             # subject and time window carry over (offline, without a model to rewrite).
@@ -271,7 +277,7 @@ class ChatService:
         result = (
             self._retriever.retrieve(tenant_id, analysis, k=rag.max_sources)
             if rag.enable_rag
-            else RetrievalResult([], "disabled", 0, 0.0, matched=False)
+            else RetrievalResult([], Strategy.DISABLED, 0, 0.0, matched=False)
         )
         timings["retrieveMs"] = _ms(t)
         return self._rerank(message, result, timings)
@@ -403,7 +409,7 @@ class ChatService:
                 close()  # a client that left stops the model's generation
         model = (
             self._generator.model
-            if "generator_extractive" not in p.fallbacks
+            if Fallback.GENERATOR_EXTRACTIVE not in p.fallbacks
             else (self._extractive.model)
         )
         return Draft("".join(written).strip(), model)
@@ -418,9 +424,9 @@ class ChatService:
         )
         try:
             first = next(stream, None)
-        except Exception as exc:
+        except UPSTREAM_ERRORS as exc:
             log.warning("generator stream failed (%s); answering extractively", type(exc).__name__)
-            p.fallbacks.append("generator_extractive")
+            p.fallbacks.append(Fallback.GENERATOR_EXTRACTIVE)
             stream = self._extractive.stream(p.question, p.sources, p.analysis)
             first = next(stream, None)
         try:
@@ -495,14 +501,16 @@ class ChatService:
             if sorted(c.chunk.chunk_id for c in chunks) != sorted(
                 c.chunk.chunk_id for c in result.chunks
             ):
-                raise ValueError("a reranker may only reorder the chunks")
-        except Exception as exc:
+                raise BackendUnavailable("a reranker may only reorder the chunks")
+        except UPSTREAM_ERRORS as exc:
             log.warning(
                 "reranker %s failed (%s); keeping the retrieval order",
                 self._reranker.name,
                 type(exc).__name__,
             )
-            return dataclasses.replace(result, fallbacks=(*result.fallbacks, "reranker_skipped"))
+            return dataclasses.replace(
+                result, fallbacks=(*result.fallbacks, Fallback.RERANKER_SKIPPED)
+            )
         finally:
             timings["rerankMs"] = _ms(t)
         return dataclasses.replace(result, chunks=chunks)
@@ -513,26 +521,28 @@ class ChatService:
         sources: list[Source],
         analysis: QueryAnalysis,
         strict: bool,
-        fallbacks: list[str],
+        fallbacks: list[Fallback],
         history: Sequence[tuple[str, str]] = (),
     ) -> Draft:
         try:
             if history:
                 return self._generator.generate(message, sources, analysis, strict, history)
             return self._generator.generate(message, sources, analysis, strict)
-        except Exception as exc:  # timeouts, quota, SDK errors: answer extractively
+        except UPSTREAM_ERRORS as exc:  # timeouts, quota, SDK errors: answer extractively
             log.warning("generator failed (%s); answering extractively", type(exc).__name__)
-            fallbacks.append("generator_extractive")
+            fallbacks.append(Fallback.GENERATOR_EXTRACTIVE)
             draft = self._extractive.generate(message, sources, analysis, strict)
             return dataclasses.replace(draft, fallback=type(exc).__name__)
 
-    def _plain_answer(self, message: str, analysis: QueryAnalysis, fallbacks: list[str]) -> Draft:
+    def _plain_answer(
+        self, message: str, analysis: QueryAnalysis, fallbacks: list[Fallback]
+    ) -> Draft:
         if self._generator.model == self._extractive.model:
             return Draft(RAG_OFF_OFFLINE, self._generator.model)
         try:
             return self._generator.generate(message, [], analysis, False)
-        except Exception as exc:
-            fallbacks.append("generator_unavailable")
+        except UPSTREAM_ERRORS as exc:
+            fallbacks.append(Fallback.GENERATOR_UNAVAILABLE)
             log.warning("generator failed without RAG: %s", type(exc).__name__)
             return Draft(RAG_OFF_OFFLINE, self._extractive.model)
 

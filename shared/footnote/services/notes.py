@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import IndexStatus, MemoryType, Note
+from footnote.domain import IndexStatus, MemoryType, Note, NoteChanges
 from footnote.errors import NotFound
-from footnote.ports import ChunkStore, NoteChanges, NoteStore
+from footnote.ports import ChunkStore, NoteStore
 from footnote.services.results import NoteListing, NoteView
 
 

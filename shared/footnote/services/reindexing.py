@@ -18,9 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from footnote.errors import BadEvent
-from footnote.ports import ChunkStore, NoteStore, ReindexQueue
+from footnote.ports import ChunkStore, JobStore, NoteStore, ReindexQueue
 from footnote.services.indexing import IndexingService
-from footnote.services.jobs import JobStore
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from footnote.domain import Citation, IndexStatus, Intent, MemoryType, Note, TimeWindow
+from footnote.domain import (
+    Citation,
+    Fallback,
+    IndexStatus,
+    Intent,
+    MemoryType,
+    Note,
+    Strategy,
+    TimeWindow,
+)
 
 
 @dataclass(frozen=True)
@@ -32,13 +41,13 @@ class RetrievalReport:
     """How the sources of an answer or a search were found."""
 
     k: int
-    strategy: str
+    strategy: Strategy
     candidate_count: int
     rerank_count: int
     time_ms: float
     matched: bool
     confidence: float
-    fallbacks: tuple[str, ...]
+    fallbacks: tuple[Fallback, ...]
     total_ms: float | None = None  # search only: the whole call
 
 
@@ -48,7 +57,7 @@ class AnswerMeta:
     confidence: float
     retrieval: RetrievalReport
     timings: Mapping[str, float]  # stage name ("retrieveMs") to milliseconds
-    fallbacks: tuple[str, ...]
+    fallbacks: tuple[Fallback, ...]
     regenerated: bool
     intent: Intent
     follow_up: bool

@@ -1,78 +1,21 @@
-"""Re-index job progress: a cursor per job, advanced by compare-and-set."""
+"""Re-index job progress in Firestore (``reindexJobs/{jobId}``): a cursor per job,
+advanced by compare-and-set in a transaction."""
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
+
+from footnote.adapters.firestore_common import JOBS
+from footnote.domain import Job
 
 if TYPE_CHECKING:
     from google.cloud import firestore
 
 
-@dataclass(frozen=True)
-class Job:
-    job_id: str
-    scope: str
-    tenant_id: str | None
-    cursor: str | None = None
-    previous_cursor: str | None = None
-    processed: int = 0
-    done: bool = False
-
-
-class JobStore(Protocol):
-    def create(self, job_id: str, scope: str, tenant_id: str | None) -> Job: ...
-
-    def get_or_create(self, job_id: str, scope: str, tenant_id: str | None) -> Job: ...
-
-    def get(self, job_id: str) -> Job | None: ...
-
-    def advance(
-        self, job_id: str, expected: str | None, cursor: str | None, processed: int, done: bool
-    ) -> bool:
-        """Move the job from ``expected`` to ``cursor``; False if it was not at ``expected``."""
-        ...
-
-
-class MemoryJobStore:
-    def __init__(self) -> None:
-        self._jobs: dict[str, Job] = {}
-        self._lock = threading.Lock()
-
-    def create(self, job_id: str, scope: str, tenant_id: str | None) -> Job:
-        with self._lock:
-            job = Job(job_id, scope, tenant_id)
-            self._jobs[job_id] = job
-            return job
-
-    def get_or_create(self, job_id: str, scope: str, tenant_id: str | None) -> Job:
-        with self._lock:
-            return self._jobs.setdefault(job_id, Job(job_id, scope, tenant_id))
-
-    def get(self, job_id: str) -> Job | None:
-        return self._jobs.get(job_id)
-
-    def advance(
-        self, job_id: str, expected: str | None, cursor: str | None, processed: int, done: bool
-    ) -> bool:
-        with self._lock:
-            job = self._jobs[job_id]
-            if job.cursor != expected or job.done:
-                return False
-            self._jobs[job_id] = replace(
-                job,
-                cursor=cursor,
-                previous_cursor=expected,
-                processed=job.processed + processed,
-                done=done,
-            )
-            return True
-
-
 class FirestoreJobStore:
-    def __init__(self, client: firestore.Client, collection: str = "reindexJobs") -> None:
+    def __init__(self, client: firestore.Client, collection: str = JOBS) -> None:
         self._client = client
         self._collection = collection
 

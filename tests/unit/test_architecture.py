@@ -1,0 +1,92 @@
+"""The layer rules of pyproject.toml's [tool.importlinter], checked on every test run
+(CI runs `make test`): a wrong import fails the build, not a review."""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def lint_imports(shared: Path) -> subprocess.CompletedProcess[str]:
+    if not LINT_IMPORTS.exists():
+        pytest.fail(f"{LINT_IMPORTS} is missing: install the dev extra (import-linter)")
+    env = {**os.environ, "PYTHONPATH": str(shared)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(ROOT / "pyproject.toml"), "--no-cache", "--no-logo"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_import_contracts_hold() -> None:
+    result = lint_imports(ROOT / "shared")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 kept, 0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "wrong_import", "contract"),
+    [
+        ("services/notes.py", "from footnote.api import http", "Layers"),
+        ("services/notes.py", "from footnote.adapters import memory_store", "wiring only"),
+        ("retrieval/fusion.py", "from google.cloud import firestore", "only in adapters"),
+        ("api/http.py", "import firebase_admin", "only in adapters"),
+    ],
+)
+def test_a_wrong_import_breaks_a_contract(
+    tmp_path: Path, module: str, wrong_import: str, contract: str
+) -> None:
+    """The contracts can fail: the same code with one wrong import added does."""
+    copy = tmp_path / "shared" / "footnote"
+    shutil.copytree(
+        ROOT / "shared" / "footnote", copy, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    target = copy / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n{wrong_import}\n", encoding="utf-8")
+    result = lint_imports(tmp_path / "shared")
+    assert result.returncode != 0, result.stdout
+    broken = [line for line in result.stdout.splitlines() if " BROKEN" in line]
+    assert any(contract in line for line in broken), result.stdout
+
+
+def test_function_mains_import_only_the_entry_points_and_config() -> None:
+    """functions/*/main.py are not a package import-linter can see: checked here."""
+    allowed = {"footnote.entrypoints", "footnote.config"}
+    mains = sorted((ROOT / "functions").glob("*/main.py"))
+    assert len(mains) == 3
+    for main in mains:
+        tree = ast.parse(main.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("footnote"):
+                assert node.module in allowed, f"{main}: from {node.module} import …"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    assert not alias.name.startswith("footnote"), f"{main}: import {alias.name}"
+
+
+@pytest.mark.slow
+def test_mypy_strict_passes_on_shared() -> None:
+    """[tool.mypy] is strict on shared/ (two relaxations, each with its reason there);
+    CI runs `make test`, so a type error fails the build like a wrong import."""
+    env = {**os.environ, "MYPYPATH": str(ROOT / "shared")}
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
