@@ -14,7 +14,8 @@ from typing import TextIO
 
 def _dev(args: argparse.Namespace) -> int:
     from footnote.dev.demo import DEMO_NOTES, DEMO_QUESTION, DemoClient
-    from footnote.dev.stack import Ports, PrerequisiteMissing, Stack
+    from footnote.dev.prerequisites import Ports, PrerequisiteMissing
+    from footnote.dev.stack import Stack
 
     stack = Stack(
         Ports(

@@ -195,7 +195,8 @@ class Container:
     # -- retrieval -----------------------------------------------------------------
     @lazy
     def corpora(self) -> CorpusCache:
-        from footnote.retrieval.corpus import Bm25Params, CorpusCache
+        from footnote.retrieval.bm25 import Bm25Params
+        from footnote.retrieval.corpus import CorpusCache
 
         s = self.settings
         return CorpusCache(self.store, bm25_params=Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method))

@@ -53,7 +53,7 @@ class FirestoreChunkStore(FirestoreRepository):
             )
             return sorted(removed)
 
-        removed = run(self.client.transaction(max_attempts=5))
+        removed: list[str] | None = run(self.client.transaction(max_attempts=5))
         if removed is not None:
             self._bump(note.tenant_id)
         return removed
@@ -75,7 +75,7 @@ class FirestoreChunkStore(FirestoreRepository):
             )
             return sorted(removed)
 
-        removed = run(self.client.transaction(max_attempts=5))
+        removed: list[str] | None = run(self.client.transaction(max_attempts=5))
         if removed is not None and state.tenant_id:
             self._bump(state.tenant_id)
         return removed
@@ -97,7 +97,7 @@ class FirestoreChunkStore(FirestoreRepository):
             )
             return ids
 
-        ids = run(self.client.transaction(max_attempts=5))
+        ids: list[str] = run(self.client.transaction(max_attempts=5))
         self._bump(state.tenant_id)
         return ids
 

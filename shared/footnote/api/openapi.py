@@ -43,7 +43,7 @@ _ID_SCHEMA = {
 class _Untitled(GenerateJsonSchema):
     """Models keep their titles; fields do not get one made from their names."""
 
-    def field_title_should_be_set(self, schema: CoreSchema) -> bool:  # type: ignore[override]
+    def field_title_should_be_set(self, schema: CoreSchema) -> bool:
         return False
 
 

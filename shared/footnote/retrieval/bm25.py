@@ -54,10 +54,12 @@ class Bm25Params:
         if self.method == "bm25l":
             c = tf / norm
             d = self.delta
-            return (k1 + 1) * (c + d) / (k1 + c + d) - (k1 + 1) * d / (k1 + d)
-        if self.method == "bm25+":
-            return (k1 + 1) * tf / (k1 * norm + tf)
-        return tf / (k1 * norm + tf)
+            scores = (k1 + 1) * (c + d) / (k1 + c + d) - (k1 + 1) * d / (k1 + d)
+        elif self.method == "bm25+":
+            scores = (k1 + 1) * tf / (k1 * norm + tf)
+        else:
+            scores = tf / (k1 * norm + tf)
+        return np.asarray(scores)
 
 
 def keyword_terms(chunk: Chunk) -> list[str]:

@@ -101,7 +101,7 @@ class TenantCorpus:
         return c
 
     def vector(self, chunk_id: str) -> np.ndarray:
-        return self.matrix[self.by_id[chunk_id]]
+        return np.asarray(self.matrix[self.by_id[chunk_id]])
 
     @property
     def model_ids(self) -> frozenset[str]:
@@ -296,7 +296,7 @@ class TenantCorpus:
         code = self._models.get(model_id)
         if code is None:
             return np.zeros(self.rows, dtype=bool)
-        return (self.model_codes[: self.rows] == code) & self.alive[: self.rows]
+        return np.asarray((self.model_codes[: self.rows] == code) & self.alive[: self.rows])
 
     # -- scoring -----------------------------------------------------------------------
     def similarities(self, vector: Sequence[float]) -> np.ndarray:

@@ -32,7 +32,8 @@ from footnote.ports import (
     VectorQuery,
 )
 from footnote.retrieval import fusion
-from footnote.retrieval.corpus import CorpusCache, Feedback, TenantCorpus
+from footnote.retrieval.bm25 import Feedback
+from footnote.retrieval.corpus import CorpusCache, TenantCorpus
 from footnote.retrieval.gating import confidence
 from footnote.retrieval.mmr import mmr
 from footnote.text import terms

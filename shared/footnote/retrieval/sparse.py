@@ -113,7 +113,7 @@ def document_weights(words: Sequence[str], avgdl: float, k1: float, b: float) ->
 
 def chunk_terms(chunk: Chunk) -> list[str]:
     """The terms local BM25 indexes for a chunk (``corpus.keyword_terms``)."""
-    from footnote.retrieval.corpus import keyword_terms  # numpy: only when used
+    from footnote.retrieval.bm25 import keyword_terms  # numpy: only when used
 
     return keyword_terms(chunk)
 
