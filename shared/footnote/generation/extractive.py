@@ -210,9 +210,14 @@ def about(c: _Candidate, people: Sequence[frozenset[str]]) -> bool:
             return True
         if heard and p <= heard and second and not first:
             return True
-        if p & (frozenset(terms(_VOCATIVE.sub(" ", c.text))) - spoken):
+        if p & (frozenset(terms(_said(c.text))) - spoken):
             return True
     return False
+
+
+def _said(text: str) -> str:
+    """What a line says, without its speaker's label or a name in address."""
+    return _VOCATIVE.sub(" ", _SPEAKER.sub("", text)).strip()
 
 
 def _persons(text: str) -> tuple[bool, bool]:
@@ -277,8 +282,7 @@ def candidates(
         # ("Melanie: Thanks, Caroline!") would otherwise make any line of the two
         # people look like an answer to a question naming them. Who said it is
         # judged apart (``about``).
-        said = [_VOCATIVE.sub(" ", _SPEAKER.sub("", c.text)).strip() or c.text for c in out]
-        scores = relevance(question, said)
+        scores = relevance(question, [_said(c.text) or c.text for c in out])
         out = [
             replace(c, score=c.score + RELEVANCE_WEIGHT * r, relevance=r)
             for c, r in zip(out, scores, strict=True)
