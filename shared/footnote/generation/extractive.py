@@ -110,7 +110,9 @@ _VOCATIVE = re.compile(
 )
 # How much better (coverage + relevance score) the best line about someone else must
 # match a question than the best line about the person it names, for the fact to be
-# read as that other person's and the question declined.
+# read as that other person's and the question declined. 0: the better match owns the
+# fact. Margins 0–0.3 trade decline rate for answered share along one curve on LoCoMo
+# (docs/quality.md); 0 needs no tuned constant.
 OTHER_MARGIN = 0.0
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
 RELEVANCE_WEIGHT = 1.0
@@ -483,6 +485,9 @@ def compose(
         # A question about Caroline is answered by what Caroline said or what was said
         # about her, never by a neighbour's sentence that shares its other words.
         mine = [c for c in pool if about(c, people)]
+        # ... and if what someone else said, or was told, matches the question better
+        # than anything about her, the fact is theirs: decline rather than quote her
+        # nearest line.
         if _someone_elses(mine, [c for c in pool if c.speaker and not about(c, people)]):
             return NOT_ENOUGH
         pool = mine
