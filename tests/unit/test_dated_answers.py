@@ -125,3 +125,25 @@ def test_a_question_is_declined_when_a_line_about_someone_else_matches_it_better
     question = "What did {} paint for the charity art show at the library?"
     assert _answer(question.format("Caroline"), show) == NOT_ENOUGH
     assert "a lake sunrise for the charity art show" in _answer(question.format("Melanie"), show)
+
+
+def test_a_chunk_that_opens_mid_turn_gives_that_turn_to_the_other_party() -> None:
+    # the second chunk of a long transcript note: its first line ends Melanie's turn
+    chunk = Chunk(
+        "N1_c",
+        "N1_n",
+        "t",
+        1,
+        "and then I took my kids to the pottery museum downtown.\n"
+        "Caroline: That sounds like a lovely day out!\n"
+        "Melanie: It was, they want to go back soon.",
+        (),
+        MemoryType.NOTE,
+        MAY_25,
+        (),
+        "m",
+    )
+    text = _answer("Which museum did Melanie take her kids to?", [Source("N1", chunk, 1.0)])
+    assert "pottery museum downtown" in text and "[N1]" in text
+    asked = "Which museum did Caroline take her kids to?"
+    assert _answer(asked, [Source("N1", chunk, 1.0)]) == NOT_ENOUGH

@@ -141,12 +141,18 @@ def asks_when(question: str) -> bool:
     return bool(_WHEN_QUESTION.search(question))
 
 
-def attributed_sentences(text: str) -> list[tuple[str, str]]:
-    """(sentence, speaker) in order; the speaker is the last "Name:" line label above it."""
+def attributed_sentences(text: str, continued: bool = False) -> list[tuple[str, str]]:
+    """(sentence, speaker) in order; the speaker is the last "Name:" line label above it.
+
+    ``continued``: the text is a later chunk of its note, so what precedes its first
+    label is the end of a turn, not a preamble."""
     labels = [(m.start(), m["name"]) for m in _SPEAKER.finditer(text)]
     out: list[tuple[str, str]] = []
+    # A chunk cut from a longer transcript may open mid-turn: in a two-party exchange
+    # that turn is the other party's, the one the first labelled speaker answers.
+    opening = listeners(text).get(labels[0][1], "") if labels and continued else ""
     for start, end in _line_sentences(text) if labels else split_sentences(text):
-        speaker = ""
+        speaker = opening
         for at, name in labels:
             if at > start:
                 break
@@ -254,7 +260,8 @@ def candidates(
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
         heard_by = listeners(source.chunk.text)
-        for position, (sentence, speaker) in enumerate(attributed_sentences(source.chunk.text)):
+        said = attributed_sentences(source.chunk.text, source.chunk.position > 0)
+        for position, (sentence, speaker) in enumerate(said):
             clean = _clean(sentence)
             # The indexed text starts with the note's title; a title is a label, not a claim.
             if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
