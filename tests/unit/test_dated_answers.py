@@ -83,3 +83,67 @@ def test_a_question_about_the_wrong_person_is_declined() -> None:
     assert _answer("What did Caroline realize after her charity race?") == NOT_ENOUGH
     text = _answer("What did Melanie realize after the charity race?")
     assert "self-care is important [N2]" in text and "Caroline" not in text
+
+
+def test_a_name_in_address_does_not_make_a_line_about_that_person() -> None:
+    # "Caroline," is whom Melanie speaks to; the race and the realisation are Melanie's
+    told = [
+        _source(
+            "N1",
+            "Melanie: Caroline, I ran a charity race last Saturday. "
+            "It made me realize that self-care is important.\nCaroline: Wow, good for you!",
+            MAY_25,
+        )
+    ]
+    assert _answer("What did Caroline realize after her charity race?", told) == NOT_ENOUGH
+
+
+def test_a_line_said_to_the_person_about_them_answers_a_question_about_them() -> None:
+    # "you" in Melanie's line is Caroline, the person she is talking to
+    told = [
+        _source(
+            "N1",
+            "Caroline: Guess what happened to me yesterday!\n"
+            "Melanie: You won first prize at the pottery contest, amazing!",
+            MAY_25,
+        )
+    ]
+    text = _answer("What did Caroline win at the pottery contest?", told)
+    assert "won first prize" in text and "[N1]" in text
+
+
+def test_a_question_is_declined_when_a_line_about_someone_else_matches_it_better() -> None:
+    # Caroline only mentions the show; the painting is Melanie's
+    show = [
+        _source(
+            "N1",
+            "Melanie: I painted a lake sunrise for the charity art show at the library.",
+            MAY_25,
+        ),
+        _source("N2", "Caroline: The charity art show was so much fun!", MAY_25),
+    ]
+    question = "What did {} paint for the charity art show at the library?"
+    assert _answer(question.format("Caroline"), show) == NOT_ENOUGH
+    assert "a lake sunrise for the charity art show" in _answer(question.format("Melanie"), show)
+
+
+def test_a_chunk_that_opens_mid_turn_gives_that_turn_to_the_other_party() -> None:
+    # the second chunk of a long transcript note: its first line ends Melanie's turn
+    chunk = Chunk(
+        "N1_c",
+        "N1_n",
+        "t",
+        1,
+        "and then I took my kids to the pottery museum downtown.\n"
+        "Caroline: That sounds like a lovely day out!\n"
+        "Melanie: It was, they want to go back soon.",
+        (),
+        MemoryType.NOTE,
+        MAY_25,
+        (),
+        "m",
+    )
+    text = _answer("Which museum did Melanie take her kids to?", [Source("N1", chunk, 1.0)])
+    assert "pottery museum downtown" in text and "[N1]" in text
+    asked = "Which museum did Caroline take her kids to?"
+    assert _answer(asked, [Source("N1", chunk, 1.0)]) == NOT_ENOUGH

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from footnote.domain import Draft, Intent, QueryAnalysis, Source
 from footnote.generation.dates import day_text, has_absolute_date, resolve_phrases
@@ -93,6 +93,27 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
 _SPEAKER = re.compile(
     r"^\s*(?P<name>[A-Z][\w.'’-]*(?:\s[A-Z][\w.'’-]*){0,2}):\s+(?=\S)", re.MULTILINE
 )
+_FIRST_PERSON = frozenset(
+    {"i", "i'm", "i’m", "i've", "i’ve", "i'd", "i’d", "i'll", "i’ll", "me", "my", "mine"}
+    | {"myself", "we", "we're", "we’re", "we've", "we’ve", "us", "our", "ours"}
+)
+_SECOND_PERSON = frozenset(
+    {"you", "you're", "you’re", "you've", "you’ve", "you'd", "you’d", "you'll", "you’ll"}
+    | {"your", "yours", "yourself"}
+)
+# A name in address ("Thanks, Caroline!", "Hey Mel,") is whom a line is said to, not
+# what it is about.
+_VOCATIVE = re.compile(
+    r"(?:\b(?i:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear)\s+"
+    r"|,\s*)[A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*)?(?=\s*[,!?.]|$)"
+    r"|^\s*[A-Z][\w'’-]*(?=\s*,)",
+)
+# How much better (coverage + relevance score) the best line about someone else must
+# match a question than the best line about the person it names, for the fact to be
+# read as that other person's and the question declined. 0: the better match owns the
+# fact. Margins 0–0.3 trade decline rate for answered share along one curve on LoCoMo
+# (docs/quality.md); 0 needs no tuned constant.
+OTHER_MARGIN = 0.0
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
 RELEVANCE_WEIGHT = 1.0
 # "When did …", "What date …", "What year …": answered with a date.
@@ -113,23 +134,45 @@ class _Candidate:
     terms: frozenset[str] = frozenset()
     speaker: str = ""  # who said it, when the note records speakers ("Name: …" lines)
     relevance: float = 0.0  # embedding relevance to the question, when scored
+    listener: str = ""  # whom it was said to: the nearest other speaker of the note
 
 
 def asks_when(question: str) -> bool:
     return bool(_WHEN_QUESTION.search(question))
 
 
-def attributed_sentences(text: str) -> list[tuple[str, str]]:
-    """(sentence, speaker) in order; the speaker is the last "Name:" line label above it."""
+def attributed_sentences(text: str, continued: bool = False) -> list[tuple[str, str]]:
+    """(sentence, speaker) in order; the speaker is the last "Name:" line label above it.
+
+    ``continued``: the text is a later chunk of its note, so what precedes its first
+    label is the end of a turn, not a preamble."""
     labels = [(m.start(), m["name"]) for m in _SPEAKER.finditer(text)]
     out: list[tuple[str, str]] = []
+    # A chunk cut from a longer transcript may open mid-turn: in a two-party exchange
+    # that turn is the other party's, the one the first labelled speaker answers.
+    opening = listeners(text).get(labels[0][1], "") if labels and continued else ""
     for start, end in _line_sentences(text) if labels else split_sentences(text):
-        speaker = ""
+        speaker = opening
         for at, name in labels:
             if at > start:
                 break
             speaker = name
         out.append((text[start:end], speaker))
+    return out
+
+
+def listeners(text: str) -> dict[str, str]:
+    """Speaker label -> whom their lines answer or are answered by (the nearest other
+    label in the note): in a two-party transcript, "you" in a line means that person."""
+    labels = [m["name"] for m in _SPEAKER.finditer(text)]
+    out: dict[str, str] = {}
+    for i, name in enumerate(labels):
+        if name in out:
+            continue
+        before = [n for n in reversed(labels[:i]) if n != name]
+        after = [n for n in labels[i + 1 :] if n != name]
+        if before or after:
+            out[name] = (before or after)[0]
     return out
 
 
@@ -164,9 +207,31 @@ def asked_people(question: str, sources: Sequence[Source]) -> list[frozenset[str
 
 
 def about(c: _Candidate, people: Sequence[frozenset[str]]) -> bool:
-    """The sentence was said by, or names, one of the people the question asks about."""
+    """The sentence is about one of the people the question asks about: said by them
+    (unless it only speaks of the listener: "your race sounds fun"), said to them about
+    them ("you must be proud"), or naming them other than in address ("Thanks, Mel!")."""
     spoken = frozenset(terms(c.speaker))
-    return any(p <= spoken or p & c.terms - spoken for p in people)
+    heard = frozenset(terms(c.listener))
+    first, second = _persons(c.text)
+    for p in people:
+        if p <= spoken and (first or not second):
+            return True
+        if heard and p <= heard and second and not first:
+            return True
+        if p & (frozenset(terms(_said(c.text))) - spoken):
+            return True
+    return False
+
+
+def _said(text: str) -> str:
+    """What a line says, without its speaker's label or a name in address."""
+    return _VOCATIVE.sub(" ", _SPEAKER.sub("", text)).strip()
+
+
+def _persons(text: str) -> tuple[bool, bool]:
+    """Whether a sentence speaks in the first person, and of the person addressed."""
+    low = {w.lower() for w in _TOKEN.findall(text)}
+    return bool(low & _FIRST_PERSON), bool(low & _SECOND_PERSON)
 
 
 def decision_terms(question: str, question_terms: Sequence[str]) -> frozenset[str]:
@@ -194,7 +259,9 @@ def candidates(
     out: list[_Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
-        for position, (sentence, speaker) in enumerate(attributed_sentences(source.chunk.text)):
+        heard_by = listeners(source.chunk.text)
+        said = attributed_sentences(source.chunk.text, source.chunk.position > 0)
+        for position, (sentence, speaker) in enumerate(said):
             clean = _clean(sentence)
             # The indexed text starts with the note's title; a title is a label, not a claim.
             if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
@@ -207,20 +274,26 @@ def candidates(
             score = overlap + 0.25 / (1 + rank) + (0.02 if position == 0 else 0.0)
             if source.cid in named:
                 score += NAMED_TITLE_BONUS
-            out.append(_Candidate(clean, source.cid, rank, position, score, have, speaker))
-    if relevance is not None and out and question:
-        scores = relevance(question, [c.text for c in out])
-        out = [
-            _Candidate(
-                c.text,
-                c.cid,
-                c.source_rank,
-                c.position,
-                c.score + RELEVANCE_WEIGHT * r,
-                c.terms,
-                c.speaker,
-                r,
+            out.append(
+                _Candidate(
+                    clean,
+                    source.cid,
+                    rank,
+                    position,
+                    score,
+                    have,
+                    speaker,
+                    listener=heard_by.get(speaker, ""),
+                )
             )
+    if relevance is not None and out and question:
+        # Relevance is of what is said: a speaker's label or a name in address
+        # ("Melanie: Thanks, Caroline!") would otherwise make any line of the two
+        # people look like an answer to a question naming them. Who said it is
+        # judged apart (``about``).
+        scores = relevance(question, [_said(c.text) or c.text for c in out])
+        out = [
+            replace(c, score=c.score + RELEVANCE_WEIGHT * r, relevance=r)
             for c, r in zip(out, scores, strict=True)
         ]
     out.sort(key=lambda c: (-c.score, c.source_rank, c.position))
@@ -410,19 +483,25 @@ def compose(
         relevance,
         question,
     )
+    if not listing:
+        # A question in a note ("What motivated you?") asks; it does not answer.
+        pool = [c for c in pool if not c.text.rstrip().endswith("?")]
     people = asked_people(question, sources)
     all_terms = question_terms
     if people:
         # A question about Caroline is answered by what Caroline said or what was said
         # about her, never by a neighbour's sentence that shares its other words.
-        pool = [c for c in pool if about(c, people)]
+        mine = [c for c in pool if about(c, people)]
+        # ... and if what someone else said, or was told, matches the question better
+        # than anything about her, the fact is theirs: decline rather than quote her
+        # nearest line.
+        if _someone_elses(mine, [c for c in pool if c.speaker and not about(c, people)]):
+            return NOT_ENOUGH
+        pool = mine
         # Her name is in every line she speaks: only the question's other terms can
         # tell whether a sentence answers it.
         spoken = {t for p in people for t in p}
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
-    if not listing:
-        # A question in a note ("What motivated you?") asks; it does not answer.
-        pool = [c for c in pool if not c.text.rstrip().endswith("?")]
     if when:
         # The date is of the person's event: their name counts towards covering it.
         return _dated_answer(all_terms, pool, sources)
@@ -442,6 +521,16 @@ def compose(
     if analysis.intent in (Intent.LIST, Intent.TIMELINE):
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+def _someone_elses(mine: Sequence[_Candidate], others: Sequence[_Candidate]) -> bool:
+    """The question's fact is another person's: the best line about someone else matches
+    it by a clear margin over anything the person asked about said or was told."""
+    if not others:
+        return False
+    if not mine:
+        return True
+    return others[0].score - mine[0].score > OTHER_MARGIN
 
 
 def _dated_answer(
