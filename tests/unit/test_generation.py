@@ -154,7 +154,7 @@ def test_extractive_abstains_when_a_name_in_the_question_is_in_no_source() -> No
 
 
 def test_question_names_are_runs_of_capitals_and_numbers() -> None:
-    from footnote.generation.extractive import name_phrases
+    from footnote.generation.names import name_phrases
 
     assert name_phrases("Why did we choose Firestore?") == [("firestor",)]
     assert name_phrases("Who founded Kaiser Ventures in 1941?") == [("kaiser", "ventur"), ("1941",)]

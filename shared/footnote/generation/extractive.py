@@ -1,7 +1,9 @@
 """The offline generator: answers with the best-supported sentences of the sources.
 
 It never writes a word that is not in a note, so every sentence it emits is
-supported by the source it cites.
+supported by the source it cites. What a question names is read in
+:mod:`footnote.generation.names`; who said a line, and whom it is about, in
+:mod:`footnote.generation.speakers`.
 """
 
 from __future__ import annotations
@@ -13,9 +15,18 @@ from dataclasses import dataclass, replace
 
 from footnote.domain import Draft, Intent, QueryAnalysis, Source
 from footnote.generation.dates import day_text, has_absolute_date, resolve_phrases
+from footnote.generation.names import missing_names, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
+from footnote.generation.speakers import (
+    about,
+    asked_people,
+    attributed_sentences,
+    listeners,
+    said,
+    speaker_prefix,
+)
 from footnote.ports import Embedder
-from footnote.text import DECISION_VERBS, QUERY_FILLER, STOPWORDS, split_sentences, terms
+from footnote.text import DECISION_VERBS, QUERY_FILLER, split_sentences, terms
 
 # question, sentences -> one relevance score per sentence (cosine of embeddings)
 Relevance = Callable[[str, Sequence[str]], list[float]]
@@ -38,76 +49,6 @@ MAX_LINKED = 1
 # A note whose title the question names is what the question is about: its
 # sentences get this bonus over others with the same share of question terms.
 NAMED_TITLE_BONUS = 0.25
-# A capitalised first word is a name only if it is not one of these openers.
-_OPENERS = frozenset(
-    {
-        "summarize",
-        "summarise",
-        "describe",
-        "explain",
-        "compare",
-        "name",
-        "list",
-        "who",
-        "what",
-        "which",
-        "when",
-        "where",
-        "why",
-        "how",
-        "is",
-        "are",
-        "was",
-        "were",
-        "did",
-        "do",
-        "does",
-    }
-)
-# Dates are matched against a note's date, not its text.
-_CALENDAR = frozenset(
-    {
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    }
-)
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
-# "Caroline: I went to …": a line that records who said it (chat logs, meeting notes).
-_SPEAKER = re.compile(
-    r"^\s*(?P<name>[A-Z][\w.'’-]*(?:\s[A-Z][\w.'’-]*){0,2}):\s+(?=\S)", re.MULTILINE
-)
-_FIRST_PERSON = frozenset(
-    {"i", "i'm", "i’m", "i've", "i’ve", "i'd", "i’d", "i'll", "i’ll", "me", "my", "mine"}
-    | {"myself", "we", "we're", "we’re", "we've", "we’ve", "us", "our", "ours"}
-)
-_SECOND_PERSON = frozenset(
-    {"you", "you're", "you’re", "you've", "you’ve", "you'd", "you’d", "you'll", "you’ll"}
-    | {"your", "yours", "yourself"}
-)
-# A name in address ("Thanks, Caroline!", "Hey Mel,") is whom a line is said to, not
-# what it is about.
-_VOCATIVE = re.compile(
-    r"(?:\b(?i:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear)\s+"
-    r"|,\s*)[A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*)?(?=\s*[,!?.]|$)"
-    r"|^\s*[A-Z][\w'’-]*(?=\s*,)",
-)
 # How much better (coverage + relevance score) the best line about someone else must
 # match a question than the best line about the person it names, for the fact to be
 # read as that other person's and the question declined. 0: the better match owns the
@@ -141,99 +82,6 @@ def asks_when(question: str) -> bool:
     return bool(_WHEN_QUESTION.search(question))
 
 
-def attributed_sentences(text: str, continued: bool = False) -> list[tuple[str, str]]:
-    """(sentence, speaker) in order; the speaker is the last "Name:" line label above it.
-
-    ``continued``: the text is a later chunk of its note, so what precedes its first
-    label is the end of a turn, not a preamble."""
-    labels = [(m.start(), m["name"]) for m in _SPEAKER.finditer(text)]
-    out: list[tuple[str, str]] = []
-    # A chunk cut from a longer transcript may open mid-turn: in a two-party exchange
-    # that turn is the other party's, the one the first labelled speaker answers.
-    opening = listeners(text).get(labels[0][1], "") if labels and continued else ""
-    for start, end in _line_sentences(text) if labels else split_sentences(text):
-        speaker = opening
-        for at, name in labels:
-            if at > start:
-                break
-            speaker = name
-        out.append((text[start:end], speaker))
-    return out
-
-
-def listeners(text: str) -> dict[str, str]:
-    """Speaker label -> whom their lines answer or are answered by (the nearest other
-    label in the note): in a two-party transcript, "you" in a line means that person."""
-    labels = [m["name"] for m in _SPEAKER.finditer(text)]
-    out: dict[str, str] = {}
-    for i, name in enumerate(labels):
-        if name in out:
-            continue
-        before = [n for n in reversed(labels[:i]) if n != name]
-        after = [n for n in labels[i + 1 :] if n != name]
-        if before or after:
-            out[name] = (before or after)[0]
-    return out
-
-
-def _line_sentences(text: str) -> list[tuple[int, int]]:
-    """Sentence spans that never cross a line: in a transcript each line is one turn,
-    ended or not by punctuation."""
-    spans: list[tuple[int, int]] = []
-    offset = 0
-    for line in text.split("\n"):
-        spans.extend((offset + s, offset + e) for s, e in split_sentences(line))
-        offset += len(line) + 1
-    return spans
-
-
-def _speaker_prefix(sentence: str, speaker: str) -> str:
-    """A quoted sentence keeps who said it, so "I" in it reads right."""
-    if not speaker or _SPEAKER.match(sentence):
-        return sentence
-    return f"{speaker}: {sentence}"
-
-
-def asked_people(question: str, sources: Sequence[Source]) -> list[frozenset[str]]:
-    """Speakers of the sources that the question names, each as its set of name terms."""
-    named = {t for phrase in name_phrases(question) for t in phrase}
-    people: dict[str, frozenset[str]] = {}
-    for source in sources:
-        for m in _SPEAKER.finditer(source.chunk.text):
-            name_terms = frozenset(terms(m["name"]))
-            if name_terms and name_terms & named:
-                people[m["name"]] = name_terms
-    return list(people.values())
-
-
-def about(c: _Candidate, people: Sequence[frozenset[str]]) -> bool:
-    """The sentence is about one of the people the question asks about: said by them
-    (unless it only speaks of the listener: "your race sounds fun"), said to them about
-    them ("you must be proud"), or naming them other than in address ("Thanks, Mel!")."""
-    spoken = frozenset(terms(c.speaker))
-    heard = frozenset(terms(c.listener))
-    first, second = _persons(c.text)
-    for p in people:
-        if p <= spoken and (first or not second):
-            return True
-        if heard and p <= heard and second and not first:
-            return True
-        if p & (frozenset(terms(_said(c.text))) - spoken):
-            return True
-    return False
-
-
-def _said(text: str) -> str:
-    """What a line says, without its speaker's label or a name in address."""
-    return _VOCATIVE.sub(" ", _SPEAKER.sub("", text)).strip()
-
-
-def _persons(text: str) -> tuple[bool, bool]:
-    """Whether a sentence speaks in the first person, and of the person addressed."""
-    low = {w.lower() for w in _TOKEN.findall(text)}
-    return bool(low & _FIRST_PERSON), bool(low & _SECOND_PERSON)
-
-
 def decision_terms(question: str, question_terms: Sequence[str]) -> frozenset[str]:
     """The question's terms that are decision verbs ("choos" in "Why did we choose X?")."""
     found = {t for m in DECISION_VERBS.finditer(question) for t in terms(m.group(0))}
@@ -260,8 +108,8 @@ def candidates(
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
         heard_by = listeners(source.chunk.text)
-        said = attributed_sentences(source.chunk.text, source.chunk.position > 0)
-        for position, (sentence, speaker) in enumerate(said):
+        turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
+        for position, (sentence, speaker) in enumerate(turns):
             clean = _clean(sentence)
             # The indexed text starts with the note's title; a title is a label, not a claim.
             if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
@@ -291,7 +139,7 @@ def candidates(
         # ("Melanie: Thanks, Caroline!") would otherwise make any line of the two
         # people look like an answer to a question naming them. Who said it is
         # judged apart (``about``).
-        scores = relevance(question, [_said(c.text) or c.text for c in out])
+        scores = relevance(question, [said(c.text) or c.text for c in out])
         out = [
             replace(c, score=c.score + RELEVANCE_WEIGHT * r, relevance=r)
             for c, r in zip(out, scores, strict=True)
@@ -388,81 +236,6 @@ def linked_notes(
     return out
 
 
-def name_phrases(question: str, analysis: QueryAnalysis | None = None) -> list[tuple[str, ...]]:
-    """What the question names: runs of capitalised words or numbers, as stemmed terms.
-
-    "Who founded Kaiser Ventures in 1941?" names ("kaiser", "ventur") and ("1941",).
-    A capitalised first word counts unless it is a question word or command
-    ("Why", "Summarize"); month and day names, and numbers and the words of the
-    time phrase when the question has a date window ("in Q3"), are left to the
-    date filter. A question without a
-    lowercase word (TITLE CASE, CAPITALS) names nothing: its capitals say nothing.
-    """
-    tokens = _TOKEN.findall(question)
-    if not any(t[:1].islower() for t in tokens):
-        return []
-    window = analysis.window if analysis is not None else None
-    dated = set(_TOKEN.findall(window.label.lower())) if window is not None else set()
-    phrases: list[tuple[str, ...]] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        while run and not run[-1][:1].isalnum():
-            run.pop()
-        phrase = tuple(terms(" ".join(run)))
-        if phrase and phrase not in phrases:
-            phrases.append(phrase)
-        run.clear()
-
-    for i, token in enumerate(tokens):
-        low = token.lower()
-        name = token[:1].isupper() or token[:1].isdigit()
-        if token == "I" or low in _CALENDAR:
-            name = False
-        if i == 0 and low in _OPENERS | STOPWORDS | QUERY_FILLER:
-            name = False
-        if window is not None and (token[:1].isdigit() or low in dated):
-            name = False  # "in Q3 2025" became the date window
-        if name:
-            run.append(token)
-        elif run and token in "-–'’":
-            run.append(token)  # "All-Star", "Rabat-Salé"
-        else:
-            flush()
-    flush()
-    return phrases
-
-
-def missing_names(
-    question: str, sources: Sequence[Source], analysis: QueryAnalysis | None = None
-) -> list[tuple[str, ...]]:
-    """Names of the question that no source (text or title) contains, as a phrase.
-
-    Notes on the same topic share the question's common words; only the names
-    tell whether they are about the thing asked. A name found nowhere means the
-    notes cannot answer, whatever else they share with the question.
-    """
-    texts = [terms(s.chunk.text) for s in sources] + [terms(s.chunk.title) for s in sources]
-    return [
-        p for p in name_phrases(question, analysis) if not any(_has_phrase(t, p) for t in texts)
-    ]
-
-
-def titles_named(question: str, sources: Sequence[Source]) -> frozenset[str]:
-    """Citation ids of the sources whose note title the question contains."""
-    asked = terms(question)
-    return frozenset(
-        s.cid
-        for s in sources
-        if (title := tuple(terms(s.chunk.title))) and _has_phrase(asked, title)
-    )
-
-
-def _has_phrase(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
-    n = len(phrase)
-    return any(tuple(seq[i : i + n]) == phrase for i in range(len(seq) - n + 1))
-
-
 def compose(
     question: str,
     sources: Sequence[Source],
@@ -491,11 +264,14 @@ def compose(
     if people:
         # A question about Caroline is answered by what Caroline said or what was said
         # about her, never by a neighbour's sentence that shares its other words.
-        mine = [c for c in pool if about(c, people)]
+        mine = [c for c in pool if about(c.text, c.speaker, c.listener, people)]
         # ... and if what someone else said, or was told, matches the question better
         # than anything about her, the fact is theirs: decline rather than quote her
         # nearest line.
-        if _someone_elses(mine, [c for c in pool if c.speaker and not about(c, people)]):
+        if _someone_elses(
+            mine,
+            [c for c in pool if c.speaker and not about(c.text, c.speaker, c.listener, people)],
+        ):
             return NOT_ENOUGH
         pool = mine
         # Her name is in every line she speaks: only the question's other terms can
@@ -517,7 +293,7 @@ def compose(
     elif listing:
         chosen.sort(key=lambda c: (c.source_rank, c.position))
     # A factual answer keeps relevance order: the best sentence is the answer.
-    lines = [_cite(_speaker_prefix(c.text, c.speaker), c.cid) for c in chosen]
+    lines = [_cite(speaker_prefix(c.text, c.speaker), c.cid) for c in chosen]
     if analysis.intent in (Intent.LIST, Intent.TIMELINE):
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
@@ -553,7 +329,7 @@ def _dated_answer(
     if resolved:
         return _cite(resolved[0].meaning, best.cid)
     if has_absolute_date(best.text):
-        return _cite(_speaker_prefix(best.text, best.speaker), best.cid)
+        return _cite(speaker_prefix(best.text, best.speaker), best.cid)
     return _cite(day_text(written.date()), best.cid)
 
 

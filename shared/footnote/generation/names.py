@@ -1,0 +1,140 @@
+"""What a question names, and whether the notes name it too.
+
+Notes on the same topic share a question's common words; only its names (runs of
+capitalised words or numbers) tell whether they are about the thing asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from footnote.domain import QueryAnalysis, Source
+from footnote.text import QUERY_FILLER, STOPWORDS, terms
+
+# A capitalised first word is a name only if it is not one of these openers.
+_OPENERS = frozenset(
+    {
+        "summarize",
+        "summarise",
+        "describe",
+        "explain",
+        "compare",
+        "name",
+        "list",
+        "who",
+        "what",
+        "which",
+        "when",
+        "where",
+        "why",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "did",
+        "do",
+        "does",
+    }
+)
+# Dates are matched against a note's date, not its text.
+_CALENDAR = frozenset(
+    {
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    }
+)
+TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
+
+
+def name_phrases(question: str, analysis: QueryAnalysis | None = None) -> list[tuple[str, ...]]:
+    """What the question names: runs of capitalised words or numbers, as stemmed terms.
+
+    "Who founded Kaiser Ventures in 1941?" names ("kaiser", "ventur") and ("1941",).
+    A capitalised first word counts unless it is a question word or command
+    ("Why", "Summarize"); month and day names, and numbers and the words of the
+    time phrase when the question has a date window ("in Q3"), are left to the
+    date filter. A question without a
+    lowercase word (TITLE CASE, CAPITALS) names nothing: its capitals say nothing.
+    """
+    tokens = TOKEN.findall(question)
+    if not any(t[:1].islower() for t in tokens):
+        return []
+    window = analysis.window if analysis is not None else None
+    dated = set(TOKEN.findall(window.label.lower())) if window is not None else set()
+    phrases: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        while run and not run[-1][:1].isalnum():
+            run.pop()
+        phrase = tuple(terms(" ".join(run)))
+        if phrase and phrase not in phrases:
+            phrases.append(phrase)
+        run.clear()
+
+    for i, token in enumerate(tokens):
+        low = token.lower()
+        name = token[:1].isupper() or token[:1].isdigit()
+        if token == "I" or low in _CALENDAR:
+            name = False
+        if i == 0 and low in _OPENERS | STOPWORDS | QUERY_FILLER:
+            name = False
+        if window is not None and (token[:1].isdigit() or low in dated):
+            name = False  # "in Q3 2025" became the date window
+        if name:
+            run.append(token)
+        elif run and token in "-–'’":
+            run.append(token)  # "All-Star", "Rabat-Salé"
+        else:
+            flush()
+    flush()
+    return phrases
+
+
+def missing_names(
+    question: str, sources: Sequence[Source], analysis: QueryAnalysis | None = None
+) -> list[tuple[str, ...]]:
+    """Names of the question that no source (text or title) contains, as a phrase.
+
+    Notes on the same topic share the question's common words; only the names
+    tell whether they are about the thing asked. A name found nowhere means the
+    notes cannot answer, whatever else they share with the question.
+    """
+    texts = [terms(s.chunk.text) for s in sources] + [terms(s.chunk.title) for s in sources]
+    return [
+        p for p in name_phrases(question, analysis) if not any(_has_phrase(t, p) for t in texts)
+    ]
+
+
+def titles_named(question: str, sources: Sequence[Source]) -> frozenset[str]:
+    """Citation ids of the sources whose note title the question contains."""
+    asked = terms(question)
+    return frozenset(
+        s.cid
+        for s in sources
+        if (title := tuple(terms(s.chunk.title))) and _has_phrase(asked, title)
+    )
+
+
+def _has_phrase(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    return any(tuple(seq[i : i + n]) == phrase for i in range(len(seq) - n + 1))

@@ -1,0 +1,129 @@
+"""Who said a line, and whom it is about, in notes that record speakers.
+
+Transcripts and meeting notes write "Caroline: I went to …": each line is one
+turn. The offline generator reads a question that names a speaker against the
+lines about that person (said by them, said to them, or naming them other than
+in address), so it does not answer with another person's fact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from footnote.domain import Source
+from footnote.generation.names import TOKEN, name_phrases
+from footnote.text import split_sentences, terms
+
+# "Caroline: I went to …": a line that records who said it (chat logs, meeting notes).
+SPEAKER = re.compile(
+    r"^\s*(?P<name>[A-Z][\w.'’-]*(?:\s[A-Z][\w.'’-]*){0,2}):\s+(?=\S)", re.MULTILINE
+)
+_FIRST_PERSON = frozenset(
+    {"i", "i'm", "i’m", "i've", "i’ve", "i'd", "i’d", "i'll", "i’ll", "me", "my", "mine"}
+    | {"myself", "we", "we're", "we’re", "we've", "we’ve", "us", "our", "ours"}
+)
+_SECOND_PERSON = frozenset(
+    {"you", "you're", "you’re", "you've", "you’ve", "you'd", "you’d", "you'll", "you’ll"}
+    | {"your", "yours", "yourself"}
+)
+# A name in address ("Thanks, Caroline!", "Hey Mel,") is whom a line is said to, not
+# what it is about.
+_VOCATIVE = re.compile(
+    r"(?:\b(?i:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear)\s+"
+    r"|,\s*)[A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*)?(?=\s*[,!?.]|$)"
+    r"|^\s*[A-Z][\w'’-]*(?=\s*,)",
+)
+
+
+def attributed_sentences(text: str, continued: bool = False) -> list[tuple[str, str]]:
+    """(sentence, speaker) in order; the speaker is the last "Name:" line label above it.
+
+    ``continued``: the text is a later chunk of its note, so what precedes its first
+    label is the end of a turn, not a preamble."""
+    labels = [(m.start(), m["name"]) for m in SPEAKER.finditer(text)]
+    out: list[tuple[str, str]] = []
+    # A chunk cut from a longer transcript may open mid-turn: in a two-party exchange
+    # that turn is the other party's, the one the first labelled speaker answers.
+    opening = listeners(text).get(labels[0][1], "") if labels and continued else ""
+    for start, end in _line_sentences(text) if labels else split_sentences(text):
+        speaker = opening
+        for at, name in labels:
+            if at > start:
+                break
+            speaker = name
+        out.append((text[start:end], speaker))
+    return out
+
+
+def listeners(text: str) -> dict[str, str]:
+    """Speaker label -> whom their lines answer or are answered by (the nearest other
+    label in the note): in a two-party transcript, "you" in a line means that person."""
+    labels = [m["name"] for m in SPEAKER.finditer(text)]
+    out: dict[str, str] = {}
+    for i, name in enumerate(labels):
+        if name in out:
+            continue
+        before = [n for n in reversed(labels[:i]) if n != name]
+        after = [n for n in labels[i + 1 :] if n != name]
+        if before or after:
+            out[name] = (before or after)[0]
+    return out
+
+
+def _line_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans that never cross a line: in a transcript each line is one turn,
+    ended or not by punctuation."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for line in text.split("\n"):
+        spans.extend((offset + s, offset + e) for s, e in split_sentences(line))
+        offset += len(line) + 1
+    return spans
+
+
+def speaker_prefix(sentence: str, speaker: str) -> str:
+    """A quoted sentence keeps who said it, so "I" in it reads right."""
+    if not speaker or SPEAKER.match(sentence):
+        return sentence
+    return f"{speaker}: {sentence}"
+
+
+def asked_people(question: str, sources: Sequence[Source]) -> list[frozenset[str]]:
+    """Speakers of the sources that the question names, each as its set of name terms."""
+    named = {t for phrase in name_phrases(question) for t in phrase}
+    people: dict[str, frozenset[str]] = {}
+    for source in sources:
+        for m in SPEAKER.finditer(source.chunk.text):
+            name_terms = frozenset(terms(m["name"]))
+            if name_terms and name_terms & named:
+                people[m["name"]] = name_terms
+    return list(people.values())
+
+
+def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str]]) -> bool:
+    """The sentence is about one of the people the question asks about: said by them
+    (unless it only speaks of the listener: "your race sounds fun"), said to them about
+    them ("you must be proud"), or naming them other than in address ("Thanks, Mel!")."""
+    spoken = frozenset(terms(speaker))
+    heard = frozenset(terms(listener))
+    first, second = _persons(text)
+    for p in people:
+        if p <= spoken and (first or not second):
+            return True
+        if heard and p <= heard and second and not first:
+            return True
+        if p & (frozenset(terms(said(text))) - spoken):
+            return True
+    return False
+
+
+def said(text: str) -> str:
+    """What a line says, without its speaker's label or a name in address."""
+    return _VOCATIVE.sub(" ", SPEAKER.sub("", text)).strip()
+
+
+def _persons(text: str) -> tuple[bool, bool]:
+    """Whether a sentence speaks in the first person, and of the person addressed."""
+    low = {w.lower() for w in TOKEN.findall(text)}
+    return bool(low & _FIRST_PERSON), bool(low & _SECOND_PERSON)
