@@ -192,7 +192,8 @@ def main() -> None:
     if args.url:
         url, auth = args.url.rstrip("/"), args.auth or "127.0.0.1:9099"
     else:
-        from footnote.dev.stack import Ports, Stack
+        from footnote.dev.prerequisites import Ports
+        from footnote.dev.stack import Stack
 
         stack = Stack(Ports.free())
         stack.start()

@@ -44,6 +44,7 @@ import tracemalloc
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -207,7 +208,8 @@ def build_corpus_of(
             matrix = shared[d]
         notes.append(note)
         chunks.extend(
-            build_chunks(dataclasses.replace(p, note=note), memory_type, matrix, model_id)
+            # An ndarray's rows are read as sequences of floats.
+            build_chunks(dataclasses.replace(p, note=note), memory_type, matrix, model_id)  # type: ignore[arg-type]
         )
         i += 1
     source_chunks = sum(len(p.drafts) for p, _ in prepared)
@@ -219,7 +221,8 @@ def random_unit_vectors(seed: int, dim: int = DIM) -> VectorSource:
 
     def make(texts: Sequence[str]) -> np.ndarray:
         m = rng.standard_normal((len(texts), dim)).astype(np.float32)
-        return m / np.linalg.norm(m, axis=1, keepdims=True)
+        unit: np.ndarray = m / np.linalg.norm(m, axis=1, keepdims=True)
+        return unit
 
     return make
 
@@ -283,7 +286,7 @@ def round_robin(
     samples: dict[str, list[float]] = {name: [] for name in engines}
     for i in range(queries + warmup):
         for name, run in engines.items():
-            ms, _ = timed(lambda run=run, i=i: run(i))
+            ms, _ = timed(partial(run, i))
             if i >= warmup:
                 samples[name].append(ms)
     return {name: percentiles(s) for name, s in samples.items()}
@@ -319,10 +322,11 @@ def bench_engines(
     import hnswlib
 
     from footnote.config import Settings
-    from footnote.retrieval.corpus import Bm25Params, build_corpus, keyword_terms
+    from footnote.retrieval.bm25 import Bm25Params, keyword_terms
+    from footnote.retrieval.corpus import build_corpus
 
     faiss.omp_set_num_threads(int(THREADS))
-    s = Settings(NOTE_STORE="memory")  # type: ignore[call-arg]
+    s = Settings(NOTE_STORE="memory")
     params = Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method)
     out: dict[str, Any] = {"build_ms": {}}
     chunks = corpus.chunks
@@ -410,9 +414,9 @@ def bench_engines(
         if not vocab_ids[i]:
             continue
         theirs = {chunks[j].chunk_id for j in bm25s_top(i)}
-        mine = {h.chunk_id for h in fn_corpus.keyword_hits(qterms[i], TOP_K, mask)}
+        ours = {h.chunk_id for h in fn_corpus.keyword_hits(qterms[i], TOP_K, mask)}
         if theirs:
-            overlap.append(len(theirs & mine) / len(theirs))
+            overlap.append(len(theirs & ours) / len(theirs))
     keyword["footnote"]["agreement"] = float(np.mean(overlap)) if overlap else 0.0
     out["keyword"] = keyword
     return out
@@ -485,12 +489,12 @@ def service_run(
     rss_loaded = rss_mb()
 
     search = container.chat.search
-    cold_ms, _ = timed(lambda: search(TENANT, queries[0], SEARCH_K))
+    cold_ms, _ = timed(partial(search, TENANT, queries[0], SEARCH_K))
     timings: list[float] = []
     strategies: dict[str, int] = {}
     results = 0
     for i in range(n_queries + 5):
-        ms, body = timed(lambda i=i: search(TENANT, queries[(i + 1) % len(queries)], SEARCH_K))
+        ms, body = timed(partial(search, TENANT, queries[(i + 1) % len(queries)], SEARCH_K))
         if i >= 5:
             timings.append(ms)
             strategy = body["meta"]["strategy"]
@@ -502,7 +506,7 @@ def service_run(
     # Memory of the index alone: a fresh container (empty corpus cache) on the same
     # store, traced from its cold load through a few searches.
     store = container.store
-    container = search = None  # drop the warm corpus before tracing a cold one
+    del container, search  # drop the warm corpus before tracing a cold one
     gc.collect()
     tracemalloc.start()
     fresh = Container(settings, store=store)
@@ -629,7 +633,8 @@ def firestore_run(
     """Against a Firestore emulator this benchmark starts: seed a tenant through the
     store's own writes, then cold load, warm searches and first searches after a
     write, each with the documents it read."""
-    from footnote.dev.stack import Ports, Stack
+    from footnote.dev.prerequisites import Ports
+    from footnote.dev.stack import Stack
     from footnote.wiring import Container
 
     stack = Stack(ports=Ports.free())
@@ -681,7 +686,7 @@ def firestore_run(
             cold_reads = counter.reset()
             warm, warm_reads = [], []
             for i in range(n_queries + 2):
-                ms, _ = timed(lambda i=i: search(TENANT, queries[(i + 1) % len(queries)], SEARCH_K))
+                ms, _ = timed(partial(search, TENANT, queries[(i + 1) % len(queries)], SEARCH_K))
                 reads = counter.reset()
                 if i >= 2:
                     warm.append(ms)
@@ -694,7 +699,7 @@ def firestore_run(
                 note = writer.notes.create(TENANT, text, normalize(doc.title), None, None)
                 writer.indexing.index_note(note.note.id)
                 counter.reset()  # the writer's reads are not the query's
-                ms, _ = timed(lambda i=i: search(TENANT, queries[i], SEARCH_K))
+                ms, _ = timed(partial(search, TENANT, queries[i], SEARCH_K))
                 after.append({"search_ms": ms, "reads": counter.reset()[0]})
         return {
             "chunks": n_chunks,
@@ -948,7 +953,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from footnote.config import Settings
 
-    s = Settings(NOTE_STORE="memory")  # type: ignore[call-arg]
+    s = Settings(NOTE_STORE="memory")
     docs, queries = load_scifact()
     pool = sum(
         len(

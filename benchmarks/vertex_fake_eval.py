@@ -29,7 +29,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from tests.fakes.google_apis import FakeGoogleApis  # noqa: E402
 from tests.fakes.vertex import vertex_settings  # noqa: E402
 
+from footnote.adapters.memory_store import MemoryStore  # noqa: E402
 from footnote.adapters.memory_term_stats import MemoryTermStats  # noqa: E402
 from footnote.adapters.vertex_vector_index import VertexVectorIndex  # noqa: E402
 from footnote.domain import Hit  # noqa: E402
@@ -183,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         )
         app = BenchContainer(settings, args.cache_dir)
-        index: VertexVectorIndex = app.vector_index
+        index = app.vector_index
         assert isinstance(index, VertexVectorIndex), type(index)
         started = time.perf_counter()
         stderr_progress(
@@ -194,6 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["datapoints"] = len(next(iter(fake.indexes.values())))
         report["embedding_model"] = app.embedder.model_id
         store = app.store
+        assert isinstance(store, MemoryStore), type(store)  # NOTE_STORE=memory
         note_of = lambda cid: store.chunks[cid].note_id  # noqa: E731
 
         memory = Retriever(settings, app.corpora, app.embedder, None)
@@ -215,7 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         def ask_memory_lists(q: str) -> tuple[list[str], bool]:
             vec, keywords = analysed(q)
             mask = corpus.mask(None, ())
-            dense = corpus.vector_hits(vec, settings.retrieval_top_k, mask)
+            # An ndarray is what similarities() wants; Sequence[float] is the port's type.
+            dense = corpus.vector_hits(vec, settings.retrieval_top_k, mask)  # type: ignore[arg-type]
             keyword = corpus.keyword_hits(keywords, settings.retrieval_top_k, mask)
             row = corpus.by_id
             as_n = lambda hits: [  # noqa: E731
@@ -271,8 +274,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             name = f"vertex-rrf-a{alpha}"
             rows[name] = run(name, qids, ask_vertex(service, fused_order=True), qrels, note_of)
         report["strategies"] = rows
-        sketch_stats = app.term_stats.statistics(TENANT)
+        term_stats = app.term_stats
+        assert term_stats is not None
+        sketch_stats = term_stats.statistics(TENANT)
         exact_stats = exact.statistics(TENANT)
+        assert isinstance(exact_stats.df, Mapping)  # exact: no sketch
         report["stats"] = {
             "chunks": exact_stats.docs,
             "sketch_docs": sketch_stats.docs,

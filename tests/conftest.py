@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from footnote.dev.demo import DemoClient
-from footnote.dev.stack import Ports, PrerequisiteMissing, Stack
+from footnote.dev.prerequisites import Ports, PrerequisiteMissing
+from footnote.dev.stack import Stack
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -73,7 +74,7 @@ class User:
             "user_id"
         ]
 
-    def call(self, method: str, path: str, **kw: object):  # type: ignore[no-untyped-def]
+    def call(self, method: str, path: str, **kw: object):
         return self.client.call(method, path, self.token, **kw)
 
     def add_note(self, text: str, **fields: object) -> str:
@@ -91,7 +92,7 @@ class User:
 
 
 @pytest.fixture
-def new_user(client: DemoClient):  # type: ignore[no-untyped-def]
+def new_user(client: DemoClient):
     def make() -> User:
         return User(client, f"user-{uuid.uuid4().hex[:10]}@footnote.test")
 
@@ -99,14 +100,14 @@ def new_user(client: DemoClient):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="session")
-def firestore_client(stack: Stack):  # type: ignore[no-untyped-def]
+def firestore_client(stack: Stack):
     from google.cloud import firestore
 
     return firestore.Client(project=stack.project)
 
 
 @pytest.fixture(scope="session")
-def direct_firestore_client(stack: Stack):  # type: ignore[no-untyped-def]
+def direct_firestore_client(stack: Stack):
     """A client of the same emulator, in a project no function watches.
 
     Tests that drive a store directly must not share the stack's project: its

@@ -30,7 +30,7 @@ def settings(**overrides: Any) -> Settings:
         "VECTOR_INDEX": "memory",
     }
     base.update(overrides)
-    return Settings(**base)  # type: ignore[arg-type]
+    return Settings(**base)
 
 
 class TokenTable:
@@ -87,7 +87,7 @@ class Harness:
         )
         self.requests = 0
         self._lock = threading.Lock()
-        self.app = Request.application(self._handle)  # type: ignore[arg-type]
+        self.app = Request.application(self._handle)
         self.http = Client(self.app)
 
     def _handle(self, request: Request) -> Response:

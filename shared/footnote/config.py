@@ -240,7 +240,7 @@ def get_settings() -> Settings:
     """The process-wide settings, read from the environment once; invalid settings
     raise SettingsError with one line naming each problem."""
     try:
-        return Settings()  # type: ignore[call-arg]
+        return Settings()
     except ValidationError as exc:
         raise SettingsError(one_line(exc)) from None
 

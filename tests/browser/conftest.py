@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from footnote.dev.stack import PrerequisiteMissing, Stack
+from footnote.dev.prerequisites import PrerequisiteMissing
+from footnote.dev.stack import Stack
 
 CHROMIUM = os.environ.get("FOOTNOTE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"

@@ -53,7 +53,7 @@ def wait_indexed(page: Page, note_id: str) -> None:
     expect(item.get_by_role("status")).to_have_text("Indexed")
 
 
-def ask(page: Page, question: str):  # type: ignore[no-untyped-def]
+def ask(page: Page, question: str):
     page.get_by_role("button", name="Ask", exact=True).first.click()
     before = page.locator("#thread .turn.assistant").count()
     box = page.get_by_role("textbox", name="Ask your notes")
@@ -166,7 +166,7 @@ def test_sign_up_index_stream_cite_and_follow_up(
 
 def test_edit_and_delete_are_never_cited_at_phone_width(
     browser: Browser, web_url: str, email: str, shots: Path, firestore_client
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from tests.emulator.test_end_to_end import _chunks
 
     context = browser.new_context(viewport={"width": 375, "height": 812}, has_touch=True)
@@ -240,7 +240,7 @@ def test_a_second_user_sees_nothing_of_the_first(page: Page, web_url: str, email
 
 def test_a_failed_note_shows_failed_and_retry_indexes_it(
     page: Page, web_url: str, email: str, stack
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     import requests
 
     sign_up(page, web_url, email)

@@ -19,7 +19,7 @@ from tests.factories import NOW, chunk, note
 
 
 @pytest.fixture(params=["hash", "local", "vertex"])
-def embedder(request) -> Embedder:  # type: ignore[no-untyped-def]
+def embedder(request) -> Embedder:
     if request.param == "hash":
         return HashEmbedder()
     if request.param == "vertex":
@@ -52,7 +52,7 @@ def test_cached_embedder_embeds_identical_text_once() -> None:
     assert cached.embed_documents(["c d"]) == [first[1]] and cached.misses == 2
 
 
-def _memory_index_with(chunks):  # type: ignore[no-untyped-def]
+def _memory_index_with(chunks):
     store = MemoryStore()
     for c in chunks:
         if c.note_id not in store.notes:
@@ -64,7 +64,7 @@ def _memory_index_with(chunks):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(params=["memory", "vertex"])
-def index_with(request):  # type: ignore[no-untyped-def]
+def index_with(request):
     """A function: chunks → a vector index holding them (upserted as indexing does)."""
     if request.param == "memory":
         return _memory_index_with
@@ -73,7 +73,7 @@ def index_with(request):  # type: ignore[no-untyped-def]
 
     settings = vertex_settings(request.getfixturevalue("google"), EMBEDDER="hash")
 
-    def build(chunks):  # type: ignore[no-untyped-def]
+    def build(chunks):
         index = VertexVectorIndex.from_settings(settings)
         index.upsert(chunks)
         return index
@@ -81,7 +81,7 @@ def index_with(request):  # type: ignore[no-untyped-def]
     return build
 
 
-def test_vector_index_contract_tenant_window_and_type(index_with) -> None:  # type: ignore[no-untyped-def]
+def test_vector_index_contract_tenant_window_and_type(index_with) -> None:
     chunks = [
         chunk(
             "a_000", "Firestore stores notes.", "alice", days_ago=1, memory_type=MemoryType.DECISION

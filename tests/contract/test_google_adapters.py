@@ -62,7 +62,7 @@ def test_the_vertex_adapters_implement_the_ports(google: FakeGoogleApis) -> None
 
 
 @pytest.fixture(params=["extractive", "gemini"])
-def generator(request, google: FakeGoogleApis) -> Generator:  # type: ignore[no-untyped-def]
+def generator(request, google: FakeGoogleApis) -> Generator:
     if request.param == "extractive":
         from footnote.generation.extractive import ExtractiveGenerator
 
@@ -85,7 +85,7 @@ def test_generator_contract(generator: Generator) -> None:
 
 
 @pytest.fixture(params=["rules", "gemini"])
-def classifier(request, google: FakeGoogleApis) -> Classifier:  # type: ignore[no-untyped-def]
+def classifier(request, google: FakeGoogleApis) -> Classifier:
     if request.param == "rules":
         from footnote.ingest.classify import RuleClassifier
 
@@ -101,7 +101,7 @@ def test_classifier_contract(classifier: Classifier) -> None:
 
 
 @pytest.fixture(params=["off", "vertex"])
-def reranker(request, google: FakeGoogleApis) -> Reranker:  # type: ignore[no-untyped-def]
+def reranker(request, google: FakeGoogleApis) -> Reranker:
     if request.param == "off":
         return KeepOrderReranker()
     return VertexRanker.from_settings(vertex_settings(google))
@@ -358,11 +358,11 @@ SOURCES = [
 ]
 
 
-def _user_text(call) -> str:  # type: ignore[no-untyped-def]
+def _user_text(call) -> str:
     return "".join(p["text"] for c in call.body["contents"] for p in c["parts"])
 
 
-def _system_text(call) -> str:  # type: ignore[no-untyped-def]
+def _system_text(call) -> str:
     return "".join(p["text"] for p in call.body["systemInstruction"]["parts"])
 
 

@@ -16,7 +16,7 @@ from tests.factories import NOW, chunk, note
 
 
 @pytest.fixture(params=["memory", "firestore"])
-def store(request):  # type: ignore[no-untyped-def]
+def store(request):
     if request.param == "memory":
         from footnote.adapters.memory_store import MemoryStore
 
@@ -32,12 +32,12 @@ def _ids() -> tuple[str, str]:
     return f"tenant-{u}", f"note-{u}"
 
 
-def test_adapters_implement_the_ports(store) -> None:  # type: ignore[no-untyped-def]
+def test_adapters_implement_the_ports(store) -> None:
     assert isinstance(store, NoteStore) and isinstance(store, ChunkStore)
     assert isinstance(store, ConversationStore)
 
 
-def test_notes_are_tenant_scoped(store) -> None:  # type: ignore[no-untyped-def]
+def test_notes_are_tenant_scoped(store) -> None:
     tenant, nid = _ids()
     store.create_note(note(nid, "hello", tenant))
     assert store.get_note(tenant, nid).text == "hello"
@@ -48,7 +48,7 @@ def test_notes_are_tenant_scoped(store) -> None:  # type: ignore[no-untyped-def]
     assert store.index_state(nid).status is IndexStatus.PENDING
 
 
-def test_update_marks_pending_only_when_content_changes(store) -> None:  # type: ignore[no-untyped-def]
+def test_update_marks_pending_only_when_content_changes(store) -> None:
     tenant, nid = _ids()
     store.create_note(note(nid, "hello", tenant))
     store.set_index_state(IndexState(nid, tenant, IndexStatus.INDEXED, "h", 1, "m"))
@@ -63,7 +63,7 @@ def test_update_marks_pending_only_when_content_changes(store) -> None:  # type:
     assert cleared.type is None
 
 
-def test_list_pages_newest_first_without_gaps(store) -> None:  # type: ignore[no-untyped-def]
+def test_list_pages_newest_first_without_gaps(store) -> None:
     tenant, base = _ids()
     ids = [f"{base}-{i}" for i in range(5)]
     for i, nid in enumerate(ids):
@@ -81,7 +81,7 @@ def test_list_pages_newest_first_without_gaps(store) -> None:  # type: ignore[no
         store.list_notes(tenant, 2, "not-a-cursor")
 
 
-def test_note_ids_page_in_id_order(store) -> None:  # type: ignore[no-untyped-def]
+def test_note_ids_page_in_id_order(store) -> None:
     tenant, base = _ids()
     for i in range(4):
         store.create_note(note(f"{base}-{i}", "x", tenant))
@@ -90,7 +90,7 @@ def test_note_ids_page_in_id_order(store) -> None:  # type: ignore[no-untyped-de
     assert first + rest == [f"{base}-{i}" for i in range(4)]
 
 
-def test_replace_chunks_swaps_atomically_and_bumps_version(store) -> None:  # type: ignore[no-untyped-def]
+def test_replace_chunks_swaps_atomically_and_bumps_version(store) -> None:
     tenant, nid = _ids()
     n = store.create_note(note(nid, "first text", tenant))
     v0 = store.tenant_version(tenant)
@@ -106,7 +106,7 @@ def test_replace_chunks_swaps_atomically_and_bumps_version(store) -> None:  # ty
     assert store.index_state(nid).chunk_count == 1
 
 
-def test_replace_chunks_refuses_a_stale_version(store) -> None:  # type: ignore[no-untyped-def]
+def test_replace_chunks_refuses_a_stale_version(store) -> None:
     tenant, nid = _ids()
     n = store.create_note(note(nid, "v1", tenant))
     store.update_note(tenant, nid, NoteChanges(text="v2"), NOW)
@@ -115,7 +115,7 @@ def test_replace_chunks_refuses_a_stale_version(store) -> None:  # type: ignore[
     assert store.tenant_chunks(tenant) == []
 
 
-def test_remove_chunks_only_once_the_note_is_gone(store) -> None:  # type: ignore[no-untyped-def]
+def test_remove_chunks_only_once_the_note_is_gone(store) -> None:
     tenant, nid = _ids()
     n = store.create_note(note(nid, "x", tenant))
     store.replace_chunks(
@@ -130,7 +130,7 @@ def test_remove_chunks_only_once_the_note_is_gone(store) -> None:  # type: ignor
     assert store.remove_chunks(nid, deleted) == []
 
 
-def test_unindexed_lists_pending_and_failed(store) -> None:  # type: ignore[no-untyped-def]
+def test_unindexed_lists_pending_and_failed(store) -> None:
     tenant, base = _ids()
     for i, status in enumerate([IndexStatus.PENDING, IndexStatus.INDEXED, IndexStatus.FAILED]):
         nid = f"zz{base}-{i}"
@@ -140,7 +140,7 @@ def test_unindexed_lists_pending_and_failed(store) -> None:  # type: ignore[no-u
     assert found == [f"zz{base}-0", f"zz{base}-2"]
 
 
-def test_conversations_are_tenant_scoped(store) -> None:  # type: ignore[no-untyped-def]
+def test_conversations_are_tenant_scoped(store) -> None:
     tenant, cid = _ids()
     turns = [
         Turn(f"{cid}-u", cid, tenant, "user", "q?", NOW),
@@ -154,7 +154,7 @@ def test_conversations_are_tenant_scoped(store) -> None:  # type: ignore[no-unty
     assert store.turn("intruder", f"{cid}-a") is None
 
 
-def test_embedding_cache_round_trip(store) -> None:  # type: ignore[no-untyped-def]
+def test_embedding_cache_round_trip(store) -> None:
     if not hasattr(store, "get_many"):
         from footnote.adapters.cached_embedder import MemoryEmbeddingCache
 
@@ -165,7 +165,7 @@ def test_embedding_cache_round_trip(store) -> None:  # type: ignore[no-untyped-d
     assert store.get_many([key, "missing"]) == {key: [0.5, -0.25]}
 
 
-def test_the_change_log_names_exactly_the_notes_changed_since_a_mark(store) -> None:  # type: ignore[no-untyped-def]
+def test_the_change_log_names_exactly_the_notes_changed_since_a_mark(store) -> None:
     tenant, base = _ids()
     state = IndexState(base, tenant, IndexStatus.INDEXED, "h", 1, "m")
     notes = [store.create_note(note(f"{base}-{i}", f"text {i}", tenant)) for i in range(3)]
@@ -195,7 +195,7 @@ def test_the_change_log_names_exactly_the_notes_changed_since_a_mark(store) -> N
     assert store.chunks_of_notes(other_tenant, changed) == []
 
 
-def test_get_chunks_reads_the_winners_and_drops_deleted_and_edited_notes(store) -> None:  # type: ignore[no-untyped-def]
+def test_get_chunks_reads_the_winners_and_drops_deleted_and_edited_notes(store) -> None:
     tenant, base = _ids()
     state = IndexState(base, tenant, IndexStatus.INDEXED, "h", 1, "m")
     notes = [store.create_note(note(f"{base}-{i}", f"text {i}", tenant)) for i in range(3)]
@@ -217,7 +217,7 @@ def test_get_chunks_reads_the_winners_and_drops_deleted_and_edited_notes(store) 
     assert store.get_chunks(tenant, [f"{notes[1].id}_000"])[0].text == "edited"
 
 
-def test_withdraw_chunks_drops_a_live_notes_chunks_and_names_them(store) -> None:  # type: ignore[no-untyped-def]
+def test_withdraw_chunks_drops_a_live_notes_chunks_and_names_them(store) -> None:
     tenant, nid = _ids()
     n = store.create_note(note(nid, "x", tenant))
     store.replace_chunks(
@@ -238,7 +238,7 @@ def test_withdraw_chunks_drops_a_live_notes_chunks_and_names_them(store) -> None
 
 
 @pytest.fixture(params=["memory", "firestore"])
-def jobs(request):  # type: ignore[no-untyped-def]
+def jobs(request):
     if request.param == "memory":
         from footnote.adapters.memory_jobs import MemoryJobStore
 
@@ -249,11 +249,11 @@ def jobs(request):  # type: ignore[no-untyped-def]
     return FirestoreJobStore(request.getfixturevalue("firestore_client"))
 
 
-def test_job_stores_implement_the_port(jobs) -> None:  # type: ignore[no-untyped-def]
+def test_job_stores_implement_the_port(jobs) -> None:
     assert isinstance(jobs, JobStore)
 
 
-def test_a_job_starts_at_no_cursor_and_get_or_create_keeps_it(jobs) -> None:  # type: ignore[no-untyped-def]
+def test_a_job_starts_at_no_cursor_and_get_or_create_keeps_it(jobs) -> None:
     job_id = f"job-{uuid.uuid4().hex[:8]}"
     assert jobs.get(job_id) is None
     created = jobs.get_or_create(job_id, "tenant", "t1")
@@ -269,7 +269,7 @@ def test_a_job_starts_at_no_cursor_and_get_or_create_keeps_it(jobs) -> None:  # 
     assert jobs.get(job_id) == again
 
 
-def test_advance_is_a_compare_and_set_that_stops_when_done(jobs) -> None:  # type: ignore[no-untyped-def]
+def test_advance_is_a_compare_and_set_that_stops_when_done(jobs) -> None:
     job_id = f"job-{uuid.uuid4().hex[:8]}"
     jobs.create(job_id, "all", None)
     assert jobs.advance(job_id, None, "a", 2, False)

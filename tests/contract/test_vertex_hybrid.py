@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import timedelta
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +19,8 @@ from footnote.adapters.memory_term_stats import MemoryTermStats
 from footnote.adapters.vertex_vector_index import VertexVectorIndex
 from footnote.domain import MemoryType, TimeWindow
 from footnote.ports import HybridQuery
-from footnote.retrieval.corpus import Bm25Params, build_corpus
+from footnote.retrieval.bm25 import Bm25Params
+from footnote.retrieval.corpus import build_corpus
 from footnote.retrieval.sparse import NoteTerms, chunk_terms, chunk_weights, term_id
 from footnote.text import terms
 from tests.factories import NOW, chunk
@@ -34,7 +36,7 @@ TEXTS = {
 }
 
 
-def indexed(google: FakeGoogleApis, **env: str):  # type: ignore[no-untyped-def]
+def indexed(google: FakeGoogleApis, **env: str):
     """A hybrid index over TEXTS for alice (and one chunk of bob's), stats recorded first."""
     settings = vertex_settings(google, EMBEDDER="hash", **env)
     stats = MemoryTermStats()
@@ -117,9 +119,12 @@ def test_keyword_scores_are_local_bm25_with_exact_statistics(google: FakeGoogleA
     for text in ("pricing budget", "pricing pricing launch", "vector index latency", "cats"):
         q = tuple(terms(text))
         local = corpus.keyword_scores(q)
-        expected = {
-            corpus.chunks[i].chunk_id: float(local[i]) for i in range(len(local)) if local[i] > 0
-        }
+        expected = {}
+        for i in range(len(local)):
+            if local[i] > 0:
+                row = corpus.chunks[i]
+                assert row is not None  # a scored row is a live one
+                expected[row.chunk_id] = float(local[i])
         hits = index.search_hybrid(dataclasses.replace(query(text), keywords=q))
         assert {n.chunk_id: n.score for n in hits.keyword} == pytest.approx(expected, rel=1e-5)
 
@@ -174,7 +179,7 @@ def test_the_fake_requires_rrf_to_mix_dense_and_sparse(google: FakeGoogleApis) -
 
     indexed(google)
     endpoint = vertex_settings(google).vertex_index_endpoint
-    body = {
+    body: dict[str, Any] = {
         "deployedIndexId": vertex_settings(google).vertex_deployed_index_id,
         "queries": [
             {
@@ -207,6 +212,7 @@ def test_the_indexer_keeps_sparse_datapoints_and_statistics_in_step(google: Fake
     for nid in ("k1", "k2"):
         assert c.indexing.index_note(nid).outcome is Outcome.INDEXED
     stats = c.term_stats
+    assert stats is not None
     pricing = term_id(terms("pricing")[0])
     assert stats.statistics("kim").docs == 2 and stats.statistics("kim").df_of(pricing) == 1
     assert all(p.sparse for p in google.datapoints(INDEX).values())

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from footnote.adapters.memory_store import MemoryStore
+from footnote.adapters.pubsub_queue import InlineQueue
 from footnote.api import wire
 from footnote.config import Settings
 from footnote.generation.extractive import MODEL_NAME as EXTRACTIVE
@@ -40,7 +41,12 @@ QUESTION = "Which database did we choose for offline sync?"
 
 def build(google: FakeGoogleApis, store: MemoryStore | None = None, **env: Any) -> Container:
     c = Container(vertex_settings(google, **env), **({"store": store} if store else {}))
-    c.queue.handler = lambda message: c.reindexing.handle(parse_request(message))
+    assert isinstance(c.queue, InlineQueue)
+
+    def handler(message: Mapping[str, Any]) -> None:
+        c.reindexing.handle(parse_request(message))
+
+    c.queue.handler = handler
     return c
 
 
@@ -289,7 +295,8 @@ def test_a_dimension_change_is_refused_by_the_index(google: FakeGoogleApis) -> N
     with pytest.raises(Exception) as raised:
         new.indexing.index_note("a1")
     assert getattr(raised.value, "code", None) == 400
-    assert store.index_state("a1").status.value == "failed"
+    state = store.index_state("a1")
+    assert state is not None and state.status.value == "failed"
 
 
 def _raw_datapoints(google: FakeGoogleApis) -> list[dict[str, Any]]:
@@ -304,7 +311,7 @@ def _raw_datapoints(google: FakeGoogleApis) -> list[dict[str, Any]]:
     ]
 
 
-def _query(c: Container, tenant: str, text: str):  # type: ignore[no-untyped-def]
+def _query(c: Container, tenant: str, text: str):
     from footnote.ports import VectorQuery
 
     return VectorQuery(tenant, c.embedder.embed_query(text), 10)

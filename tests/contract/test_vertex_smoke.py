@@ -121,7 +121,7 @@ def world() -> Iterator[tuple[Container, str, list[str]]]:
             c.indexing.index_note(nid)
 
 
-def test_embeddings_have_the_configured_dimension(world) -> None:  # type: ignore[no-untyped-def]
+def test_embeddings_have_the_configured_dimension(world) -> None:
     c, _, _ = world
     docs = c.raw_embedder.embed_documents(["We chose Firestore.", "Bananas are yellow."])
     query = c.raw_embedder.embed_query("which database did we choose")
@@ -130,7 +130,7 @@ def test_embeddings_have_the_configured_dimension(world) -> None:  # type: ignor
     assert sims[0] > sims[1]
 
 
-def test_vector_search_answers_within_the_tenant(world) -> None:  # type: ignore[no-untyped-def]
+def test_vector_search_answers_within_the_tenant(world) -> None:
     c, tenant, ids = world
     if c.settings.vector_index != "vertex":
         pytest.skip("FOOTNOTE_SMOKE_INDEX not set")
@@ -148,7 +148,7 @@ def test_vector_search_answers_within_the_tenant(world) -> None:  # type: ignore
     assert c.vector_index.search(VectorQuery(f"{tenant}-nobody", vector, 5)) == []
 
 
-def test_a_cited_answer_without_fallbacks(world) -> None:  # type: ignore[no-untyped-def]
+def test_a_cited_answer_without_fallbacks(world) -> None:
     c, tenant, ids = world
     body = wire.chat(
         c.chat.chat(tenant, "Which database did we choose for offline sync?", None, RagConfig())
@@ -160,13 +160,13 @@ def test_a_cited_answer_without_fallbacks(world) -> None:  # type: ignore[no-unt
     assert "Firestore" in body["answer"]
 
 
-def test_classification_with_gemini(world, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
+def test_classification_with_gemini(world, caplog: pytest.LogCaptureFixture) -> None:
     c, _, _ = world
     assert c.classifier.classify("Churn fell to 2% in Q3.").value == "metric"
     assert "Gemini classification failed" not in caplog.text  # not the rules' answer
 
 
-def test_the_ranking_api_puts_the_relevant_chunk_first(world) -> None:  # type: ignore[no-untyped-def]
+def test_the_ranking_api_puts_the_relevant_chunk_first(world) -> None:
     c, tenant, ids = world
     if c.reranker.name != "vertex":
         pytest.skip("FOOTNOTE_SMOKE_RANKING not set")

@@ -10,11 +10,11 @@ import requests
 pytestmark = pytest.mark.emulator
 
 
-def _count(user) -> int:  # type: ignore[no-untyped-def]
+def _count(user) -> int:
     return len(user.call("GET", "/notes", params={"limit": 100}).json()["notes"])
 
 
-def _raw(stack, user, method: str, path: str, data: bytes, content_type: str):  # type: ignore[no-untyped-def]
+def _raw(stack, user, method: str, path: str, data: bytes, content_type: str):
     return requests.request(
         method,
         f"{stack.api_url}{path}",
@@ -56,7 +56,7 @@ def _raw(stack, user, method: str, path: str, data: bytes, content_type: str):  
 )
 def test_bad_note_bodies_get_4xx_and_store_nothing(
     stack, new_user, body, content_type, status, code
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     user = new_user()
     response = _raw(stack, user, "POST", "/notes", body, content_type)
     assert response.status_code == status, response.text
@@ -76,13 +76,13 @@ def test_bad_note_bodies_get_4xx_and_store_nothing(
         ({"limit": "5"}, 200),
     ],
 )
-def test_list_parameters_are_validated(new_user, params, status) -> None:  # type: ignore[no-untyped-def]
+def test_list_parameters_are_validated(new_user, params, status) -> None:
     user = new_user()
     response = user.call("GET", "/notes", params=params)
     assert response.status_code == status, response.text
 
 
-def test_chat_input_limits(new_user) -> None:  # type: ignore[no-untyped-def]
+def test_chat_input_limits(new_user) -> None:
     user = new_user()
     assert user.call("POST", "/chat", json={"message": "x" * 2001}).status_code == 400
     assert user.call("POST", "/chat", json={"message": ""}).status_code == 400
@@ -101,7 +101,7 @@ def test_chat_input_limits(new_user) -> None:  # type: ignore[no-untyped-def]
     assert user.call("PUT", "/notes").status_code == 405
 
 
-def test_patch_validation_and_unknown_note(new_user) -> None:  # type: ignore[no-untyped-def]
+def test_patch_validation_and_unknown_note(new_user) -> None:
     user = new_user()
     note_id = user.add_note("Original text.")
     assert user.call("PATCH", f"/notes/{note_id}", json={}).status_code == 400
@@ -111,7 +111,7 @@ def test_patch_validation_and_unknown_note(new_user) -> None:  # type: ignore[no
     assert user.call("GET", f"/notes/{note_id}").json()["text"] == "Original text."
 
 
-def test_notes_pages_with_cursor(new_user) -> None:  # type: ignore[no-untyped-def]
+def test_notes_pages_with_cursor(new_user) -> None:
     user = new_user()
     ids = [user.add_note(f"Paged note {i}.") for i in range(5)]
     seen, cursor = [], None
@@ -126,7 +126,7 @@ def test_notes_pages_with_cursor(new_user) -> None:  # type: ignore[no-untyped-d
     assert seen == list(reversed(ids))
 
 
-def test_chat_streams_server_sent_events_and_records_sources(new_user) -> None:  # type: ignore[no-untyped-def]
+def test_chat_streams_server_sent_events_and_records_sources(new_user) -> None:
     user = new_user()
     note_id = user.add_note("The espresso machine is descaled every first Monday of the month.")
     user.wait_indexed(note_id)
@@ -151,7 +151,7 @@ def test_chat_streams_server_sent_events_and_records_sources(new_user) -> None: 
     assert sources == done["citations"]
 
 
-def test_cors_preflight_and_api_prefix(stack, new_user) -> None:  # type: ignore[no-untyped-def]
+def test_cors_preflight_and_api_prefix(stack, new_user) -> None:
     response = requests.options(
         f"{stack.api_url}/chat",
         headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST"},
@@ -176,7 +176,7 @@ def test_cors_preflight_and_api_prefix(stack, new_user) -> None:  # type: ignore
     ],
     ids=["tag", "title", "text"],
 )
-def test_unpaired_surrogates_get_400_and_store_nothing(stack, new_user, body) -> None:  # type: ignore[no-untyped-def]
+def test_unpaired_surrogates_get_400_and_store_nothing(stack, new_user, body) -> None:
     user = new_user()
     note_id = user.add_note("A note to patch.")
     before = _count(user)
@@ -192,7 +192,7 @@ def test_unpaired_surrogates_get_400_and_store_nothing(stack, new_user, body) ->
 @pytest.mark.parametrize(
     "path", ["/notes//abc", "/notes/%2Fabc", "/conversations/x//messages", "/api/notes//x"]
 )
-def test_doubled_slashes_are_not_found_in_the_envelope(stack, new_user, path) -> None:  # type: ignore[no-untyped-def]
+def test_doubled_slashes_are_not_found_in_the_envelope(stack, new_user, path) -> None:
     user = new_user()
     response = requests.get(
         f"{stack.api_url}{path}",
@@ -204,7 +204,7 @@ def test_doubled_slashes_are_not_found_in_the_envelope(stack, new_user, path) ->
     assert response.json()["error"]["code"] == "not_found"
 
 
-def test_a_note_made_malformed_behind_the_apis_back_is_marked_failed_not_retried(  # type: ignore[no-untyped-def]
+def test_a_note_made_malformed_behind_the_apis_back_is_marked_failed_not_retried(
     stack, new_user, firestore_client
 ) -> None:
     import time
@@ -243,7 +243,7 @@ def test_a_note_made_malformed_behind_the_apis_back_is_marked_failed_not_retried
     assert response.json()["error"]["code"] == "malformed_note"
 
 
-def test_an_edit_that_cannot_get_the_note_answers_503_with_retry_after_and_changes_nothing(  # type: ignore[no-untyped-def]
+def test_an_edit_that_cannot_get_the_note_answers_503_with_retry_after_and_changes_nothing(
     new_user, firestore_client
 ) -> None:
     """Two writers of one note: while another transaction holds the note, an edit

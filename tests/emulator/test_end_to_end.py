@@ -13,7 +13,7 @@ from google.events.cloud.firestore import Document, DocumentEventData
 pytestmark = pytest.mark.emulator
 
 
-def _chunks(firestore_client, note_id: str) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _chunks(firestore_client, note_id: str) -> dict[str, str]:
     from google.cloud.firestore_v1.base_query import FieldFilter
 
     docs = (
@@ -24,7 +24,7 @@ def _chunks(firestore_client, note_id: str) -> dict[str, str]:  # type: ignore[n
     return {d.id: d.get("text") for d in docs}
 
 
-def _wait(predicate, timeout: float = 60, what: str = "condition") -> None:  # type: ignore[no-untyped-def]
+def _wait(predicate, timeout: float = 60, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
@@ -33,7 +33,7 @@ def _wait(predicate, timeout: float = 60, what: str = "condition") -> None:  # t
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_note_is_indexed_by_the_trigger_and_cited_in_chat(new_user, firestore_client) -> None:  # type: ignore[no-untyped-def]
+def test_note_is_indexed_by_the_trigger_and_cited_in_chat(new_user, firestore_client) -> None:
     alice = new_user()
     note_id = alice.add_note(
         "We chose Firestore for real-time sync to the mobile app.", title="Storage"
@@ -53,7 +53,7 @@ def test_note_is_indexed_by_the_trigger_and_cited_in_chat(new_user, firestore_cl
     assert set(re.findall(r"\[(N\d+)\]", answer["answer"])) == cids
 
 
-def test_edited_note_is_reindexed_and_old_text_never_cited(new_user, firestore_client) -> None:  # type: ignore[no-untyped-def]
+def test_edited_note_is_reindexed_and_old_text_never_cited(new_user, firestore_client) -> None:
     alice = new_user()
     note_id = alice.add_note("The launch date is set for March 3 in Lisbon.")
     alice.wait_indexed(note_id)
@@ -71,7 +71,7 @@ def test_edited_note_is_reindexed_and_old_text_never_cited(new_user, firestore_c
         assert "Lisbon" not in c["snippet"]
 
 
-def test_deleted_note_is_never_cited_again(new_user, firestore_client) -> None:  # type: ignore[no-untyped-def]
+def test_deleted_note_is_never_cited_again(new_user, firestore_client) -> None:
     alice = new_user()
     gone = alice.add_note("The secret codename for the project is Bluebird.")
     kept = alice.add_note("Our office plants need water every Monday.")
@@ -86,7 +86,7 @@ def test_deleted_note_is_never_cited_again(new_user, firestore_client) -> None: 
     assert "Bluebird" not in answer["answer"]
 
 
-def test_indexed_note_is_searchable_immediately_by_the_running_api(new_user) -> None:  # type: ignore[no-untyped-def]
+def test_indexed_note_is_searchable_immediately_by_the_running_api(new_user) -> None:
     alice = new_user()
     first = alice.add_note("Quarterly revenue reached 2.1 million euros.")
     alice.wait_indexed(first)
@@ -97,7 +97,7 @@ def test_indexed_note_is_searchable_immediately_by_the_running_api(new_user) -> 
     assert results and results[0]["noteId"] == second
 
 
-def test_replayed_trigger_event_leaves_the_same_chunks(new_user, firestore_client, stack) -> None:  # type: ignore[no-untyped-def]
+def test_replayed_trigger_event_leaves_the_same_chunks(new_user, firestore_client, stack) -> None:
     alice = new_user()
     note_id = alice.add_note(
         " ".join(f"Fact {i} about the replay test is recorded here." for i in range(30))
@@ -130,8 +130,8 @@ def test_replayed_trigger_event_leaves_the_same_chunks(new_user, firestore_clien
     assert after_version == version, "an unchanged note must not be written again"
 
 
-def test_pubsub_reindex_request_reembeds_a_tenant(new_user, firestore_client, stack) -> None:  # type: ignore[no-untyped-def]
-    from google.cloud import pubsub_v1
+def test_pubsub_reindex_request_reembeds_a_tenant(new_user, firestore_client, stack) -> None:
+    from google.cloud import pubsub_v1  # type: ignore[attr-defined]  # no stubs
 
     alice = new_user()
     ids = [
@@ -155,7 +155,7 @@ def test_pubsub_reindex_request_reembeds_a_tenant(new_user, firestore_client, st
     assert tenant_ref.get().get("version") == version + 7  # every note rewritten once
 
 
-def test_calls_without_a_valid_token_get_401(stack, new_user) -> None:  # type: ignore[no-untyped-def]
+def test_calls_without_a_valid_token_get_401(stack, new_user) -> None:
     alice = new_user()
     note_id = alice.add_note("Token test note.")
     for headers in (
@@ -180,7 +180,7 @@ def test_calls_without_a_valid_token_get_401(stack, new_user) -> None:  # type: 
     assert requests.get(f"{stack.api_url}/healthz", timeout=10).json()["status"] == "ok"
 
 
-def test_one_tenant_never_sees_another_tenants_notes(new_user) -> None:  # type: ignore[no-untyped-def]
+def test_one_tenant_never_sees_another_tenants_notes(new_user) -> None:
     alice, bob = new_user(), new_user()
     secret = alice.add_note("Alice's bank PIN hint: the name of her first cat, Pickles.")
     mine = bob.add_note("Bob's grocery list: apples, bread and coffee.")

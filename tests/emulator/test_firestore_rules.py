@@ -167,7 +167,7 @@ def query_ok(response: requests.Response) -> bool:
 
 
 @pytest.fixture(scope="module")
-def rest(stack) -> Rest:  # type: ignore[no-untyped-def]
+def rest(stack) -> Rest:
     r = Rest(stack.ports.firestore)
     rules = (ROOT / "firestore.rules").read_text(encoding="utf-8")
     response = requests.put(
@@ -180,7 +180,7 @@ def rest(stack) -> Rest:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def store(stack):  # type: ignore[no-untyped-def]
+def store(stack):
     from google.cloud import firestore
 
     return fsstore.FirestoreStore(firestore.Client(project=RULES_PROJECT))

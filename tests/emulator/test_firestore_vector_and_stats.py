@@ -26,7 +26,7 @@ pytestmark = pytest.mark.emulator
 
 
 @pytest.fixture
-def store(stack) -> FirestoreStore:  # type: ignore[no-untyped-def]
+def store(stack) -> FirestoreStore:
     # A database of its own: the emulator applies find_nearest's limit before the
     # tenant pre-filter, so other tests' chunks in the shared database would crowd
     # this tenant's out (production applies the pre-filter in the index).
@@ -79,7 +79,7 @@ def test_find_nearest_with_the_tenant_prefilter_is_the_dense_list(store: Firesto
     assert other_model.dense == []
 
 
-def test_term_stats_are_exact_under_replays_and_concurrent_notes(firestore_client) -> None:  # type: ignore[no-untyped-def]
+def test_term_stats_are_exact_under_replays_and_concurrent_notes(firestore_client) -> None:
     tenant = f"stats-{uuid.uuid4().hex[:8]}"
     stats = FirestoreTermStats(firestore_client, Sketch(width=4096, depth=2), ttl_s=0)
     words = ["budget", "launch", "pricing", "hiring", "churn", "vector"]
@@ -108,7 +108,7 @@ def test_term_stats_are_exact_under_replays_and_concurrent_notes(firestore_clien
         assert got.df_of(term_id(w)) == sum(t.df.get(term_id(w), 0) for t in live), w
 
 
-def test_term_stats_reads_are_cached_for_the_ttl(firestore_client) -> None:  # type: ignore[no-untyped-def]
+def test_term_stats_reads_are_cached_for_the_ttl(firestore_client) -> None:
     tenant = f"ttl-{uuid.uuid4().hex[:8]}"
     now = [0.0]
     stats = FirestoreTermStats(firestore_client, Sketch(depth=2), ttl_s=60, clock=lambda: now[0])

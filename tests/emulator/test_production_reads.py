@@ -38,14 +38,14 @@ def google() -> Iterator[FakeGoogleApis]:
         yield fake
 
 
-def _container(google: FakeGoogleApis, firestore_client) -> Container:  # type: ignore[no-untyped-def]
+def _container(google: FakeGoogleApis, firestore_client) -> Container:
     settings = vertex_settings(
         google, NOTE_STORE="firestore", GENERATOR="extractive", CLASSIFIER="rules"
     )
     return Container(settings, store=FirestoreStore(firestore_client))
 
 
-def test_a_query_reads_at_most_k_plus_2_documents(google, direct_firestore_client) -> None:  # type: ignore[no-untyped-def]
+def test_a_query_reads_at_most_k_plus_2_documents(google, direct_firestore_client) -> None:
     c = _container(google, direct_firestore_client)
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     for i in range(60):  # a notebook much larger than k

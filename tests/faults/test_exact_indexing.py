@@ -103,7 +103,7 @@ def assert_exact(h: Harness, deleted: set[str]) -> None:
     # What retrieval (vector, keyword, recency) reads is exactly that, per tenant.
     for tenant in {n.tenant_id for n in final}:
         corpus = h.container.corpora.get(tenant)
-        assert {c.chunk_id for c in corpus.chunks} == {
+        assert {c.chunk_id for c in corpus.live_chunks()} == {
             c.chunk_id for c in store.chunks.values() if c.tenant_id == tenant
         }
 
@@ -196,5 +196,5 @@ def test_delete_processed_before_its_create_leaves_nothing() -> None:
         deliver(h, note_event(PROJECT, other, kind, f"late-{kind}"))
     assert not [c for c in h.store.chunks.values() if c.note_id == other]
     assert h.container.corpora.get("del").chunks == [] or all(
-        c.note_id not in (note_id, other) for c in h.container.corpora.get("del").chunks
+        c.note_id not in (note_id, other) for c in h.container.corpora.get("del").live_chunks()
     )

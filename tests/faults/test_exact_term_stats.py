@@ -9,6 +9,7 @@ and df per term equal those computed from scratch over its final chunks.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from footnote.adapters.memory_term_stats import MemoryTermStats
@@ -24,6 +25,7 @@ def expected_stats(h: Harness, tenant: str) -> tuple[int, int, dict[int, int]]:
 
 def stats_of(stats: MemoryTermStats, tenant: str) -> tuple[int, int, dict[int, int]]:
     s = stats.statistics(tenant)
+    assert isinstance(s.df, Mapping)  # exact counts: no sketch here
     return s.docs, s.length, {k: v for k, v in dict(s.df).items() if v}
 
 

@@ -16,7 +16,8 @@ import pytest
 
 from footnote.adapters.hash_embedder import HashEmbedder
 from footnote.domain import MemoryType, TimeWindow
-from footnote.retrieval.corpus import CorpusLoad, Feedback, build_corpus
+from footnote.retrieval.bm25 import Feedback
+from footnote.retrieval.corpus import CorpusLoad, build_corpus
 from footnote.text import terms
 from tests.inproc import Harness
 
@@ -37,7 +38,7 @@ def _text(rng: random.Random) -> str:
     return " ".join(sentences)
 
 
-def _assert_same(patched, fresh, rng: random.Random) -> None:  # type: ignore[no-untyped-def]
+def _assert_same(patched, fresh, rng: random.Random) -> None:
     assert set(patched.by_id) == set(fresh.by_id)
     assert len(patched) == len(fresh)
     assert patched.events == fresh.events
@@ -77,7 +78,7 @@ def _assert_same(patched, fresh, rng: random.Random) -> None:  # type: ignore[no
                     )
 
 
-def _assert_same_ranking(name, p_hits, f_hits, fresh_scores) -> None:  # type: ignore[no-untyped-def]
+def _assert_same_ranking(name, p_hits, f_hits, fresh_scores) -> None:
     """The same ranking up to float rounding.
 
     A matrix-vector product may round a row's dot product differently by one ulp
@@ -102,7 +103,7 @@ def _assert_same_ranking(name, p_hits, f_hits, fresh_scores) -> None:  # type: i
         )
 
 
-def fresh_start(corpus):  # type: ignore[no-untyped-def]
+def fresh_start(corpus):
     from datetime import UTC, datetime
 
     earliest = corpus.earliest_created() or 0.0
@@ -207,7 +208,7 @@ def test_an_edited_note_is_never_cited_with_its_old_text() -> None:
 # the change log on the emulator, and tests/emulator/test_production_reads.py counts
 # the documents a production query reads.
 @pytest.fixture
-def chunk_store():  # type: ignore[no-untyped-def]
+def chunk_store():
     from footnote.adapters.memory_store import MemoryStore
 
     return MemoryStore()
@@ -216,16 +217,16 @@ def chunk_store():  # type: ignore[no-untyped-def]
 class _CountingStore:
     """Counts the chunk documents each store call returns (what a refresh reads)."""
 
-    def __init__(self, inner) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, inner) -> None:
         self.inner = inner
         self.read: dict[str, int] = {}
 
-    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+    def __getattr__(self, name: str):
         attr = getattr(self.inner, name)
         if name not in ("chunks_of_notes", "tenant_chunk_pages", "notes_changed_since"):
             return attr
 
-        def counted(*a, **kw):  # type: ignore[no-untyped-def]
+        def counted(*a, **kw):
             out = attr(*a, **kw)
             if name == "tenant_chunk_pages":
                 out = [page for page in out]
@@ -237,7 +238,7 @@ class _CountingStore:
         return counted
 
 
-def test_a_refresh_reads_only_the_changed_notes_chunks(chunk_store) -> None:  # type: ignore[no-untyped-def]
+def test_a_refresh_reads_only_the_changed_notes_chunks(chunk_store) -> None:
     import uuid
 
     from footnote.domain import IndexState, IndexStatus, NoteChanges
@@ -249,7 +250,7 @@ def test_a_refresh_reads_only_the_changed_notes_chunks(chunk_store) -> None:  # 
     tenant = f"t-{uuid.uuid4().hex[:8]}"
     embedder = HashEmbedder()
 
-    def index(n):  # type: ignore[no-untyped-def]
+    def index(n):
         prepared = prepare(n, embedder.model_id, 450, 75)
         vectors = embedder.embed_documents([d.text for d in prepared.drafts])
         chunks = build_chunks(prepared, MemoryType.NOTE, vectors, embedder.model_id)
@@ -261,7 +262,7 @@ def test_a_refresh_reads_only_the_changed_notes_chunks(chunk_store) -> None:  # 
     for n in notes:
         index(n)
     counting = _CountingStore(chunk_store)
-    cache = CorpusCache(counting)  # type: ignore[arg-type]
+    cache = CorpusCache(counting)
     corpus = cache.get(tenant)
     total = len(chunk_store.tenant_chunks(tenant))
     assert counting.read == {"tenant_chunk_pages": total}  # cold: everything, once

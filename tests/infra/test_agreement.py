@@ -494,7 +494,9 @@ def test_reindex_topic_names_match(tf: Terraform) -> None:
     assert env_of(tf, "reindexer")["REINDEX_TOPIC"] == "${google_pubsub_topic.reindex.name}"
     values = variables_for(tf, None)
     dead_letter = tf.resource("google_pubsub_topic", "reindex_dead_letter")
-    dl_name = substitute(tf.locals[expression(dead_letter["name"]).split(".")[1]], values)
+    dl_local = expression(dead_letter["name"])
+    assert dl_local is not None
+    dl_name = substitute(tf.locals[dl_local.split(".")[1]], values)
     assert dl_name == dev_stack.DEAD_LETTER_TOPIC  # the local stack's name for it
 
     push = tf.resource("google_pubsub_subscription", "reindex_push")

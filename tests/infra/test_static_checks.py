@@ -161,7 +161,8 @@ def test_every_iam_role_is_commented_with_why() -> None:
     for path in TF_FILES:
         lines = path.read_text().splitlines()
         for number, line in enumerate(lines):
-            if not ROLE.search(line) or line.strip().startswith("#"):
+            role = ROLE.search(line)
+            if not role or line.strip().startswith("#"):
                 continue
             j = number - 1
             while j >= 0 and lines[j].strip() and not lines[j].strip().startswith("#"):
@@ -169,7 +170,7 @@ def test_every_iam_role_is_commented_with_why() -> None:
                     break  # the start of a map: the comment must be inside it, above the entry
                 j -= 1
             assert j >= 0 and lines[j].strip().startswith("#"), (
-                f"{path.name}:{number + 1}: say why {ROLE.search(line).group(1)} is needed"
+                f"{path.name}:{number + 1}: say why {role.group(1)} is needed"
             )
 
 

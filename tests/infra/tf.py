@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import hcl2
+import hcl2.api
 
 ROOT = Path(__file__).resolve().parents[2]
 INFRA = ROOT / "infra"
@@ -22,7 +22,7 @@ _INTERPOLATION = re.compile(r"^\$\{(.*)\}$", re.S)
 
 def load(path: Path) -> dict[str, Any]:
     with path.open(encoding="utf-8") as f:
-        return hcl2.load(f)  # type: ignore[no-any-return]
+        return hcl2.api.load(f)
 
 
 def value(raw: Any) -> Any:

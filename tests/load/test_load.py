@@ -24,7 +24,7 @@ WRITE_SHARE = float(os.environ.get("FOOTNOTE_LOAD_WRITE_SHARE", "0.2"))
 
 
 def test_fifty_clients_for_thirty_seconds(stack: Any, firestore_client: Any) -> None:
-    from google.cloud import pubsub_v1
+    from google.cloud import pubsub_v1  # type: ignore[attr-defined]  # no stubs
     from google.cloud.firestore_v1.base_query import FieldFilter
 
     tokens = sign_up(stack.client_env()["FIREBASE_AUTH_EMULATOR_HOST"], CLIENTS)
@@ -85,7 +85,7 @@ def test_fifty_clients_for_thirty_seconds(stack: Any, firestore_client: Any) -> 
             if entry.get("noteId") in ids:
                 outcomes[entry["noteId"]] += 1
     assert set(outcomes) == ids and set(outcomes.values()) == {1}, Counter(outcomes.values())
-    chunks = Counter()
+    chunks: Counter[str] = Counter()
     for n in list(ids)[:200]:
         chunks[n] = len(
             list(

@@ -17,6 +17,7 @@ import pytest
 from werkzeug.test import Client
 from werkzeug.wrappers import Request
 
+from footnote.adapters.firebase_app_check import FirebaseAppCheckVerifier
 from footnote.api.http import Api
 from footnote.errors import Unauthenticated
 from footnote.wiring import Container
@@ -69,15 +70,17 @@ def api(jwks_url: str) -> Iterator[Client]:
 
             return AnonymousCredentials()
 
-    c.app_check._app = firebase_admin.initialize_app(
+    verifier = c.app_check
+    assert isinstance(verifier, FirebaseAppCheckVerifier)
+    verifier._app = firebase_admin.initialize_app(
         NoCredential(), options={"projectId": PROJECT}, name=f"app-check-{PROJECT}"
     )
     handler = Api(
-        c.settings, TokenTable(), lambda: c.notes, lambda: c.chat, c.health, app_check=c.app_check
+        c.settings, TokenTable(), lambda: c.notes, lambda: c.chat, c.health, app_check=verifier
     )
-    yield Client(Request.application(handler.handle))  # type: ignore[arg-type]
+    yield Client(Request.application(handler.handle))
     app_check._AppCheckService._JWKS_URL = original
-    firebase_admin.delete_app(c.app_check._app)
+    firebase_admin.delete_app(verifier._app)
 
 
 def mint(key_name: str = "trusted", **overrides: Any) -> str:

@@ -101,7 +101,7 @@ def _queries(world: dict[str, Any], victim: str, n: int, seed: int) -> list[str]
     return out
 
 
-MODES = {
+MODES: dict[str, dict[str, Exception]] = {
     "normal": {},
     "embedder_down": {"embedder": RuntimeError("embedder down")},
     "embedder_timeout": {"embedder": TimeoutError("deadline exceeded")},

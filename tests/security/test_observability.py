@@ -43,7 +43,7 @@ def _read(handler_lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     root = logging.getLogger()
     for h in root.handlers:
         if isinstance(h, logging.StreamHandler) and isinstance(h.formatter, CloudLoggingFormatter):
-            raw = h.stream.getvalue().splitlines()  # type: ignore[attr-defined]
+            raw = h.stream.getvalue().splitlines()
             handler_lines[:] = [json.loads(line) for line in raw]  # every line is JSON
     return handler_lines
 

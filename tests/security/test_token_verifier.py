@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ def _verifier() -> FirebaseTokenVerifier:
 
 
 @pytest.fixture
-def production(monkeypatch: pytest.MonkeyPatch) -> FirebaseTokenVerifier:
+def production(monkeypatch: pytest.MonkeyPatch) -> Iterator[FirebaseTokenVerifier]:
     """Outside the emulator; Google's certificate endpoint answers with our test cert."""
     import firebase_admin
     import google.oauth2.id_token as google_id_token
@@ -53,7 +54,7 @@ def production(monkeypatch: pytest.MonkeyPatch) -> FirebaseTokenVerifier:
 
 
 @pytest.fixture
-def emulated(monkeypatch: pytest.MonkeyPatch) -> FirebaseTokenVerifier:
+def emulated(monkeypatch: pytest.MonkeyPatch) -> Iterator[FirebaseTokenVerifier]:
     import firebase_admin
 
     monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", "127.0.0.1:9")
@@ -220,9 +221,9 @@ def test_settings_refuse_the_auth_emulator_outside_the_emulator(
     if env.get("K_SERVICE") and env["GOOGLE_CLOUD_PROJECT"].startswith("demo-"):
         # Deployed with a demo-* project: the settings themselves refuse, before any token.
         with pytest.raises(ValueError, match="placeholder 'demo-footnote' outside the emulator"):
-            Settings()  # type: ignore[call-arg]
+            Settings()
         return
-    settings = Settings()  # type: ignore[call-arg]
+    settings = Settings()
     if refused:
         with pytest.raises(ValueError, match="FIREBASE_AUTH_EMULATOR_HOST is set outside"):
             settings.check_safe_to_serve()

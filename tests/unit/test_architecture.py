@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -77,9 +78,13 @@ def test_function_mains_import_only_the_entry_points_and_config() -> None:
 
 
 @pytest.mark.slow
-def test_mypy_strict_passes_on_shared() -> None:
-    """[tool.mypy] is strict on shared/ (two relaxations, each with its reason there);
-    CI runs `make test`, so a type error fails the build like a wrong import."""
+def test_mypy_strict_passes_on_shared_and_checks_the_tests() -> None:
+    """[tool.mypy] is strict on shared/ (its relaxations each with a reason there) and
+    checks the bodies of tests/ and benchmarks/ in the same run; CI runs `make test`,
+    so a type error fails the build like a wrong import."""
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        scope = tomllib.load(f)["tool"]["mypy"]["files"]
+    assert {"shared/footnote", "tests", "benchmarks"} <= set(scope), scope
     env = {**os.environ, "MYPYPATH": str(ROOT / "shared")}
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],

@@ -54,7 +54,8 @@ def _payload(
     data = DocumentEventData(
         value=Document(name=name) if new else None, old_value=Document(name=name) if old else None
     )
-    return DocumentEventData.serialize(data)
+    serialized: bytes = DocumentEventData.serialize(data)
+    return serialized
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -167,7 +168,7 @@ def write_hotpot(root: Path) -> Path:
 
 def test_retrieval_harness_end_to_end(tmp_path: Path) -> None:
     data = write_beir(tmp_path / "beir")
-    report = evaluate_retrieval(
+    report: dict[str, Any] = evaluate_retrieval(
         data, "dev", eval_settings(embedder="hash"), tmp_path / "cache", progress=lambda _: None
     )
     assert report["queries"] == 3  # only queries with judgments
@@ -221,7 +222,7 @@ def test_abstention_subset_is_fixed_and_withholds_only_unshared_gold() -> None:
 
 def test_answers_harness_end_to_end(tmp_path: Path) -> None:
     data = write_hotpot(tmp_path / "hotpot")
-    report = evaluate_answers(
+    report: dict[str, Any] = evaluate_answers(
         data, eval_settings(embedder="hash"), tmp_path / "cache", progress=lambda _: None
     )
     keys = (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from footnote.api.http import ROUTES, Api
+from footnote.api.http import Api
+from footnote.api.routes import ROUTES
 
 
 def test_every_route_endpoint_has_a_handler() -> None:

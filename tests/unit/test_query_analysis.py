@@ -387,10 +387,12 @@ def test_number_words_and_digits_agree() -> None:
         ("ten days", "10 days"),
         ("three months", "3 months"),
     ):
+        window = analyze(f"in the last {digits}", NOW).window
+        assert window is not None
         assert analyze(f"in the last {words}", NOW).window == TimeWindow(
-            analyze(f"in the last {digits}", NOW).window.start,
+            window.start,
             None,
-            f"in the last {words}",  # type: ignore[union-attr]
+            f"in the last {words}",
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from footnote.services.quotas import QuotaService
 from tests.inproc import Harness, envelope, settings
 
 
-def _quota_error(response) -> dict:  # type: ignore[no-untyped-def,type-arg]
+def _quota_error(response) -> dict[str, Any]:
     assert response.status_code == 429, response.get_data(as_text=True)
     error = envelope(response)
     assert error["code"] == "quota_exceeded"

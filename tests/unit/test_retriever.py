@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 
-from footnote.retrieval.corpus import keyword_terms
+from footnote.retrieval.bm25 import keyword_terms
 from footnote.retrieval.query import analyze
 from tests.factories import NOW, chunk, note
 from tests.unit.test_services import World
@@ -103,7 +103,8 @@ def test_before_the_launch_resolves_from_a_note_titled_launch_day() -> None:
 def test_keyword_scores_are_zero_where_no_query_term_occurs_in_every_bm25_variant() -> None:
     import numpy as np
 
-    from footnote.retrieval.corpus import Bm25Params, build_corpus
+    from footnote.retrieval.bm25 import Bm25Params
+    from footnote.retrieval.corpus import build_corpus
 
     chunks = [
         chunk("a_000", "Tomatoes need full sun and deep watering."),
@@ -124,7 +125,8 @@ def test_keyword_scores_are_zero_where_no_query_term_occurs_in_every_bm25_varian
 
 
 def test_bm25_parameters_change_the_keyword_ranking() -> None:
-    from footnote.retrieval.corpus import Bm25Params, build_corpus
+    from footnote.retrieval.bm25 import Bm25Params
+    from footnote.retrieval.corpus import build_corpus
 
     chunks = [
         chunk("long_000", "Tomato " + "garden soil compost mulch water sun " * 6),
@@ -142,7 +144,8 @@ def test_bm25_parameters_change_the_keyword_ranking() -> None:
 def test_keyword_feedback_finds_a_chunk_through_the_top_chunks_words() -> None:
     import numpy as np
 
-    from footnote.retrieval.corpus import Feedback, build_corpus
+    from footnote.retrieval.bm25 import Feedback
+    from footnote.retrieval.corpus import build_corpus
 
     chunks = [
         chunk("a_000", "Aspirin lowers fever; salicylate inhibits cyclooxygenase."),
@@ -164,7 +167,7 @@ def test_keyword_feedback_finds_a_chunk_through_the_top_chunks_words() -> None:
 
 def test_bm25_defaults_of_the_corpus_are_the_settings_defaults() -> None:
     from footnote.config import Settings
-    from footnote.retrieval.corpus import Bm25Params
+    from footnote.retrieval.bm25 import Bm25Params
 
-    s = Settings()  # type: ignore[call-arg]
+    s = Settings()
     assert Bm25Params() == Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -31,13 +32,13 @@ class BrokenEmbedder(HashEmbedder):
 
 
 class World:
-    def __init__(self, embedder: HashEmbedder | None = None, **settings: object) -> None:
+    def __init__(self, embedder: HashEmbedder | None = None, **settings: Any) -> None:
         self.settings = Settings(
             EMBEDDER="hash",
             NOTE_STORE="memory",
             REINDEX_QUEUE="inline",
             **{k.upper(): v for k, v in settings.items()},
-        )  # type: ignore[arg-type]
+        )
         self.store = MemoryStore()
         self.embedder = embedder or HashEmbedder()
         self.corpora = CorpusCache(self.store)
@@ -65,7 +66,7 @@ class World:
         assert self.indexing.index_note(nid).outcome is Outcome.INDEXED
 
 
-def _extractive():  # type: ignore[no-untyped-def]
+def _extractive():
     from footnote.generation.extractive import ExtractiveGenerator
 
     return ExtractiveGenerator()
@@ -109,6 +110,7 @@ def test_failure_marks_the_note_failed_and_reraises() -> None:
     with pytest.raises(RuntimeError):
         w.indexing.index_note("n1")
     state = w.store.index_state("n1")
+    assert state is not None
     assert (
         state.status is IndexStatus.FAILED and state.attempts == 1 and state.error == "RuntimeError"
     )
@@ -133,7 +135,7 @@ def test_reindex_pages_through_a_tenant_and_survives_duplicate_messages() -> Non
     done = w.reindex.handle(third)
     assert done.next_cursor is None
     job = w.jobs.get("j1")
-    assert job.done and job.processed == 5
+    assert job is not None and job.done and job.processed == 5
 
 
 def test_reindex_rejects_malformed_requests() -> None:
@@ -200,10 +202,10 @@ def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
     w.chat = ChatService(
         w.settings,
         w.retriever,
-        Failing(),
+        Failing(),  # type: ignore[arg-type]  # only generate() is called, and it fails
         w.store,
         lambda: NOW,
-        fallback=_extractive(),  # type: ignore[arg-type]
+        fallback=_extractive(),
     )
     out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
     assert "generator_extractive" in out.meta.fallbacks

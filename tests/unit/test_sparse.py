@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from footnote.retrieval.corpus import Bm25Params, build_corpus, keyword_terms
+from footnote.retrieval.bm25 import Bm25Params, keyword_terms
+from footnote.retrieval.corpus import build_corpus
 from footnote.retrieval.sparse import (
     NoteTerms,
     Sketch,

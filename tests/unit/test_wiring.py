@@ -29,6 +29,6 @@ def test_parts_are_read_only_and_can_be_supplied_prebuilt() -> None:
     c = Container(settings(), store=store)
     assert c.store is store
     with pytest.raises(AttributeError, match="built by the container"):
-        c.store = MemoryStore()  # type: ignore[misc]
+        c.store = MemoryStore()
     assert isinstance(Container.store, lazy)
     assert "find_nearest" in (Container.vector_fallback.__doc__ or "")  # the builder's doc

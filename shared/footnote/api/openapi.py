@@ -58,7 +58,7 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 def build_spec(settings: Settings | None = None) -> dict[str, Any]:
     """The description for ``settings`` (the process's when None). Cached per set of
     limits: callers must not change it."""
-    return _spec(schemas.Limits.of(settings or Settings()))  # type: ignore[call-arg]
+    return _spec(schemas.Limits.of(settings or Settings()))
 
 
 @lru_cache(maxsize=8)

@@ -39,7 +39,7 @@ def stderr_progress(message: str) -> None:
 
 def eval_settings(**overrides: Any) -> Settings:
     """The environment's settings (EMBEDDER, CHUNK_SIZE, …) with an in-memory store."""
-    return Settings(note_store="memory", reindex_queue="inline", **overrides)  # type: ignore[call-arg]
+    return Settings(note_store="memory", reindex_queue="inline", **overrides)
 
 
 class BenchContainer(Container):
