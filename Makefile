@@ -49,8 +49,8 @@ test-unit: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not emulator" tests/unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check shared functions tests
-	$(BIN)/ruff format --check shared functions tests
+	$(BIN)/ruff check shared functions tests benchmarks scripts
+	$(BIN)/ruff format --check shared functions tests benchmarks scripts
 	$(BIN)/lint-imports --no-logo  # the layer and SDK contracts in pyproject.toml
 
 typecheck: $(STAMP)

@@ -95,3 +95,16 @@ def test_mypy_strict_passes_on_shared_and_checks_the_tests() -> None:
         timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_lint_and_format_pass() -> None:
+    """`make lint`'s ruff half, in the test run CI makes: style drift fails the build."""
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.fail(f"{ruff} is missing: install the dev extra")
+    folders = ["shared", "functions", "tests", "benchmarks", "scripts"]
+    for args in (["check", *folders], ["format", "--check", *folders]):
+        result = subprocess.run(
+            [str(ruff), *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
