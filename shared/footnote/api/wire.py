@@ -18,6 +18,7 @@ from footnote.services.results import (
     QueryReport,
     RetrievalReport,
     SearchResult,
+    citation_record,
     iso,
 )
 
@@ -100,14 +101,9 @@ def sources(citations: tuple[Citation, ...]) -> dict[str, Any]:
 
 
 def citation(c: Citation) -> dict[str, Any]:
-    return {
-        "cid": c.cid,
-        "noteId": c.note_id,
-        "chunkId": c.chunk_id,
-        "createdAt": iso(c.created_at),
-        "snippet": c.snippet,
-        "score": c.score,
-    }
+    # A turn stores its citations in exactly the shape the API returns, so one
+    # function writes both (GET /conversations/{id}/messages serves them as stored).
+    return citation_record(c)
 
 
 def _note(n: Note) -> dict[str, Any]:
