@@ -47,7 +47,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 # One BLAS/OpenMP thread for every engine unless BENCH_THREADS says otherwise: on a
 # shared 2-core machine, thread pools that spin while waiting for a busy core turn a
@@ -272,7 +272,10 @@ def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
     }
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+_T = TypeVar("_T")
+
+
+def timed(fn: Callable[[], _T]) -> tuple[float, _T]:
     t0 = time.perf_counter()
     out = fn()
     return (time.perf_counter() - t0) * 1000, out
@@ -497,9 +500,9 @@ def service_run(
         ms, body = timed(partial(search, TENANT, queries[(i + 1) % len(queries)], SEARCH_K))
         if i >= 5:
             timings.append(ms)
-            strategy = body["meta"]["strategy"]
+            strategy = body.retrieval.strategy.value
             strategies[strategy] = strategies.get(strategy, 0) + 1
-            results += len(body["results"])
+            results += len(body.hits)
     after = [write_then_search(container, docs, queries, i) for i in range(writes)]
     peak_serving = peak_rss_mb()
 
