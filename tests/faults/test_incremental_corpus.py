@@ -202,16 +202,18 @@ def test_an_edited_note_is_never_cited_with_its_old_text() -> None:
     assert [r["text"] for r in found["results"]] == ["Launch is now in May."]
 
 
-# Firestore is left out here: in the full suite the emulator's read times lag its
-# commit timestamps, so a refresh there re-reads more than the one changed note (never
-# less: marks err early). The store contract (tests/contract/test_stores.py) checks
-# the change log on the emulator, and tests/emulator/test_production_reads.py counts
-# the documents a production query reads.
-@pytest.fixture
-def chunk_store():
-    from footnote.adapters.memory_store import MemoryStore
+# On both stores. Firestore runs in a project no function watches
+# (direct_firestore_client): in the stack's own project the indexer reacted to these
+# writes too, and a refresh then re-read the notes it had touched.
+@pytest.fixture(params=["memory", "firestore"])
+def chunk_store(request):
+    if request.param == "memory":
+        from footnote.adapters.memory_store import MemoryStore
 
-    return MemoryStore()
+        return MemoryStore()
+    from footnote.adapters.firestore_store import FirestoreStore
+
+    return FirestoreStore(request.getfixturevalue("direct_firestore_client"))
 
 
 class _CountingStore:
