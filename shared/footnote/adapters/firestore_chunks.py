@@ -81,20 +81,12 @@ class FirestoreChunkStore(FirestoreRepository):
         return removed
 
     def withdraw_chunks(self, state: IndexState) -> list[str]:
-        note_id = state.note_id
-        state_ref = self.client.collection(STATES).document(note_id)
-        seen = self._chunk_ids_of(note_id)
+        seen = self._chunk_ids_of(state.note_id)
 
         @self._fs.transactional
         def run(tx: Any) -> list[str]:
-            ids = sorted(seen | set(self._recorded_chunk_ids(tx, note_id)))
-            for cid in ids:
-                tx.delete(self.client.collection(CHUNKS).document(cid))
-            tx.set(
-                state_ref,
-                state_doc(state) | {CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
-                merge=True,  # keeps chunkIds: the indexer still removes those vectors
-            )
+            ids = sorted(seen | set(self._recorded_chunk_ids(tx, state.note_id)))
+            self._drop_chunks(tx, ids, state)
             return ids
 
         ids: list[str] = run(self.client.transaction(max_attempts=5))

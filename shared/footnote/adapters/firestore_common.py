@@ -80,15 +80,13 @@ class FirestoreRepository:
         state = self.client.collection(STATES).document(note_id).get(transaction=tx)
         return list((state.to_dict() or {}).get(CHUNK_IDS, [])) if state.exists else []
 
-    def _drop_chunks(
-        self, tx: Any, state_ref: Any, chunk_ids: Sequence[str], status: IndexStatus, tenant: str
-    ) -> None:
+    def _drop_chunks(self, tx: Any, chunk_ids: Sequence[str], state: IndexState) -> None:
+        """Delete the chunk documents and record ``state`` (why) in the same transaction."""
         for cid in chunk_ids:
             tx.delete(self.client.collection(CHUNKS).document(cid))
         tx.set(
-            state_ref,
-            state_doc(IndexState(state_ref.id, tenant, status))
-            | {CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
+            self.client.collection(STATES).document(state.note_id),
+            state_doc(state) | {CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
             merge=True,  # keeps chunkIds, which only the chunk transactions write
         )
 

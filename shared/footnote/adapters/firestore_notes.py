@@ -51,7 +51,6 @@ class FirestoreNoteStore(FirestoreRepository):
         self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
     ) -> Note | None:
         ref = self.client.collection(NOTES).document(note_id)
-        state_ref = self.client.collection(STATES).document(note_id)
 
         @self._fs.transactional
         def run(tx: Any) -> tuple[Note, bool] | None:
@@ -64,7 +63,7 @@ class FirestoreNoteStore(FirestoreRepository):
             recorded = self._recorded_chunk_ids(tx, note_id) if changed else []
             tx.set(ref, note_doc(after))
             if changed:
-                self._drop_chunks(tx, state_ref, recorded, IndexStatus.PENDING, tenant_id)
+                self._drop_chunks(tx, recorded, IndexState(note_id, tenant_id, IndexStatus.PENDING))
             return after, changed
 
         after, changed = self._run_for_api(run, "this note") or (None, False)
@@ -75,8 +74,6 @@ class FirestoreNoteStore(FirestoreRepository):
     def delete_note(self, tenant_id: str, note_id: str) -> bool:
         ref = self.client.collection(NOTES).document(note_id)
 
-        state_ref = self.client.collection(STATES).document(note_id)
-
         @self._fs.transactional
         def run(tx: Any) -> bool:
             snap = ref.get(transaction=tx)
@@ -84,7 +81,7 @@ class FirestoreNoteStore(FirestoreRepository):
                 return False
             recorded = self._recorded_chunk_ids(tx, note_id)
             tx.delete(ref)
-            self._drop_chunks(tx, state_ref, recorded, IndexStatus.DELETED, tenant_id)
+            self._drop_chunks(tx, recorded, IndexState(note_id, tenant_id, IndexStatus.DELETED))
             return True
 
         deleted = bool(self._run_for_api(run, "this note"))
