@@ -47,7 +47,7 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 # One BLAS/OpenMP thread for every engine unless BENCH_THREADS says otherwise: on a
 # shared 2-core machine, thread pools that spin while waiting for a busy core turn a
@@ -69,6 +69,9 @@ from footnote.evaluation.data import Document, read_beir_queries, read_documents
 from footnote.ingest.classify import RuleClassifier  # noqa: E402
 from footnote.ingest.pipeline import PreparedNote, build_chunks, prepare  # noqa: E402
 from footnote.text import normalize, terms  # noqa: E402
+
+if TYPE_CHECKING:
+    from footnote.wiring import Container
 
 TENANT = "bench"
 DIM = 384
@@ -214,6 +217,21 @@ def build_corpus_of(
         i += 1
     source_chunks = sum(len(p.drafts) for p, _ in prepared)
     return Corpus(notes, chunks, len(prepared), source_chunks, len(chunks) / source_chunks, vectors)
+
+
+def service_corpus(container: Container, docs: Sequence[Document], size: int, dim: int) -> Corpus:
+    """The corpus the service rows seed: chunked with the container's settings and
+    embedded by its (hash) embedder, replicas sharing their original's vectors."""
+    return build_corpus_of(
+        docs,
+        size,
+        container.embedder.model_id,
+        embedder_vectors(container.raw_embedder),
+        f"EMBEDDER=hash, {dim} dims",
+        distinct_vectors=False,
+        chunk_size=container.settings.chunk_size,
+        overlap=container.settings.chunk_overlap,
+    )
 
 
 def random_unit_vectors(seed: int, dim: int = DIM) -> VectorSource:
@@ -475,16 +493,7 @@ def service_run(
     docs, queries = load_scifact()
     settings = service_settings(dim)
     container = Container(settings)
-    corpus = build_corpus_of(
-        docs,
-        size,
-        container.embedder.model_id,
-        embedder_vectors(container.raw_embedder),
-        f"EMBEDDER=hash, {dim} dims",
-        distinct_vectors=False,
-        chunk_size=settings.chunk_size,
-        overlap=settings.chunk_overlap,
-    )
+    corpus = service_corpus(container, docs, size, dim)
     seed_memory_store(container.store, corpus.notes, corpus.chunks)
     n_chunks = len(corpus.chunks)
     del corpus
@@ -651,16 +660,7 @@ def firestore_run(
         docs, queries = load_scifact()
         settings = service_settings(dim, NOTE_STORE="firestore", GOOGLE_CLOUD_PROJECT=stack.project)
         writer = Container(settings)
-        corpus = build_corpus_of(
-            docs,
-            size,
-            writer.embedder.model_id,
-            embedder_vectors(writer.raw_embedder),
-            f"EMBEDDER=hash, {dim} dims",
-            distinct_vectors=False,
-            chunk_size=settings.chunk_size,
-            overlap=settings.chunk_overlap,
-        )
+        corpus = service_corpus(writer, docs, size, dim)
         by_note: dict[str, list[Chunk]] = {}
         for c in corpus.chunks:
             by_note.setdefault(c.note_id, []).append(c)
