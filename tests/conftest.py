@@ -12,6 +12,7 @@ import pytest
 from footnote.dev.demo import DemoClient
 from footnote.dev.prerequisites import Ports, PrerequisiteMissing
 from footnote.dev.stack import Stack
+from footnote.ports import Store
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -117,3 +118,16 @@ def direct_firestore_client(stack: Stack):
     from google.cloud import firestore
 
     return firestore.Client(project=f"{stack.project}-direct")
+
+
+@pytest.fixture(params=["memory", "firestore"])
+def each_store(request: pytest.FixtureRequest) -> Store:
+    """Each store adapter in turn: in memory, then Firestore on the emulator (in the
+    project no function watches, see ``direct_firestore_client``)."""
+    if request.param == "memory":
+        from footnote.adapters.memory_store import MemoryStore
+
+        return MemoryStore()
+    from footnote.adapters.firestore_store import FirestoreStore
+
+    return FirestoreStore(request.getfixturevalue("direct_firestore_client"))

@@ -15,16 +15,9 @@ from footnote.ports import ChunkStore, ConversationStore, JobStore, NoteStore
 from tests.factories import NOW, chunk, note
 
 
-@pytest.fixture(params=["memory", "firestore"])
-def store(request):
-    if request.param == "memory":
-        from footnote.adapters.memory_store import MemoryStore
-
-        return MemoryStore()
-    request.getfixturevalue("stack")  # the emulators
-    from footnote.adapters.firestore_store import FirestoreStore
-
-    return FirestoreStore(request.getfixturevalue("direct_firestore_client"))
+@pytest.fixture
+def store(each_store):
+    return each_store
 
 
 def _ids() -> tuple[str, str]:

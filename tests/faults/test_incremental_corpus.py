@@ -202,20 +202,6 @@ def test_an_edited_note_is_never_cited_with_its_old_text() -> None:
     assert [r["text"] for r in found["results"]] == ["Launch is now in May."]
 
 
-# On both stores. Firestore runs in a project no function watches
-# (direct_firestore_client): in the stack's own project the indexer reacted to these
-# writes too, and a refresh then re-read the notes it had touched.
-@pytest.fixture(params=["memory", "firestore"])
-def chunk_store(request):
-    if request.param == "memory":
-        from footnote.adapters.memory_store import MemoryStore
-
-        return MemoryStore()
-    from footnote.adapters.firestore_store import FirestoreStore
-
-    return FirestoreStore(request.getfixturevalue("direct_firestore_client"))
-
-
 class _CountingStore:
     """Counts the chunk documents each store call returns (what a refresh reads)."""
 
@@ -240,7 +226,10 @@ class _CountingStore:
         return counted
 
 
-def test_a_refresh_reads_only_the_changed_notes_chunks(chunk_store) -> None:
+def test_a_refresh_reads_only_the_changed_notes_chunks(each_store) -> None:
+    # On both stores; Firestore in the project no function watches: in the stack's own
+    # project the indexer reacted to these writes too, and a refresh re-read its notes.
+    chunk_store = each_store
     import uuid
 
     from footnote.domain import IndexState, IndexStatus, NoteChanges
