@@ -285,3 +285,33 @@ def test_removed_rows_never_look_like_a_model_migration() -> None:
     assert corpus.model_ids == {h.container.embedder.model_id}
     found = h.call("POST", "/search", "alice", json={"query": "launch"}).get_json()
     assert "embedding_model_mixed" not in found["meta"]["fallbacks"], found["meta"]
+
+
+def test_an_emptied_corpus_takes_the_vector_size_of_its_next_chunks() -> None:
+    """Every note deleted, then a note embedded by a model with another vector size:
+    the patch gives the empty corpus that size, and the new note is found by vector."""
+    from dataclasses import replace
+
+    from footnote.adapters.memory_store import MemoryStore
+    from footnote.domain import IndexState, IndexStatus
+    from footnote.retrieval.corpus import CorpusCache
+    from tests.factories import chunk, note
+
+    store = MemoryStore()
+    loads: list[CorpusLoad] = []
+    cache = CorpusCache(store, on_load=lambda tenant, load: loads.append(load))
+    old = store.create_note(note("a", "We chose Firestore.", "t"))
+    old_chunk = chunk("a_000", old.text, "t")
+    store.replace_chunks(old, [old_chunk], IndexState("a", "t", IndexStatus.INDEXED))
+    assert cache.get("t").dimension == len(old_chunk.embedding) != 2
+    assert store.delete_note("t", "a")
+    store.remove_chunks("a", IndexState("a", "t", IndexStatus.DELETED))
+    assert len(cache.get("t")) == 0  # patched to empty, keeping its old size
+    new = store.create_note(note("b", "The launch is in March.", "t"))
+    small = replace(chunk("b_000", new.text, "t"), embedding=(0.6, 0.8), embedding_model="m2")
+    store.replace_chunks(new, [small], IndexState("b", "t", IndexStatus.INDEXED))
+    corpus = cache.get("t")
+    assert corpus.dimension == 2
+    assert loads[-1].full is False  # patched, not loaded again
+    hits = corpus.vector_hits((0.6, 0.8), 5, corpus.mask(None, ()))
+    assert [h.chunk_id for h in hits] == ["b_000"] and abs(hits[0].score - 1.0) < 1e-6

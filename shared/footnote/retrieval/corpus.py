@@ -134,11 +134,14 @@ class TenantCorpus:
         if not chunks:
             return
         with self.lock:
-            if self.dimension == 0:
+            # An empty corpus takes the size of the vectors it is given: a first load,
+            # or a tenant whose every note went and whose new ones another model embeds.
+            if self.dimension == 0 or not len(self):
                 dims = [len(v) for v in vectors] if vectors is not None else []
                 dims += [len(c.embedding) for c in chunks]
-                if max(dims, default=0):
-                    self.dimension = max(dims)
+                size = max(dims, default=0)
+                if size and size != self.dimension:
+                    self.dimension = size
                     self.matrix = np.zeros((self._cap, self.dimension), dtype=np.float32)
             for c in chunks:
                 if c.chunk_id in self.by_id:
@@ -500,9 +503,6 @@ class CorpusCache:
         dims = {len(c.embedding) for c in chunks if c.embedding}
         if dims - {corpus.dimension} and len(corpus):
             return False  # a new vector size (model change): rebuild the matrix
-        if not len(corpus) and dims:
-            corpus.dimension = max(dims)
-            corpus.matrix = np.zeros((corpus._cap, corpus.dimension), dtype=np.float32)
         with corpus.lock:
             corpus.replace_notes(changed, chunks)
             corpus.version = version
