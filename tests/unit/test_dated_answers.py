@@ -147,3 +147,54 @@ def test_a_chunk_that_opens_mid_turn_gives_that_turn_to_the_other_party() -> Non
     assert "pottery museum downtown" in text and "[N1]" in text
     asked = "Which museum did Caroline take her kids to?"
     assert _answer(asked, [Source("N1", chunk, 1.0)]) == NOT_ENOUGH
+
+
+def test_an_undated_sentence_about_someone_else_is_no_answer_to_when() -> None:
+    # The note was saved on 8 May; that is not when Kaiser was born.
+    encyclopedic = [
+        _source(
+            "N1",
+            "Henry J. Kaiser was an American industrialist known as the father of "
+            "modern American shipbuilding.",
+            MAY_8,
+        )
+    ]
+    assert _answer("When was Henry J. Kaiser born?", encyclopedic) == NOT_ENOUGH
+    # ... while a personal record's day of writing is the day it happened.
+    diary = [_source("N1", "Dentist appointment went well, no cavities.", MAY_8)]
+    assert _answer("When did I go to the dentist appointment?", diary) == "8 May 2023 [N1]."
+    # "We" inside a quoted title is not the asker speaking of themselves.
+    song = [_source("N1", 'The film "Here We Go Round the Mulberry Bush" was a comedy.', MAY_8)]
+    assert _answer('When was "Here We Go Round the Mulberry Bush" released?', song) == NOT_ENOUGH
+
+
+def test_a_reaction_addressed_to_the_listener_is_about_the_listener() -> None:
+    # Caroline's line names no one but Melanie, whom it addresses: the race is Melanie's,
+    # though only Caroline's line uses the question's words.
+    reacted = [
+        _source(
+            "N1",
+            "Melanie: I ran a 5K for mental health last Saturday.\n"
+            "Caroline: That charity race sounds great, Mel!",
+            MAY_25,
+        )
+    ]
+    assert _answer("How was Caroline's charity race?", reacted) == NOT_ENOUGH
+    assert "[N1]" in _answer("How was Melanie's charity race?", reacted)
+
+
+def test_a_question_opening_with_a_relative_word_names_no_one_by_it() -> None:
+    # "Whose" and "According" open the sentence; they are not names the notes lack.
+    party = [_source("N1", "Melanie: We celebrated my daughter's birthday with a concert!", MAY_25)]
+    assert "daughter's birthday" in _answer("Whose birthday did Melanie celebrate?", party)
+    assert "concert" in _answer("According to Melanie, how was the birthday celebrated?", party)
+
+
+def test_a_question_about_a_person_is_answered_from_one_passage() -> None:
+    # The second passage holds a leftover question word ("store") but is not the source.
+    passages = [
+        _source("N1", "Gina: I just got accepted for a fashion internship!", MAY_25),
+        _source("N2", "Gina: My clothing store is busy with new customers.", MAY_25),
+    ]
+    text = _answer("What did Gina get accepted for at her store?", passages)
+    assert "fashion internship [N1]" in text and "[N2]" not in text

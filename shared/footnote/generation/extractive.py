@@ -21,6 +21,7 @@ from footnote.generation.speakers import (
     about,
     asked_people,
     attributed_sentences,
+    first_person,
     listeners,
     said,
     speaker_prefix,
@@ -280,11 +281,17 @@ def compose(
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
     if when:
         # The date is of the person's event: their name counts towards covering it.
-        return _dated_answer(all_terms, pool, sources)
+        return _dated_answer(all_terms, pool, sources, question)
     if listing:
         chosen = select_sentences(pool, 5)
     else:
         chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named)
+        if people and chosen:
+            # What a person said is told in one passage of the conversation: a line of
+            # another passage that adds a leftover question word is more often a
+            # neighbour than a source (LoCoMo: answers citing two passages held the
+            # evidence in 0.31 of their citations, one passage in 0.66).
+            chosen = [c for c in chosen if c.cid == chosen[0].cid]
     if not chosen:
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:
@@ -310,13 +317,20 @@ def _someone_elses(mine: Sequence[_Candidate], others: Sequence[_Candidate]) -> 
 
 
 def _dated_answer(
-    question_terms: Sequence[str], pool: Sequence[_Candidate], sources: Sequence[Source]
+    question_terms: Sequence[str],
+    pool: Sequence[_Candidate],
+    sources: Sequence[Source],
+    question: str = "",
 ) -> str:
     """A "when" question: the date of the best sentence, read against its note's date.
 
     A relative phrase ("yesterday", "last Saturday", "next month") is resolved
     against the day the note was written; a sentence naming its own date is
-    quoted; otherwise the note's date is the answer.
+    quoted; otherwise the note's date is the answer — but only for a personal
+    record (a speaker's line, a sentence or question in the first person: "We
+    signed the lease"), where the day of writing is the day it happened. An
+    undated sentence about someone else ("Henry Kaiser was an industrialist")
+    says nothing of when: declined rather than answered with the day it was saved.
     """
     wanted = set(question_terms)
     if not pool:
@@ -330,6 +344,8 @@ def _dated_answer(
         return _cite(resolved[0].meaning, best.cid)
     if has_absolute_date(best.text):
         return _cite(speaker_prefix(best.text, best.speaker), best.cid)
+    if not (best.speaker or first_person(best.text) or first_person(question)):
+        return NOT_ENOUGH
     return _cite(day_text(written.date()), best.cid)
 
 

@@ -36,6 +36,19 @@ _OPENERS = frozenset(
         "did",
         "do",
         "does",
+        # a question may open with a relative word or a preposition: "Whose birthday…",
+        # "According to Gina, …", "Based on Tim's collections, …", "Around which holiday…"
+        "whose",
+        "whom",
+        "according",
+        "based",
+        "around",
+        "since",
+        "besides",
+        "considering",
+        "given",
+        "apart",
+        "aside",
     }
 )
 # Dates are matched against a note's date, not its text.

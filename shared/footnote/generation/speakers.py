@@ -27,6 +27,7 @@ _SECOND_PERSON = frozenset(
     {"you", "you're", "you’re", "you've", "you’ve", "you'd", "you’d", "you'll", "you’ll"}
     | {"your", "yours", "yourself"}
 )
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
 # A name in address ("Thanks, Caroline!", "Hey Mel,") is whom a line is said to, not
 # what it is about.
 _VOCATIVE = re.compile(
@@ -108,10 +109,13 @@ def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str
     spoken = frozenset(terms(speaker))
     heard = frozenset(terms(listener))
     first, second = _persons(text)
+    # A line that speaks of no one but turns to the listener by name ("That charity race
+    # sounds great, Mel!") reacts to what the listener told: it is about them.
+    reaction = not first and not second and _addressed(text)
     for p in people:
-        if p <= spoken and (first or not second):
+        if p <= spoken and (first or not (second or reaction)):
             return True
-        if heard and p <= heard and second and not first:
+        if heard and p <= heard and (second or reaction) and not first:
             return True
         if p & (frozenset(terms(said(text))) - spoken):
             return True
@@ -121,6 +125,17 @@ def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str
 def said(text: str) -> str:
     """What a line says, without its speaker's label or a name in address."""
     return _VOCATIVE.sub(" ", SPEAKER.sub("", text)).strip()
+
+
+def first_person(text: str) -> bool:
+    """The sentence speaks in the first person ("I", "we", "my", …); words inside quotes
+    are a title or someone's words ("Here We Go Round the Mulberry Bush"), not its own."""
+    return _persons(_QUOTED.sub(" ", text))[0]
+
+
+def _addressed(text: str) -> bool:
+    """The line names its listener in address ("Thanks, Mel!", "Hey Caroline,")."""
+    return bool(_VOCATIVE.search(SPEAKER.sub("", text)))
 
 
 def _persons(text: str) -> tuple[bool, bool]:
