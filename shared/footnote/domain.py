@@ -62,6 +62,7 @@ class Fallback(str, Enum):
     TYPE_FILTER_RELAXED = "type_filter_relaxed"
     STALE_HITS_DROPPED = "stale_hits_dropped"
     TIME_WINDOW_AS_KEYWORDS = "time_window_as_keywords"
+    TIME_WINDOW_WIDENED = "time_window_widened"
     # chat
     REWRITE_SKIPPED = "rewrite_skipped"
     RERANKER_SKIPPED = "reranker_skipped"

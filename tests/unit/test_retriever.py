@@ -171,3 +171,34 @@ def test_bm25_defaults_of_the_corpus_are_the_settings_defaults() -> None:
 
     s = Settings()
     assert Bm25Params() == Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method)
+
+
+def test_a_day_with_nothing_written_is_read_in_the_notes_of_the_week_after() -> None:
+    # NOW is Sunday 22 November 2026; the internship came on 3 November, told on the 6th.
+    w = World()
+    w.add("older", "Booked the dentist for a cleaning.", days_ago=30)
+    w.add("told", "Accepted for the fashion internship on Tuesday, so happy.", days_ago=16)
+    w.add("much_later", "Accepted for the fashion internship, starting soon.", days_ago=2)
+    question = analyze("Which fashion internship accepted me on November 3?", NOW)
+    result = w.retriever.retrieve("alice", question)
+    assert result.matched and "time_window_widened" in result.fallbacks
+    assert [c.chunk.note_id for c in result.chunks] == ["told"]
+
+
+def test_a_window_with_a_relevant_note_is_not_widened() -> None:
+    w = World()
+    w.add("older", "Booked the dentist for a cleaning.", days_ago=30)
+    w.add("same_day", "Accepted for the fashion internship today.", days_ago=19)
+    w.add("told", "Accepted for the fashion internship on Tuesday, so happy.", days_ago=16)
+    result = w.retriever.retrieve(
+        "alice", analyze("Which fashion internship accepted me on November 3?", NOW)
+    )
+    assert result.matched and "time_window_widened" not in result.fallbacks
+    assert [c.chunk.note_id for c in result.chunks] == ["same_day"]
+    # ... and with the grace turned off, a day with nothing written finds nothing.
+    off = World(retrieval_window_grace_days=0)
+    off.add("older", "Booked the dentist for a cleaning.", days_ago=30)
+    off.add("told", "Accepted for the fashion internship on Tuesday, so happy.", days_ago=16)
+    assert not off.retriever.retrieve(
+        "alice", analyze("Which fashion internship accepted me on November 3?", NOW)
+    ).matched

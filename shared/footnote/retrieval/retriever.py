@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
 import numpy as np
 
@@ -111,6 +111,26 @@ class Retriever:
         analysis: QueryAnalysis,
         k: int | None = None,
         fusion_name: str | None = None,
+    ) -> RetrievalResult:
+        result = self._retrieve(tenant_id, analysis, k, fusion_name)
+        widened = _widened(analysis, self._s.window_grace_days)
+        if result.matched or widened is None:
+            return result
+        # Nothing relevant was written in the window; what happened in it may have been
+        # written down in the days after ("On May 23…" told on May 27 as "last Tuesday").
+        later = self._retrieve(tenant_id, widened, k, fusion_name)
+        if not later.matched:
+            return result
+        return dataclasses.replace(
+            later, fallbacks=(*later.fallbacks, Fallback.TIME_WINDOW_WIDENED)
+        )
+
+    def _retrieve(
+        self,
+        tenant_id: str,
+        analysis: QueryAnalysis,
+        k: int | None,
+        fusion_name: str | None,
     ) -> RetrievalResult:
         s = self._s
         k = k or s.retrieval_rerank_to
@@ -532,6 +552,16 @@ def _neighbor_support(
         else:
             out[cid] = by_words(cid)
     return out
+
+
+def _widened(analysis: QueryAnalysis, days: int) -> QueryAnalysis | None:
+    """The analysis with its window's end moved ``days`` later; None without a window
+    end to move."""
+    window = analysis.window
+    if days <= 0 or window is None or window.end is None:
+        return None
+    later = dataclasses.replace(window, end=window.end + timedelta(days=days))
+    return dataclasses.replace(analysis, window=later)
 
 
 def _content_dates_as_keywords(
