@@ -17,6 +17,7 @@ from werkzeug.wrappers import Request, Response
 from footnote.api.http import Api
 from footnote.config import Settings
 from footnote.errors import Unauthenticated
+from footnote.services.notes import NotesService
 from footnote.wiring import Container
 
 
@@ -77,6 +78,10 @@ class Harness:
             self.faults["generator"] = Faulty(c.generator, ("generate",))
             for name, wrapper in self.faults.items():
                 c._built[name] = wrapper
+        if not quotas:
+            # No per-user quotas: the API charges no requests (quotas=None below) and
+            # the notes service, built here without its QuotaService, counts no writes.
+            c._built["notes"] = NotesService(c.settings, c.store, c.store)
         self.api = Api(
             c.settings,
             TokenTable(),

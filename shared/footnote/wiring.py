@@ -303,7 +303,7 @@ class Container:
     def notes(self) -> NotesService:
         from footnote.services.notes import NotesService
 
-        return NotesService(self.settings, self.store, self.store)
+        return NotesService(self.settings, self.store, self.store, quotas=self.quotas)
 
     @lazy
     def chat(self) -> ChatService:

@@ -36,9 +36,22 @@ def test_notes_are_tenant_scoped(store) -> None:
     assert store.get_note(tenant, nid).text == "hello"
     assert store.get_note("someone-else", nid) is None
     assert store.update_note("someone-else", nid, NoteChanges(text="x"), NOW) is None
-    assert store.delete_note("someone-else", nid) is False
+    assert store.delete_note("someone-else", nid) is None
     assert store.read_note(nid).tenant_id == tenant
     assert store.index_state(nid).status is IndexStatus.PENDING
+
+
+def test_delete_returns_the_note_it_deleted(store) -> None:
+    """The stored-characters quota gives back the length of what went: the note as
+    the delete found it (after any edit), once."""
+    tenant, nid = _ids()
+    store.create_note(note(nid, "short", tenant))
+    store.update_note(tenant, nid, NoteChanges(text="a longer text"), NOW)
+    deleted = store.delete_note(tenant, nid)
+    assert deleted is not None and (deleted.id, deleted.text) == (nid, "a longer text")
+    assert deleted.tenant_id == tenant
+    assert store.delete_note(tenant, nid) is None
+    assert store.get_note(tenant, nid) is None
 
 
 def test_update_marks_pending_only_when_content_changes(store) -> None:

@@ -1,8 +1,9 @@
-"""Per-user quotas through the real API and services (memory store, in process)."""
+"""Per-user quotas through the real API and services (memory store, in process), and\nthe notes service's accounting of note writes on its own."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -10,9 +11,12 @@ from typing import Any
 import pytest
 
 from footnote.adapters.memory_quota import MemoryQuotaCounter
-from footnote.errors import QuotaExceeded
+from footnote.adapters.memory_store import MemoryStore
+from footnote.domain import Note
+from footnote.errors import NotFound, QuotaExceeded
+from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
-from tests.inproc import Harness, envelope, settings
+from tests.inproc import Faulty, Harness, envelope, settings
 
 
 def _quota_error(response) -> dict[str, Any]:
@@ -73,7 +77,8 @@ def test_stored_characters_count_creates_edits_and_deletes() -> None:
 
 def test_a_failed_write_gives_its_reservation_back() -> None:
     h = Harness(quotas=True, QUOTA_NOTES_PER_DAY=2, QUOTA_STORED_CHARS=1000)
-    # Rejected by the service after the reservation (blank text): nothing kept.
+    # Refused by the request model (blank text) before anything is reserved: nothing
+    # kept. A store write failing after the reservation: the NotesService test below.
     for _ in range(5):
         assert h.call("POST", "/notes", "alice", json={"text": "   "}).status_code == 400
     assert h.container.quotas.stored_chars("alice") == 0
@@ -119,3 +124,116 @@ def test_concurrent_requests_of_one_user_do_not_overshoot() -> None:
     with ThreadPoolExecutor(20) as pool:
         list(pool.map(one, range(200)))
     assert len(allowed) == 25
+
+
+# -- NotesService: the quota accounting of note writes, below the HTTP edge --------------
+
+
+class RacingDelete(MemoryStore):
+    """A memory store in which another request's work (``racer``) commits just before
+    the next delete's transaction: the interleaving a read ahead of the delete would
+    miss. Real store, one chosen schedule: no threads, so the test cannot flake."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.racer: Callable[[], object] | None = None
+
+    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
+        racer, self.racer = self.racer, None
+        if racer is not None:
+            racer()
+        return super().delete_note(tenant_id, note_id)
+
+
+def _service(
+    store: MemoryStore | None = None, **limits: Any
+) -> tuple[NotesService, MemoryStore, QuotaService]:
+    s = settings(**limits)
+    store = store if store is not None else MemoryStore()
+    quotas = QuotaService(s, MemoryQuotaCounter())
+    return NotesService(s, store, store, quotas=quotas), store, quotas
+
+
+def test_a_create_over_the_stored_characters_is_refused_and_stores_nothing() -> None:
+    notes, store, quotas = _service(QUOTA_STORED_CHARS=100)
+    notes.create("alice", "a" * 60, None, None, None)
+    with pytest.raises(QuotaExceeded) as caught:
+        notes.create("alice", "b" * 41, None, None, None)
+    assert caught.value.details["quota"] == "storedChars"
+    assert [n.text for n in store.notes.values()] == ["a" * 60]
+    assert quotas.stored_chars("alice") == 60
+    notes.create("alice", "c" * 40, None, None, None)  # exactly up to the limit fits
+    assert quotas.stored_chars("alice") == 100
+
+
+def test_a_create_over_the_notes_per_day_is_refused_and_stores_nothing() -> None:
+    notes, store, quotas = _service(QUOTA_NOTES_PER_DAY=2, QUOTA_STORED_CHARS=1000)
+    notes.create("alice", "one", None, None, None)
+    notes.create("alice", "two", None, None, None)
+    with pytest.raises(QuotaExceeded) as caught:
+        notes.create("alice", "three", None, None, None)
+    assert caught.value.details["quota"] == "notesPerDay"
+    assert len(store.notes) == 2
+    assert quotas.stored_chars("alice") == len("one") + len("two")
+
+
+def test_an_edit_that_grows_past_the_quota_is_refused_and_changes_nothing() -> None:
+    notes, store, quotas = _service(QUOTA_STORED_CHARS=100)
+    note_id = notes.create("alice", "a" * 60, "title", None, None).note.id
+    before = store.notes[note_id]
+    with pytest.raises(QuotaExceeded):
+        notes.update("alice", note_id, {"text": "b" * 101, "title": "new title"})
+    assert store.notes[note_id] == before
+    assert quotas.stored_chars("alice") == 60
+    # Growing within the limit counts the growth; shrinking gives characters back.
+    notes.update("alice", note_id, {"text": "c" * 100})
+    assert quotas.stored_chars("alice") == 100
+    notes.update("alice", note_id, {"text": "d" * 10})
+    assert quotas.stored_chars("alice") == 10
+    notes.update("alice", note_id, {"title": "only the title"})
+    assert quotas.stored_chars("alice") == 10
+
+
+def test_a_delete_gives_its_characters_back_exactly() -> None:
+    notes, _, quotas = _service(QUOTA_STORED_CHARS=1000)
+    keep = notes.create("alice", "k" * 123, None, None, None).note.id
+    gone = notes.create("alice", "g" * 456, None, None, None).note.id
+    notes.create("bob", "b" * 789, None, None, None)
+    notes.delete("alice", gone)
+    assert quotas.stored_chars("alice") == 123
+    assert quotas.stored_chars("bob") == 789
+    with pytest.raises(NotFound):
+        notes.delete("alice", gone)  # twice: nothing more given back
+    with pytest.raises(NotFound):
+        notes.delete("bob", keep)  # another user's note: not found, not counted
+    assert (quotas.stored_chars("alice"), quotas.stored_chars("bob")) == (123, 789)
+    notes.delete("alice", keep)
+    assert quotas.stored_chars("alice") == 0
+
+
+def test_a_delete_counts_the_note_it_deleted_not_an_earlier_read() -> None:
+    """An edit (counted: 100 -> 300) commits after the delete request arrived but
+    before the delete's transaction: the delete gives back 300, ending at exactly 0.
+    A length read ahead of the delete would give back 100 and leave 200 counted."""
+    store = RacingDelete()
+    notes, _, quotas = _service(store, QUOTA_STORED_CHARS=1000)
+    note_id = notes.create("alice", "a" * 100, None, None, None).note.id
+    store.racer = lambda: notes.update("alice", note_id, {"text": "b" * 300})
+    notes.delete("alice", note_id)
+    assert store.racer is None  # the edit did run in between
+    assert quotas.stored_chars("alice") == 0
+
+
+def test_a_failed_store_write_gives_its_reservation_back() -> None:
+    store = MemoryStore()
+    failing = Faulty(store, ("create_note",))
+    s = settings(QUOTA_NOTES_PER_DAY=1, QUOTA_STORED_CHARS=100)
+    quotas = QuotaService(s, MemoryQuotaCounter())
+    notes = NotesService(s, failing, store, quotas=quotas)
+    failing.fail = RuntimeError("Firestore unavailable")
+    with pytest.raises(RuntimeError):
+        notes.create("alice", "a" * 100, None, None, None)
+    assert failing.calls == 1 and store.notes == {}
+    assert quotas.stored_chars("alice") == 0
+    failing.fail = None
+    notes.create("alice", "a" * 100, None, None, None)  # the day's one note, all 100 chars

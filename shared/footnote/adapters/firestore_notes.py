@@ -71,21 +71,24 @@ class FirestoreNoteStore(FirestoreRepository):
             self._bump(tenant_id)
         return after
 
-    def delete_note(self, tenant_id: str, note_id: str) -> bool:
+    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
         ref = self.client.collection(NOTES).document(note_id)
 
         @self._fs.transactional
-        def run(tx: Any) -> bool:
+        def run(tx: Any) -> Note | None:
             snap = ref.get(transaction=tx)
             if not snap.exists or snap.get("tenantId") != tenant_id:
-                return False
+                return None
+            # Read in the transaction that deletes it: a concurrent edit either commits
+            # before this read or makes the transaction retry, so this is what went.
+            deleted = note_from(snap)
             recorded = self._recorded_chunk_ids(tx, note_id)
             tx.delete(ref)
             self._drop_chunks(tx, recorded, IndexState(note_id, tenant_id, IndexStatus.DELETED))
-            return True
+            return deleted
 
-        deleted = bool(self._run_for_api(run, "this note"))
-        if deleted:
+        deleted: Note | None = self._run_for_api(run, "this note")
+        if deleted is not None:
             self._bump(tenant_id)
         return deleted
 

@@ -68,13 +68,14 @@ class MemoryStore:
                 self._drop_chunks(tenant_id, note_id)  # old text is never cited again
             return updated
 
-    def delete_note(self, tenant_id: str, note_id: str) -> bool:
+    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
         with self._lock:
-            if self.get_note(tenant_id, note_id) is None:
-                return False
+            note = self.get_note(tenant_id, note_id)
+            if note is None:
+                return None
             del self.notes[note_id]
             self._drop_chunks(tenant_id, note_id)  # a deleted note is never cited
-            return True
+            return note
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
         mine = sorted(

@@ -137,15 +137,7 @@ class Api:
 
     def _on_notes_create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.note_create, self._s.request_max_bytes)
-        quotas = self._quotas() if self._quotas else None
-        # The request model has normalised the text: this is what is stored.
-        reservation = quotas.reserve_note(tenant, len(body.text), True) if quotas else None
-        try:
-            note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
-        except BaseException:
-            if quotas and reservation:
-                quotas.release(reservation)
-            raise
+        note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
         fields["noteId"] = note.note.id
         return _json(wire.note(note), 201, {"Location": f"/notes/{note.note.id}"})
 
@@ -170,28 +162,12 @@ class Api:
     ) -> Response:
         body = _parse(request, self._models.note_patch, self._s.request_max_bytes)
         changes = {name: getattr(body, name) for name in body.model_fields_set}
-        quotas = self._quotas() if self._quotas else None
-        if quotas is None or "text" not in changes:
-            return _json(wire.note(self._notes().update(tenant, note_id, changes)), 200)
-        old = len(self._notes().get(tenant, note_id).note.text)
-        grow = max(len(changes["text"]) - old, 0)
-        reservation = quotas.reserve_note(tenant, grow, False)
-        try:
-            note = self._notes().update(tenant, note_id, changes)
-        except BaseException:
-            quotas.release(reservation)
-            raise
-        quotas.adjust_chars(tenant, len(note.note.text) - old - reservation.chars)
-        return _json(wire.note(note), 200)
+        return _json(wire.note(self._notes().update(tenant, note_id, changes)), 200)
 
     def _on_note_delete(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        quotas = self._quotas() if self._quotas else None
-        old = len(self._notes().get(tenant, note_id).note.text) if quotas else 0
         self._notes().delete(tenant, note_id)
-        if quotas:
-            quotas.adjust_chars(tenant, -old)
         return Response(status=204)
 
     def _on_chat(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:

@@ -3,7 +3,11 @@
 The API is the only caller, and its request models (``api/schemas.py``) have already
 checked and normalised every field against the limits in force: nothing is checked
 twice here. The indexer checks what it reads on its own (``MalformedNote``), since
-a note can be written behind the API's back."""
+a note can be written behind the API's back.
+
+Every write is accounted here, not at the edge: a create or an edit that grows a note
+must fit the user's quotas (``QuotaService``) before anything is stored, and the
+stored-character count follows every create, edit and delete."""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from footnote.config import Settings
 from footnote.domain import IndexStatus, MemoryType, Note, NoteChanges
 from footnote.errors import NotFound
 from footnote.ports import ChunkStore, NoteStore
+from footnote.services.quotas import QuotaService
 from footnote.services.results import NoteListing, NoteView
 
 
@@ -30,11 +35,13 @@ class NotesService:
         notes: NoteStore,
         chunks: ChunkStore,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        quotas: QuotaService | None = None,
     ) -> None:
         self._s = settings
         self._notes = notes
         self._chunks = chunks
         self._clock = clock
+        self._quotas = quotas  # None: no per-user quotas (in-process test harnesses)
 
     def create(
         self,
@@ -55,7 +62,16 @@ class NotesService:
             tags=tuple(tags or ()),
             type=memory_type,
         )
-        return NoteView(self._notes.create_note(note), IndexStatus.PENDING)
+        if self._quotas is None:
+            return NoteView(self._notes.create_note(note), IndexStatus.PENDING)
+        # The request model has normalised the text: its length is what is stored.
+        reservation = self._quotas.reserve_note(tenant_id, len(text), True)
+        try:
+            stored = self._notes.create_note(note)
+        except BaseException:
+            self._quotas.release(reservation)
+            raise
+        return NoteView(stored, IndexStatus.PENDING)
 
     def get(self, tenant_id: str, note_id: str) -> NoteView:
         note = self._notes.get_note(tenant_id, note_id)
@@ -85,12 +101,47 @@ class NotesService:
             type=fields.get("type"),
             clear_type="type" in fields and fields["type"] is None,
         )
-        note = self._notes.update_note(tenant_id, note_id, changes, self._clock())
-        if note is None:
-            raise NotFound("note not found")
+        if self._quotas is None or changes.text is None:
+            note = self._write(tenant_id, note_id, changes)
+        else:
+            note = self._write_text(self._quotas, tenant_id, note_id, changes, changes.text)
         state = self._chunks.index_state(note_id)
         return NoteView(note, state.status if state else IndexStatus.PENDING)
 
     def delete(self, tenant_id: str, note_id: str) -> None:
-        if not self._notes.delete_note(tenant_id, note_id):
+        deleted = self._notes.delete_note(tenant_id, note_id)
+        if deleted is None:
             raise NotFound("note not found")
+        if self._quotas is not None:
+            # The note the delete's own transaction removed, not an earlier read: an
+            # edit in between cannot skew the count.
+            self._quotas.adjust_chars(tenant_id, -len(deleted.text))
+
+    def _write(self, tenant_id: str, note_id: str, changes: NoteChanges) -> Note:
+        note = self._notes.update_note(tenant_id, note_id, changes, self._clock())
+        if note is None:
+            raise NotFound("note not found")
+        return note
+
+    def _write_text(
+        self, quotas: QuotaService, tenant_id: str, note_id: str, changes: NoteChanges, text: str
+    ) -> Note:
+        """An edit of the text: reserve what it grows by before writing (refused, it
+        changes nothing), then correct the count by the new length.
+
+        The old length is read before the update's transaction, so an edit of the same
+        note committing in between still skews the count by their difference (unlike
+        a delete, whose store call returns what it removed); closing that needs the
+        store's update to return the text it replaced."""
+        current = self._notes.get_note(tenant_id, note_id)
+        if current is None:
+            raise NotFound("note not found")
+        old = len(current.text)
+        reservation = quotas.reserve_note(tenant_id, max(len(text) - old, 0), False)
+        try:
+            note = self._write(tenant_id, note_id, changes)
+        except BaseException:
+            quotas.release(reservation)
+            raise
+        quotas.adjust_chars(tenant_id, len(note.text) - old - reservation.chars)
+        return note

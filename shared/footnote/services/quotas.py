@@ -1,6 +1,7 @@
 """Per-user quotas: requests per minute for /chat and /search, notes written per
-day, and total stored note characters. Checked by the API before any work is done,
-so a request over a quota costs one counter transaction and stores nothing.
+day, and total stored note characters. Checked before any work is done (request
+rates by the API, note writes by ``NotesService``), so a request over a quota costs
+one counter transaction and stores nothing.
 
 Windows are fixed (the UTC minute, the UTC day): a user can spend a full minute's
 allowance at the end of one minute and again at the start of the next, so the
