@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -59,7 +59,7 @@ def test_latest_activity_first_with_title_times_and_count() -> None:
     top = listed[0]
     assert top["title"] == "What did we decide about pricing?"  # first question, one line
     assert top["messageCount"] == 4
-    assert top["createdAt"] < top["updatedAt"]
+    assert datetime.fromisoformat(top["createdAt"]) < datetime.fromisoformat(top["updatedAt"])
     assert listed[1]["messageCount"] == 2 and listed[1]["createdAt"] == listed[1]["updatedAt"]
     # The count is the turns .../messages returns.
     messages = h.call("GET", f"/conversations/{first}/messages", "ann").get_json()["messages"]
