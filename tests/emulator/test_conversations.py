@@ -77,6 +77,7 @@ def _forged(payload: object) -> str:
         {"cursor": _forged({"t": "2026-01-01T00:00:00+00:00", "id": "a/b"})},
         {"cursor": _forged({"t": "2026-01-01T00:00:00+00:00", "id": "__x__"})},
         {"cursor": _forged({"t": "2026-01-01T00:00:00", "id": "x"})},
+        {"cursor": _forged({"t": "0001-01-01T00:00:00+01:00", "id": "x"})},
     ],
 )
 def test_bad_limit_or_cursor_is_400(new_user, params) -> None:

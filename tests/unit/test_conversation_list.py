@@ -126,6 +126,8 @@ def _forged(payload: Any) -> str:
         ("cursor=" + _forged({"t": "2026-01-01T00:00:00+00:00", "id": "a/b"}), "cursor is not valid"),
         ("cursor=" + _forged({"t": "2026-01-01T00:00:00+00:00", "id": "__x__"}), "cursor is not valid"),
         ("cursor=" + _forged({"t": 5, "id": "x"}), "cursor is not valid"),
+        ("cursor=" + _forged({"t": "0001-01-01T00:00:00+01:00", "id": "x"}), "cursor is not valid"),
+        ("cursor=" + _forged({"t": "9999-12-31T23:59:59-01:00", "id": "x"}), "cursor is not valid"),
         ("cursor=" + _forged([1, 2]), "cursor is not valid"),
     ],
 )  # fmt: skip

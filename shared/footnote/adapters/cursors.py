@@ -10,7 +10,7 @@ import base64
 import binascii
 import json
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 
 from footnote.errors import InvalidRequest
 
@@ -28,12 +28,23 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        # In UTC, as stored: an offset that moves the instant out of the years
+        # 1-9999 ("0001-01-01T00:00+01:00") fails here, not in the store's encoder.
         moment = datetime.fromisoformat(data["t"])
+        if moment.tzinfo is None:
+            raise ValueError
+        moment = moment.astimezone(UTC)
         document_id = data["id"]
         if not isinstance(document_id, str) or not _DOCUMENT_ID.fullmatch(document_id):
             raise ValueError
-        if moment.tzinfo is None:
-            raise ValueError
         return moment, document_id
-    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeError, RecursionError) as exc:
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        OverflowError,
+        binascii.Error,
+        UnicodeError,
+        RecursionError,
+    ) as exc:
         raise InvalidRequest("cursor is not valid") from exc
