@@ -54,6 +54,23 @@ resource "google_firestore_index" "messages_by_conversation_tenant" {
   }
 }
 
+# GET /conversations: where tenantId == uid, order by updatedAt desc, __name__ desc.
+resource "google_firestore_index" "conversations_by_tenant_updated" {
+  project     = var.project_id
+  database    = google_firestore_database.main.name
+  collection  = "conversations"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "tenantId"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "updatedAt"
+    order      = "DESCENDING"
+  }
+}
+
 # In-memory corpora patch from the change log: indexState where tenantId == uid and
 # chunksChangedAt > the corpus's mark (FirestoreStore.notes_changed_since).
 resource "google_firestore_index" "states_by_tenant_changed" {

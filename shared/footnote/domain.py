@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -252,3 +252,63 @@ class Turn:
     created_at: datetime
     citations: tuple[Mapping[str, Any], ...] = ()
     meta: Mapping[str, Any] | None = None
+
+
+# A conversation's title is its first question on one line, cut to fit a list row.
+CONVERSATION_TITLE_MAX_CHARS = 80
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A conversation as its owner's list shows it (the turns are read apart)."""
+
+    id: str
+    tenant_id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime  # the latest turn's time: lists show the most recent first
+    message_count: int  # questions and answers: the turns GET .../messages returns
+
+
+@dataclass(frozen=True)
+class ConversationPage:
+    conversations: list[Conversation]
+    cursor: str | None
+
+
+def conversation_title(question: str) -> str:
+    """The first question on one line, cut at a word boundary when too long."""
+    line = " ".join(question.split())
+    if len(line) <= CONVERSATION_TITLE_MAX_CHARS:
+        return line
+    cut = line[: CONVERSATION_TITLE_MAX_CHARS - 1]
+    space = cut.rfind(" ")
+    if space >= CONVERSATION_TITLE_MAX_CHARS // 2:  # else one long word: cut inside it
+        cut = cut[:space]
+    return cut.rstrip() + "\u2026"
+
+
+def with_turns(before: Conversation | None, turns: Sequence[Turn]) -> Conversation:
+    """The conversation once ``turns`` (of one conversation) are added to it.
+
+    Both stores keep this summary beside the turns, so a list reads one document
+    per conversation. ``before`` None: ``turns`` start it (its title is the first
+    question). The latest activity never moves back (a late write of older turns).
+    """
+    ordered = sorted(turns, key=lambda t: (t.created_at, t.role != "user"))
+    first, last = ordered[0], ordered[-1]
+    if before is None:
+        question = next((t.text for t in ordered if t.role == "user"), "")
+        return Conversation(
+            first.conversation_id,
+            first.tenant_id,
+            conversation_title(question),
+            first.created_at,
+            last.created_at,
+            len(ordered),
+        )
+    return dataclasses.replace(
+        before,
+        updated_at=max(before.updated_at, last.created_at),
+        message_count=before.message_count + len(ordered),
+    )

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from footnote.domain import (
     Chunk,
+    ConversationPage,
     Draft,
     Hit,
     IndexState,
@@ -130,7 +131,21 @@ class ChunkStore(Protocol):
 
 @runtime_checkable
 class ConversationStore(Protocol):
-    def append_turns(self, turns: Sequence[Turn]) -> None: ...
+    """Conversations and their turns. Every read is tenant-scoped."""
+
+    def append_turns(self, turns: Sequence[Turn]) -> None:
+        """Store the turns and bring their conversation's summary up to date (its
+        latest activity and message count; its title and creation when they start
+        it), in one write."""
+        ...
+
+    def list_conversations(
+        self, tenant_id: str, limit: int, cursor: str | None
+    ) -> ConversationPage:
+        """A page of the tenant's conversations, latest activity first (ties by id,
+        descending); ``cursor`` is the previous page's. A bad cursor raises
+        InvalidRequest."""
+        ...
 
     def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None: ...
 

@@ -238,6 +238,37 @@ def test_a_second_user_sees_nothing_of_the_first(page: Page, web_url: str, email
     expect(page.locator("#search-results > li")).to_have_count(0)
 
 
+def test_conversations_come_from_the_api_after_a_reload_with_cleared_storage(
+    page: Page, web_url: str, email: str
+) -> None:
+    """The list is the API's, not this browser's: with localStorage cleared (signed
+    out too, as on another device) the conversation is listed and reopens."""
+    sign_up(page, web_url, email)
+    # No notes: the answer says so at once, and the conversation is recorded.
+    ask(page, "What is on the   roadmap for May?")
+    listed = page.locator("#conversation-list button.conversation")
+    expect(listed).to_have_count(1)
+    conversation_id = listed.first.get_attribute("data-conversation-id")
+    assert conversation_id
+    assert page.evaluate("Object.keys(localStorage).filter(k => k.includes('conversations'))") == []
+
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#who")).to_have_text(email)
+    page.get_by_role("button", name="Ask", exact=True).first.click()
+    expect(listed).to_have_count(1)
+    expect(listed.first).to_have_attribute("data-conversation-id", conversation_id)
+    expect(listed.first).to_contain_text("What is on the roadmap for May?")
+    expect(listed.first).to_contain_text("1 question")
+    listed.first.click()
+    expect(page.locator("#thread > li")).to_have_count(2)
+    expect(page.locator("#thread .turn.user .turn-text")).to_contain_text("roadmap for May?")
+    expect(listed.first).to_have_attribute("aria-current", "true")
+
+
 def test_a_failed_note_shows_failed_and_retry_indexes_it(
     page: Page, web_url: str, email: str, stack
 ) -> None:

@@ -160,6 +160,89 @@ def test_conversations_are_tenant_scoped(store) -> None:
     assert store.turn("intruder", f"{cid}-a") is None
 
 
+def _exchange(cid: str, tenant: str, question: str, at, n: int) -> list[Turn]:
+    return [
+        Turn(f"{cid}-u{n}", cid, tenant, "user", question, at),
+        Turn(f"{cid}-a{n}", cid, tenant, "assistant", "an answer.", at),
+    ]
+
+
+def test_conversations_list_latest_activity_first_in_pages(store) -> None:
+    tenant, base = _ids()
+    ids = [f"{base}-c{i}" for i in range(5)]
+    for i, cid in enumerate(ids):
+        store.append_turns(_exchange(cid, tenant, f"question {i}?", NOW + timedelta(minutes=i), 0))
+    store.append_turns(_exchange(f"{base}-other", "another-tenant", "theirs?", NOW, 0))
+    # A follow-up in the oldest conversation makes it the most recent, and counts.
+    later = NOW + timedelta(hours=1)
+    store.append_turns(_exchange(ids[0], tenant, "and then?", later, 1))
+
+    seen, cursor = [], None
+    while True:
+        page = store.list_conversations(tenant, 2, cursor)
+        assert len(page.conversations) <= 2
+        seen += page.conversations
+        cursor = page.cursor
+        if cursor is None:
+            break
+    assert [c.id for c in seen] == [ids[0], ids[4], ids[3], ids[2], ids[1]]
+    top = seen[0]
+    assert (top.tenant_id, top.title, top.message_count) == (tenant, "question 0?", 4)
+    assert top.created_at == NOW and top.updated_at == later
+    assert [(c.title, c.message_count) for c in seen[1:]] == [
+        ("question 4?", 2),
+        ("question 3?", 2),
+        ("question 2?", 2),
+        ("question 1?", 2),
+    ]
+    assert seen[1].created_at == seen[1].updated_at == NOW + timedelta(minutes=4)
+    assert store.list_conversations("intruder", 10, None).conversations == []
+    everything = store.list_conversations(tenant, 100, None)
+    assert len(everything.conversations) == 5 and everything.cursor is None
+    with pytest.raises(InvalidRequest):
+        store.list_conversations(tenant, 2, "not-a-cursor")
+
+
+def test_conversations_with_the_same_activity_page_by_id(store) -> None:
+    tenant, base = _ids()
+    ids = sorted(f"{base}-t{i}" for i in range(4))
+    for cid in ids:
+        store.append_turns(_exchange(cid, tenant, "same time?", NOW, 0))
+    seen, cursor = [], None
+    while True:
+        page = store.list_conversations(tenant, 1, cursor)
+        seen += [c.id for c in page.conversations]
+        cursor = page.cursor
+        if cursor is None:
+            break
+    assert seen == ids[::-1]
+
+
+def test_a_firestore_conversation_stored_before_summaries_lists_and_then_keeps_one(
+    direct_firestore_client,
+) -> None:
+    """Before listing existed, a conversation document held only tenantId and
+    updatedAt: it is listed from its turns, and its next turn stores a summary."""
+    from footnote.adapters.firestore_conversations import _message_doc
+    from footnote.adapters.firestore_store import CONVERSATIONS, MESSAGES, FirestoreStore
+
+    client = direct_firestore_client
+    store = FirestoreStore(client)
+    tenant, base = _ids()
+    cid = f"{base}-legacy"
+    client.collection(CONVERSATIONS).document(cid).set({"tenantId": tenant, "updatedAt": NOW})
+    for t in _exchange(cid, tenant, "an  old\nquestion?", NOW, 0):
+        client.collection(MESSAGES).document(t.message_id).set(_message_doc(t))
+    (listed,) = store.list_conversations(tenant, 10, None).conversations
+    assert (listed.id, listed.title, listed.message_count) == (cid, "an old question?", 2)
+    assert listed.created_at == listed.updated_at == NOW
+    later = NOW + timedelta(minutes=3)
+    store.append_turns(_exchange(cid, tenant, "and now?", later, 1))
+    stored = client.collection(CONVERSATIONS).document(cid).get().to_dict()
+    assert stored["messageCount"] == 4 and stored["title"] == "an old question?"
+    assert stored["createdAt"] == NOW and stored["updatedAt"] == later
+
+
 def test_embedding_cache_round_trip(store) -> None:
     if not hasattr(store, "get_many"):
         from footnote.adapters.cached_embedder import MemoryEmbeddingCache

@@ -432,12 +432,18 @@ def test_composite_indexes_cover_the_store_queries(tf: Terraform) -> None:
     )
     assert re.search(r'"tenantId", "==".*?order_by\("createdAt"', source, re.S)
     assert re.search(r'"conversationId", "==".*?"tenantId", "=="', source, re.S)
+    conversations = (ROOT / "shared/footnote/adapters/firestore_conversations.py").read_text()
+    assert re.search(
+        r'"tenantId", "==", tenant_id\)\)\s*\.order_by\("updatedAt", direction=fs\.Query\.DESCENDING\)',
+        conversations,
+    )
     have = {
         (attr(b, "collection"), tuple(attr(f, "field_path") for f in blocks(b, "fields")))
         for b in tf.resources["google_firestore_index"].values()
     }
     assert ("notes", ("tenantId", "createdAt")) in have
     assert ("messages", ("conversationId", "tenantId")) in have
+    assert ("conversations", ("tenantId", "updatedAt")) in have
     assert ("noteChunks", ("tenantId", "embedding")) in have
 
 

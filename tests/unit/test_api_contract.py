@@ -109,6 +109,7 @@ _DESCRIBED_BEFORE = {
     ("DELETE", "/notes/{noteId}"): {204, 401, 404},
     ("POST", "/chat"): {200, 400, 401, 404, 413, 415, 429},
     ("POST", "/search"): {200, 400, 401, 413, 415, 429},
+    ("GET", "/conversations"): {200, 400, 401},  # added since, with the route table
     ("GET", "/conversations/{conversationId}/messages"): {200, 401, 404},
     ("GET", "/messages/{messageId}/sources"): {200, 401, 404},
 }
@@ -166,6 +167,8 @@ def test_every_response_matches_its_described_model() -> None:
     ok(h.call("POST", "/search", t, json={"query": "revenue in March"}), schemas.SearchResponse)
     ok(h.call("POST", "/search", "nobody", json={"query": "anything"}), schemas.SearchResponse)
     ok(h.call("GET", f"/conversations/{answer['conversationId']}/messages", t), schemas.Messages)
+    listed = ok(h.call("GET", "/conversations?limit=1", t), schemas.ConversationPage)
+    assert listed["conversations"][0]["id"] == answer["conversationId"]
     sources = ok(h.call("GET", f"/messages/{answer['messageId']}/sources", t), schemas.Sources)
     assert sources["sources"] == answer["citations"]
     ok(h.call("GET", "/healthz"), schemas.Health)

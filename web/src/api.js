@@ -67,6 +67,11 @@ export class Api {
   updateNote(id, fields) { return this.json("PATCH", `/notes/${encodeURIComponent(id)}`, fields); }
   deleteNote(id) { return this.json("DELETE", `/notes/${encodeURIComponent(id)}`); }
   search(query, k = 10) { return this.json("POST", "/search", { query, k }); }
+  listConversations(cursor, limit = 20) {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (cursor) q.set("cursor", cursor);
+    return this.json("GET", `/conversations?${q}`);
+  }
   messages(conversationId) { return this.json("GET", `/conversations/${encodeURIComponent(conversationId)}/messages`); }
   sources(messageId) { return this.json("GET", `/messages/${encodeURIComponent(messageId)}/sources`); }
 

@@ -68,6 +68,10 @@ const state = {
   hasMore: true,
   loadingNotes: false,
   conversationId: null,
+  conversations: [], // GET /conversations, pages so far, most recent activity first
+  conversationsCursor: null,
+  conversationsState: "idle", // idle | loading | loaded | failed
+  conversationsTicket: 0, // a response for an earlier sign-in or reset is dropped
   citationsByCid: new Map(),
   pollTimer: 0,
 };
@@ -132,7 +136,8 @@ function onUser(user) {
     $("password").value = "";
     showView("notes", false);
     loadMoreNotes();
-    renderConversationList();
+    forgetStoredConversations(user);
+    loadConversations(false);
   } else {
     for (const id of ["notes-view", "ask-view", "search-view"]) $(id).hidden = true;
     $("auth-title").focus();
@@ -145,6 +150,10 @@ function resetSession() {
   state.cursor = null;
   state.hasMore = true;
   state.conversationId = null;
+  state.conversations = [];
+  state.conversationsCursor = null;
+  state.conversationsState = "idle";
+  state.conversationsTicket += 1;
   state.citationsByCid.clear();
   $("notes-list").replaceChildren();
   $("thread").replaceChildren();
@@ -164,6 +173,8 @@ function showView(name, focus = true) {
     else tab.removeAttribute("aria-current");
   }
   for (const view of ["notes", "ask", "search"]) $(`${view}-view`).hidden = view !== name;
+  // The list failed to load (offline at sign-in, say): opening Ask tries again.
+  if (name === "ask" && state.conversationsState === "failed") loadConversations(false);
   if (focus) {
     const target = { notes: "notes-title", ask: "question", search: "search-query" }[name];
     $(target).focus();
@@ -577,7 +588,7 @@ $("ask-form").addEventListener("submit", async (e) => {
     }, asking.signal);
     if (user !== state.user) return;
     state.conversationId = done.conversationId;
-    rememberConversation(done.conversationId, message);
+    conversationActive(done.conversationId, message);
     finishAnswer(answer, done);
     renderSources(done.citations);
   } catch (err) {
@@ -592,37 +603,72 @@ $("ask-form").addEventListener("submit", async (e) => {
   }
 });
 
-// Conversations the API has no list endpoint for: this browser remembers them per user.
-function conversationKey() { return `footnote:conversations:${state.user.uid}`; }
-function storedConversations() {
-  try { return JSON.parse(localStorage.getItem(conversationKey()) || "[]"); } catch { return []; }
-}
-function rememberConversation(id, question) {
-  const list = storedConversations().filter((c) => c.id !== id);
-  const existing = storedConversations().find((c) => c.id === id);
-  list.unshift({ id, title: existing ? existing.title : question.slice(0, 80), updatedAt: new Date().toISOString() });
-  localStorage.setItem(conversationKey(), JSON.stringify(list.slice(0, 50)));
+// Conversations come from the API (GET /conversations), a page at a time, so they
+// are the same on every device; this browser keeps none of them.
+async function loadConversations(more) {
+  if (!state.user || (more && !state.conversationsCursor)) return;
+  const ticket = ++state.conversationsTicket;
+  state.conversationsState = "loading";
+  $("conversations-error").textContent = "";
+  renderConversationList();
+  try {
+    const page = await state.api.listConversations(more ? state.conversationsCursor : null);
+    if (ticket !== state.conversationsTicket) return;
+    // A conversation asked in since the first page moved to the top: not twice.
+    const known = new Set(more ? state.conversations.map((c) => c.id) : []);
+    const fresh = page.conversations.filter((c) => !known.has(c.id));
+    state.conversations = more ? [...state.conversations, ...fresh] : fresh;
+    state.conversationsCursor = page.cursor;
+    state.conversationsState = "loaded";
+  } catch (err) {
+    if (ticket !== state.conversationsTicket) return;
+    state.conversationsState = "failed";
+    $("conversations-error").textContent = `Could not load your conversations: ${describeError(err)}`;
+  }
   renderConversationList();
 }
-function forgetConversation(id) {
-  localStorage.setItem(conversationKey(), JSON.stringify(storedConversations().filter((c) => c.id !== id)));
+
+// An answer just arrived: its conversation is now the most recent (as the API will
+// list it), without asking for the list again.
+function conversationActive(id, question) {
+  const now = new Date().toISOString();
+  const existing = state.conversations.find((c) => c.id === id);
+  const item = existing
+    ? { ...existing, updatedAt: now, messageCount: existing.messageCount + 2 }
+    : { id, title: question.split(/\s+/).join(" ").trim(), createdAt: now, updatedAt: now, messageCount: 2 };
+  state.conversations = [item, ...state.conversations.filter((c) => c.id !== id)];
   renderConversationList();
+}
+
+// Earlier versions kept this user's conversation ids in localStorage; the API lists
+// them now, so the copy is removed rather than left behind.
+function forgetStoredConversations(user) {
+  try { localStorage.removeItem(`footnote:conversations:${user.uid}`); } catch { /* storage off */ }
 }
 
 function renderConversationList() {
   const list = $("conversation-list");
   list.replaceChildren();
-  const items = state.user ? storedConversations() : [];
+  const loading = state.conversationsState === "loading";
+  list.setAttribute("aria-busy", String(loading));
+  const items = state.user ? state.conversations : [];
   for (const c of items) {
     const current = c.id === state.conversationId;
+    const turns = Math.floor((c.messageCount || 0) / 2);
     list.append(el("li", {},
       el("button", { type: "button", class: "conversation", "aria-current": current ? "true" : null,
-        onclick: () => openConversation(c.id) },
-        el("span", { class: "conversation-title", text: c.title }),
-        el("span", { class: "hint", text: formatDate(c.updatedAt) }))));
+        dataset: { conversationId: c.id }, onclick: () => openConversation(c.id) },
+        el("span", { class: "conversation-title", text: c.title || "Untitled conversation" }),
+        el("span", { class: "hint", text: `${formatDate(c.updatedAt)} · ${turns} ${turns === 1 ? "question" : "questions"}` }))));
   }
-  if (!items.length) list.append(el("li", { class: "hint", text: "No conversations yet." }));
+  if (!items.length && loading) list.append(el("li", { class: "hint", text: "Loading conversations…" }));
+  else if (!items.length && state.conversationsState === "loaded") list.append(el("li", { class: "hint", text: "No conversations yet." }));
+  const more = $("more-conversations");
+  more.hidden = !state.user || !state.conversationsCursor;
+  more.disabled = loading;
 }
+
+$("more-conversations").addEventListener("click", () => loadConversations(true));
 
 async function openConversation(id) {
   $("ask-error").textContent = "";
@@ -642,7 +688,10 @@ async function openConversation(id) {
     renderConversationList();
     $("question").focus();
   } catch (err) {
-    if (err.status === 404) forgetConversation(id);
+    if (err.status === 404) {
+      state.conversations = state.conversations.filter((c) => c.id !== id);
+      renderConversationList();
+    }
     $("ask-error").textContent = `Could not open the conversation: ${describeError(err)}`;
   }
 }

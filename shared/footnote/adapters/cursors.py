@@ -1,17 +1,26 @@
-"""Opaque page cursors: the client gets a token, never our sort keys."""
+"""Opaque page cursors: the client gets a token, never our sort keys.
+
+A cursor is the sort key of a page's last row: an instant (a note's creation, a
+conversation's latest activity) and the document id that breaks ties.
+"""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
-from datetime import datetime
+import re
+from datetime import UTC, datetime
 
 from footnote.errors import InvalidRequest
 
+# The ids we issue. Anything else in a cursor was made up, and must be a 400 here:
+# Firestore would refuse "a/b" or "__x__" as a document id with an error of its own.
+_DOCUMENT_ID = re.compile(r"(?!__.*__$)[A-Za-z0-9_-]{1,200}")
 
-def encode_cursor(created_at: datetime, note_id: str) -> str:
-    raw = json.dumps({"t": created_at.isoformat(), "id": note_id}, separators=(",", ":"))
+
+def encode_cursor(moment: datetime, document_id: str) -> str:
+    raw = json.dumps({"t": moment.isoformat(), "id": document_id}, separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
@@ -19,10 +28,23 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        # In UTC, as stored: an offset that moves the instant out of the years
+        # 1-9999 ("0001-01-01T00:00+01:00") fails here, not in the store's encoder.
         moment = datetime.fromisoformat(data["t"])
-        note_id = data["id"]
-        if not isinstance(note_id, str) or moment.tzinfo is None:
+        if moment.tzinfo is None:
             raise ValueError
-        return moment, note_id
-    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeError) as exc:
+        moment = moment.astimezone(UTC)
+        document_id = data["id"]
+        if not isinstance(document_id, str) or not _DOCUMENT_ID.fullmatch(document_id):
+            raise ValueError
+        return moment, document_id
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        OverflowError,
+        binascii.Error,
+        UnicodeError,
+        RecursionError,
+    ) as exc:
         raise InvalidRequest("cursor is not valid") from exc

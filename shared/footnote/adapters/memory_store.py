@@ -15,6 +15,8 @@ from typing import Any
 from footnote.adapters.cursors import decode_cursor, encode_cursor
 from footnote.domain import (
     Chunk,
+    Conversation,
+    ConversationPage,
     IndexState,
     IndexStatus,
     Note,
@@ -23,6 +25,7 @@ from footnote.domain import (
     Turn,
     apply_changes,
     same_content,
+    with_turns,
 )
 
 
@@ -34,6 +37,7 @@ class MemoryStore:
         self.states: dict[str, IndexState] = {}
         self.versions: dict[str, int] = {}
         self.turns: dict[str, Turn] = {}
+        self.conversations: dict[str, Conversation] = {}  # id -> summary, as Firestore
         # Change log, as Firestore keeps it in indexState.chunksChangedAt: a global
         # sequence stands in for commit time; per tenant, (sequence, note id) in order.
         self._seq = 0
@@ -212,8 +216,30 @@ class MemoryStore:
     # -- ConversationStore -----------------------------------------------------
     def append_turns(self, turns: Sequence[Turn]) -> None:
         with self._lock:
+            groups: dict[str, list[Turn]] = {}
             for t in turns:
                 self.turns[t.message_id] = t
+                groups.setdefault(t.conversation_id, []).append(t)
+            for cid, group in groups.items():
+                self.conversations[cid] = with_turns(self.conversations.get(cid), group)
+
+    def list_conversations(
+        self, tenant_id: str, limit: int, cursor: str | None
+    ) -> ConversationPage:
+        with self._lock:  # a chat may add a conversation meanwhile
+            mine = sorted(
+                (c for c in self.conversations.values() if c.tenant_id == tenant_id),
+                key=lambda c: (c.updated_at, c.id),
+                reverse=True,
+            )
+        if cursor:
+            moment, last_id = decode_cursor(cursor)
+            mine = [c for c in mine if (c.updated_at, c.id) < (moment, last_id)]
+        page = mine[:limit]
+        more = len(mine) > limit
+        return ConversationPage(
+            page, encode_cursor(page[-1].updated_at, page[-1].id) if more else None
+        )
 
     def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None:
         mine = [

@@ -19,7 +19,13 @@ from werkzeug.wrappers import Request, Response
 from footnote import logs
 from footnote.api import wire
 from footnote.api.routes import ROUTES
-from footnote.api.schemas import ID_MAX_CHARS, PAGE_SIZE_DEFAULT, RULE_ERRORS, request_models
+from footnote.api.schemas import (
+    ID_MAX_CHARS,
+    PAGE_SIZE_DEFAULT,
+    RULE_ERRORS,
+    PageQuery,
+    request_models,
+)
 from footnote.config import Settings
 from footnote.errors import (
     Contention,
@@ -39,6 +45,7 @@ from footnote.services.quotas import QuotaService
 
 log = logging.getLogger("footnote.api")
 M = TypeVar("M", bound=BaseModel)
+P = TypeVar("P", bound=PageQuery)
 
 
 # Ids we issue are URL-safe; anything else (incl. Firestore-reserved "__x__") is simply not found.
@@ -198,6 +205,13 @@ class Api:
         fields["chunkIds"] = [h.chunk_id for h in result.hits]
         return _json(wire.search(result), 200)
 
+    def _on_conversations_list(
+        self, request: Request, tenant: str, fields: dict[str, Any]
+    ) -> Response:
+        query = _page_query(request, self._models.conversations_query)
+        listing = self._chat().conversations(tenant, query.limit, query.cursor)
+        return _json(wire.conversation_page(listing), 200)
+
     def _on_messages(
         self, request: Request, tenant: str, fields: dict[str, Any], conversation_id: str
     ) -> Response:
@@ -284,6 +298,18 @@ def _not_json(raw: bytes, exc: ValidationError) -> InvalidRequest:
     # which Firestore, UTF-8 and every response we write cannot carry.
     return InvalidRequest(
         "request body is not valid: strings must be valid Unicode (no unpaired surrogates)"
+    )
+
+
+def _page_query(request: Request, model: type[P]) -> P:
+    """A paged list's ``limit`` and ``cursor``, checked by ``model``."""
+    raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
+    # isdecimal, not isdigit: "²" is a digit int() refuses; the first 6 digits are
+    # enough to be over any limit (and int() of a huge string is slow).
+    if not raw_limit.isdecimal():
+        raise InvalidRequest("limit must be a whole number")
+    return _validate(
+        model, {"limit": int(raw_limit[:6]), "cursor": request.args.get("cursor") or None}
     )
 
 

@@ -180,12 +180,21 @@ class SearchRequest(_Strict):
     k: StrictInt = Field(8, ge=1, le=SEARCH_K_MAX)
 
 
-class NotesQuery(_Strict):
-    """The query string of ``GET /notes`` (``limit`` is checked to be a whole number
+class PageQuery(_Strict):
+    """The query string of a paged list (``limit`` is checked to be a whole number
     by the handler, which reads it)."""
 
     limit: int = PAGE_SIZE_DEFAULT
     cursor: str | None = None
+
+
+class NotesQuery(PageQuery):
+    """The query string of ``GET /notes``."""
+
+
+class ConversationsQuery(PageQuery):
+    """The query string of ``GET /conversations`` (a model of its own: the
+    description lists each operation's parameters from its model)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +205,7 @@ class RequestModels:
     chat: type[ChatRequest]
     search: type[SearchRequest]
     notes_query: type[NotesQuery]
+    conversations_query: type[ConversationsQuery]
 
 
 def request_models(settings: Settings) -> RequestModels:
@@ -287,6 +297,7 @@ def build_models(limits: Limits) -> RequestModels:
         create_model("ChatRequest", __base__=ChatRequest, message=(question_t, ...)),
         create_model("SearchRequest", __base__=SearchRequest, query=(question_t, ...)),
         create_model("NotesQuery", __base__=NotesQuery, **query_fields),
+        create_model("ConversationsQuery", __base__=ConversationsQuery, **query_fields),
     )
 
 
@@ -412,6 +423,20 @@ class Message(_Out):
     text: str
     created_at: str
     citations: list[Citation]
+
+
+class Conversation(_Out):
+    id: str
+    title: str = Field(description="The first question, on one line, shortened to fit a list.")
+    created_at: datetime
+    updated_at: datetime = Field(description="The latest turn: lists are ordered by it.")
+    message_count: int = Field(description="Questions and answers: the turns of .../messages.")
+
+
+class ConversationPage(_Out):
+    conversations: list[Conversation]
+    cursor: str | None
+    has_more: bool
 
 
 class Messages(_Out):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from footnote.domain import Citation, Note, TimeWindow
+from footnote.domain import Citation, Conversation, Note, TimeWindow
 from footnote.services.chat import ChatOutcome
 from footnote.services.results import (
+    ConversationListing,
     Message,
     NoteListing,
     NoteView,
@@ -80,6 +81,14 @@ def search(result: SearchResult) -> dict[str, Any]:
     }
 
 
+def conversation_page(listing: ConversationListing) -> dict[str, Any]:
+    return {
+        "conversations": [_conversation(c) for c in listing.conversations],
+        "cursor": listing.cursor,
+        "hasMore": listing.cursor is not None,
+    }
+
+
 def messages(turns: tuple[Message, ...]) -> dict[str, Any]:
     return {
         "messages": [
@@ -115,6 +124,16 @@ def _note(n: Note) -> dict[str, Any]:
         "type": n.type.value if n.type else None,
         "createdAt": iso(n.created_at),
         "updatedAt": iso(n.updated_at),
+    }
+
+
+def _conversation(c: Conversation) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "title": c.title,
+        "createdAt": iso(c.created_at),
+        "updatedAt": iso(c.updated_at),
+        "messageCount": c.message_count,
     }
 
 

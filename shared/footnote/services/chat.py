@@ -46,6 +46,7 @@ from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.services.results import (
     AnswerMeta,
+    ConversationListing,
     Message,
     QueryReport,
     RetrievalReport,
@@ -439,6 +440,12 @@ class ChatService:
                 close()
 
     # -- conversations ---------------------------------------------------------
+    def conversations(self, tenant_id: str, limit: int, cursor: str | None) -> ConversationListing:
+        """A page of the tenant's conversations, latest activity first (the API's
+        query model has checked ``limit``; a bad cursor raises InvalidRequest)."""
+        page = self._conversations.list_conversations(tenant_id, limit, cursor)
+        return ConversationListing(tuple(page.conversations), page.cursor)
+
     def messages(self, tenant_id: str, conversation_id: str) -> tuple[Message, ...]:
         turns = self._conversations.conversation_turns(tenant_id, conversation_id)
         if turns is None:

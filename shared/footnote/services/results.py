@@ -10,6 +10,7 @@ from typing import Any
 
 from footnote.domain import (
     Citation,
+    Conversation,
     Fallback,
     IndexStatus,
     Intent,
@@ -33,6 +34,14 @@ class NoteView:
 @dataclass(frozen=True)
 class NoteListing:
     notes: tuple[Note, ...]
+    cursor: str | None  # None: this is the last page
+
+
+@dataclass(frozen=True)
+class ConversationListing:
+    """A page of the caller's conversations, latest activity first."""
+
+    conversations: tuple[Conversation, ...]
     cursor: str | None  # None: this is the last page
 
 
