@@ -198,3 +198,22 @@ def test_a_question_about_a_person_is_answered_from_one_passage() -> None:
     ]
     text = _answer("What did Gina get accepted for at her store?", passages)
     assert "fashion internship [N1]" in text and "[N2]" not in text
+
+
+def test_congratulations_and_sympathy_are_about_the_listeners_news() -> None:
+    # Maria congratulates and consoles; the promotion and the loss are John's.
+    news = [
+        _source(
+            "N1",
+            "John: I got promoted to assistant manager at work!\n"
+            "Maria: Congrats on the promotion, that is huge.\n"
+            "John: And sadly our old dog Max passed away last week.\n"
+            "Maria: I'm so sorry to hear about Max.",
+            MAY_25,
+        )
+    ]
+    assert _answer("What did Maria recently get promoted to?", news) == NOT_ENOUGH
+    assert _answer("What happened to Maria's dog Max?", news) == NOT_ENOUGH
+    assert "promoted to assistant manager at work [N1]" in _answer(
+        "What did John get promoted to?", news
+    )

@@ -27,6 +27,15 @@ _SECOND_PERSON = frozenset(
     {"you", "you're", "you’re", "you've", "you’ve", "you'd", "you’d", "you'll", "you’ll"}
     | {"your", "yours", "yourself"}
 )
+_REACTION = re.compile(
+    r"\b(?:congrats|congratulations|well done|(?:great|good|nice|awesome) (?:job|work)|"
+    r"sorry (?:to hear|about|['’]bout|for your)|proud of you|good luck|happy for you|"
+    r"glad (?:you|to hear)|(?:love|like|enjoy|adore|admire) your|"
+    r"(?:sounds?|looks?|that['’]s|that is|what an?) (?:so |really |super )?"
+    r"(?:great|awesome|amazing|fun|cool|yum|yummy|delicious|lovely|wonderful|"
+    r"incredible|exciting|beautiful|fantastic|interesting|nice))\b",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
 # A name in address ("Thanks, Caroline!", "Hey Mel,") is whom a line is said to, not
 # what it is about.
@@ -112,10 +121,13 @@ def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str
     # A line that speaks of no one but turns to the listener by name ("That charity race
     # sounds great, Mel!") reacts to what the listener told: it is about them.
     reaction = not first and not second and _addressed(text)
+    # Congratulations, sympathy and praise answer the listener's news, whatever their
+    # pronouns ("Congrats on the promotion!", "I'm sorry to hear about Max").
+    praise = bool(_REACTION.search(text))
     for p in people:
-        if p <= spoken and (first or not (second or reaction)):
+        if p <= spoken and not praise and (first or not (second or reaction)):
             return True
-        if heard and p <= heard and (second or reaction) and not first:
+        if heard and p <= heard and (praise or ((second or reaction) and not first)):
             return True
         if p & (frozenset(terms(said(text))) - spoken):
             return True
