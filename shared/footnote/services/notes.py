@@ -118,10 +118,10 @@ class NotesService:
             self._quotas.adjust_chars(tenant_id, -len(deleted.text))
 
     def _write(self, tenant_id: str, note_id: str, changes: NoteChanges) -> Note:
-        note = self._notes.update_note(tenant_id, note_id, changes, self._clock())
-        if note is None:
+        edit = self._notes.update_note(tenant_id, note_id, changes, self._clock())
+        if edit is None:
             raise NotFound("note not found")
-        return note
+        return edit.after
 
     def _write_text(
         self, quotas: QuotaService, tenant_id: str, note_id: str, changes: NoteChanges, text: str
