@@ -97,6 +97,16 @@ class NoteChanges:
     clear_type: bool = False
 
 
+@dataclass(frozen=True)
+class NoteEdit:
+    """An edit as its store transaction saw it: the note it replaced and the note it
+    wrote. ``before`` is read inside that transaction, so a caller accounting for the
+    change (the stored-characters quota) sees what the edit really replaced."""
+
+    before: Note
+    after: Note
+
+
 def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
     """The note after an edit: fields not given keep their value; ``clear_type``
     drops a user-set type (the classifier decides again)."""

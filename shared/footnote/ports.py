@@ -21,6 +21,7 @@ from footnote.domain import (
     MemoryType,
     Note,
     NoteChanges,
+    NoteEdit,
     NotePage,
     QueryAnalysis,
     ScoredChunk,
@@ -43,7 +44,12 @@ class NoteStore(Protocol):
 
     def update_note(
         self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
-    ) -> Note | None: ...
+    ) -> NoteEdit | None:
+        """Apply the changes; return the note as the update found it and as it wrote
+        it (None if there was none), both from the update's own transaction, so what
+        the caller accounts for (the length it replaced, for the stored-characters
+        quota) is what the update replaced, not an earlier read."""
+        ...
 
     def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
         """Delete the note; return it as the delete found it (None if there was none),

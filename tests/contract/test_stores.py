@@ -54,18 +54,37 @@ def test_delete_returns_the_note_it_deleted(store) -> None:
     assert store.get_note(tenant, nid) is None
 
 
+def test_update_returns_what_it_replaced_and_what_it_wrote(store) -> None:
+    """The stored-characters quota counts an edit as new length - replaced length: the
+    note as the update found it (after any earlier edit), and as it wrote it."""
+    tenant, nid = _ids()
+    store.create_note(note(nid, "short", tenant))
+    later = NOW + timedelta(minutes=1)
+    first = store.update_note(tenant, nid, NoteChanges(text="a longer text"), later)
+    assert (first.before.text, first.after.text) == ("short", "a longer text")
+    second = store.update_note(tenant, nid, NoteChanges(text="tiny", title="t"), later)
+    assert (second.before.id, second.before.tenant_id) == (nid, tenant)
+    assert (second.before.text, second.before.title) == ("a longer text", "")
+    assert (second.after.text, second.after.title) == ("tiny", "t")
+    assert second.after == store.get_note(tenant, nid)
+    # Tags only: the text replaced is the text kept.
+    third = store.update_note(tenant, nid, NoteChanges(tags=("x",)), later)
+    assert third.before.text == third.after.text == "tiny"
+    assert third.before.tags == () and third.after.tags == ("x",)
+
+
 def test_update_marks_pending_only_when_content_changes(store) -> None:
     tenant, nid = _ids()
     store.create_note(note(nid, "hello", tenant))
     store.set_index_state(IndexState(nid, tenant, IndexStatus.INDEXED, "h", 1, "m"))
     later = NOW + timedelta(minutes=1)
-    updated = store.update_note(tenant, nid, NoteChanges(tags=("a",)), later)
+    updated = store.update_note(tenant, nid, NoteChanges(tags=("a",)), later).after
     assert updated.tags == ("a",) and updated.updated_at == later
     assert store.index_state(nid).status is IndexStatus.INDEXED
     store.update_note(tenant, nid, NoteChanges(text="changed", type=MemoryType.TASK), later)
     assert store.read_note(nid).type is MemoryType.TASK
     assert store.index_state(nid).status is IndexStatus.PENDING
-    cleared = store.update_note(tenant, nid, NoteChanges(clear_type=True), later)
+    cleared = store.update_note(tenant, nid, NoteChanges(clear_type=True), later).after
     assert cleared.type is None
 
 

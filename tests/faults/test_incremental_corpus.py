@@ -260,8 +260,8 @@ def test_a_refresh_reads_only_the_changed_notes_chunks(each_store) -> None:
     # One note edited and re-indexed: the refresh reads that note's chunks and one
     # change-log entry, nothing else.
     counting.read.clear()
-    edited = chunk_store.update_note(tenant, notes[5].id, NoteChanges(text=_text(rng)), NOW)
-    new_chunks = index(edited)
+    edit = chunk_store.update_note(tenant, notes[5].id, NoteChanges(text=_text(rng)), NOW)
+    new_chunks = index(edit.after)
     corpus = cache.get(tenant)
     assert counting.read == {"notes_changed_since": 1, "chunks_of_notes": len(new_chunks)}
     counting.read.clear()

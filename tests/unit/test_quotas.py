@@ -12,7 +12,7 @@ import pytest
 
 from footnote.adapters.memory_quota import MemoryQuotaCounter
 from footnote.adapters.memory_store import MemoryStore
-from footnote.domain import Note
+from footnote.domain import Note, NoteChanges, NoteEdit
 from footnote.errors import NotFound, QuotaExceeded
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
@@ -145,6 +145,23 @@ class RacingDelete(MemoryStore):
         return super().delete_note(tenant_id, note_id)
 
 
+class RacingUpdate(MemoryStore):
+    """As ``RacingDelete``, for the next update: ``racer`` commits after the service
+    has read the note (to size its reservation) and before the update's transaction."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.racer: Callable[[], object] | None = None
+
+    def update_note(
+        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+    ) -> NoteEdit | None:
+        racer, self.racer = self.racer, None
+        if racer is not None:
+            racer()
+        return super().update_note(tenant_id, note_id, changes, now)
+
+
 def _service(
     store: MemoryStore | None = None, **limits: Any
 ) -> tuple[NotesService, MemoryStore, QuotaService]:
@@ -221,6 +238,26 @@ def test_a_delete_counts_the_note_it_deleted_not_an_earlier_read() -> None:
     store.racer = lambda: notes.update("alice", note_id, {"text": "b" * 300})
     notes.delete("alice", note_id)
     assert store.racer is None  # the edit did run in between
+    assert quotas.stored_chars("alice") == 0
+
+
+@pytest.mark.parametrize(("racing", "mine"), [(300, 200), (300, 50), (10, 150)])
+def test_an_edit_counts_the_text_its_update_replaced_not_an_earlier_read(
+    racing: int, mine: int
+) -> None:
+    """Another edit of the note (100 -> ``racing`` chars) commits between this edit's
+    read (100) and its update (to ``mine`` chars): the count ends at exactly ``mine``.
+    Counting from the earlier read would leave it at ``racing`` + ``mine`` - 100.
+    With a limit of 150, the racing shrink (10) still lets this edit to 150 in."""
+    store = RacingUpdate()
+    notes, _, quotas = _service(store, QUOTA_STORED_CHARS=1000 if racing > 150 else 150)
+    note_id = notes.create("alice", "a" * 100, None, None, None).note.id
+    store.racer = lambda: notes.update("alice", note_id, {"text": "b" * racing})
+    notes.update("alice", note_id, {"text": "c" * mine})
+    assert store.racer is None  # the other edit did run in between
+    assert store.notes[note_id].text == "c" * mine
+    assert quotas.stored_chars("alice") == mine
+    notes.delete("alice", note_id)
     assert quotas.stored_chars("alice") == 0
 
 

@@ -23,6 +23,7 @@ from footnote.domain import (
     IndexStatus,
     Note,
     NoteChanges,
+    NoteEdit,
     NotePage,
     apply_changes,
     same_content,
@@ -49,14 +50,17 @@ class FirestoreNoteStore(FirestoreRepository):
 
     def update_note(
         self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
-    ) -> Note | None:
+    ) -> NoteEdit | None:
         ref = self.client.collection(NOTES).document(note_id)
 
         @self._fs.transactional
-        def run(tx: Any) -> tuple[Note, bool] | None:
+        def run(tx: Any) -> NoteEdit | None:
             snap = ref.get(transaction=tx)
             if not snap.exists or snap.get("tenantId") != tenant_id:
                 return None
+            # Read in the transaction that overwrites it: a concurrent edit either
+            # commits before this read or makes the transaction retry, so ``before``
+            # is what this edit replaced.
             before = note_from(snap)
             after = apply_changes(before, changes, now)
             changed = not same_content(before, after)
@@ -64,12 +68,12 @@ class FirestoreNoteStore(FirestoreRepository):
             tx.set(ref, note_doc(after))
             if changed:
                 self._drop_chunks(tx, recorded, IndexState(note_id, tenant_id, IndexStatus.PENDING))
-            return after, changed
+            return NoteEdit(before, after)
 
-        after, changed = self._run_for_api(run, "this note") or (None, False)
-        if changed:
+        edit: NoteEdit | None = self._run_for_api(run, "this note")
+        if edit is not None and not same_content(edit.before, edit.after):
             self._bump(tenant_id)
-        return after
+        return edit
 
     def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
         ref = self.client.collection(NOTES).document(note_id)

@@ -21,6 +21,7 @@ from footnote.domain import (
     IndexStatus,
     Note,
     NoteChanges,
+    NoteEdit,
     NotePage,
     Turn,
     apply_changes,
@@ -60,7 +61,7 @@ class MemoryStore:
 
     def update_note(
         self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
-    ) -> Note | None:
+    ) -> NoteEdit | None:
         with self._lock:
             note = self.get_note(tenant_id, note_id)
             if note is None:
@@ -70,7 +71,7 @@ class MemoryStore:
             if not same_content(note, updated):
                 self.states[note_id] = IndexState(note_id, tenant_id, IndexStatus.PENDING)
                 self._drop_chunks(tenant_id, note_id)  # old text is never cited again
-            return updated
+            return NoteEdit(note, updated)  # read under the same lock as the write
 
     def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
         with self._lock:

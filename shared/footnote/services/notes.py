@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import IndexStatus, MemoryType, Note, NoteChanges
+from footnote.domain import IndexStatus, MemoryType, Note, NoteChanges, NoteEdit
 from footnote.errors import NotFound
 from footnote.ports import ChunkStore, NoteStore
 from footnote.services.quotas import QuotaService
@@ -102,7 +102,7 @@ class NotesService:
             clear_type="type" in fields and fields["type"] is None,
         )
         if self._quotas is None or changes.text is None:
-            note = self._write(tenant_id, note_id, changes)
+            note = self._write(tenant_id, note_id, changes).after
         else:
             note = self._write_text(self._quotas, tenant_id, note_id, changes, changes.text)
         state = self._chunks.index_state(note_id)
@@ -117,31 +117,35 @@ class NotesService:
             # edit in between cannot skew the count.
             self._quotas.adjust_chars(tenant_id, -len(deleted.text))
 
-    def _write(self, tenant_id: str, note_id: str, changes: NoteChanges) -> Note:
-        note = self._notes.update_note(tenant_id, note_id, changes, self._clock())
-        if note is None:
+    def _write(self, tenant_id: str, note_id: str, changes: NoteChanges) -> NoteEdit:
+        edit = self._notes.update_note(tenant_id, note_id, changes, self._clock())
+        if edit is None:
             raise NotFound("note not found")
-        return note
+        return edit
 
     def _write_text(
         self, quotas: QuotaService, tenant_id: str, note_id: str, changes: NoteChanges, text: str
     ) -> Note:
         """An edit of the text: reserve what it grows by before writing (refused, it
-        changes nothing), then correct the count by the new length.
+        changes nothing), then correct the count by what the update's own transaction
+        replaced: new length - replaced length - reserved growth.
 
-        The old length is read before the update's transaction, so an edit of the same
-        note committing in between still skews the count by their difference (unlike
-        a delete, whose store call returns what it removed); closing that needs the
-        store's update to return the text it replaced."""
+        The read here only sizes the reservation, and a stale size is safe: the count
+        ends at exactly the sum of stored lengths whatever was reserved, since the
+        correction uses the transaction's figure. An edit committing in between that
+        grew the note makes the reservation larger than the real growth (stricter,
+        and given back at once); one that shrank it has already given back at least
+        what the reservation falls short by, so the count never ends above what the
+        reservation checked against the limit."""
         current = self._notes.get_note(tenant_id, note_id)
         if current is None:
             raise NotFound("note not found")
-        old = len(current.text)
-        reservation = quotas.reserve_note(tenant_id, max(len(text) - old, 0), False)
+        reservation = quotas.reserve_note(tenant_id, max(len(text) - len(current.text), 0), False)
         try:
-            note = self._write(tenant_id, note_id, changes)
+            edit = self._write(tenant_id, note_id, changes)
         except BaseException:
             quotas.release(reservation)
             raise
-        quotas.adjust_chars(tenant_id, len(note.text) - old - reservation.chars)
-        return note
+        grown = len(edit.after.text) - len(edit.before.text)
+        quotas.adjust_chars(tenant_id, grown - reservation.chars)
+        return edit.after
