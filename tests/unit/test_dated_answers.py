@@ -217,3 +217,19 @@ def test_congratulations_and_sympathy_are_about_the_listeners_news() -> None:
     assert "promoted to assistant manager at work [N1]" in _answer(
         "What did John get promoted to?", news
     )
+
+
+def test_a_question_about_what_someone_said_is_answered_by_their_words() -> None:
+    # Gina's praise is about Jon's photo, but the question asks what Gina said.
+    photo = [
+        _source(
+            "N1",
+            "Jon: Here is my dance crew at the festival rehearsal.\n"
+            "Gina: The dancers look so graceful, what a great shot!",
+            MAY_25,
+        )
+    ]
+    text = _answer("What does Gina say about the dancers in the photo?", photo)
+    assert "look so graceful" in text and "[N1]" in text
+    # ... while a question about Gina's own dancers is still not hers to answer.
+    assert _answer("How graceful are Gina's dancers?", photo) == NOT_ENOUGH

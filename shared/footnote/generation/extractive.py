@@ -24,6 +24,7 @@ from footnote.generation.speakers import (
     first_person,
     listeners,
     said,
+    said_by,
     speaker_prefix,
 )
 from footnote.ports import Embedder
@@ -62,6 +63,13 @@ RELEVANCE_WEIGHT = 1.0
 _WHEN_QUESTION = re.compile(
     r"^\W*(?:when\b|what\s+(?:date|day|year|month|time)\b|which\s+(?:date|day|year|month)\b|"
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
+    re.IGNORECASE,
+)
+
+# "What did Gina say about …", "How does Jon describe …", "What does Nate recommend …":
+# the question asks for the person's words, whoever the words are about.
+_SPEECH_QUESTION = re.compile(
+    r"\b(?:say|says|said|describe[sd]?|recommend(?:s|ed)?|suggest(?:s|ed)?)\b",
     re.IGNORECASE,
 )
 
@@ -265,14 +273,20 @@ def compose(
     if people:
         # A question about Caroline is answered by what Caroline said or what was said
         # about her, never by a neighbour's sentence that shares its other words.
-        mine = [c for c in pool if about(c.text, c.speaker, c.listener, people)]
+        # A question about what she said ("What did Gina say about the photo?") is
+        # answered by any line she spoke, her praise of someone else's news included.
+        speech = bool(_SPEECH_QUESTION.search(question))
+
+        def hers(c: _Candidate) -> bool:
+            if speech and said_by(c.speaker, people):
+                return True
+            return about(c.text, c.speaker, c.listener, people)
+
+        mine = [c for c in pool if hers(c)]
         # ... and if what someone else said, or was told, matches the question better
         # than anything about her, the fact is theirs: decline rather than quote her
         # nearest line.
-        if _someone_elses(
-            mine,
-            [c for c in pool if c.speaker and not about(c.text, c.speaker, c.listener, people)],
-        ):
+        if _someone_elses(mine, [c for c in pool if c.speaker and not hers(c)]):
             return NOT_ENOUGH
         pool = mine
         # Her name is in every line she speaks: only the question's other terms can

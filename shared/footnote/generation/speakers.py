@@ -134,6 +134,12 @@ def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str
     return False
 
 
+def said_by(speaker: str, people: Sequence[frozenset[str]]) -> bool:
+    """The line's speaker is one of the people the question asks about."""
+    spoken = frozenset(terms(speaker))
+    return bool(spoken) and any(p <= spoken for p in people)
+
+
 def said(text: str) -> str:
     """What a line says, without its speaker's label or a name in address."""
     return _VOCATIVE.sub(" ", SPEAKER.sub("", text)).strip()
