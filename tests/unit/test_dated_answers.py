@@ -233,3 +233,20 @@ def test_a_question_about_what_someone_said_is_answered_by_their_words() -> None
     assert "look so graceful" in text and "[N1]" in text
     # ... while a question about Gina's own dancers is still not hers to answer.
     assert _answer("How graceful are Gina's dancers?", photo) == NOT_ENOUGH
+
+
+def test_how_often_and_how_long_are_answered_by_a_sentence_that_says_so() -> None:
+    park = [
+        _source(
+            "N1",
+            "John: Taking the kids to the park is great for family bonding.\n"
+            "Maria: Do you go there a lot?\n"
+            "John: Yeah, we go a few times a week.",
+            MAY_25,
+        )
+    ]
+    # The frequency leads, though the bonding line shares more of the question's words.
+    text = _answer("How often does John take his kids to the park for bonding?", park)
+    assert text.startswith("John: Yeah, we go a few times a week [N1]")
+    # No sentence says for how long: the notes do not answer it.
+    assert _answer("How long has John taken his kids to the park?", park) == NOT_ENOUGH

@@ -3,7 +3,14 @@
 It never writes a word that is not in a note, so every sentence it emits is
 supported by the source it cites. What a question names is read in
 :mod:`footnote.generation.names`; who said a line, and whom it is about, in
-:mod:`footnote.generation.speakers`.
+:mod:`footnote.generation.speakers`; what kind of phrase an answer must hold in
+:mod:`footnote.generation.answer_types`.
+
+Why this module is over ~400 lines: ``compose`` is one decision — score the
+sentences, decline when the notes do not answer (a missing name, someone else's
+fact, no phrase of the asked kind, too little of the question covered), else
+choose and cite — and its stages share the scored candidates; the helpers below
+it are the stages, each short.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from footnote.domain import Draft, Intent, QueryAnalysis, Source
+from footnote.generation import answer_types
 from footnote.generation.dates import day_text, has_absolute_date, resolve_phrases
 from footnote.generation.names import missing_names, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
@@ -306,6 +314,9 @@ def compose(
             # neighbour than a source (LoCoMo: answers citing two passages held the
             # evidence in 0.31 of their citations, one passage in 0.66).
             chosen = [c for c in chosen if c.cid == chosen[0].cid]
+    kind = None if listing else answer_types.expected(question)
+    if kind is not None and chosen:
+        chosen = _with_answer_of_kind(kind, chosen, pool)
     if not chosen:
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:
@@ -318,6 +329,18 @@ def compose(
     if analysis.intent in (Intent.LIST, Intent.TIMELINE):
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+def _with_answer_of_kind(
+    kind: re.Pattern[str], chosen: list[_Candidate], pool: Sequence[_Candidate]
+) -> list[_Candidate]:
+    """The chosen sentences, led by one that says what the question asks for ("How
+    often…": a frequency), taken from the chosen passages; none when they do not say."""
+    if any(kind.search(said(c.text) or c.text) for c in chosen):
+        return chosen
+    passages = {c.cid for c in chosen}
+    typed = [c for c in pool if c.cid in passages and kind.search(said(c.text) or c.text)]
+    return [typed[0], *chosen][: len(chosen)] if typed else []
 
 
 def _someone_elses(mine: Sequence[_Candidate], others: Sequence[_Candidate]) -> bool:

@@ -1,0 +1,52 @@
+"""What kind of words an answer must hold: a frequency, a duration, an amount.
+
+"How often…" is answered by a sentence that says how often ("three times a week"),
+"How long…" by one that says for how long ("since 2016", "for two years"). A
+sentence that shares the question's words but holds no such phrase is about the
+topic, not an answer to the question; without one, the notes do not say.
+"How many…" is not checked: a count is usually spread over several notes ("How many
+times has she been to the beach?"), which quoting, not one sentence, answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from footnote.text import NUMBER_WORDS
+
+_NUMBER = (
+    r"(?:\d[\d,.]*|"
+    + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS if w not in ("a", "an")), key=len))
+    + r"|a\s+couple|a\s+few|several|dozens?|hundreds?|thousands?)"
+)
+_UNIT = r"(?:second|minute|hour|day|night|week|weekend|month|year|decade|semester|season)s?"
+
+_FREQUENCY = re.compile(
+    r"\b(?:every|each|daily|nightly|weekly|monthly|yearly|annually|once|twice|thrice|"
+    r"times?|often|usually|always|regularly|sometimes|occasionally|rarely|never|"
+    rf"per\s+{_UNIT}|a\s+{_UNIT})\b",
+    re.IGNORECASE,
+)
+_DURATION = re.compile(
+    # "a week" is a duration, "three times a week" a frequency
+    rf"\b(?:(?:{_NUMBER}|(?<!times\s)(?<!once\s)(?<!twice\s)(?:a|an))\s+(?:more\s+)?{_UNIT}|since|ever\s+since|all\s+(?:my|his|her|their|our)\s+"
+    r"(?:life|lives)|for\s+(?:ages|years|months|weeks|a\s+while|a\s+long\s+time)|"
+    r"a\s+long\s+time)\b",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(rf"[$€£¥]\s*\d|\b{_NUMBER}\b|%|\bpercent\b", re.IGNORECASE)
+
+# The question's opening decides what kind of answer it wants ("For how long…" too).
+_ASKS = (
+    (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+often\b", re.IGNORECASE), _FREQUENCY),
+    (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+much\b", re.IGNORECASE), _AMOUNT),
+    (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+long\b(?!\s+ago)", re.IGNORECASE), _DURATION),
+)
+
+
+def expected(question: str) -> re.Pattern[str] | None:
+    """The phrase an answer to ``question`` must contain; None when any sentence may do."""
+    for asks, kind in _ASKS:
+        if asks.search(question):
+            return kind
+    return None
