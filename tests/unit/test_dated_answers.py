@@ -250,3 +250,24 @@ def test_how_often_and_how_long_are_answered_by_a_sentence_that_says_so() -> Non
     assert text.startswith("John: Yeah, we go a few times a week [N1]")
     # No sentence says for how long: the notes do not answer it.
     assert _answer("How long has John taken his kids to the park?", park) == NOT_ENOUGH
+
+
+def test_chat_lines_keep_their_speaker_without_a_pronoun_or_after_a_greeting() -> None:
+    lines = [
+        _source(
+            "N1",
+            "Melanie: Been reading that book you recommended, Nothing is Impossible.\n"
+            "Caroline: Hey Melanie, that roadtrip this past weekend was insane!\n"
+            "Gina: Yeah, they're the ones performing at the spring festival!\n"
+            "Jon: I chose furniture for the studio that looks great and is comfy.",
+            MAY_25,
+        )
+    ]
+    # an elided "I": Melanie is reading it, though "you" recommended it
+    assert "Nothing is Impossible" in _answer("What book is Melanie reading?", lines)
+    # "Hey Melanie," greets; the roadtrip is Caroline's own news
+    assert "roadtrip this past weekend" in _answer("How was Caroline's roadtrip?", lines)
+    # "Yeah," is no name in address
+    assert "spring festival" in _answer("Who is performing at Gina's spring festival?", lines)
+    # praise of one's own choice is still one's own
+    assert "comfy" in _answer("How did Jon choose the furniture for the studio?", lines)

@@ -27,15 +27,31 @@ _SECOND_PERSON = frozenset(
     {"you", "you're", "you’re", "you've", "you’ve", "you'd", "you’d", "you'll", "you’ll"}
     | {"your", "yours", "yourself"}
 )
+# Congratulations and sympathy answer the listener's news, whatever the pronouns
+# ("I'm so sorry to hear about Max").
 _REACTION = re.compile(
     r"\b(?:congrats|congratulations|well done|(?:great|good|nice|awesome) (?:job|work)|"
     r"sorry (?:to hear|about|['’]bout|for your)|proud of you|good luck|happy for you|"
-    r"glad (?:you|to hear)|(?:love|like|enjoy|adore|admire) your|"
-    r"(?:sounds?|looks?|that['’]s|that is|what an?) (?:so |really |super )?"
-    r"(?:great|awesome|amazing|fun|cool|yum|yummy|delicious|lovely|wonderful|"
-    r"incredible|exciting|beautiful|fantastic|interesting|nice))\b",
+    r"glad (?:you|to hear)|(?:love|like|enjoy|adore|admire) your)\b",
     re.IGNORECASE,
 )
+# Praise ("That slow cooker meal looks yum!") reacts to the listener's news when the
+# line says nothing of the speaker; "I chose furniture that looks great" is their own.
+_PRAISE = re.compile(
+    r"\b(?:sounds?|looks?|that['’]s|that is|what an?) (?:so |really |super )?"
+    r"(?:great|awesome|amazing|fun|cool|yum|yummy|delicious|lovely|wonderful|"
+    r"incredible|exciting|beautiful|fantastic|interesting|nice)\b",
+    re.IGNORECASE,
+)
+# Chat drops the subject of its own news: "Been reading that book you recommended",
+# "Went to a pride parade last week" speak of the speaker.
+_ELIDED_I = re.compile(
+    r"^\W*(?:just\s+|finally\s+|also\s+|recently\s+)?(?:been|went|got|took|had|made|"
+    r"started|finished|tried|bought|found|joined|visited|saw|met|read|wrote|painted|ran|"
+    r"signed|spent|gonna|going to|thinking|planning|working|feeling)\b",
+    re.IGNORECASE,
+)
+_GREETING = re.compile(r"^\W*(?:hey|hi|hello|morning|evening)\b", re.IGNORECASE)
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
 # A name in address ("Thanks, Caroline!", "Hey Mel,") is whom a line is said to, not
 # what it is about.
@@ -118,11 +134,12 @@ def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str
     spoken = frozenset(terms(speaker))
     heard = frozenset(terms(listener))
     first, second = _persons(text)
+    first = first or bool(_ELIDED_I.search(said(text)))
     # A line that speaks of no one but turns to the listener by name ("That charity race
-    # sounds great, Mel!") reacts to what the listener told: it is about them.
-    reaction = not first and not second and _addressed(text)
-    # Congratulations, sympathy and praise answer the listener's news, whatever their
-    # pronouns ("Congrats on the promotion!", "I'm sorry to hear about Max").
+    # sounds great, Mel!") or praises ("looks yum!") reacts to what the listener told.
+    reaction = (
+        not first and not second and (_addressed(text, listener) or bool(_PRAISE.search(text)))
+    )
     praise = bool(_REACTION.search(text))
     for p in people:
         if p <= spoken and not praise and (first or not (second or reaction)):
@@ -151,9 +168,23 @@ def first_person(text: str) -> bool:
     return _persons(_QUOTED.sub(" ", text))[0]
 
 
-def _addressed(text: str) -> bool:
-    """The line names its listener in address ("Thanks, Mel!", "Hey Caroline,")."""
-    return bool(_VOCATIVE.search(SPEAKER.sub("", text)))
+def _addressed(text: str, listener: str) -> bool:
+    """The line turns to its listener by name ("Thanks, Mel!", "Wow, Caroline") other
+    than in a greeting ("Hey Caroline, that roadtrip was insane!" opens the speaker's
+    own news); "Yeah," and "Thankfully," are no names."""
+    line = SPEAKER.sub("", text)
+    if not listener or _GREETING.search(line):
+        return False
+    name = listener.lower()
+    for m in _VOCATIVE.finditer(line):
+        word = re.sub(
+            r"^(?:\W|hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear)+",
+            "",
+            m.group(0).lower(),
+        ).split()
+        if word and len(word[0]) >= 3 and name.startswith(word[0]):
+            return True
+    return False
 
 
 def _persons(text: str) -> tuple[bool, bool]:
