@@ -271,3 +271,15 @@ def test_chat_lines_keep_their_speaker_without_a_pronoun_or_after_a_greeting() -
     assert "spring festival" in _answer("Who is performing at Gina's spring festival?", lines)
     # praise of one's own choice is still one's own
     assert "comfy" in _answer("How did Jon choose the furniture for the studio?", lines)
+
+
+def test_a_question_followed_by_a_photo_caption_still_asks() -> None:
+    shown = [
+        _source(
+            "N1",
+            "Melanie: Got any objects you treasure, like that necklace? "
+            "(shared a photo: a stack of bowls)",
+            MAY_25,
+        )
+    ]
+    assert _answer("What objects does Melanie treasure, like her necklace?", shown) == NOT_ENOUGH

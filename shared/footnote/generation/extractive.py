@@ -81,6 +81,8 @@ _SPEECH_QUESTION = re.compile(
     re.IGNORECASE,
 )
 
+_TRAILING_ASIDE = re.compile(r"(?:\s*\([^()]*\))*\s*$")
+
 
 @dataclass(frozen=True)
 class _Candidate:
@@ -275,7 +277,9 @@ def compose(
     )
     if not listing:
         # A question in a note ("What motivated you?") asks; it does not answer.
-        pool = [c for c in pool if not c.text.rstrip().endswith("?")]
+        # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
+        # it an answer.
+        pool = [c for c in pool if not _TRAILING_ASIDE.sub("", c.text).endswith("?")]
     people = asked_people(question, sources)
     all_terms = question_terms
     if people:
