@@ -283,3 +283,27 @@ def test_a_question_followed_by_a_photo_caption_still_asks() -> None:
         )
     ]
     assert _answer("What objects does Melanie treasure, like her necklace?", shown) == NOT_ENOUGH
+
+
+def test_a_when_question_is_never_dated_by_a_question_in_the_notes() -> None:
+    asked = [
+        _source(
+            "N1",
+            "Melanie: So when did you go to the LGBTQ support group, Caroline?\n"
+            "Caroline: I went to the LGBTQ support group yesterday, it was powerful.",
+            MAY_8,
+        )
+    ]
+    assert _answer("When did Caroline go to the LGBTQ support group?", asked) == "7 May 2023 [N1]."
+
+
+def test_a_line_to_an_unknown_listener_is_not_someone_elses_fact() -> None:
+    # N1 holds only Maria's lines, so whom "you" means is unknown there.
+    event = [
+        _source(
+            "N1", "Maria: So glad you and your family got to attend that kind of event.", MAY_25
+        ),
+        _source("N2", "John: Last week my family and I attended a live music event.", MAY_25),
+    ]
+    text = _answer("What kind of event did John and his family attend?", event)
+    assert "live music event [N2]" in text

@@ -34,6 +34,7 @@ from footnote.generation.speakers import (
     said,
     said_by,
     speaker_prefix,
+    speaks_to_listener,
 )
 from footnote.ports import Embedder
 from footnote.text import DECISION_VERBS, QUERY_FILLER, split_sentences, terms
@@ -275,7 +276,7 @@ def compose(
         relevance,
         question,
     )
-    if not listing:
+    if not listing or when:
         # A question in a note ("What motivated you?") asks; it does not answer.
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
         # it an answer.
@@ -289,6 +290,9 @@ def compose(
         # answered by any line she spoke, her praise of someone else's news included.
         speech = bool(_SPEECH_QUESTION.search(question))
 
+        def to_unknown(c: _Candidate) -> bool:
+            return not c.listener and speaks_to_listener(c.text)
+
         def hers(c: _Candidate) -> bool:
             if speech and said_by(c.speaker, people):
                 return True
@@ -298,7 +302,10 @@ def compose(
         # ... and if what someone else said, or was told, matches the question better
         # than anything about her, the fact is theirs: decline rather than quote her
         # nearest line.
-        if _someone_elses(mine, [c for c in pool if c.speaker and not hers(c)]):
+        # A line to an unknown listener ("So glad you got to go", a chunk holding one
+        # speaker's lines) is about someone, but not provably someone else.
+        others = [c for c in pool if c.speaker and not hers(c) and not to_unknown(c)]
+        if _someone_elses(mine, others):
             return NOT_ENOUGH
         pool = mine
         # Her name is in every line she speaks: only the question's other terms can

@@ -151,6 +151,12 @@ def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str
     return False
 
 
+def speaks_to_listener(text: str) -> bool:
+    """The line speaks of the person it is said to ("you") and not of its speaker."""
+    first, second = _persons(text)
+    return second and not first and not _ELIDED_I.search(said(text))
+
+
 def said_by(speaker: str, people: Sequence[frozenset[str]]) -> bool:
     """The line's speaker is one of the people the question asks about."""
     spoken = frozenset(terms(speaker))
