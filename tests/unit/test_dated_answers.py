@@ -307,3 +307,16 @@ def test_a_line_to_an_unknown_listener_is_not_someone_elses_fact() -> None:
     ]
     text = _answer("What kind of event did John and his family attend?", event)
     assert "live music event [N2]" in text
+
+
+def test_sympathy_without_pronouns_is_about_the_listener() -> None:
+    # "it must have been tough taking a break" is Melanie's break, said by Caroline.
+    pottery = [
+        _source(
+            "N1",
+            "Melanie: Last month I got hurt, so no pottery for a while.\n"
+            "Caroline: Pottery relaxes, so it must have been tough taking a break from pottery.",
+            MAY_25,
+        )
+    ]
+    assert _answer("Why was Caroline's pottery break tough?", pottery) == NOT_ENOUGH

@@ -38,9 +38,9 @@ _REACTION = re.compile(
 # Praise ("That slow cooker meal looks yum!") reacts to the listener's news when the
 # line says nothing of the speaker; "I chose furniture that looks great" is their own.
 _PRAISE = re.compile(
-    r"\b(?:sounds?|looks?|that['’]s|that is|what an?) (?:so |really |super )?"
+    r"\b(?:(?:sounds?|looks?|that['’]s|that is|what an?) (?:so |really |super )?"
     r"(?:great|awesome|amazing|fun|cool|yum|yummy|delicious|lovely|wonderful|"
-    r"incredible|exciting|beautiful|fantastic|interesting|nice)\b",
+    r"incredible|exciting|beautiful|fantastic|interesting|nice)|must (?:have )?been|must be)\b",
     re.IGNORECASE,
 )
 # Chat drops the subject of its own news: "Been reading that book you recommended",
