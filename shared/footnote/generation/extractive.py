@@ -26,15 +26,13 @@ from footnote.generation.dates import day_text, has_absolute_date, resolve_phras
 from footnote.generation.names import missing_names, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.speakers import (
-    about,
     asked_people,
     attributed_sentences,
     first_person,
     listeners,
     said,
-    said_by,
     speaker_prefix,
-    speaks_to_listener,
+    whose_lines,
 )
 from footnote.ports import Embedder
 from footnote.text import DECISION_VERBS, QUERY_FILLER, split_sentences, terms
@@ -72,13 +70,6 @@ RELEVANCE_WEIGHT = 1.0
 _WHEN_QUESTION = re.compile(
     r"^\W*(?:when\b|what\s+(?:date|day|year|month|time)\b|which\s+(?:date|day|year|month)\b|"
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
-    re.IGNORECASE,
-)
-
-# "What did Gina say about …", "How does Jon describe …", "What does Nate recommend …":
-# the question asks for the person's words, whoever the words are about.
-_SPEECH_QUESTION = re.compile(
-    r"\b(?:say|says|said|describe[sd]?|recommend(?:s|ed)?|suggest(?:s|ed)?)\b",
     re.IGNORECASE,
 )
 
@@ -285,26 +276,11 @@ def compose(
     all_terms = question_terms
     if people:
         # A question about Caroline is answered by what Caroline said or what was said
-        # about her, never by a neighbour's sentence that shares its other words.
-        # A question about what she said ("What did Gina say about the photo?") is
-        # answered by any line she spoke, her praise of someone else's news included.
-        speech = bool(_SPEECH_QUESTION.search(question))
-
-        def to_unknown(c: _Candidate) -> bool:
-            return not c.listener and speaks_to_listener(c.text)
-
-        def hers(c: _Candidate) -> bool:
-            if speech and said_by(c.speaker, people):
-                return True
-            return about(c.text, c.speaker, c.listener, people)
-
-        mine = [c for c in pool if hers(c)]
+        # about her, never by a neighbour's sentence that shares its other words ...
+        mine, others = whose_lines(question, pool, people)
         # ... and if what someone else said, or was told, matches the question better
         # than anything about her, the fact is theirs: decline rather than quote her
         # nearest line.
-        # A line to an unknown listener ("So glad you got to go", a chunk holding one
-        # speaker's lines) is about someone, but not provably someone else.
-        others = [c for c in pool if c.speaker and not hers(c) and not to_unknown(c)]
         if _someone_elses(mine, others):
             return NOT_ENOUGH
         pool = mine

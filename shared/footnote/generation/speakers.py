@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol, TypeVar
 
 from footnote.domain import Source
 from footnote.generation.names import TOKEN, name_phrases
@@ -149,6 +150,56 @@ def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str
         if p & (frozenset(terms(said(text))) - spoken):
             return True
     return False
+
+
+class Line(Protocol):
+    """A quotable sentence and who said it to whom ("" when unknown)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def speaker(self) -> str: ...
+    @property
+    def listener(self) -> str: ...
+
+
+L = TypeVar("L", bound=Line)
+
+# "What did Gina say about …", "How does Jon describe …", "What does Nate recommend …":
+# the question asks for the person's words, whoever the words are about.
+_SPEECH_QUESTION = re.compile(
+    r"\b(?:say|says|said|describe[sd]?|recommend(?:s|ed)?|suggest(?:s|ed)?)\b",
+    re.IGNORECASE,
+)
+
+
+def whose_lines(
+    question: str, lines: Sequence[L], people: Sequence[frozenset[str]]
+) -> tuple[list[L], list[L]]:
+    """The lines about the people the question asks about, and the lines provably about
+    someone else, each in the order given.
+
+    A question for someone's words ("What did Gina say about the photo?") is answered
+    by any line they spoke, their praise of someone else's news included. A line to an
+    unknown listener ("So glad you got to go", in a chunk holding one speaker's lines)
+    is about someone, but not provably someone else; a line with no speaker is no one's.
+    """
+    speech = bool(_SPEECH_QUESTION.search(question))
+
+    def theirs(line: L) -> bool:
+        if speech and said_by(line.speaker, people):
+            return True
+        return about(line.text, line.speaker, line.listener, people)
+
+    mine = [line for line in lines if theirs(line)]
+    others = [
+        line
+        for line in lines
+        if line.speaker
+        and not theirs(line)
+        and not (not line.listener and speaks_to_listener(line.text))
+    ]
+    return mine, others
 
 
 def speaks_to_listener(text: str) -> bool:
