@@ -333,8 +333,9 @@ class TenantCorpus:
             norm = self._length_norm()
             for i, weight in zip(stale, idf, strict=True):
                 p = found[i]
-                tfc = self.bm25.tfc(p.tfs[: p.size], norm[p.rows[: p.size]]).astype(np.float32)
-                p.weighted = tfc * np.float32(weight)
+                # (take: a gather by int32 rows, twice as fast as fancy indexing)
+                tfc = self.bm25.tfc(p.tfs[: p.size], norm.take(p.rows[: p.size]))
+                p.weighted = tfc.astype(np.float32, copy=False) * np.float32(weight)
                 p.epoch = self._epoch
         return found
 
@@ -400,7 +401,7 @@ class TenantCorpus:
                 break
             read += probe.size
             rows = probe.rows[: probe.size]
-            values = scores[rows][mask[rows]]
+            values = scores.take(rows)[mask.take(rows)]
             values = values[values > 0]  # a removed row scores 0; robertson's idf can be 0
             if len(values) >= k:
                 bound = np.partition(values, len(values) - k)[len(values) - k]
@@ -447,17 +448,16 @@ class TenantCorpus:
     def _top_of(self, scores: np.ndarray, k: int, idx: np.ndarray) -> list[Hit]:
         if not len(idx) or k <= 0:
             return []
-        picked_scores = scores[idx]
+        picked = scores[idx]
         if len(idx) > k:
-            part = np.argpartition(-picked_scores, k - 1)[:k]
-            threshold = picked_scores[part].min()
-            keep = picked_scores >= threshold  # every row tied at the boundary competes
-            idx, picked_scores = idx[keep], picked_scores[keep]
-        rows = idx.tolist()
-        values = picked_scores.tolist()
-        ids = [self._chunk_id(row) for row in rows]
-        order = sorted(range(len(rows)), key=lambda i: (-values[i], ids[i]))[:k]
-        return [Hit(ids[i], values[i]) for i in order]
+            threshold = -np.partition(-picked, k - 1)[k - 1]  # the k-th best score
+            keep = picked >= threshold  # every row tied at the boundary competes
+            idx, picked = idx[keep], picked[keep]
+        # (-score, chunk id) tuples: ties break by id; negating a float is exact
+        chunk_id = self._chunk_id
+        ids = [chunk_id(r) for r in idx.tolist()]
+        ranked = sorted(zip((-picked).tolist(), ids, strict=True))[:k]
+        return [Hit(cid, -negated) for negated, cid in ranked]
 
     def _chunk_id(self, row: int) -> str:
         c = self.chunks[row]
