@@ -72,18 +72,23 @@ def keyword_terms(chunk: Chunk) -> list[str]:
     return list(chunk.terms) + terms(chunk.title)
 
 
+# Shared by every term not yet scored (one small array per term of a 100k-chunk
+# vocabulary would add megabytes); a term's products are replaced, never written into.
+_NOT_SCORED = np.zeros(0, np.float32)
+
+
 class Postings:
     """One term's postings: rows and term frequencies, in growable arrays."""
 
-    __slots__ = ("epoch", "rows", "scored", "size", "tfs")
+    __slots__ = ("epoch", "rows", "size", "tfs", "weighted")
 
     def __init__(self, rows: np.ndarray, tfs: np.ndarray) -> None:
         self.rows = rows
         self.tfs = tfs
         self.size = len(rows)
-        # The tf component of each posting at the corpus's current length statistics,
-        # computed on first use after a change: warm queries only gather and add.
-        self.scored: np.ndarray | None = None
+        # idf x tf component of each posting at the corpus's current statistics
+        # (its epoch), computed on first use after a change: warm queries only add.
+        self.weighted = _NOT_SCORED
         self.epoch = -1
 
     def extend(self, rows: np.ndarray, tfs: np.ndarray) -> None:

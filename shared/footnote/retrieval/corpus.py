@@ -312,31 +312,53 @@ class TenantCorpus:
 
     def keyword_scores(self, query_terms: Sequence[str]) -> np.ndarray:
         """BM25 of every row; 0 where no query term occurs (whatever the variant)."""
-        n = self.rows
+        return self._scores_of(self._query_postings(query_terms))
+
+    def _query_postings(self, query_terms: Sequence[str]) -> list[Postings]:
+        """The postings of the query terms that occur in live rows (a repeated term
+        twice), each with its idf x tf product at the current statistics."""
         live = len(self)
-        ids = [self._vocab[t] for t in query_terms if t in self._vocab] if live else []
+        if not live:
+            return []
+        ids = [self._vocab[t] for t in query_terms if t in self._vocab]
         ids = [t for t in ids if self._df[t] > 0]
         if not ids:
-            return np.zeros(n, dtype=np.float32)
-        idf = self.bm25.idf(self._df[ids], live)
-        rows: list[np.ndarray] = []
-        weighted: list[np.ndarray] = []
-        for tid, weight in zip(ids, idf.tolist(), strict=True):
-            p = self._postings[tid]
-            term_rows = p.rows[: p.size]
-            if p.epoch != self._epoch or p.scored is None:
-                p.scored = self.bm25.tfc(p.tfs[: p.size], self._length_norm()[term_rows]).astype(
-                    np.float32
-                )
+            return []
+        found = [self._postings[tid] for tid in ids]
+        # idf and the length norm only move when rows do, and every row change moves
+        # the epoch: a warm query reads the products, it does not remake them.
+        stale = {tid: p for tid, p in zip(ids, found, strict=True) if p.epoch != self._epoch}
+        if stale:
+            # All stale terms in one pass: after a write every term is stale, and
+            # numpy's fixed cost per call outweighs the arithmetic on short postings.
+            todo = list(stale.values())
+            sizes = [p.size for p in todo]
+            idf = self.bm25.idf(self._df[list(stale)], live).astype(np.float32)
+            rows = np.concatenate([p.rows[: p.size] for p in todo])
+            tfs = np.concatenate([p.tfs[: p.size] for p in todo])
+            # (take: a gather by int32 rows, twice as fast as fancy indexing)
+            tfc = self.bm25.tfc(tfs, self._length_norm().take(rows))
+            weighted = tfc.astype(np.float32, copy=False) * np.repeat(idf, sizes)
+            start = 0
+            for p, size in zip(todo, sizes, strict=True):
+                p.weighted = weighted[start : start + size].copy()  # not a view of all
                 p.epoch = self._epoch
-            rows.append(term_rows)
-            weighted.append(p.scored * np.float32(weight))
-        # One pass over every posting of the query; removed rows score 0.
+                start += size
+        return found
+
+    def _scores_of(self, found: Sequence[Postings]) -> np.ndarray:
+        n = self.rows
+        if not found:
+            return np.zeros(n, dtype=np.float32)
+        # One pass over every posting of the query, summed in float64 in query-term
+        # order (float32 sums per term are faster but round differently).
         scores = np.bincount(
-            np.concatenate(rows), weights=np.concatenate(weighted), minlength=n
+            np.concatenate([p.rows[: p.size] for p in found]),
+            weights=np.concatenate([p.weighted for p in found]),
+            minlength=n,
         ).astype(np.float32)
-        if live < n:
-            scores[~self.alive[:n]] = 0.0
+        if len(self) < n:
+            scores[~self.alive[:n]] = 0.0  # removed rows keep their postings until a compaction
         return scores
 
     def _length_norm(self) -> np.ndarray:
@@ -354,11 +376,44 @@ class TenantCorpus:
         mask: np.ndarray,
         feedback: Feedback | None = None,
     ) -> list[Hit]:
-        scores = self.keyword_scores(query_terms)
+        found = self._query_postings(query_terms)
+        scores = self._scores_of(found)
         if feedback is not None and feedback.terms > 0 and feedback.weight > 0:
             scores = self._with_feedback(query_terms, scores, mask, feedback)
-        matched = np.flatnonzero(scores > 0)  # few rows: filter those by the mask
+        else:
+            candidates = self._keyword_candidates(scores, found, k, mask)
+            if candidates is not None:
+                return self._top_of(scores, k, candidates)
+        matched = np.flatnonzero(scores > 0)
         return self._top_of(scores, k, matched[mask[matched]])
+
+    @staticmethod
+    def _keyword_candidates(
+        scores: np.ndarray, found: Sequence[Postings], k: int, mask: np.ndarray
+    ) -> np.ndarray | None:
+        """The masked rows that can make the keyword top ``k``, found without listing
+        every matched row (often a fifth of the corpus, and a scan of it costs more
+        than scoring): a query term's masked rows that score above 0 are matches, so
+        the ``k``-th best score among them, if it has ``k``, is a lower bound on the
+        ``k``-th best overall; every row of the top ``k``, and every row tied with
+        its last, scores at least that. The rarest such term is tried first (few
+        rows to read, high idf, so a tight bound). None when no term has ``k``
+        masked matches within about half the corpus's rows read: then every match
+        competes."""
+        if k <= 0:
+            return None
+        read = 0
+        for probe in sorted((p for p in found if p.size >= k), key=lambda p: p.size):
+            if read and read + probe.size > len(scores) // 2:
+                break
+            read += probe.size
+            rows = probe.rows[: probe.size]
+            values = scores.take(rows)[mask.take(rows)]
+            values = values[values > 0]  # a removed row scores 0; robertson's idf can be 0
+            if len(values) >= k:
+                bound = np.partition(values, len(values) - k)[len(values) - k]
+                return np.flatnonzero((scores >= bound) & mask)
+        return None
 
     def _with_feedback(
         self, query_terms: Sequence[str], scores: np.ndarray, mask: np.ndarray, fb: Feedback
@@ -400,17 +455,16 @@ class TenantCorpus:
     def _top_of(self, scores: np.ndarray, k: int, idx: np.ndarray) -> list[Hit]:
         if not len(idx) or k <= 0:
             return []
-        picked_scores = scores[idx]
+        picked = scores[idx]
         if len(idx) > k:
-            part = np.argpartition(-picked_scores, k - 1)[:k]
-            threshold = picked_scores[part].min()
-            keep = picked_scores >= threshold  # every row tied at the boundary competes
-            idx, picked_scores = idx[keep], picked_scores[keep]
-        rows = idx.tolist()
-        values = picked_scores.tolist()
-        ids = [self._chunk_id(row) for row in rows]
-        order = sorted(range(len(rows)), key=lambda i: (-values[i], ids[i]))[:k]
-        return [Hit(ids[i], values[i]) for i in order]
+            threshold = -np.partition(-picked, k - 1)[k - 1]  # the k-th best score
+            keep = picked >= threshold  # every row tied at the boundary competes
+            idx, picked = idx[keep], picked[keep]
+        # (-score, chunk id) tuples: ties break by id; negating a float is exact
+        chunk_id = self._chunk_id
+        ids = [chunk_id(r) for r in idx.tolist()]
+        ranked = sorted(zip((-picked).tolist(), ids, strict=True))[:k]
+        return [Hit(cid, -negated) for negated, cid in ranked]
 
     def _chunk_id(self, row: int) -> str:
         c = self.chunks[row]
