@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from footnote.domain import Chunk, MemoryType, Source
+from footnote.generation.answer_types import expected
 from footnote.generation.citations import validate
 from footnote.generation.dates import resolve_phrases
 from footnote.generation.extractive import compose
@@ -320,3 +321,30 @@ def test_sympathy_without_pronouns_is_about_the_listener() -> None:
         )
     ]
     assert _answer("Why was Caroline's pottery break tough?", pottery) == NOT_ENOUGH
+
+
+def test_news_of_ones_own_is_not_a_reaction_to_the_listener() -> None:
+    # "great job", "like your …, but I …" and "sorry about the delay, I …" carry the
+    # speaker's own news; only a bare congratulation or condolence is the listener's.
+    own = [
+        _source(
+            "N1",
+            "Caroline: I finally got a great job at the museum!\n"
+            "Caroline: I like your idea, but I went to Paris instead.\n"
+            "Mel: Great job, that's huge!",
+            MAY_25,
+        )
+    ]
+    assert "job at the museum [N1]" in _answer("What job did Caroline get at the museum?", own)
+    assert "went to Paris instead" in _answer("Where did Caroline go instead?", own)
+
+
+def test_how_often_and_how_long_ignore_lookalike_words() -> None:
+    often = expected("How often does she paint?")
+    long = expected("How long has she painted?")
+    assert often is not None and long is not None
+    assert not often.search("I had a great time painting")
+    assert often.search("I paint three times a week")
+    assert not long.search("One day I decided to paint, since it was raining")
+    assert long.search("I have been painting since 2016")
+    assert long.search("Seven years now")

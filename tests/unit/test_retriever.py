@@ -202,3 +202,14 @@ def test_a_window_with_a_relevant_note_is_not_widened() -> None:
     assert not off.retriever.retrieve(
         "alice", analyze("Which fashion internship accepted me on November 3?", NOW)
     ).matched
+
+
+def test_a_before_or_until_bound_is_never_widened() -> None:
+    w = World()
+    w.add("older", "Booked the dentist for a cleaning.", days_ago=30)
+    w.add("later", "Accepted for the fashion internship, so happy.", days_ago=12)  # 10 Nov
+    for bound in ("before", "until"):
+        question = analyze(f"Which fashion internship accepted me {bound} November 8?", NOW)
+        result = w.retriever.retrieve("alice", question)
+        assert "time_window_widened" not in result.fallbacks
+        assert "later" not in [c.chunk.note_id for c in result.chunks if result.matched]

@@ -149,14 +149,7 @@ class Api:
         return _json(wire.note(note), 201, {"Location": f"/notes/{note.note.id}"})
 
     def _on_notes_list(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
-        raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
-        # isdecimal, not isdigit: "²" is a digit int() refuses.
-        if not raw_limit.isdecimal():
-            raise InvalidRequest("limit must be a whole number")
-        query = _validate(
-            self._models.notes_query,
-            {"limit": int(raw_limit[:6]), "cursor": request.args.get("cursor") or None},
-        )
+        query = _page_query(request, self._models.notes_query)
         return _json(wire.note_page(self._notes().list(tenant, query.limit, query.cursor)), 200)
 
     def _on_note_get(

@@ -16,22 +16,34 @@ from footnote.text import NUMBER_WORDS
 
 _NUMBER = (
     r"(?:\d[\d,.]*|"
-    + "|".join(sorted((re.escape(w) for w in NUMBER_WORDS if w not in ("a", "an")), key=len))
+    + "|".join(
+        sorted(
+            (re.escape(w) for w in NUMBER_WORDS if w not in ("a", "an", "one")),
+            key=len,
+            reverse=True,
+        )
+    )
     + r"|a\s+couple|a\s+few|several|dozens?|hundreds?|thousands?)"
 )
 _UNIT = r"(?:second|minute|hour|day|night|week|weekend|month|year|decade|semester|season)s?"
 
 _FREQUENCY = re.compile(
+    # "times", not "time": "I had a great time" says nothing of how often
     r"\b(?:every|each|daily|nightly|weekly|monthly|yearly|annually|once|twice|thrice|"
-    r"times?|often|usually|always|regularly|sometimes|occasionally|rarely|never|"
+    r"times|often|usually|always|regularly|sometimes|occasionally|rarely|never|"
     rf"per\s+{_UNIT}|a\s+{_UNIT})\b",
     re.IGNORECASE,
 )
 _DURATION = re.compile(
-    # "a week" is a duration, "three times a week" a frequency
-    rf"\b(?:(?:{_NUMBER}|(?<!times\s)(?<!once\s)(?<!twice\s)(?:a|an))\s+(?:more\s+)?{_UNIT}|since|ever\s+since|all\s+(?:my|his|her|their|our)\s+"
-    r"(?:life|lives)|for\s+(?:ages|years|months|weeks|a\s+while|a\s+long\s+time)|"
-    r"a\s+long\s+time)\b",
+    # "a week" is a duration, "three times a week" a frequency; "one day I decided" is
+    # neither, "for one day" is; "since 2016" is, "since it was raining" is not.
+    rf"\b(?:{_NUMBER}\s+(?:more\s+)?{_UNIT}|"
+    rf"(?:for|about|over|nearly|almost|around|just)\s+(?:a|an|one)\s+{_UNIT}|"
+    rf"(?<!times\s)(?<!once\s)(?<!twice\s)(?<!one\s)(?:a|an)\s+(?:more\s+)?{_UNIT}|"
+    r"(?:ever\s+)?since\s+(?:\d+|last\b|then\b|childhood\b|high\s+school\b|college\b|"
+    r"i\b|we\b|my\b|our\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)|"
+    r"all\s+(?:my|his|her|their|our)\s+(?:life|lives)|"
+    r"for\s+(?:ages|years|months|weeks|a\s+while|a\s+long\s+time)|a\s+long\s+time)\b",
     re.IGNORECASE,
 )
 _AMOUNT = re.compile(rf"[$€£¥]\s*\d|\b{_NUMBER}\b|%|\bpercent\b", re.IGNORECASE)

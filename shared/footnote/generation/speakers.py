@@ -29,11 +29,15 @@ _SECOND_PERSON = frozenset(
     | {"your", "yours", "yourself"}
 )
 # Congratulations and sympathy answer the listener's news, whatever the pronouns
-# ("I'm so sorry to hear about Max").
-_REACTION = re.compile(
-    r"\b(?:congrats|congratulations|well done|(?:great|good|nice|awesome) (?:job|work)|"
-    r"sorry (?:to hear|about|['’]bout|for your)|proud of you|good luck|happy for you|"
-    r"glad (?:you|to hear)|(?:love|like|enjoy|adore|admire) your)\b",
+# ("I'm so sorry to hear about Max", "I love your turtles") — unless the rest of the
+# line brings the speaker's own ("I like your idea, but I went to Paris instead").
+# "Great job" and "well done" only as exclamations: "I got a great job" is news.
+_CONDOLENCE = re.compile(
+    r"(?:\b(?:i['’]?m\s+|i\s+am\s+|we['’]re\s+|i\s+|we\s+)?(?:so\s+|really\s+|just\s+)?)"
+    r"(?:\b(?:congrats|congratulations|proud of you|good luck|happy for you|"
+    r"sorry (?:to hear|for your|about your|['’]bout your)|glad (?:you|to hear)|"
+    r"(?:love|like|enjoy|adore|admire) your)\b|"
+    r"(?:^|[.!?]\s*)(?:well done|(?:great|good|nice|awesome) (?:job|work))\b(?=\s*[!,.]|\s+\w+ing\b))",
     re.IGNORECASE,
 )
 # Praise ("That slow cooker meal looks yum!") reacts to the listener's news when the
@@ -41,7 +45,8 @@ _REACTION = re.compile(
 _PRAISE = re.compile(
     r"\b(?:(?:sounds?|looks?|that['’]s|that is|what an?) (?:so |really |super )?"
     r"(?:great|awesome|amazing|fun|cool|yum|yummy|delicious|lovely|wonderful|"
-    r"incredible|exciting|beautiful|fantastic|interesting|nice)|must (?:have )?been|must be)\b",
+    r"incredible|exciting|beautiful|fantastic|interesting|nice)|must (?:have )?been|must be|"
+    r"sorry (?:about|['’]bout))\b",
     re.IGNORECASE,
 )
 # Chat drops the subject of its own news: "Been reading that book you recommended",
@@ -130,22 +135,22 @@ def asked_people(question: str, sources: Sequence[Source]) -> list[frozenset[str
 
 def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str]]) -> bool:
     """The sentence is about one of the people the question asks about: said by them
-    (unless it only speaks of the listener: "your race sounds fun"), said to them about
-    them ("you must be proud"), or naming them other than in address ("Thanks, Mel!")."""
+    (unless it only speaks of the listener: "your race sounds fun", or reacts to the
+    listener's news: "Congrats on the promotion!", which outweighs its pronouns), said
+    to them about them ("you must be proud"), or naming them other than in address
+    ("Thanks, Mel!")."""
     spoken = frozenset(terms(speaker))
     heard = frozenset(terms(listener))
     first, second = _persons(text)
     first = first or bool(_ELIDED_I.search(said(text)))
     # A line that speaks of no one but turns to the listener by name ("That charity race
     # sounds great, Mel!") or praises ("looks yum!") reacts to what the listener told.
-    reaction = (
-        not first and not second and (_addressed(text, listener) or bool(_PRAISE.search(text)))
-    )
-    praise = bool(_REACTION.search(text))
+    reacts = not first and not second and (_addressed(text, listener) or bool(_PRAISE.search(text)))
+    consoles = _consoles(said(text))
     for p in people:
-        if p <= spoken and not praise and (first or not (second or reaction)):
+        if p <= spoken and not consoles and (first or not (second or reacts)):
             return True
-        if heard and p <= heard and (praise or ((second or reaction) and not first)):
+        if heard and p <= heard and (consoles or ((second or reacts) and not first)):
             return True
         if p & (frozenset(terms(said(text))) - spoken):
             return True
@@ -225,6 +230,14 @@ def first_person(text: str) -> bool:
     return _persons(_QUOTED.sub(" ", text))[0]
 
 
+def _consoles(line: str) -> bool:
+    """The line congratulates or consoles its listener and brings no news of its own."""
+    m = _CONDOLENCE.search(line)
+    if m is None:
+        return False
+    return not _persons(line[: m.start()] + " " + line[m.end() :])[0]
+
+
 def _addressed(text: str, listener: str) -> bool:
     """The line turns to its listener by name ("Thanks, Mel!", "Wow, Caroline") other
     than in a greeting ("Hey Caroline, that roadtrip was insane!" opens the speaker's
@@ -235,7 +248,7 @@ def _addressed(text: str, listener: str) -> bool:
     name = listener.lower()
     for m in _VOCATIVE.finditer(line):
         word = re.sub(
-            r"^(?:\W|hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear)+",
+            r"^(?:\W|\b(?:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear)\b)+",
             "",
             m.group(0).lower(),
         ).split()

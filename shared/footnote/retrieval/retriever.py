@@ -118,11 +118,15 @@ class Retriever:
             return result
         # Nothing relevant was written in the window; what happened in it may have been
         # written down in the days after ("On May 23…" told on May 27 as "last Tuesday").
+        t0 = time.perf_counter()
         later = self._retrieve(tenant_id, widened, k, fusion_name)
         if not later.matched:
             return result
         return dataclasses.replace(
-            later, fallbacks=(*later.fallbacks, Fallback.TIME_WINDOW_WIDENED)
+            later,
+            fallbacks=(*later.fallbacks, Fallback.TIME_WINDOW_WIDENED),
+            # the first pass's stages cost time too: keep them, and the second pass's total
+            timings_ms={**result.timings_ms, "widenedMs": _ms(t0)},
         )
 
     def _retrieve(
@@ -555,10 +559,11 @@ def _neighbor_support(
 
 
 def _widened(analysis: QueryAnalysis, days: int) -> QueryAnalysis | None:
-    """The analysis with its window's end moved ``days`` later; None without a window
-    end to move."""
+    """The analysis with its window's end moved ``days`` later; None unless the window
+    is a closed period ("on May 23", "last week"). "Before X" and "until X" have no
+    start: their end is a bound the asker set, never moved."""
     window = analysis.window
-    if days <= 0 or window is None or window.end is None:
+    if days <= 0 or window is None or window.start is None or window.end is None:
         return None
     later = dataclasses.replace(window, end=window.end + timedelta(days=days))
     return dataclasses.replace(analysis, window=later)

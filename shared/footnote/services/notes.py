@@ -134,9 +134,10 @@ class NotesService:
         ends at exactly the sum of stored lengths whatever was reserved, since the
         correction uses the transaction's figure. An edit committing in between that
         grew the note makes the reservation larger than the real growth (stricter,
-        and given back at once); one that shrank it has already given back at least
-        what the reservation falls short by, so the count never ends above what the
-        reservation checked against the limit."""
+        and given back at once). One that shrank it between this read and the
+        reservation makes the reservation too small, and the correction then lifts the
+        count past what was checked: the limit can be overshot by at most that
+        shrink (one note, ≤ NOTE_MAX_CHARS), and the count stays exact."""
         current = self._notes.get_note(tenant_id, note_id)
         if current is None:
             raise NotFound("note not found")
