@@ -431,13 +431,15 @@ def test_composite_indexes_cover_the_store_queries(tf: Terraform) -> None:
         (ROOT / f"shared/footnote/adapters/firestore_{name}.py").read_text()
         for name in ("notes", "conversations")
     )
-    assert re.search(r'"tenantId", "==".*?order_by\("createdAt"', source, re.S)
-    assert re.search(r'"conversationId", "==".*?"tenantId", "=="', source, re.S)
-    conversations = (ROOT / "shared/footnote/adapters/firestore_conversations.py").read_text()
+    common = (ROOT / "shared/footnote/adapters/firestore_common.py").read_text()
+    # the paged lists: tenantId == …, newest <field> first (FirestoreRepository._keyset)
     assert re.search(
-        r'"tenantId", "==", tenant_id\)\)\s*\.order_by\("updatedAt", direction=fs\.Query\.DESCENDING\)',
-        conversations,
+        r'"tenantId", "==", tenant_id\)\)\s*\.order_by\(field, direction=fs\.Query\.DESCENDING\)',
+        common,
     )
+    assert re.search(r'_keyset\(NOTES, tenant_id, "createdAt"', source)
+    assert re.search(r'_keyset\(CONVERSATIONS, tenant_id, "updatedAt"', source)
+    assert re.search(r'"conversationId", "==".*?"tenantId", "=="', source, re.S)
     have = {
         (attr(b, "collection"), tuple(attr(f, "field_path") for f in blocks(b, "fields")))
         for b in tf.resources["google_firestore_index"].values()

@@ -10,9 +10,13 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from footnote.errors import InvalidRequest
+
+T = TypeVar("T")
 
 # The ids we issue. Anything else in a cursor was made up, and must be a 400 here:
 # Firestore would refuse "a/b" or "__x__" as a document id with an error of its own.
@@ -48,3 +52,17 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
         RecursionError,
     ) as exc:
         raise InvalidRequest("cursor is not valid") from exc
+
+
+def keyset_page(
+    rows: Iterable[T], key: Callable[[T], tuple[datetime, str]], limit: int, cursor: str | None
+) -> tuple[list[T], str | None]:
+    """The page of ``rows`` after ``cursor``, newest key first, and the cursor of the
+    next page (None on the last): the in-memory stores' version of the Firestore query."""
+    ordered = sorted(rows, key=key, reverse=True)
+    if cursor:
+        after = decode_cursor(cursor)
+        ordered = [r for r in ordered if key(r) < after]
+    page = ordered[:limit]
+    more = len(ordered) > limit
+    return page, encode_cursor(*key(page[-1])) if more else None

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from footnote.adapters.cursors import decode_cursor
 from footnote.domain import IndexState, IndexStatus, MemoryType, Note
 from footnote.errors import Contention, MalformedNote
 
@@ -55,6 +56,24 @@ class FirestoreRepository:
         self._fs = fs
         self._where = FieldFilter
         self._vector = Vector
+
+    def _keyset(
+        self, collection: str, tenant_id: str, field: str, limit: int, cursor: str | None
+    ) -> tuple[list[Any], Any | None]:
+        """One page of a tenant's documents, newest ``field`` first (ties by id), after
+        ``cursor``: its snapshots and the last one when another page follows."""
+        fs = self._fs
+        docs = self.client.collection(collection)
+        query = (
+            docs.where(filter=self._where("tenantId", "==", tenant_id))
+            .order_by(field, direction=fs.Query.DESCENDING)
+            .order_by("__name__", direction=fs.Query.DESCENDING)
+        )
+        if cursor:
+            moment, last_id = decode_cursor(cursor)
+            query = query.start_after({field: moment, "__name__": docs.document(last_id)})
+        snaps = list(query.limit(limit + 1).stream())
+        return snaps[:limit], (snaps[limit - 1] if len(snaps) > limit else None)
 
     def _run_for_api(self, run: Any, what: str) -> Any:
         """Run an API transaction; when contention outlasts the SDK's retries (on the

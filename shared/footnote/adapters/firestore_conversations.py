@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from footnote.adapters.cursors import decode_cursor, encode_cursor
+from footnote.adapters.cursors import encode_cursor
 from footnote.adapters.firestore_common import CONVERSATIONS, MESSAGES, FirestoreRepository
 from footnote.domain import Conversation, ConversationPage, Turn, with_turns
 
@@ -44,22 +44,9 @@ class FirestoreConversationStore(FirestoreRepository):
     def list_conversations(
         self, tenant_id: str, limit: int, cursor: str | None
     ) -> ConversationPage:
-        fs = self._fs
-        conversations = self.client.collection(CONVERSATIONS)
-        query = (
-            conversations.where(filter=self._where("tenantId", "==", tenant_id))
-            .order_by("updatedAt", direction=fs.Query.DESCENDING)
-            .order_by("__name__", direction=fs.Query.DESCENDING)
-        )
-        if cursor:
-            moment, last_id = decode_cursor(cursor)
-            query = query.start_after(
-                {"updatedAt": moment, "__name__": conversations.document(last_id)}
-            )
-        snaps = list(query.limit(limit + 1).stream())
-        page = [s for s in (self._summary(s) for s in snaps[:limit]) if s is not None]
-        more = len(snaps) > limit
-        last = snaps[limit - 1] if more else None
+        snaps, last = self._keyset(CONVERSATIONS, tenant_id, "updatedAt", limit, cursor)
+        summaries = (self._summary(snap) for snap in snaps)
+        page = [summary for summary in summaries if summary is not None]
         return ConversationPage(
             page, encode_cursor(last.get("updatedAt"), last.id) if last is not None else None
         )

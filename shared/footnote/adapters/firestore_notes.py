@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from footnote.adapters.cursors import decode_cursor, encode_cursor
+from footnote.adapters.cursors import encode_cursor
 from footnote.adapters.firestore_common import (
     NOTES,
     STATES,
@@ -97,20 +97,11 @@ class FirestoreNoteStore(FirestoreRepository):
         return deleted
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
-        fs = self._fs
-        notes = self.client.collection(NOTES)
-        query = (
-            notes.where(filter=self._where("tenantId", "==", tenant_id))
-            .order_by("createdAt", direction=fs.Query.DESCENDING)
-            .order_by("__name__", direction=fs.Query.DESCENDING)
+        snaps, last = self._keyset(NOTES, tenant_id, "createdAt", limit, cursor)
+        page = [note_from(s) for s in snaps]
+        return NotePage(
+            page, encode_cursor(page[-1].created_at, page[-1].id) if last is not None else None
         )
-        if cursor:
-            moment, last_id = decode_cursor(cursor)
-            query = query.start_after({"createdAt": moment, "__name__": notes.document(last_id)})
-        page = [note_from(s) for s in query.limit(limit + 1).stream()]
-        more = len(page) > limit
-        page = page[:limit]
-        return NotePage(page, encode_cursor(page[-1].created_at, page[-1].id) if more else None)
 
     def read_note(self, note_id: str) -> Note | None:
         snap = self.client.collection(NOTES).document(note_id).get()

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from footnote.adapters.cursors import decode_cursor, encode_cursor
+from footnote.adapters.cursors import keyset_page
 from footnote.domain import (
     Chunk,
     Conversation,
@@ -83,17 +83,8 @@ class MemoryStore:
             return note
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
-        mine = sorted(
-            (n for n in self.notes.values() if n.tenant_id == tenant_id),
-            key=lambda n: (n.created_at, n.id),
-            reverse=True,
-        )
-        if cursor:
-            moment, last_id = decode_cursor(cursor)
-            mine = [n for n in mine if (n.created_at, n.id) < (moment, last_id)]
-        page = mine[:limit]
-        more = len(mine) > limit
-        return NotePage(page, encode_cursor(page[-1].created_at, page[-1].id) if more else None)
+        mine = [n for n in self.notes.values() if n.tenant_id == tenant_id]
+        return NotePage(*keyset_page(mine, lambda n: (n.created_at, n.id), limit, cursor))
 
     def read_note(self, note_id: str) -> Note | None:
         return self.notes.get(note_id)
@@ -228,19 +219,8 @@ class MemoryStore:
         self, tenant_id: str, limit: int, cursor: str | None
     ) -> ConversationPage:
         with self._lock:  # a chat may add a conversation meanwhile
-            mine = sorted(
-                (c for c in self.conversations.values() if c.tenant_id == tenant_id),
-                key=lambda c: (c.updated_at, c.id),
-                reverse=True,
-            )
-        if cursor:
-            moment, last_id = decode_cursor(cursor)
-            mine = [c for c in mine if (c.updated_at, c.id) < (moment, last_id)]
-        page = mine[:limit]
-        more = len(mine) > limit
-        return ConversationPage(
-            page, encode_cursor(page[-1].updated_at, page[-1].id) if more else None
-        )
+            mine = [c for c in self.conversations.values() if c.tenant_id == tenant_id]
+        return ConversationPage(*keyset_page(mine, lambda c: (c.updated_at, c.id), limit, cursor))
 
     def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None:
         mine = [
