@@ -73,8 +73,6 @@ _WHEN_QUESTION = re.compile(
     re.IGNORECASE,
 )
 
-_TRAILING_ASIDE = re.compile(r"(?:\s*\([^()]*\))*\s*$")
-
 
 @dataclass(frozen=True)
 class _Candidate:
@@ -271,7 +269,7 @@ def compose(
         # A question in a note ("What motivated you?") asks; it does not answer.
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
         # it an answer.
-        pool = [c for c in pool if not _TRAILING_ASIDE.sub("", c.text).endswith("?")]
+        pool = [c for c in pool if not _without_trailing_asides(c.text).endswith("?")]
     people = asked_people(question, sources)
     all_terms = question_terms
     if people:
@@ -318,15 +316,31 @@ def compose(
     return " ".join(lines)
 
 
+def _without_trailing_asides(text: str) -> str:
+    """The text without the parentheses that close it ("… (shared a photo: …)"); a
+    nested one stays. A scan from the end: linear, whatever the text."""
+    end = len(text.rstrip())
+    while end and text[end - 1] == ")":
+        start = text.rfind("(", 0, end - 1)
+        if start < 0 or ")" in text[start + 1 : end - 1]:
+            break
+        end = len(text[:start].rstrip())
+    return text[:end]
+
+
 def _with_answer_of_kind(
     kind: re.Pattern[str], chosen: list[_Candidate], pool: Sequence[_Candidate]
 ) -> list[_Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
     often…": a frequency), taken from the chosen passages; none when they do not say."""
-    if any(kind.search(said(c.text) or c.text) for c in chosen):
+
+    def says_it(c: _Candidate) -> bool:
+        return kind.search(said(c.text) or c.text) is not None
+
+    if any(map(says_it, chosen)):
         return chosen
     passages = {c.cid for c in chosen}
-    typed = [c for c in pool if c.cid in passages and kind.search(said(c.text) or c.text)]
+    typed = [c for c in pool if c.cid in passages and says_it(c)]
     return [typed[0], *chosen][: len(chosen)] if typed else []
 
 
@@ -344,7 +358,7 @@ def _dated_answer(
     question_terms: Sequence[str],
     pool: Sequence[_Candidate],
     sources: Sequence[Source],
-    question: str = "",
+    question: str,
 ) -> str:
     """A "when" question: the date of the best sentence, read against its note's date.
 

@@ -61,11 +61,13 @@ _GREETING = re.compile(r"^\W*(?:hey|hi|hello|morning|evening)\b", re.IGNORECASE)
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
 # A name in address ("Thanks, Caroline!", "Hey Mel,") is whom a line is said to, not
 # what it is about.
+_ADDRESS_WORDS = r"hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear"
 _VOCATIVE = re.compile(
-    r"(?:\b(?i:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear)\s+"
+    rf"(?:\b(?i:{_ADDRESS_WORDS})\s+"
     r"|,\s*)[A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*)?(?=\s*[,!?.]|$)"
     r"|^\s*[A-Z][\w'’-]*(?=\s*,)",
 )
+_ADDRESS_PREFIX = re.compile(rf"^(?:\W|\b(?:{_ADDRESS_WORDS})\b)+")
 
 
 def attributed_sentences(text: str, continued: bool = False) -> list[tuple[str, str]]:
@@ -141,18 +143,19 @@ def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str
     ("Thanks, Mel!")."""
     spoken = frozenset(terms(speaker))
     heard = frozenset(terms(listener))
-    first, second = _persons(text)
-    first = first or bool(_ELIDED_I.search(said(text)))
+    content = said(text)
+    first, second = _voice(text, content)
     # A line that speaks of no one but turns to the listener by name ("That charity race
     # sounds great, Mel!") or praises ("looks yum!") reacts to what the listener told.
     reacts = not first and not second and (_addressed(text, listener) or bool(_PRAISE.search(text)))
-    consoles = _consoles(said(text))
+    consoles = _consoles(content)
+    named = frozenset(terms(content)) - spoken
     for p in people:
         if p <= spoken and not consoles and (first or not (second or reacts)):
             return True
         if heard and p <= heard and (consoles or ((second or reacts) and not first)):
             return True
-        if p & (frozenset(terms(said(text))) - spoken):
+        if p & named:
             return True
     return False
 
@@ -196,21 +199,20 @@ def whose_lines(
             return True
         return about(line.text, line.speaker, line.listener, people)
 
-    mine = [line for line in lines if theirs(line)]
-    others = [
-        line
-        for line in lines
-        if line.speaker
-        and not theirs(line)
-        and not (not line.listener and speaks_to_listener(line.text))
-    ]
+    mine: list[L] = []
+    others: list[L] = []
+    for line in lines:
+        if theirs(line):
+            mine.append(line)
+        elif line.speaker and (line.listener or not speaks_to_listener(line.text)):
+            others.append(line)
     return mine, others
 
 
 def speaks_to_listener(text: str) -> bool:
     """The line speaks of the person it is said to ("you") and not of its speaker."""
-    first, second = _persons(text)
-    return second and not first and not _ELIDED_I.search(said(text))
+    first, second = _voice(text, said(text))
+    return second and not first
 
 
 def said_by(speaker: str, people: Sequence[frozenset[str]]) -> bool:
@@ -247,14 +249,17 @@ def _addressed(text: str, listener: str) -> bool:
         return False
     name = listener.lower()
     for m in _VOCATIVE.finditer(line):
-        word = re.sub(
-            r"^(?:\W|\b(?:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|oh|bye|dear)\b)+",
-            "",
-            m.group(0).lower(),
-        ).split()
+        word = _ADDRESS_PREFIX.sub("", m.group(0).lower()).split()
         if word and len(word[0]) >= 3 and name.startswith(word[0]):
             return True
     return False
+
+
+def _voice(text: str, content: str) -> tuple[bool, bool]:
+    """Whether a line speaks of its speaker (a first-person word, or the "I" chat drops:
+    "Been reading …", read in what it says, ``content``) and of its listener."""
+    first, second = _persons(text)
+    return first or bool(_ELIDED_I.search(content)), second
 
 
 def _persons(text: str) -> tuple[bool, bool]:
