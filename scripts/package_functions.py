@@ -80,6 +80,15 @@ _BASE = (
     "PyStemmer",
 )
 
+# What only the API uses: HTTP routes, Firebase ID tokens and App Check, the reranker.
+_API_ONLY = (
+    "api",
+    "adapters/firebase_app.py",
+    "adapters/firebase_auth.py",
+    "adapters/firebase_app_check.py",
+    "adapters/vertex_ranker.py",
+)
+
 FUNCTIONS: dict[str, Function] = {
     # Firebase ID tokens and App Check (firebase-admin); the optional ranking stage
     # (RERANKER=vertex, Discovery Engine) runs only here. Never decodes Firestore
@@ -92,27 +101,13 @@ FUNCTIONS: dict[str, Function] = {
     # serves HTTP.
     "indexer": Function(
         requires=(*_BASE, "google-events"),
-        exclude=(
-            "api",
-            "adapters/firebase_app.py",
-            "adapters/firebase_auth.py",
-            "adapters/firebase_app_check.py",
-            "adapters/vertex_ranker.py",
-            "adapters/pubsub_queue.py",
-        ),
+        exclude=(*_API_ONLY, "adapters/pubsub_queue.py"),
     ),
     # Publishes the next page of a job to Pub/Sub; never reranks, verifies tokens,
     # serves HTTP or decodes Firestore events.
     "reindexer": Function(
         requires=(*_BASE, "google-cloud-pubsub"),
-        exclude=(
-            "api",
-            "adapters/firebase_app.py",
-            "adapters/firebase_auth.py",
-            "adapters/firebase_app_check.py",
-            "adapters/vertex_ranker.py",
-            "adapters/firestore_events.py",
-        ),
+        exclude=(*_API_ONLY, "adapters/firestore_events.py"),
     ),
 }
 
