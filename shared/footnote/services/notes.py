@@ -65,12 +65,8 @@ class NotesService:
         if self._quotas is None:
             return NoteView(self._notes.create_note(note), IndexStatus.PENDING)
         # The request model has normalised the text: its length is what is stored.
-        reservation = self._quotas.reserve_note(tenant_id, len(text), True)
-        try:
+        with self._quotas.reserved(tenant_id, len(text), True):
             stored = self._notes.create_note(note)
-        except BaseException:
-            self._quotas.release(reservation)
-            raise
         return NoteView(stored, IndexStatus.PENDING)
 
     def get(self, tenant_id: str, note_id: str) -> NoteView:
@@ -141,12 +137,9 @@ class NotesService:
         current = self._notes.get_note(tenant_id, note_id)
         if current is None:
             raise NotFound("note not found")
-        reservation = quotas.reserve_note(tenant_id, max(len(text) - len(current.text), 0), False)
-        try:
+        growth = max(len(text) - len(current.text), 0)
+        with quotas.reserved(tenant_id, growth, False) as reservation:
             edit = self._write(tenant_id, note_id, changes)
-        except BaseException:
-            quotas.release(reservation)
-            raise
         grown = len(edit.after.text) - len(edit.before.text)
         quotas.adjust_chars(tenant_id, grown - reservation.chars)
         return edit.after

@@ -13,7 +13,8 @@ overshoot a window's limit. A limit of 0 turns that quota off.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -101,6 +102,16 @@ class QuotaService:
         else:
             chars = 0
         return Reservation(tenant_id, notes_key, chars)
+
+    @contextmanager
+    def reserved(self, tenant_id: str, chars: int, new_note: bool) -> Iterator[Reservation]:
+        """``reserve_note`` for the write inside the block, given back if it fails."""
+        reservation = self.reserve_note(tenant_id, chars, new_note)
+        try:
+            yield reservation
+        except BaseException:
+            self.release(reservation)
+            raise
 
     def release(self, reservation: Reservation) -> None:
         """The write did not happen: give back what it reserved."""
