@@ -195,7 +195,7 @@ def whose_lines(
     speech = bool(_SPEECH_QUESTION.search(question))
 
     def theirs(line: L) -> bool:
-        if speech and said_by(line.speaker, people):
+        if speech and _said_by(line.speaker, people):
             return True
         return about(line.text, line.speaker, line.listener, people)
 
@@ -204,18 +204,18 @@ def whose_lines(
     for line in lines:
         if theirs(line):
             mine.append(line)
-        elif line.speaker and (line.listener or not speaks_to_listener(line.text)):
+        elif line.speaker and (line.listener or not _speaks_to_listener(line.text)):
             others.append(line)
     return mine, others
 
 
-def speaks_to_listener(text: str) -> bool:
+def _speaks_to_listener(text: str) -> bool:
     """The line speaks of the person it is said to ("you") and not of its speaker."""
     first, second = _voice(text, said(text))
     return second and not first
 
 
-def said_by(speaker: str, people: Sequence[frozenset[str]]) -> bool:
+def _said_by(speaker: str, people: Sequence[frozenset[str]]) -> bool:
     """The line's speaker is one of the people the question asks about."""
     spoken = frozenset(terms(speaker))
     return bool(spoken) and any(p <= spoken for p in people)
