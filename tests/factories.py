@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from footnote.adapters.hash_embedder import HashEmbedder
 from footnote.domain import Chunk, MemoryType, Note, Source
@@ -47,3 +49,22 @@ def chunk(
 
 def source(cid: str, text: str, chunk_id: str | None = None) -> Source:
     return Source(cid, chunk(chunk_id or f"{cid.lower()}_000", text), 1.0)
+
+
+def all_conversation_pages(
+    fetch: Callable[[str | None], dict[str, Any]], limit: int, most: int = 50
+) -> list[dict[str, Any]]:
+    """Every conversation of ``GET /conversations``, page after page; ``fetch(cursor)``
+    returns one page's body. Each page holds at most ``limit`` and says whether more
+    follow exactly when it gives a cursor."""
+    seen: list[dict[str, Any]] = []
+    cursor = None
+    for _ in range(most):
+        body = fetch(cursor)
+        assert len(body["conversations"]) <= limit
+        seen += body["conversations"]
+        assert body["hasMore"] is (body["cursor"] is not None)
+        cursor = body["cursor"]
+        if cursor is None:
+            return seen
+    raise AssertionError("the pages never ended")

@@ -9,23 +9,19 @@ from datetime import datetime
 
 import pytest
 
+from tests.factories import all_conversation_pages
+
 pytestmark = pytest.mark.emulator
 
 
 def _pages(user, limit: int) -> list[dict]:  # type: ignore[type-arg]
-    seen, cursor = [], None
-    for _ in range(20):
+    def fetch(cursor: str | None) -> dict:  # type: ignore[type-arg]
         params = {"limit": limit} | ({"cursor": cursor} if cursor else {})
         response = user.call("GET", "/conversations", params=params)
         assert response.status_code == 200, response.text
-        body = response.json()
-        assert len(body["conversations"]) <= limit
-        seen += body["conversations"]
-        assert body["hasMore"] is (body["cursor"] is not None)
-        cursor = body["cursor"]
-        if cursor is None:
-            return seen
-    raise AssertionError("the pages never ended")
+        return response.json()  # type: ignore[no-any-return]
+
+    return all_conversation_pages(fetch, limit, most=20)
 
 
 def test_a_user_lists_their_conversations_and_only_theirs(new_user) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from footnote.api import schemas
 from footnote.domain import CONVERSATION_TITLE_MAX_CHARS, Turn, conversation_title, with_turns
-from tests.factories import NOW
+from tests.factories import NOW, all_conversation_pages
 from tests.inproc import Harness, envelope
 
 
@@ -34,17 +34,12 @@ def _page(h: Harness, tenant: str, query: str = "") -> dict[str, Any]:
 
 
 def _all(h: Harness, tenant: str, limit: int) -> list[dict[str, Any]]:
-    seen: list[dict[str, Any]] = []
-    cursor = None
-    for _ in range(50):
-        body = _page(h, tenant, f"?limit={limit}" + (f"&cursor={cursor}" if cursor else ""))
-        assert len(body["conversations"]) <= limit
-        seen += body["conversations"]
-        assert body["hasMore"] is (body["cursor"] is not None)
-        cursor = body["cursor"]
-        if cursor is None:
-            return seen
-    raise AssertionError("the pages never ended")
+    return all_conversation_pages(
+        lambda cursor: _page(
+            h, tenant, f"?limit={limit}" + (f"&cursor={cursor}" if cursor else "")
+        ),
+        limit,
+    )
 
 
 def test_latest_activity_first_with_title_times_and_count() -> None:
