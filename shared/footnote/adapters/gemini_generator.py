@@ -87,6 +87,19 @@ class GeminiGenerator:
             return question.strip()
         return user_prompt(question, sources, self._context_chars, history)
 
+    def _generate(self, what: str, prompt: Any, config: Any) -> Any:
+        """One generate_content call, retried within the deadline; SDK errors become
+        BackendUnavailable."""
+        label = f"{what} with {self.model}"
+        with unavailable_on_sdk_errors(label):
+            return self._retry.call(
+                label,
+                lambda: self._client.models.generate_content(
+                    model=self.model, contents=prompt, config=config
+                ),
+                deadline_s=self._timeout_s,
+            )
+
     def rewrite_question(self, message: str, history: Sequence[tuple[str, str]]) -> str:
         """The follow-up ``message`` as a standalone question, for retrieval."""
         from google.genai import types
@@ -97,15 +110,7 @@ class GeminiGenerator:
             max_output_tokens=128,
             candidate_count=1,
         )
-        prompt = rewrite_prompt(message, history)
-        with unavailable_on_sdk_errors(f"rewrite with {self.model}"):
-            response = self._retry.call(
-                f"rewrite with {self.model}",
-                lambda: self._client.models.generate_content(
-                    model=self.model, contents=prompt, config=config
-                ),
-                deadline_s=self._timeout_s,
-            )
+        response = self._generate("rewrite", rewrite_prompt(message, history), config)
         text = _text(response).strip().strip('"')
         return text if text else message
 
@@ -118,15 +123,7 @@ class GeminiGenerator:
         history: Sequence[tuple[str, str]] = (),
     ) -> Draft:
         config = self._config(sources, strict)
-        prompt = self._prompt(question, sources, history)
-        with unavailable_on_sdk_errors(f"generate with {self.model}"):
-            response = self._retry.call(
-                f"generate with {self.model}",
-                lambda: self._client.models.generate_content(
-                    model=self.model, contents=prompt, config=config
-                ),
-                deadline_s=self._timeout_s,
-            )
+        response = self._generate("generate", self._prompt(question, sources, history), config)
         text = _text(response)
         if not text:
             raise BackendUnavailable(f"{self.model} returned no text ({_finish(response)})")
