@@ -21,7 +21,8 @@ $(STAMP): pyproject.toml package.json
 	# CPU-only PyTorch for the offline embedder; a plain `pip install torch` pulls CUDA (GBs).
 	$(BIN)/pip install --quiet "torch==2.13.0" $(TORCH_INDEX)
 	$(BIN)/pip install --quiet -e ".[local,vertex,dev]"
-	npm ci --no-audit --no-fund --loglevel=error
+	# --omit=optional: firebase-tools' optional re2 compiles from source (~7 min on 2 cores); superstatic falls back to RegExp.
+	npm ci --omit=optional --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
 web/node_modules/.installed: web/package.json web/package-lock.json
@@ -58,9 +59,11 @@ typecheck: $(STAMP)
 
 EVAL_DATA ?= ../shared/eval-data
 EVAL_OUT ?= build/eval
+EVERYDAY_DATA ?= eval/everyday
 
-eval: $(STAMP)  ## retrieval on SciFact (train), cited answers on HotpotQA and LoCoMo; JSON in build/eval/
+eval: $(STAMP)  ## everyday notebooks (eval/everyday), SciFact, HotpotQA, LoCoMo; JSON in build/eval/
 	mkdir -p $(EVAL_OUT)
+	$(BIN)/footnote eval everyday $(EVERYDAY_DATA) --json $(EVAL_OUT)/everyday.json
 	$(BIN)/footnote eval retrieval $(EVAL_DATA)/scifact --split train --json $(EVAL_OUT)/scifact-train.json
 	$(BIN)/footnote eval answers $(EVAL_DATA)/hotpotqa --json $(EVAL_OUT)/hotpotqa.json
 	$(BIN)/footnote eval memory $(EVAL_DATA)/locomo --json $(EVAL_OUT)/locomo.json

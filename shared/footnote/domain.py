@@ -184,6 +184,9 @@ class QueryAnalysis:
     window: TimeWindow | None = None
     types: tuple[MemoryType, ...] = ()
     unresolved: tuple[str, ...] = ()  # time hints seen but not turned into a window
+    # When the question was asked, in the asker's time zone: the generator reads a
+    # note's relative dates ("before Friday") on that calendar.
+    now: datetime | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

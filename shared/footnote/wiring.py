@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from footnote.config import Settings, get_settings
@@ -306,6 +307,13 @@ class Container:
         return NotesService(self.settings, self.store, self.store, quotas=self.quotas)
 
     @lazy
+    def clock(self) -> Callable[[], datetime]:
+        """What "now" is for the services: the system clock, or (``Container(clock=…)``)
+        a fixed or settable one, so evaluations and tests ask questions at a chosen
+        moment without rebuilding a service."""
+        return lambda: datetime.now(UTC)
+
+    @lazy
     def chat(self) -> ChatService:
         from footnote.services.chat import ChatService
 
@@ -314,6 +322,7 @@ class Container:
             self.retriever,
             self.generator,
             self.store,
+            clock=lambda: self.clock(),
             reranker=self.reranker,
             fallback=self.fallback_generator,
         )

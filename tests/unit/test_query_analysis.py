@@ -373,10 +373,13 @@ def test_window_is_half_open() -> None:
     )
 
 
-def test_now_is_read_in_utc_and_must_be_aware() -> None:
-    # 01:00 on the 23rd in UTC+5 is still the 22nd in UTC
-    a = analyze("today", datetime(2026, 11, 23, 1, 0, tzinfo=timezone(timedelta(hours=5))))
-    assert a.window is not None and a.window.start == d(2026, 11, 22)
+def test_now_is_read_in_the_askers_time_zone_and_must_be_aware() -> None:
+    # 01:00 on the 23rd in UTC+5 is the 23rd for the asker (the 22nd in UTC): "today"
+    # is the asker's day, 23 November from midnight in UTC+5.
+    plus5 = timezone(timedelta(hours=5))
+    a = analyze("today", datetime(2026, 11, 23, 1, 0, tzinfo=plus5))
+    assert a.window is not None and a.window.start == datetime(2026, 11, 23, tzinfo=plus5)
+    assert a.window.start == d(2026, 11, 22) + timedelta(hours=19)
     with pytest.raises(ValueError, match="timezone-aware"):
         analyze("today", datetime(2026, 11, 22, 10, 0))
 

@@ -179,21 +179,23 @@ class Api:
         if wants_event_stream(request):
             # Sentences are sent as the generator writes them; closing the response
             # (a client that left) closes the stream and stops the generation.
-            events = service.chat_stream(tenant, body.message, body.conversation_id, rag)
+            events = service.chat_stream(
+                tenant, body.message, body.conversation_id, rag, body.time_zone
+            )
             return Response(
                 _sse(events),
                 status=200,
                 mimetype="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
-        outcome = service.chat(tenant, body.message, body.conversation_id, rag)
+        outcome = service.chat(tenant, body.message, body.conversation_id, rag, body.time_zone)
         fields.update(outcome.log_fields)
         return _json(wire.chat(outcome), 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.search, self._s.request_max_bytes)
         self._charge(tenant, "search")
-        result = self._chat().search(tenant, body.query, body.k)
+        result = self._chat().search(tenant, body.query, body.k, body.time_zone)
         fields["strategy"] = result.retrieval.strategy
         fields["chunkIds"] = [h.chunk_id for h in result.hits]
         return _json(wire.search(result), 200)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
     AfterValidator,
@@ -30,6 +31,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StrictStr,
+    StringConstraints,
     create_model,
     model_validator,
 )
@@ -161,6 +163,26 @@ class RagConfig(_Strict):
     types: list[MemoryType] = Field(default_factory=list, max_length=RAG_TYPES_MAX)
 
 
+def _known_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown time zone {name!r} (an IANA name, e.g. Europe/Berlin)") from exc
+    return name
+
+
+# The asker's IANA time zone ("Europe/Berlin"): "today", "last week" and the dates in
+# an answer are read on that calendar; UTC without one.
+TimeZoneName = Annotated[
+    str,
+    StringConstraints(
+        min_length=1, max_length=64, pattern=r"^[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+){0,2}$"
+    ),
+    AfterValidator(_known_zone),
+    Field(description="the asker's IANA time zone, e.g. Europe/Berlin; default UTC"),
+]
+
+
 class ChatRequest(_Strict):
     message: Text
     conversation_id: Text | None = Field(
@@ -173,11 +195,13 @@ class ChatRequest(_Strict):
     rag_config: RagConfig = Field(
         default_factory=lambda: RagConfig.model_validate({}), alias="ragConfig"
     )
+    time_zone: TimeZoneName | None = Field(None, alias="timeZone")
 
 
 class SearchRequest(_Strict):
     query: Text
     k: StrictInt = Field(8, ge=1, le=SEARCH_K_MAX)
+    time_zone: TimeZoneName | None = Field(None, alias="timeZone")
 
 
 class PageQuery(_Strict):
@@ -371,6 +395,9 @@ class ChatMeta(_Out):
     regenerated: bool
     intent: Intent
     follow_up: bool
+    declined: bool = Field(
+        description="true when the answer says the notes do not answer the question"
+    )
 
 
 class ChatResponse(_Out):

@@ -57,6 +57,7 @@ def chat(outcome: ChatOutcome) -> dict[str, Any]:
             "regenerated": m.regenerated,
             "intent": m.intent.value,
             "followUp": m.follow_up,
+            "declined": m.declined,
         },
     }
 

@@ -45,8 +45,8 @@ def eval_settings(**overrides: Any) -> Settings:
 class BenchContainer(Container):
     """The production wiring, with the embedding cache on disk instead of in memory."""
 
-    def __init__(self, settings: Settings, cache_dir: Path | None) -> None:
-        super().__init__(settings)
+    def __init__(self, settings: Settings, cache_dir: Path | None, **prebuilt: Any) -> None:
+        super().__init__(settings, **prebuilt)
         self._cache_dir = cache_dir
 
     @lazy

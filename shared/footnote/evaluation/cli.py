@@ -78,6 +78,20 @@ def _memory(args: argparse.Namespace) -> int:
     return 0
 
 
+def _everyday(args: argparse.Namespace) -> int:
+    from footnote.evaluation.bench import eval_settings
+    from footnote.evaluation.everyday import evaluate_everyday, failures
+
+    overrides = {"generator": args.generator} if args.generator else {}
+    report = evaluate_everyday(args.data_dir, eval_settings(**overrides), _cache_dir(args))
+    _write(report, args.json)
+    print(json.dumps({k: report[k] for k in ("overall", "kinds")}, indent=2))
+    if args.show_failures:
+        for d in failures(report):
+            print(f"[{d['notebook']}/{d['id']} {d['kind']}] {d['question']}\n    -> {d['answer']}")
+    return 0
+
+
 def register(sub: Any) -> None:
     ev = sub.add_parser("eval", help="measure retrieval and cited answers on a benchmark folder")
     kinds = ev.add_subparsers(dest="eval_kind", required=True)
@@ -119,3 +133,11 @@ def register(sub: Any) -> None:
         help="turns per note (0: one note per session)",
     )
     m.set_defaults(run=_memory)
+
+    e = kinds.add_parser(
+        "everyday", help="everyday notebooks: one notebook *.json per tenant (eval/everyday)"
+    )
+    common(e)
+    e.add_argument("--generator", choices=["extractive", "gemini"], help="default: GENERATOR")
+    e.add_argument("--show-failures", action="store_true", help="print each wrong answer")
+    e.set_defaults(run=_everyday)

@@ -48,11 +48,20 @@ _DURATION = re.compile(
 )
 _AMOUNT = re.compile(rf"[$€£¥]\s*\d|\b{_NUMBER}\b|%|\bpercent\b", re.IGNORECASE)
 
+REASON = re.compile(
+    r"\b(?:because|since|so\s+that|so\b|due\s+to|thanks\s+to|reasons?|in\s+order\s+to|"
+    r"as\s+(?:it|we|they|he|she|i)\b|why|cause[sd]?|for\s+(?:the\s+)?\w+(?:ing|ity|ness)\b)",
+    re.IGNORECASE,
+)
+
 # The question's opening decides what kind of answer it wants ("For how long…" too).
 _ASKS = (
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+often\b", re.IGNORECASE), _FREQUENCY),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+much\b", re.IGNORECASE), _AMOUNT),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+long\b(?!\s+ago)", re.IGNORECASE), _DURATION),
+    # "Why…" wants a reason ("because", "so that", "due to"): a sentence giving one leads
+    # the answer. Preferred, not required: "The audit delayed the launch" is a reason too.
+    (re.compile(r"^\W*(?:and\s+|but\s+|so\s+)?why\b", re.IGNORECASE), REASON),
 )
 
 

@@ -20,7 +20,9 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 # The counts a note's own phrases use: up to ten (their values: footnote.text.NUMBER_WORDS).
 _NUM = r"(?P<n>\d{1,2}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
 _UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
-_WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)})"
+# Full names in any case; the short forms ("Sat 24 Jan", "Tues") only capitalised, since
+# "sat", "wed" and "sun" are words too.
+_WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)"
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
@@ -72,6 +74,50 @@ def _number(raw: str) -> int:
     return int(raw) if raw.isdigit() else NUMBER_WORDS.get(raw, 1)
 
 
+# A bare weekday is ahead of the day of writing when a deadline word leads it ("before
+# Friday", "by Friday", "due Friday", "this Friday") or its sentence speaks of what is
+# still to come (a plan, an obligation, a future tense); otherwise it is the one just
+# past ("we met on Friday").
+_DEADLINE_BEFORE = re.compile(
+    r"\b(?:before|by|until|till|due|this|coming|upcoming|on\s+or\s+before)\s+(?:on\s+)?$",
+    re.IGNORECASE,
+)
+_FUTURE = re.compile(
+    r"\b(?:will|shall|won't|going\s+to|gonna|need(?:s|ed)?\s+to|have\s+to|has\s+to|must|"
+    r"should|plan(?:s|ning)?\s+to|want\s+to|todo|to-?do|deadline|remind(?:er)?|"
+    r"schedule[ds]?|booked|appointment)\b|'ll\b",
+    re.IGNORECASE,
+)
+
+
+def _weekday(raw: str) -> int:
+    short = raw.lower().rstrip(".")[:3]
+    return next(i for i, d in enumerate(_WEEKDAYS) if d.startswith(short))
+
+
+# The word before a bare weekday: a verb in -ing ("arriving Thursday", "flying Sunday")
+# or a modal speaks of what is coming.
+_COMING_VERB = re.compile(r"\b\w+ing\s+(?:on\s+)?$|\b(?:will|'ll|shall)\s+\w+\s+(?:on\s+)?$", re.I)
+
+
+_PAST_ING = re.compile(r"\b(?:went|was|were|been|had|did)\s+\w+ing\s+(?:on\s+)?$", re.I)
+
+
+def _looks_ahead(m: re.Match[str]) -> bool:
+    text = m.string
+    lead = text[max(0, m.start() - 24) : m.start()]
+    if _DEADLINE_BEFORE.search(lead):
+        return True
+    if _COMING_VERB.search(lead) and not _PAST_ING.search(lead):
+        return True
+    start = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
+    end = min(
+        (i for i in (text.find(".", m.end()), text.find("\n", m.end())) if i >= 0),
+        default=len(text),
+    )
+    return bool(_FUTURE.search(text[start:end]))
+
+
 def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
     if kind == "day_before_yesterday":
         return day_text(written - timedelta(days=2))
@@ -94,12 +140,15 @@ def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
             return month_text(_add_months(written, n))
         return str(written.year + n)
     if kind in ("last_weekday", "next_weekday", "weekday"):
-        wd = _WEEKDAYS.index(m["wd"].lower())
-        if kind == "next_weekday":
+        wd = _weekday(m["wd"])
+        name = _WEEKDAYS[wd].capitalize()
+        if kind == "next_weekday" or (kind == "weekday" and _looks_ahead(m)):
+            # "before Friday", "due Friday", "we'll meet on Friday": the first one after
+            # the day of writing.
             ahead = (wd - written.weekday()) % 7 or 7
-            return f"{m['wd'].capitalize()}, {day_text(written + timedelta(days=ahead))}"
+            return f"{name}, {day_text(written + timedelta(days=ahead))}"
         back = (written.weekday() - wd) % 7 or 7  # "last Saturday", "on Saturday": the one before
-        return f"{m['wd'].capitalize()}, {day_text(written - timedelta(days=back))}"
+        return f"{name}, {day_text(written - timedelta(days=back))}"
     period = m["period"].lower()
     if kind == "last_period":
         if period in ("week", "weekend"):

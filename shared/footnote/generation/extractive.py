@@ -19,6 +19,7 @@ import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime, tzinfo
 
 from footnote.domain import Draft, Intent, QueryAnalysis, Source
 from footnote.generation import answer_types
@@ -64,11 +65,14 @@ NAMED_TITLE_BONUS = 0.25
 # fact. Margins 0–0.3 trade decline rate for answered share along one curve on LoCoMo
 # (docs/quality.md); 0 needs no tuned constant.
 OTHER_MARGIN = 0.0
+# A "when" question reads this many of the best sentences for one that states a date.
+DATED_CANDIDATES = 5
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
 RELEVANCE_WEIGHT = 1.0
 # "When did …", "What date …", "What year …": answered with a date.
 _WHEN_QUESTION = re.compile(
-    r"^\W*(?:when\b|what\s+(?:date|day|year|month|time)\b|which\s+(?:date|day|year|month)\b|"
+    r"^\W*(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month|time)\b|"
+    r"which\s+(?:date|day|year|month)\b|"
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
     re.IGNORECASE,
 )
@@ -116,6 +120,9 @@ def candidates(
     out: list[_Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
+        # The title names what each of the note's sentences is about ("Birthday party –
+        # Isla" over "Sat 24 Jan, 2-4pm"), as it does for every chunk in BM25.
+        titled = frozenset(terms(source.chunk.title))
         heard_by = listeners(source.chunk.text)
         turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
         for position, (sentence, speaker) in enumerate(turns):
@@ -123,7 +130,7 @@ def candidates(
             # The indexed text starts with the note's title; a title is a label, not a claim.
             if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
                 continue
-            have = frozenset(terms(clean)) | frozenset(terms(speaker))
+            have = frozenset(terms(clean)) | frozenset(terms(speaker)) | titled
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
@@ -288,7 +295,8 @@ def compose(
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
     if when:
         # The date is of the person's event: their name counts towards covering it.
-        return _dated_answer(all_terms, pool, sources, question)
+        zone = analysis.now.tzinfo if analysis.now is not None else None
+        return _dated_answer(all_terms, pool, sources, question, zone)
     if listing:
         chosen = select_sentences(pool, 5)
     else:
@@ -341,7 +349,9 @@ def _with_answer_of_kind(
         return chosen
     passages = {c.cid for c in chosen}
     typed = [c for c in pool if c.cid in passages and says_it(c)]
-    return [typed[0], *chosen][: len(chosen)] if typed else []
+    if typed:
+        return [typed[0], *chosen][: len(chosen)]
+    return chosen if kind is answer_types.REASON else []
 
 
 def _someone_elses(mine: Sequence[_Candidate], others: Sequence[_Candidate]) -> bool:
@@ -359,6 +369,7 @@ def _dated_answer(
     pool: Sequence[_Candidate],
     sources: Sequence[Source],
     question: str,
+    zone: tzinfo | None = None,
 ) -> str:
     """A "when" question: the date of the best sentence, read against its note's date.
 
@@ -371,17 +382,30 @@ def _dated_answer(
     says nothing of when: declined rather than answered with the day it was saved.
     """
     wanted = set(question_terms)
-    if not pool:
+
+    def covers(c: _Candidate) -> bool:
+        return not wanted or len(c.terms & wanted) / len(wanted) >= MIN_COVERAGE
+
+    def written_of(c: _Candidate) -> datetime:
+        written = next(s.chunk.created_at for s in sources if s.cid == c.cid)
+        # the day it was written, on the asker's calendar
+        return written.astimezone(zone) if zone is not None else written
+
+    if not pool or not covers(pool[0]):
         return NOT_ENOUGH
+    # The best sentence that covers the question and states a date answers it ("RSVPd
+    # to Isla's party" is about it; "Isla's 9th, Sat 24 Jan" says when); failing one,
+    # the best sentence is dated by its note, below.
+    for c in pool[:DATED_CANDIDATES]:
+        if not covers(c):
+            continue
+        if has_absolute_date(c.text):  # "Sat 24 Jan": the date it names, not the weekday's
+            return _cite(speaker_prefix(c.text, c.speaker), c.cid)
+        resolved = resolve_phrases(c.text, written_of(c))
+        if resolved:
+            return _cite(resolved[0].meaning, c.cid)
     best = pool[0]
-    if wanted and len(best.terms & wanted) / len(wanted) < MIN_COVERAGE:
-        return NOT_ENOUGH
-    written = next(s.chunk.created_at for s in sources if s.cid == best.cid)
-    resolved = resolve_phrases(best.text, written)
-    if resolved:
-        return _cite(resolved[0].meaning, best.cid)
-    if has_absolute_date(best.text):
-        return _cite(speaker_prefix(best.text, best.speaker), best.cid)
+    written = written_of(best)
     if not (best.speaker or first_person(best.text) or first_person(question)):
         return NOT_ENOUGH
     return _cite(day_text(written.date()), best.cid)

@@ -113,6 +113,12 @@ def name_phrases(question: str, analysis: QueryAnalysis | None = None) -> list[t
             name = False
         if window is not None and (token[:1].isdigit() or low in dated):
             name = False  # "in Q3 2025" became the date window
+        if name and token.isdigit() and len(token) < 3:
+            # "Theo's 4 year check": a small count is a quantity, written "4yr" or "four"
+            # as often as "4"; a year or a code (3+ digits) still names something.
+            name = False
+        if name and run and token[:1].isdigit() != run[-1][:1].isdigit():
+            flush()  # "Kaiser 1941": a name and a number are two things named
         if name:
             run.append(token)
         elif run and token in "-–'’":

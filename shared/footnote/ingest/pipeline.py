@@ -32,6 +32,7 @@ def content_hash(note: Note, model_id: str, chunk_size: int, overlap: int) -> st
         str(overlap),
         indexable_text(note),
         note.type.value if note.type else "",
+        "\t".join(note.tags),
     )
 
 
@@ -48,6 +49,7 @@ def build_chunks(
     model_id: str,
 ) -> list[Chunk]:
     note = prepared.note
+    tag_terms = tuple(terms(" ".join(note.tags)))
     if len(embeddings) != len(prepared.drafts):
         raise ValueError("one embedding per chunk")
     return [
@@ -57,7 +59,8 @@ def build_chunks(
             tenant_id=note.tenant_id,
             position=d.position,
             text=d.text,
-            terms=tuple(terms(d.text)),
+            # A note's tags are words of each of its chunks: a word only in a tag is found.
+            terms=tuple(terms(d.text)) + tag_terms,
             memory_type=memory_type,
             created_at=note.created_at,
             embedding=tuple(float(x) for x in vector),

@@ -369,6 +369,28 @@ class TenantCorpus:
             self._norm = (1 - b + b * self.lengths[: self.rows] / average).astype(np.float32)
         return self._norm
 
+    def coverage(self, query_terms: Sequence[str], chunk_ids: Sequence[str]) -> dict[str, float]:
+        """Share of the query's words each chunk holds, each word weighted by its idf.
+
+        A ratio of the query's own weights, so it reads the same in a notebook of six
+        notes and of sixty thousand: 1.0 when the chunk holds every query word, and
+        a word found in every note weighs next to nothing. The idf is BM25's
+        (Lucene's, always positive); a word in no note weighs the most: a query
+        about something never written is mostly uncovered.
+        """
+        wanted = list(dict.fromkeys(query_terms))
+        live = len(self)
+        if not wanted or not live:
+            return dict.fromkeys(chunk_ids, 0.0)
+        df = np.array([self._df[self._vocab[t]] if t in self._vocab else 0 for t in wanted])
+        idf = np.log(1 + (live - df + 0.5) / (df + 0.5))
+        total = float(idf.sum()) or 1.0
+        out: dict[str, float] = {}
+        for cid in chunk_ids:
+            have = set(keyword_terms(self.chunk(cid)))
+            out[cid] = float(sum(w for t, w in zip(wanted, idf, strict=True) if t in have)) / total
+        return out
+
     def keyword_hits(
         self,
         query_terms: Sequence[str],

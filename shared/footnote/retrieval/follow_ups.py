@@ -47,7 +47,10 @@ def is_follow_up(message: str, analysis: QueryAnalysis) -> bool:
     names_something = names_someone(text)
     if _BACK_REFERENCE.search(lowered) and not names_something:
         return True
-    return len(analysis.keywords) <= 1 and not names_something
+    # Asked inside a conversation, a short question naming no one ("what time is
+    # check-in?" after one about the guesthouse) leans on the one before: it keeps its
+    # own words first and only adds the earlier subject.
+    return len(analysis.keywords) <= 2 and not names_something
 
 
 def with_previous(current: QueryAnalysis, previous: QueryAnalysis) -> QueryAnalysis:

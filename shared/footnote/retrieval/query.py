@@ -15,9 +15,10 @@ module, and this one keeps every public name importable from here:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 
 from footnote.domain import QueryAnalysis
 from footnote.retrieval.follow_ups import is_follow_up, names_someone, with_previous
@@ -34,18 +35,27 @@ _CITATION_MARKER = re.compile(r"\[\s*n\s*\d+\s*\]")
 def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None) -> QueryAnalysis:
     """Keywords, time window, intent and type filters of ``query`` as of ``now``.
 
-    ``now`` must be timezone-aware; it is read in UTC. ``events`` maps event
+    ``now`` must be timezone-aware; it is read in its own time zone (the user's):
+    "today" and "last week" are the user's calendar days, not UTC's. ``events`` maps event
     names ("launch", "the offsite") to the day they happened, so that "before
     the launch" can become a window; without it such anchors are unresolved.
     """
     if now.tzinfo is None or now.utcoffset() is None:
         raise ValueError("now must be timezone-aware")
-    now = now.astimezone(UTC)
+    zone = now.tzinfo
+    # The calendar arithmetic runs on wall-clock time (as if UTC); each bound of the
+    # window is then read back as that wall-clock time in the user's zone, which
+    # also places it right across a daylight-saving change.
+    local = now.replace(tzinfo=UTC)
     normalized = re.sub(r"\s+", " ", normalize(query)).strip()
     lowered = normalized.lower().replace("’", "'")
 
-    hints = find_hints(lowered, now, events)
+    hints = find_hints(lowered, local, events)
     window, unresolved = window_of(hints)
+    if window is not None and zone is not UTC:
+        window = dataclasses.replace(
+            window, start=_in_zone(window.start, zone), end=_in_zone(window.end, zone)
+        )
 
     rest = list(lowered)
     for h in hints:
@@ -64,4 +74,10 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
         window=window,
         types=types_of(lowered),
         unresolved=tuple(unresolved),
+        now=now,
     )
+
+
+def _in_zone(moment: datetime | None, zone: tzinfo | None) -> datetime | None:
+    """A wall-clock moment computed as UTC, read as the same wall-clock time in ``zone``."""
+    return None if moment is None else moment.replace(tzinfo=zone)

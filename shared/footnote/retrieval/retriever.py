@@ -448,24 +448,27 @@ class Retriever:
         query_vector: list[float] | None,
         analysis: QueryAnalysis,
     ) -> dict[str, float]:
-        """How well each candidate matches: cosine to the query, else keyword coverage."""
-        wanted = set(analysis.keywords)
+        """How well each candidate matches: the better of its cosine to the query and
+        the idf-weighted share of the query's words it holds (``coverage``).
 
-        def coverage(cid: str) -> float:
-            have = set(corpus.chunk(cid).terms)
-            return len(wanted & have) / len(wanted) if wanted else 0.0
-
+        Either kind of evidence is enough: a paraphrase shares meaning but few words,
+        and a name, a code or a rare word ("Seedcamp", "TODO") is an exact match whose
+        cosine to a short query is often low (0.09–0.27 measured on everyday notes).
+        Both are on [0, 1] whatever the notebook's size, so one floor and one
+        confidence gate serve six notes and sixty thousand."""
+        words = corpus.coverage(analysis.keywords, ids)
         if query_vector is None or self._embedder is None:
-            return {cid: coverage(cid) for cid in ids}
+            return words
         rows = [corpus.by_id[cid] for cid in ids]
         if not rows or corpus.dimension != len(query_vector):
-            return {cid: coverage(cid) for cid in ids}
+            return words
         # Only the candidates' rows: a second pass over the whole matrix is wasted work.
         sims = corpus.matrix[rows] @ np.asarray(query_vector, dtype=np.float32)
         comparable = corpus.model_mask(self._embedder.model_id)[rows]
         # A chunk embedded by another model has no cosine to this query; its terms speak.
         return {
-            cid: float(sims[i]) if comparable[i] else coverage(cid) for i, cid in enumerate(ids)
+            cid: max(float(sims[i]), words[cid]) if comparable[i] else words[cid]
+            for i, cid in enumerate(ids)
         }
 
     def _diversify(

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from footnote.config import Settings
 from footnote.domain import (
@@ -38,7 +39,13 @@ from footnote.domain import (
     Turn,
 )
 from footnote.errors import UPSTREAM_ERRORS, BackendUnavailable, InvalidRequest, NotFound
-from footnote.generation.citations import MARKER, SentenceChecker, complete_sentences, validate
+from footnote.generation.citations import (
+    MARKER,
+    SentenceChecker,
+    complete_sentences,
+    is_abstention,
+    validate,
+)
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ports import ConversationStore, Generator, Reranker
 from footnote.retrieval import retriever as strategies
@@ -152,11 +159,13 @@ class ChatService:
         self._reranker = reranker
 
     # -- search ----------------------------------------------------------------
-    def search(self, tenant_id: str, query: str, k: int) -> SearchResult:
+    def search(
+        self, tenant_id: str, query: str, k: int, time_zone: str | None = None
+    ) -> SearchResult:
         # The API's request model has checked the query (only POST /search calls this);
         # chat() checks its question itself: the evaluation asks it directly too.
         started = time.perf_counter()
-        analysis = analyze(query, self._clock(), self._retriever.events(tenant_id))
+        analysis = analyze(query, self._now(time_zone), self._retriever.events(tenant_id))
         result = self._retriever.retrieve(tenant_id, analysis, k=k)
         hits = tuple(
             SearchHit(
@@ -184,24 +193,30 @@ class ChatService:
         message: str,
         conversation_id: str | None,
         rag: RagConfig,
+        time_zone: str | None = None,
     ) -> ChatOutcome:
         """Read the question, retrieve and rerank its sources, generate, then
         validate the citations, store the turn and describe it (:meth:`_finish`)."""
-        p = self._prepare(tenant_id, message, conversation_id, rag)
+        p = self._prepare(tenant_id, message, conversation_id, rag, time_zone)
         t = time.perf_counter()
         draft = self._draft(p)
         p.timings["generateMs"] = _ms(t)
         return self._finish(p, draft, allow_retry=True)
 
     def _prepare(
-        self, tenant_id: str, message: str, conversation_id: str | None, rag: RagConfig
+        self,
+        tenant_id: str,
+        message: str,
+        conversation_id: str | None,
+        rag: RagConfig,
+        time_zone: str | None = None,
     ) -> _Prepared:
         """The stages before generation, shared by :meth:`chat` and :meth:`chat_stream`."""
         self._check_query(message)
         earlier = self._earlier_turns(tenant_id, conversation_id)
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        now = self._clock()
+        now = self._now(time_zone)
         reading = self._read(tenant_id, message, earlier, rag, now)
         timings["analyzeMs"] = _ms(started)
         result = self._retrieve(tenant_id, message, reading.analysis, rag, timings)
@@ -301,7 +316,9 @@ class ChatService:
         if not p.rag.include_citations:
             answer = MARKER.sub("", answer).replace(" .", ".").strip()
         confidence = round(p.result.confidence, 4)
-        meta = _chat_meta(p, checked.draft.model, checked.regenerated, confidence)
+        # Declined: no cited claim survived, or the answer says the notes do not answer.
+        declined = not checked.citations or is_abstention(checked.answer)
+        meta = _chat_meta(p, checked.draft.model, checked.regenerated, confidence, declined)
         conversation_id, message_id = self._record(
             p, answer, checked.citations, checked.draft.model, confidence
         )
@@ -361,6 +378,7 @@ class ChatService:
         message: str,
         conversation_id: str | None,
         rag: RagConfig,
+        time_zone: str | None = None,
     ) -> Iterator[StreamEvent]:
         """Server-sent events as the generator writes: meta, one ``delta`` per sentence, done.
 
@@ -372,7 +390,7 @@ class ChatService:
         citations. Closing the iterator (the client went away) closes the
         generator's stream, which stops the model's generation.
         """
-        p = self._prepare(tenant_id, message, conversation_id, rag)
+        p = self._prepare(tenant_id, message, conversation_id, rag, time_zone)
         return self._stream_events(p)
 
     def _stream_events(self, p: _Prepared) -> Iterator[StreamEvent]:
@@ -469,6 +487,12 @@ class ChatService:
         return tuple(citation_from_record(c) for c in turn.citations)
 
     # -- internals -------------------------------------------------------------
+    def _now(self, time_zone: str | None) -> datetime:
+        """Now, on the asker's calendar (an IANA zone the client sends; UTC without one):
+        "today", "last week" and a note's "before Friday" are read on it."""
+        now = self._clock()
+        return now.astimezone(ZoneInfo(time_zone)) if time_zone else now
+
     def _check_query(self, text: str) -> None:
         if not text.strip():
             raise InvalidRequest("the question is empty")
@@ -562,7 +586,9 @@ def _last_question(turns: Sequence[Turn]) -> str | None:
     return None
 
 
-def _chat_meta(p: _Prepared, model: str, regenerated: bool, confidence: float) -> AnswerMeta:
+def _chat_meta(
+    p: _Prepared, model: str, regenerated: bool, confidence: float, declined: bool
+) -> AnswerMeta:
     return AnswerMeta(
         model,
         confidence,
@@ -572,6 +598,7 @@ def _chat_meta(p: _Prepared, model: str, regenerated: bool, confidence: float) -
         regenerated,
         p.analysis.intent,
         p.follow_up,
+        declined,
     )
 
 

@@ -70,6 +70,9 @@ class AnswerMeta:
     regenerated: bool
     intent: Intent
     follow_up: bool
+    # The answer says the notes do not answer the question: a client shows it as such,
+    # and an evaluation counts it, without reading the answer's text.
+    declined: bool = False
 
 
 @dataclass(frozen=True)

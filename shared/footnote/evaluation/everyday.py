@@ -1,0 +1,306 @@
+"""Everyday notebooks: the small, dated notes a person starts with, asked as they would ask.
+
+A folder holds one JSON file per notebook::
+
+    {"notebook", "now" (ISO; naive = in "timezone"), "timezone" (IANA),
+     "notes": [{"id", "created" (ISO), "title" | null, "tags": [...], "text"}],
+     "questions": [{"id", "question", "kind", "answer_notes": [...], "answers": [...],
+                    "date" (kind when), "follow_up_of" (kind followup)}]}
+
+Each notebook is one tenant. Its notes are stored with their own ``created`` dates
+and indexed by ``IndexingService.index_note``; questions are asked at ``now``, in the
+notebook's time zone, through ``ChatService.chat`` (kind ``search`` through
+``ChatService.search``), on one container whose clock is set per notebook. A
+``followup`` is asked in the conversation of the question it follows, right after it.
+
+Scores, overall and per kind:
+
+* ``answered_rate``: share of answerable questions (every kind but ``decline`` and
+  ``search``) not declined (``meta.declined``);
+* ``decline_rate``: share of ``decline`` questions declined;
+* ``answer_recall``: an acceptable answer string appears in the answer (case-insensitive,
+  citation markers removed; a declined answer recalls nothing);
+* ``citation_precision`` / ``citation_recall``: cited notes that are answer notes / answer
+  notes cited, over answers that cite;
+* ``date_accuracy`` (kind ``when``): the answer states the expected date;
+* ``search_hit@5`` (kind ``search``): an answer note is among the first five results.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from footnote.config import Settings
+from footnote.domain import Note
+from footnote.evaluation import metrics
+from footnote.evaluation.bench import BenchContainer, Progress, index_notes, stderr_progress
+from footnote.generation.citations import MARKER
+from footnote.generation.dates import day_text
+from footnote.services.chat import ChatOutcome, RagConfig
+from footnote.text import normalize
+
+KINDS = ("fact", "when", "list", "count", "decline", "search", "followup")
+ANSWERABLE = ("fact", "when", "list", "count", "followup")
+SEARCH_K = 5
+
+
+@dataclass(frozen=True)
+class Question:
+    qid: str
+    text: str
+    kind: str
+    answer_notes: tuple[str, ...]
+    answers: tuple[str, ...]
+    day: date | None
+    follow_up_of: str | None
+
+
+@dataclass(frozen=True)
+class Notebook:
+    name: str
+    now: datetime
+    zone: str
+    notes: tuple[Note, ...]
+    questions: tuple[Question, ...]
+
+
+@dataclass(frozen=True)
+class Asked:
+    notebook: str
+    question: Question
+    answer: str
+    declined: bool
+    cited_notes: tuple[str, ...]
+    recalled: bool
+    date_right: bool | None
+    hit: bool | None
+
+
+class Clock:
+    """A settable clock: the container's "now" for the notebook being asked."""
+
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def _moment(raw: str, zone: ZoneInfo) -> datetime:
+    moment = datetime.fromisoformat(raw)
+    return moment.replace(tzinfo=zone) if moment.tzinfo is None else moment
+
+
+def read_notebook(path: Path, tenant_prefix: str = "eval-everyday") -> Notebook:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    name = str(raw.get("notebook") or path.stem)
+    zone_name = str(raw.get("timezone") or "UTC")
+    zone = ZoneInfo(zone_name)
+    tenant = f"{tenant_prefix}-{name}"
+    notes = []
+    for n in raw["notes"]:
+        created = _moment(str(n["created"]), zone).astimezone(UTC)
+        notes.append(
+            Note(
+                id=f"{tenant}~{n['id']}",
+                tenant_id=tenant,
+                text=normalize(str(n["text"])),
+                created_at=created,
+                updated_at=created,
+                title=normalize(str(n.get("title") or "")),
+                tags=tuple(str(t) for t in n.get("tags") or ()),
+            )
+        )
+    questions = tuple(
+        Question(
+            str(q["id"]),
+            str(q["question"]),
+            str(q["kind"]),
+            tuple(str(x) for x in q.get("answer_notes") or ()),
+            tuple(str(x) for x in q.get("answers") or ()),
+            date.fromisoformat(q["date"]) if q.get("date") else None,
+            str(q["follow_up_of"]) if q.get("follow_up_of") else None,
+        )
+        for q in raw["questions"]
+    )
+    return Notebook(name, _moment(str(raw["now"]), zone), zone_name, tuple(notes), questions)
+
+
+def load_notebooks(data_dir: Path) -> list[Notebook]:
+    files = sorted(data_dir.glob("*.json"))
+    if not files:
+        raise FileNotFoundError(f"no notebook *.json files in {data_dir}")
+    return [read_notebook(p) for p in files]
+
+
+_MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+
+
+def states_date(answer: str, day: date) -> bool:
+    """The answer names ``day``: "27 November 2026", "November 27", "27 Nov", "2026-11-27"."""
+    text = answer.lower()
+    if day.isoformat() in text:
+        return True
+    if day_text(day).lower() in text:
+        return True
+    month = _MONTHS[day.month - 1]
+    mon = rf"{month[:3]}[a-z]*\.?"
+    d = rf"{day.day}(?:st|nd|rd|th)?"
+    found = re.search(rf"\b{d}\s+(?:of\s+)?{mon}(?!\w)|\b{mon}\s+{d}\b", text)
+    if found is None:
+        return False
+    # A year stated beside it must be the right one.
+    years = re.findall(r"\b(?:19|20)\d\d\b", text[found.end() : found.end() + 8])
+    return not years or int(years[0]) == day.year
+
+
+def _local_id(note_id: str) -> str:
+    return note_id.split("~", 1)[1]
+
+
+def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Asked]:
+    tenant = f"eval-everyday-{book.name}"
+    clock.now = book.now.astimezone(UTC)
+    chat = app.chat
+    conversations: dict[str, str] = {}
+    asked: list[Asked] = []
+    for q in book.questions:
+        if q.kind == "search":
+            result = chat.search(tenant, q.text, 8, book.zone)
+            found = [_local_id(h.note_id) for h in result.hits][:SEARCH_K]
+            hit = bool(set(found) & set(q.answer_notes))
+            asked.append(Asked(book.name, q, " ".join(found), not found, (), hit, None, hit))
+            continue
+        conversation = conversations.get(q.follow_up_of or "") if q.kind == "followup" else None
+        out: ChatOutcome = chat.chat(tenant, q.text, conversation, RagConfig(), book.zone)
+        conversations[q.qid] = out.conversation_id
+        plain = MARKER.sub("", out.answer)
+        declined = out.meta.declined
+        cited = tuple(dict.fromkeys(_local_id(c.note_id) for c in out.citations))
+        recalled = (not declined) and any(a.lower() in plain.lower() for a in q.answers)
+        date_right = None
+        if q.kind == "when" and q.day is not None:
+            date_right = (not declined) and states_date(plain, q.day)
+        asked.append(Asked(book.name, q, out.answer, declined, cited, recalled, date_right, None))
+    return asked
+
+
+def score(asked: Sequence[Asked]) -> dict[str, float | int | None]:
+    answerable = [a for a in asked if a.question.kind in ANSWERABLE]
+    declines = [a for a in asked if a.question.kind == "decline"]
+    searches = [a for a in asked if a.question.kind == "search"]
+    whens = [a for a in asked if a.date_right is not None]
+    citing = [a for a in answerable if a.cited_notes and not a.declined]
+    with_answers = [a for a in answerable if a.question.answers]
+
+    def share(values: Sequence[bool]) -> float | None:
+        return round(sum(values) / len(values), 4) if values else None
+
+    return {
+        "questions": len(asked),
+        "answered_rate": share([not a.declined for a in answerable]),
+        "decline_rate": share([a.declined for a in declines]),
+        "answer_recall": share([a.recalled for a in with_answers]),
+        "citation_precision": (
+            round(
+                metrics.mean(
+                    len(set(a.cited_notes) & set(a.question.answer_notes)) / len(a.cited_notes)
+                    for a in citing
+                ),
+                4,
+            )
+            if citing
+            else None
+        ),
+        "citation_recall": (
+            round(
+                metrics.mean(
+                    len(set(a.cited_notes) & set(a.question.answer_notes))
+                    / len(a.question.answer_notes)
+                    for a in citing
+                    if a.question.answer_notes
+                ),
+                4,
+            )
+            if citing
+            else None
+        ),
+        "date_accuracy": share([bool(a.date_right) for a in whens]),
+        "search_hit@5": share([bool(a.hit) for a in searches]),
+    }
+
+
+def evaluate_everyday(
+    data_dir: Path,
+    settings: Settings,
+    cache_dir: Path | None,
+    progress: Progress = stderr_progress,
+) -> dict[str, Any]:
+    books = load_notebooks(data_dir)
+    clock = Clock()
+    app = BenchContainer(settings, cache_dir, clock=clock)
+    asked: list[Asked] = []
+    for book in books:
+        index_notes(app, book.notes, progress, book.name)
+        mine = ask_notebook(app, clock, book)
+        asked.extend(mine)
+        s = score(mine)
+        progress(
+            f"  {book.name}: {len(mine)} questions  answered={s['answered_rate']}"
+            f"  declined={s['decline_rate']}  recall={s['answer_recall']}"
+        )
+    kinds = sorted(
+        {a.question.kind for a in asked},
+        key=lambda k: (k not in KINDS, KINDS.index(k) if k in KINDS else 0, k),
+    )
+    report: dict[str, Any] = {
+        "dataset": str(data_dir),
+        "notebooks": [b.name for b in books],
+        "generator": app.generator.model,
+        "embedding_model": app.embedder.model_id,
+        "overall": score(asked),
+        "kinds": {k: score([a for a in asked if a.question.kind == k]) for k in kinds},
+        "details": [
+            {
+                "notebook": a.notebook,
+                "id": a.question.qid,
+                "kind": a.question.kind,
+                "question": a.question.text,
+                "answer": a.answer,
+                "declined": a.declined,
+                "cited": list(a.cited_notes),
+                "answer_notes": list(a.question.answer_notes),
+                "recalled": a.recalled,
+                "date_right": a.date_right,
+                "hit": a.hit,
+            }
+            for a in asked
+        ],
+    }
+    progress(json.dumps(report["overall"]))
+    return report
+
+
+def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The details a person would call wrong: for reading a run, not for scoring."""
+
+    def wrong(d: dict[str, Any]) -> bool:
+        if d["kind"] == "decline":
+            return not d["declined"]
+        if d["kind"] == "search":
+            return not d["hit"]
+        return d["declined"] or (not d["recalled"] and d["date_right"] is not True)
+
+    return [d for d in report["details"] if wrong(d)]
+
+
+Printer = Callable[[str], None]
