@@ -28,8 +28,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
     for kind, pattern in (
         ("day_before_yesterday", r"the\s+day\s+before\s+yesterday"),
-        ("yesterday", r"yesterday|last\s+night"),
-        ("tomorrow", r"tomorrow"),
+        ("yesterday", r"yesterday|yday|last\s+night"),
+        ("tomorrow", r"tomorrow|tmrw|tmr|tmw"),
         ("today", r"today|tonight|this\s+(?:morning|afternoon|evening)"),
         ("ago", rf"{_NUM}\s+{_UNIT}\s+ago"),
         ("in_n", rf"in\s+{_NUM}\s+{_UNIT}"),

@@ -65,6 +65,8 @@ NAMED_TITLE_BONUS = 0.25
 # fact. Margins 0–0.3 trade decline rate for answered share along one curve on LoCoMo
 # (docs/quality.md); 0 needs no tuned constant.
 OTHER_MARGIN = 0.0
+# "When did…", "When was…": a question about something done, which its record dates.
+_ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
 # A "when" question reads this many of the best sentences for one that states a date.
 DATED_CANDIDATES = 5
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
@@ -393,22 +395,38 @@ def _dated_answer(
 
     if not pool or not covers(pool[0]):
         return NOT_ENOUGH
-    # The best sentence that covers the question and states a date answers it ("RSVPd
-    # to Isla's party" is about it; "Isla's 9th, Sat 24 Jan" says when); failing one,
-    # the best sentence is dated by its note, below.
-    for c in pool[:DATED_CANDIDATES]:
-        if not covers(c):
-            continue
+
+    def stated(c: _Candidate) -> str | None:
+        """The date the sentence states, or its title when the sentence states none
+        ("design doc review tmrw" over the doc's comments)."""
         if has_absolute_date(c.text):  # "Sat 24 Jan": the date it names, not the weekday's
-            return _cite(speaker_prefix(c.text, c.speaker), c.cid)
-        resolved = resolve_phrases(c.text, written_of(c))
-        if resolved:
-            return _cite(resolved[0].meaning, c.cid)
+            return speaker_prefix(c.text, c.speaker)
+        title = next(s.chunk.title for s in sources if s.cid == c.cid)
+        for text in (c.text, title):
+            resolved = resolve_phrases(text, written_of(c))
+            if resolved:
+                return resolved[0].meaning
+        return None
+
     best = pool[0]
-    written = written_of(best)
-    if not (best.speaker or first_person(best.text) or first_person(question)):
-        return NOT_ENOUGH
-    return _cite(day_text(written.date()), best.cid)
+    said_when = stated(best)
+    if said_when is not None:
+        return _cite(said_when, best.cid)
+    # A personal record ("domain renewed, done", "We signed the lease"): the day it was
+    # written is the day it happened.
+    recorded = bool(best.speaker or first_person(best.text) or first_person(question))
+    if recorded and _ASKS_PAST.search(question):
+        # "When did I renew the domain?": the record of it, not the plan to ("renew
+        # domain (expires 4 March!)").
+        return _cite(day_text(written_of(best).date()), best.cid)
+    # The best sentence is about the event but says nothing of when ("RSVPd yes to
+    # Isla's party"): the next ones that cover the question may ("Isla's 9th, Sat 24 Jan").
+    for c in pool[1:DATED_CANDIDATES]:
+        if covers(c) and (said_when := stated(c)) is not None:
+            return _cite(said_when, c.cid)
+    if recorded:
+        return _cite(day_text(written_of(best).date()), best.cid)
+    return NOT_ENOUGH
 
 
 def _clean(sentence: str) -> str:

@@ -20,6 +20,11 @@ from footnote.text import split_sentences, terms
 SPEAKER = re.compile(
     r"^\s*(?P<name>[A-Z][\w.'’-]*(?:\s[A-Z][\w.'’-]*){0,2}):\s+(?=\S)", re.MULTILINE
 )
+_PERSONAL = re.compile(
+    r"\b(?:i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|me|my|we|we're|we’re|us|our|you|your|"
+    r"you're|you’re|you've|you’ve)\b",
+    re.IGNORECASE,
+)
 _FIRST_PERSON = frozenset(
     {"i", "i'm", "i’m", "i've", "i’ve", "i'd", "i’d", "i'll", "i’ll", "me", "my", "mine"}
     | {"myself", "we", "we're", "we’re", "we've", "we’ve", "us", "our", "ours"}
@@ -127,12 +132,28 @@ def asked_people(question: str, sources: Sequence[Source]) -> list[frozenset[str
     """Speakers of the sources that the question names, each as its set of name terms."""
     named = {t for phrase in name_phrases(question) for t in phrase}
     people: dict[str, frozenset[str]] = {}
+    if not any(_voiced(s.chunk.text) for s in sources):
+        # Labels over words of no one ("Kyoto: machiya…", "Client: Joana…") are the
+        # fields of a list, not the turns of a conversation: nobody here speaks.
+        return []
     for source in sources:
         for m in SPEAKER.finditer(source.chunk.text):
             name_terms = frozenset(terms(m["name"]))
             if name_terms and name_terms & named:
                 people[m["name"]] = name_terms
     return list(people.values())
+
+
+def _voiced(text: str) -> bool:
+    """Some labelled line speaks as "I" or "we" or to "you", or two people take turns in
+    a passage where someone does: the note is a conversation."""
+    labels = set()
+    for m in SPEAKER.finditer(text):
+        labels.add(m["name"])
+        end = text.find("\n", m.end())
+        if _PERSONAL.search(text[m.end() : end if end >= 0 else len(text)]):
+            return True
+    return len(labels) >= 2 and bool(_PERSONAL.search(SPEAKER.sub("", text)))
 
 
 def about(text: str, speaker: str, listener: str, people: Sequence[frozenset[str]]) -> bool:
