@@ -9,7 +9,7 @@ whatever step the job crashed after.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -84,7 +84,7 @@ def _alice(h: Harness) -> list[str]:
     assert h.call("POST", "/search", ALICE, json={"query": SECRET}).status_code == 200
     # a re-index job of the tenant, run to its end
     c = h.container
-    c.reindexing.start(ReindexRequest(scope="tenant", tenantId=ALICE))
+    c.reindexing.start(ReindexRequest(scope="tenant", tenant_id=ALICE))
     queue: Any = c.queue
     while queue.published:
         c.reindexing.handle(ReindexRequest.model_validate(queue.published.pop(0)))
@@ -184,10 +184,10 @@ def test_the_vectors_go_before_the_documents_that_name_them(world) -> None:
     _delete(h)
     service = AccountService(
         c.tenant_data,
-        Recording(),
+        cast(Any, Recording()),
         c.account_auth,
         c.account_queue,
-        grace_s=0,  # type: ignore[arg-type]
+        grace_s=0,
     )
     service.run(ALICE, deletion_job_id(ALICE))
     first_pass = [cid for tenant, ids in removed for cid in ids if tenant == ALICE]
