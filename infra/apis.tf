@@ -15,6 +15,7 @@ locals {
     "iam.googleapis.com",                  # service accounts
     "identitytoolkit.googleapis.com",      # Firebase Auth
     "logging.googleapis.com",              # structured logs
+    "monitoring.googleapis.com",           # the alert on dead-lettered account jobs
     "pubsub.googleapis.com",               # re-index topic and dead letters
     "run.googleapis.com",                  # 2nd-gen functions run on Cloud Run
     "storage.googleapis.com",              # function source archives

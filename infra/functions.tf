@@ -29,8 +29,9 @@ locals {
 
   # The re-indexer publishes the next page of a job to the re-index topic.
   reindex_env = {
-    REINDEX_QUEUE = "pubsub"
-    REINDEX_TOPIC = google_pubsub_topic.reindex.name
+    REINDEX_QUEUE  = "pubsub"
+    REINDEX_TOPIC  = google_pubsub_topic.reindex.name
+    ACCOUNTS_TOPIC = google_pubsub_topic.accounts.name # a deletion continues itself
   }
 
   # The API answers with the generator, serves browsers from these origins and
@@ -43,6 +44,7 @@ locals {
     QUOTA_NOTES_PER_DAY     = tostring(var.quota_notes_per_day)
     QUOTA_STORED_CHARS      = tostring(var.quota_stored_chars)
     APP_CHECK               = var.app_check
+    ACCOUNTS_TOPIC          = google_pubsub_topic.accounts.name # DELETE /account starts a job
   }
 
   # Only named locals inside merge(): tests/infra resolves these maps statically.

@@ -72,6 +72,11 @@ locals {
     "reindexer/datastore" = { fn = "reindexer", role = "roles/datastore.user" }
     # reindexer: the same embedding, classification and index upserts as the indexer.
     "reindexer/vertex" = { fn = "reindexer", role = google_project_iam_custom_role.vertex_index_writer.id }
+    # reindexer, as the account-deletion worker: revokes the user's refresh tokens
+    # and deletes the Firebase Auth user, the job's last step.
+    "reindexer/auth" = { fn = "reindexer", role = "roles/firebaseauth.admin" }
+    # api: DELETE /account reads the user's email to check the typed confirmation.
+    "api/auth" = { fn = "api", role = "roles/firebaseauth.viewer" }
   }
 }
 
@@ -88,6 +93,17 @@ resource "google_pubsub_topic_iam_member" "reindexer_publishes_next_page" {
   topic  = google_pubsub_topic.reindex.id
   role   = "roles/pubsub.publisher"
   member = google_service_account.function["reindexer"].member
+}
+
+# api: DELETE /account publishes the deletion job; the worker publishes its
+# continuation when a run is out of time. Only the accounts topic.
+resource "google_pubsub_topic_iam_member" "account_jobs_publishers" {
+  for_each = toset(["api", "reindexer"])
+
+  topic = google_pubsub_topic.accounts.id
+  # publish deletion jobs (api) and their continuations (reindexer), nothing else
+  role   = "roles/pubsub.publisher"
+  member = google_service_account.function[each.key].member
 }
 
 # trigger: receives Firestore events from Eventarc (required of a trigger's identity).

@@ -170,6 +170,28 @@ variable "reindex_topic" {
   }
 }
 
+variable "accounts_topic" {
+  type        = string
+  description = "Pub/Sub topic for account jobs: deletion (ACCOUNTS_TOPIC)."
+  default     = "footnote-accounts"
+
+  validation {
+    condition     = can(regex("^[a-zA-Z][a-zA-Z0-9._~%+-]{2,254}$", var.accounts_topic)) && !startswith(var.accounts_topic, "goog")
+    error_message = "accounts_topic must be a valid Pub/Sub topic name."
+  }
+}
+
+variable "alert_notification_channels" {
+  type        = list(string)
+  description = "Monitoring notification channel ids for alerts (a dead-lettered account deletion)."
+  default     = []
+
+  validation {
+    condition     = alltrue([for c in var.alert_notification_channels : can(regex("^projects/[^/]+/notificationChannels/[^/]+$", c))])
+    error_message = "alert_notification_channels must be projects/PROJECT/notificationChannels/ID names."
+  }
+}
+
 variable "reindex_max_delivery_attempts" {
   type        = number
   description = "Deliveries of a re-index message before it is moved to the dead-letter topic."

@@ -66,6 +66,7 @@ def client(stack: Stack) -> DemoClient:
 class User:
     def __init__(self, client: DemoClient, email: str) -> None:
         self.client = client
+        self.email = email
         self.token = client.sign_up(email)
         import base64
         import json

@@ -29,6 +29,7 @@ def settings(**overrides: Any) -> Settings:
         "CLASSIFIER": "rules",
         "REINDEX_QUEUE": "inline",
         "VECTOR_INDEX": "memory",
+        "ACCOUNT_DELETION_GRACE_S": 0,
     }
     base.update(overrides)
     return Settings(**base)
@@ -89,6 +90,7 @@ class Harness:
             lambda: c.chat,
             c.health,
             quotas=(lambda: c.quotas) if quotas else None,
+            accounts=lambda: c.accounts,
         )
         self.requests = 0
         self._lock = threading.Lock()

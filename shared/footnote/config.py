@@ -153,6 +153,12 @@ class Settings(BaseSettings):
     reindex_topic: str = Field("footnote-reindex", alias="REINDEX_TOPIC", min_length=3)
     reindex_page_size: int = Field(50, alias="REINDEX_PAGE_SIZE", ge=1, le=500)
 
+    # Account deletion and export jobs (services/accounts.py): their Pub/Sub topic, and
+    # how long the deletion waits after its fence for work that began before it (the
+    # longest function timeout that can write for a tenant: the indexer's 300 s).
+    accounts_topic: str = Field("footnote-accounts", alias="ACCOUNTS_TOPIC", min_length=3)
+    account_deletion_grace_s: float = Field(330.0, alias="ACCOUNT_DELETION_GRACE_S", ge=0, le=480)
+
     # --- HTTP -----------------------------------------------------------------------
     cors_origins: str = Field("*", alias="CORS_ORIGINS")
     # Firebase App Check on every authenticated route (X-Firebase-AppCheck header):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -325,3 +326,45 @@ def with_turns(before: Conversation | None, turns: Sequence[Turn]) -> Conversati
         updated_at=max(before.updated_at, last.created_at),
         message_count=before.message_count + len(ordered),
     )
+
+
+# -- accounts -----------------------------------------------------------------------
+# The steps of an account deletion, in order (``services/accounts.py`` runs them).
+# Vectors go before the documents that name them: ``chunks`` and ``states`` remove
+# each page's datapoints by id, then delete that page; the Auth user goes last.
+DELETION_STEPS = (
+    "revoke",  # refresh tokens revoked: no new ID token can be minted
+    "grace",  # wait out requests and indexer runs that began before the fence
+    "notes",
+    "chunks",  # noteChunks: datapoints removed by id, then the documents
+    "states",  # indexState: datapoints of recorded chunk ids, then the documents
+    "conversations",
+    "messages",
+    "termStats",
+    "quotas",
+    "jobs",
+    "exports",  # export records and their archives
+    "embeddings",  # the tenant's embedding-cache entries
+    "tenant",  # tenants/{uid}: the version counter
+    "auth",  # the Firebase Auth user
+)
+
+
+def deletion_job_id(tenant_id: str) -> str:
+    """The id of a tenant's deletion job, and of the fence that refuses its writes.
+
+    Derived from the uid, so a replayed or concurrent DELETE /account names the same
+    job; a hash, so the record kept after the deletion does not name the user."""
+    return hashlib.sha256(f"footnote-account-deletion\x1f{tenant_id}".encode()).hexdigest()[:40]
+
+
+@dataclass(frozen=True)
+class DeletionJob:
+    job_id: str
+    step: str  # the next step to run; "done" when finished
+    fenced_at: datetime
+    deleted: Mapping[str, int] = field(default_factory=dict)  # documents per step
+
+    @property
+    def done(self) -> bool:
+        return self.step == "done"

@@ -48,11 +48,17 @@ def handle_note_event(cloud_event: CloudEvent) -> None:
 
 
 def handle_reindex_message(cloud_event: CloudEvent) -> None:
+    """The worker's Pub/Sub messages: re-index requests (the re-index topic) and
+    account jobs (``{"job": ...}``, the accounts topic)."""
     from footnote.services.reindexing import parse_request
 
     c = container()
     data = cloud_event.get_data() if hasattr(cloud_event, "get_data") else cloud_event.data
-    request = parse_request(_pubsub_json(data))  # BadEvent propagates: dead-lettered, not lost
+    payload = _pubsub_json(data)
+    if "job" in payload:
+        handle_account_job(payload)
+        return
+    request = parse_request(payload)  # BadEvent propagates: dead-lettered, not lost
     result = c.reindexing.handle(request)
     logs.event(
         log,
@@ -62,6 +68,25 @@ def handle_reindex_message(cloud_event: CloudEvent) -> None:
         processed=result.processed,
         nextCursor=result.next_cursor,
         skipped=result.skipped,
+    )
+
+
+def handle_account_job(payload: dict[str, Any]) -> None:
+    from footnote.services.accounts import DELETE_ACCOUNT
+
+    c = container()
+    job, tenant, job_id = payload.get("job"), payload.get("tenantId"), payload.get("jobId")
+    if job != DELETE_ACCOUNT or not isinstance(tenant, str) or not isinstance(job_id, str):
+        raise BadEvent("account job message is not valid")  # dead-lettered, not lost
+    run = c.accounts.run(tenant, job_id)  # raises → redelivered, resumes at its step
+    logs.event(
+        log,
+        f"account deletion {job_id}: {'done' if run.done else 'continues'}",
+        jobId=job_id,
+        steps=list(run.steps),
+        deleted=run.deleted,
+        done=run.done,
+        skipped=run.skipped,
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 from footnote.domain import (
     Chunk,
     ConversationPage,
+    DeletionJob,
     Draft,
     Hit,
     IndexState,
@@ -169,7 +170,11 @@ class Embedder(Protocol):
     model_id: str
     dimension: int
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+    def embed_documents(self, texts: Sequence[str], owner: str | None = None) -> list[list[float]]:
+        """``owner``: the tenant whose text this is. A caching embedder keeps the
+        vectors under that tenant (so deleting the account finds them) and keeps
+        texts without an owner in process memory only."""
+        ...
 
     def embed_query(self, text: str) -> list[float]: ...
 
@@ -178,7 +183,9 @@ class Embedder(Protocol):
 class EmbeddingCache(Protocol):
     def get_many(self, keys: Sequence[str]) -> dict[str, list[float]]: ...
 
-    def put_many(self, items: Mapping[str, Sequence[float]]) -> None: ...
+    def put_many(self, items: Mapping[str, Sequence[float]], owner: str | None = None) -> None:
+        """Store the vectors; ``owner`` (a tenant) is recorded with each entry."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -362,4 +369,62 @@ class JobStore(Protocol):
         self, job_id: str, expected: str | None, cursor: str | None, processed: int, done: bool
     ) -> bool:
         """Move the job from ``expected`` to ``cursor``; False if it was not at ``expected``."""
+        ...
+
+
+@runtime_checkable
+class TenantData(Protocol):
+    """Everything the database holds for a tenant, as account deletion sees it, and
+    the deletion job's record (``accountDeletions/{jobId}``), which is also the fence:
+    while it exists the tenant's writes are refused.
+
+    Areas are the names of ``footnote.domain.DELETION_STEPS`` that hold documents."""
+
+    def begin_deletion(self, job_id: str, now: datetime) -> DeletionJob:
+        """Create the job (and so the fence) unless it exists; the job as stored."""
+        ...
+
+    def deletion(self, job_id: str) -> DeletionJob | None: ...
+
+    def record_step(self, job_id: str, step: str, deleted: Mapping[str, int]) -> None:
+        """The job now starts at ``step``; ``deleted`` adds to its counts."""
+        ...
+
+    def is_deleting(self, tenant_id: str) -> bool:
+        """Whether the tenant's account is being (or was) deleted: one read."""
+        ...
+
+    def vector_page(self, tenant_id: str, area: str, limit: int) -> tuple[list[str], list[str]]:
+        """A page of the ``chunks`` or ``states`` area: the document ids and the chunk
+        (datapoint) ids they name. Empty when the area is empty."""
+        ...
+
+    def delete_documents(self, area: str, doc_ids: Sequence[str]) -> None: ...
+
+    def purge(self, tenant_id: str, area: str, limit: int) -> int:
+        """Delete up to ``limit`` of the tenant's documents in ``area``; how many went
+        (0: the area is empty)."""
+        ...
+
+
+@dataclass(frozen=True)
+class AuthUser:
+    uid: str
+    email: str | None
+
+
+@runtime_checkable
+class AccountAuth(Protocol):
+    """The identity provider's admin side (Firebase Auth), for account deletion."""
+
+    def user(self, uid: str) -> AuthUser | None:
+        """The user, or None when there is none (deleted)."""
+        ...
+
+    def revoke(self, uid: str) -> None:
+        """Revoke the user's refresh tokens; nothing when the user is gone."""
+        ...
+
+    def delete(self, uid: str) -> None:
+        """Delete the user; nothing when the user is gone."""
         ...

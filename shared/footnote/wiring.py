@@ -18,21 +18,25 @@ if TYPE_CHECKING:
     from footnote.adapters.firestore_store import FirestoreStore
     from footnote.api.http import Api
     from footnote.ports import (
+        AccountAuth,
         AppCheckVerifier,
         Classifier,
         Embedder,
         EmbeddingCache,
         Generator,
         JobStore,
+        QuotaCounter,
         ReindexQueue,
         Reranker,
         Store,
+        TenantData,
         TermStatsStore,
         TokenVerifier,
         VectorIndex,
     )
     from footnote.retrieval.corpus import CorpusCache
     from footnote.retrieval.retriever import Retriever
+    from footnote.services.accounts import AccountService
     from footnote.services.chat import ChatService
     from footnote.services.indexing import IndexingService
     from footnote.services.notes import NotesService
@@ -78,6 +82,10 @@ class lazy(Generic[T]):  # lower case: used as a decorator, like property
 
 class Container:
     """One per process: the chosen adapter for every port, built lazily."""
+
+    # Embedding-cache entries per tenant (deleted with the account); the benchmarks'
+    # disk cache of public corpora keys by content alone.
+    cache_per_owner = True
 
     def __init__(self, settings: Settings | None = None, **prebuilt: Any) -> None:
         """``prebuilt`` supplies ready-made parts by attribute name (e.g. ``store=``),
@@ -143,7 +151,9 @@ class Container:
     def embedder(self) -> Embedder:
         from footnote.adapters.cached_embedder import CachedEmbedder
 
-        return CachedEmbedder(self.raw_embedder, self.embedding_cache)
+        return CachedEmbedder(
+            self.raw_embedder, self.embedding_cache, per_owner=self.cache_per_owner
+        )
 
     @lazy
     def classifier(self) -> Classifier:
@@ -275,6 +285,7 @@ class Container:
             self.classifier,
             self.vector_index,
             self.term_stats,
+            fence=self.tenant_data.is_deleting,
         )
 
     @lazy
@@ -328,16 +339,71 @@ class Container:
         )
 
     @lazy
-    def quotas(self) -> QuotaService:
-        from footnote.services.quotas import QuotaService
-
+    def quota_counter(self) -> QuotaCounter:
         if self.settings.note_store == "memory":
             from footnote.adapters.memory_quota import MemoryQuotaCounter
 
-            return QuotaService(self.settings, MemoryQuotaCounter())
+            return MemoryQuotaCounter()
         from footnote.adapters.firestore_quota import FirestoreQuotaCounter
 
-        return QuotaService(self.settings, FirestoreQuotaCounter(self._firestore().client))
+        return FirestoreQuotaCounter(self._firestore().client)
+
+    @lazy
+    def quotas(self) -> QuotaService:
+        from footnote.services.quotas import QuotaService
+
+        return QuotaService(self.settings, self.quota_counter)
+
+    # -- accounts -------------------------------------------------------------------
+    @lazy
+    def tenant_data(self) -> TenantData:
+        """Every store of a tenant, for account deletion, and the deletion fence."""
+        if self.settings.note_store == "memory":
+            from footnote.adapters.memory_accounts import MemoryTenantData
+
+            return MemoryTenantData(
+                cast(Any, self.store),
+                cast(Any, self.quota_counter),
+                cast(Any, self.jobs),
+                cast(Any, self.embedding_cache),
+                cast(Any, self.term_stats),
+            )
+        from footnote.adapters.firestore_accounts import FirestoreTenantData
+
+        return FirestoreTenantData(self._firestore().client)
+
+    @lazy
+    def account_auth(self) -> AccountAuth:
+        if self.settings.note_store == "memory":
+            from footnote.adapters.memory_accounts import MemoryAccountAuth
+
+            return MemoryAccountAuth()
+        from footnote.adapters.firebase_accounts import FirebaseAccountAuth
+
+        return FirebaseAccountAuth(self.settings.project_id)
+
+    @lazy
+    def account_queue(self) -> ReindexQueue:
+        """Deletion (and export) job messages: the accounts topic."""
+        if self.settings.reindex_queue == "inline":
+            from footnote.adapters.pubsub_queue import InlineQueue
+
+            return InlineQueue()
+        from footnote.adapters.pubsub_queue import PubSubQueue
+
+        return PubSubQueue(self.settings.project_id, self.settings.accounts_topic)
+
+    @lazy
+    def accounts(self) -> AccountService:
+        from footnote.services.accounts import AccountService
+
+        return AccountService(
+            self.tenant_data,
+            self.vector_index,
+            self.account_auth,
+            self.account_queue,
+            grace_s=self.settings.account_deletion_grace_s,
+        )
 
     @lazy
     def verifier(self) -> TokenVerifier:
@@ -358,6 +424,7 @@ class Container:
             self.health,
             quotas=lambda: self.quotas,
             app_check=self.app_check,
+            accounts=lambda: self.accounts,
         )
 
     @lazy

@@ -58,9 +58,12 @@ QUOTAS = {
 }
 REQUIRED: dict[str, set[str]] = {
     # CORS default "*"; App Check is chosen per environment (off until the web sends tokens)
-    "api": PROJECT_AND_MODELS | {"GENERATOR", "CORS_ORIGINS", "APP_CHECK"} | QUOTAS,
+    "api": PROJECT_AND_MODELS
+    | {"GENERATOR", "CORS_ORIGINS", "APP_CHECK", "ACCOUNTS_TOPIC"}
+    | QUOTAS,
     "indexer": PROJECT_AND_MODELS | {"CLASSIFIER"},
-    "reindexer": PROJECT_AND_MODELS | {"CLASSIFIER", "REINDEX_QUEUE", "REINDEX_TOPIC"},
+    "reindexer": PROJECT_AND_MODELS
+    | {"CLASSIFIER", "REINDEX_QUEUE", "REINDEX_TOPIC", "ACCOUNTS_TOPIC"},
 }
 # Tuning and limits whose defaults are the production values.
 MAY_DEFAULT = {
@@ -111,6 +114,7 @@ MAY_DEFAULT = {
     "CONTEXT_MAX_CHARS",
     "CITATION_MIN_OVERLAP",
     "REINDEX_PAGE_SIZE",
+    "ACCOUNT_DELETION_GRACE_S",  # the indexer's timeout and a margin (services/accounts.py)
     "VECTOR_SEARCH_TIMEOUT_MS",
     "EMBEDDING_TIMEOUT_MS",
     "GOOGLE_RETRY_ATTEMPTS",

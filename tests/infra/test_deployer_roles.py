@@ -29,6 +29,7 @@ MANAGE = {
     "google_firestore_database": {"roles/datastore.owner"},
     "google_firestore_field": {"roles/datastore.owner"},
     "google_firestore_index": {"roles/datastore.owner"},
+    "google_monitoring_alert_policy": {"roles/monitoring.alertPolicyEditor"},
     "google_project_iam_custom_role": {"roles/iam.roleAdmin"},
     "google_project_iam_member": {"roles/resourcemanager.projectIamAdmin"},
     "google_project_service": {"roles/serviceusage.serviceUsageAdmin"},

@@ -112,6 +112,7 @@ _DESCRIBED_BEFORE = {
     ("GET", "/conversations"): {200, 400, 401},  # added since, with the route table
     ("GET", "/conversations/{conversationId}/messages"): {200, 401, 404},
     ("GET", "/messages/{messageId}/sources"): {200, 401, 404},
+    ("DELETE", "/account"): {202, 400, 401, 404, 413, 415},  # issue 24
 }
 
 

@@ -81,12 +81,18 @@ def test_citation_recall_and_precision() -> None:
 
 def test_disk_cache_survives_a_new_process_and_keys_by_model(tmp_path: Path) -> None:
     path = tmp_path / "e.sqlite"
-    first = CachedEmbedder(HashEmbedder("hash:a:16", 16), SqliteEmbeddingCache(path))
+    first = CachedEmbedder(
+        HashEmbedder("hash:a:16", 16), SqliteEmbeddingCache(path), per_owner=False
+    )
     vectors = first.embed_documents(["alpha beta", "gamma"])
-    again = CachedEmbedder(HashEmbedder("hash:a:16", 16), SqliteEmbeddingCache(path))
+    again = CachedEmbedder(
+        HashEmbedder("hash:a:16", 16), SqliteEmbeddingCache(path), per_owner=False
+    )
     assert np.allclose(again.embed_documents(["gamma", "alpha beta"]), vectors[::-1], atol=1e-6)
     assert again.misses == 0
-    other_model = CachedEmbedder(HashEmbedder("hash:b:16", 16), SqliteEmbeddingCache(path))
+    other_model = CachedEmbedder(
+        HashEmbedder("hash:b:16", 16), SqliteEmbeddingCache(path), per_owner=False
+    )
     other_model.embed_documents(["gamma"])
     assert other_model.misses == 1
 

@@ -102,7 +102,9 @@ def test_edit_replaces_chunks_and_delete_removes_them() -> None:
 
 def test_failure_marks_the_note_failed_and_reraises() -> None:
     class Exploding(HashEmbedder):
-        def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        def embed_documents(
+            self, texts: Sequence[str], owner: str | None = None
+        ) -> list[list[float]]:
             raise RuntimeError("boom")
 
     w = World(embedder=Exploding())

@@ -41,7 +41,8 @@ class SqliteEmbeddingCache:
                     found[key] = np.frombuffer(blob, dtype=np.float32).tolist()
         return found
 
-    def put_many(self, items: Mapping[str, Sequence[float]]) -> None:
+    def put_many(self, items: Mapping[str, Sequence[float]], owner: str | None = None) -> None:
+        # The benchmarks' cache of public corpora: kept by content alone.
         rows = [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()]
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?)", rows)

@@ -29,7 +29,7 @@ class BatchEmbedder:
     def _embed_batch(self, texts: Sequence[str], task: Task) -> list[list[float]]:
         raise NotImplementedError
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed_documents(self, texts: Sequence[str], owner: str | None = None) -> list[list[float]]:
         return self._embed(texts, Task.DOCUMENT)
 
     def embed_query(self, text: str) -> list[float]:

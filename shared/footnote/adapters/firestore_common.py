@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from footnote.adapters.cursors import decode_cursor
-from footnote.domain import IndexState, IndexStatus, MemoryType, Note
-from footnote.errors import Contention, MalformedNote
+from footnote.domain import IndexState, IndexStatus, MemoryType, Note, deletion_job_id
+from footnote.errors import Contention, MalformedNote, Unauthenticated
 
 if TYPE_CHECKING:
     from google.cloud import firestore
@@ -30,6 +30,9 @@ EMBEDDINGS = "embeddingCache"
 CONVERSATIONS = "conversations"
 MESSAGES = "messages"
 JOBS = "reindexJobs"
+# One per account deletion, named by ``domain.deletion_job_id``: the job's progress
+# and the fence the tenant's writes check (kept after the job: it names no one).
+ACCOUNT_DELETIONS = "accountDeletions"
 CHUNK_IDS = "chunkIds"  # in indexState: the chunk ids the last chunk transaction wrote
 # In indexState: the commit time of the last change to the note's chunks (an index
 # write, or the API dropping them on an edit or delete). The change log in-memory
@@ -126,6 +129,14 @@ class FirestoreRepository:
     # already (an edit or a delete), and the indexer still removes their vectors.
     def _known_chunk_ids(self, tx: Any, note_id: str, seen: set[str]) -> set[str]:
         return seen | set(self._recorded_chunk_ids(tx, note_id))
+
+    def _check_fence(self, tx: Any, tenant_id: str) -> None:
+        """Inside a write's transaction: refuse it once the tenant's deletion began.
+        The read locks the fence document, so a deletion starting concurrently makes
+        this transaction retry and see it."""
+        fence = self.client.collection(ACCOUNT_DELETIONS).document(deletion_job_id(tenant_id))
+        if fence.get(transaction=tx).exists:
+            raise Unauthenticated("a valid Firebase ID token is required")
 
     def _bump(self, tenant_id: str) -> None:
         # After the commit, not inside the transaction: every indexing transaction

@@ -32,6 +32,8 @@ class FirestoreConversationStore(FirestoreRepository):
         # follow-up adds to the count). It reads only the summary documents.
         @self._fs.transactional
         def run(tx: Any) -> None:
+            for tenant_id in sorted({t.tenant_id for t in turns}):
+                self._check_fence(tx, tenant_id)  # nothing new once deletion began
             refs = {cid: conversations.document(cid) for cid in groups}
             before = {cid: self._summary(ref.get(transaction=tx)) for cid, ref in refs.items()}
             for cid, group in groups.items():

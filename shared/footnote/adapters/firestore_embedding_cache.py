@@ -1,4 +1,5 @@
-"""Firestore EmbeddingCache: ``embeddingCache``, one vector per content key."""
+"""Firestore EmbeddingCache: ``embeddingCache``, one vector per (tenant, model, text)
+key, with the owner's ``tenantId`` so an account deletion finds them."""
 
 from __future__ import annotations
 
@@ -21,13 +22,13 @@ class FirestoreEmbeddingCache(FirestoreRepository):
                     out[snap.id] = list(snap.get("vector"))
         return out
 
-    def put_many(self, items: Mapping[str, Sequence[float]]) -> None:
+    def put_many(self, items: Mapping[str, Sequence[float]], owner: str | None = None) -> None:
         entries = list(items.items())
         for i in range(0, len(entries), _BATCH):
             batch = self.client.batch()
             for key, vector in entries[i : i + _BATCH]:
                 batch.set(
                     self.client.collection(EMBEDDINGS).document(key),
-                    {"vector": self._vector(list(vector))},
+                    {"vector": self._vector(list(vector)), "tenantId": owner},
                 )
             batch.commit()

@@ -34,14 +34,19 @@ class FirestoreNoteStore(FirestoreRepository):
     """NoteStore over Firestore."""
 
     def create_note(self, note: Note) -> Note:
-        batch = self.client.batch()
-        batch.create(self.client.collection(NOTES).document(note.id), note_doc(note))
-        batch.set(
-            self.client.collection(STATES).document(note.id),
-            state_doc(IndexState(note.id, note.tenant_id, IndexStatus.PENDING)),
-            merge=True,  # keeps chunkIds, which only the chunk transactions write
-        )
-        batch.commit()
+        # A transaction, not a batch: it reads the tenant's deletion fence, so a note
+        # can never be created once the account's deletion has begun.
+        @self._fs.transactional
+        def run(tx: Any) -> None:
+            self._check_fence(tx, note.tenant_id)
+            tx.create(self.client.collection(NOTES).document(note.id), note_doc(note))
+            tx.set(
+                self.client.collection(STATES).document(note.id),
+                state_doc(IndexState(note.id, note.tenant_id, IndexStatus.PENDING)),
+                merge=True,  # keeps chunkIds, which only the chunk transactions write
+            )
+
+        self._run_for_api(run, "this note")
         return note
 
     def get_note(self, tenant_id: str, note_id: str) -> Note | None:

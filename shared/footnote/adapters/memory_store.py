@@ -25,9 +25,11 @@ from footnote.domain import (
     NotePage,
     Turn,
     apply_changes,
+    deletion_job_id,
     same_content,
     with_turns,
 )
+from footnote.errors import Unauthenticated
 
 
 class MemoryStore:
@@ -45,10 +47,17 @@ class MemoryStore:
         self._changes: dict[str, list[tuple[int, str]]] = {}
         self._note_chunks: dict[str, dict[str, Chunk]] = {}  # note id -> its chunks
         self._recorded: dict[str, set[str]] = {}  # note id -> chunk ids last written
+        # Deletion jobs begun (``MemoryTenantData``): their tenants write nothing new.
+        self.fenced: set[str] = set()
+
+    def _check_fence(self, tenant_id: str) -> None:
+        if deletion_job_id(tenant_id) in self.fenced:
+            raise Unauthenticated("a valid Firebase ID token is required")
 
     # -- NoteStore -------------------------------------------------------------
     def create_note(self, note: Note) -> Note:
         with self._lock:
+            self._check_fence(note.tenant_id)
             if note.id in self.notes:
                 raise ValueError(f"note {note.id} exists")
             self.notes[note.id] = note
@@ -208,6 +217,8 @@ class MemoryStore:
     # -- ConversationStore -----------------------------------------------------
     def append_turns(self, turns: Sequence[Turn]) -> None:
         with self._lock:
+            for tenant_id in {t.tenant_id for t in turns}:
+                self._check_fence(tenant_id)
             groups: dict[str, list[Turn]] = {}
             for t in turns:
                 self.turns[t.message_id] = t

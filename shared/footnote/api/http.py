@@ -39,6 +39,7 @@ from footnote.errors import (
     UnsupportedMediaType,
 )
 from footnote.ports import AppCheckVerifier, TokenVerifier
+from footnote.services.accounts import AccountService
 from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
@@ -62,6 +63,7 @@ class Api:
         health: Callable[[], dict[str, Any]],
         quotas: Callable[[], QuotaService] | None = None,
         app_check: AppCheckVerifier | None = None,
+        accounts: Callable[[], AccountService] | None = None,
     ) -> None:
         self._s = settings
         self._models = request_models(settings)
@@ -71,6 +73,7 @@ class Api:
         self._notes = notes
         self._chat = chat
         self._health = health
+        self._accounts = accounts  # None: no account endpoints (in-process harnesses)
 
     # -- entry -----------------------------------------------------------------
     def handle(self, request: Request) -> Response:
@@ -133,6 +136,15 @@ class Api:
         fields["tenant"] = tenant
         if any(not _SAFE_ID.fullmatch(v) for v in args.values()):
             raise NotFound("not found")
+        if (
+            request.method != "GET"
+            and endpoint != "account_delete"
+            and self._accounts is not None
+            and self._accounts().is_deleting(tenant)
+        ):
+            # The account is being deleted: its tokens write nothing more (the
+            # stores check the same fence inside their transactions).
+            raise Unauthenticated("a valid Firebase ID token is required")
         handler = getattr(self, f"_on_{endpoint}")
         return handler(request, tenant, fields, **args)  # type: ignore[no-any-return]
 
@@ -216,6 +228,14 @@ class Api:
         self, request: Request, tenant: str, fields: dict[str, Any], message_id: str
     ) -> Response:
         return _json(wire.sources(self._chat().sources(tenant, message_id)), 200)
+
+    def _on_account_delete(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        body = _parse(request, self._models.account_delete, self._s.request_max_bytes)
+        if self._accounts is None:
+            raise NotFound("no such endpoint")
+        job = self._accounts().request_deletion(tenant, body.confirm)
+        fields["deletionJob"] = job.job_id
+        return _json(wire.account_deletion(job), 202)
 
     # -- edge concerns -----------------------------------------------------------
     def _charge(self, tenant: str, endpoint: str) -> None:

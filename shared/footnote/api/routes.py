@@ -68,6 +68,10 @@ ROUTE_TABLE = (
           "A conversation's turns", 200, schemas.Messages, "The turns.", (401, 404)),
     Route("GET", "/messages/{messageId}/sources", "sources", "messageSources",
           "The sources an answer cited", 200, schemas.Sources, "The cited sources.", (401, 404)),
+    Route("DELETE", "/account", "account_delete", "deleteAccount",
+          "Delete the caller's account and every piece of its data (a job)", 202,
+          schemas.AccountDeletion, "The deletion job was started (or already runs).",
+          (400, 401, 404, 413, 415), body="account_delete"),
 )  # fmt: skip
 
 

@@ -221,6 +221,17 @@ class ConversationsQuery(PageQuery):
     description lists each operation's parameters from its model)."""
 
 
+class AccountDelete(_Strict):
+    """``DELETE /account``: the account's email address, typed by its owner (an
+    account without one types its user id)."""
+
+    confirm: Text = Field(
+        min_length=1,
+        max_length=320,
+        description="The account's email address, as the user typed it to confirm.",
+    )
+
+
 @dataclass(frozen=True)
 class RequestModels:
     limits: Limits
@@ -230,6 +241,7 @@ class RequestModels:
     search: type[SearchRequest]
     notes_query: type[NotesQuery]
     conversations_query: type[ConversationsQuery]
+    account_delete: type[AccountDelete]
 
 
 def request_models(settings: Settings) -> RequestModels:
@@ -322,6 +334,7 @@ def build_models(limits: Limits) -> RequestModels:
         create_model("SearchRequest", __base__=SearchRequest, query=(question_t, ...)),
         create_model("NotesQuery", __base__=NotesQuery, **query_fields),
         create_model("ConversationsQuery", __base__=ConversationsQuery, **query_fields),
+        AccountDelete,
     )
 
 
@@ -477,3 +490,8 @@ class Sources(_Out):
 class Health(_Out):
     status: str
     backends: dict[str, str]
+
+
+class AccountDeletion(_Out):
+    job_id: str = Field(description="The deletion job: the same for a repeated request.")
+    status: str = Field(description="deleting, or deleted once every step has run.")

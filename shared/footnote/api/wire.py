@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from footnote.domain import Citation, Conversation, Note, TimeWindow
+from footnote.domain import Citation, Conversation, DeletionJob, Note, TimeWindow
 from footnote.services.chat import ChatOutcome
 from footnote.services.results import (
     ConversationListing,
@@ -170,3 +170,7 @@ def _window(w: TimeWindow) -> dict[str, Any]:
         "end": iso(w.end) if w.end else None,
         "label": w.label,
     }
+
+
+def account_deletion(job: DeletionJob) -> dict[str, Any]:
+    return {"jobId": job.job_id, "status": "deleted" if job.done else "deleting"}

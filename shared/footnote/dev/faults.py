@@ -5,6 +5,8 @@ sets it); deployed functions never import this module. ``POST /_faults`` with
 ``{"embedder": {"mode": "error"}, "generator": {"mode": "timeout", "delay": 0.2}}``
 arms faults; ``DELETE /_faults`` clears them; ``GET /_faults`` shows them.
 A fault may carry ``"count": n`` to fail only the next n calls.
+``{"account_job": {"at": "notes", "count": 1}}`` crashes the account deletion job
+after that point (``services.accounts.crash_points``): the message is redelivered.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from werkzeug.wrappers import Request, Response
 
+ACCOUNT_JOB = "account_job"
 PORTS: dict[str, tuple[str, ...]] = {
     "embedder": ("embed_query", "embed_documents"),
     "vector_index": ("search", "search_hybrid"),
@@ -32,7 +35,7 @@ class FaultSwitch:
     def arm(self, faults: dict[str, dict[str, Any]]) -> None:
         with self._lock:
             for port, spec in faults.items():
-                if port not in PORTS:
+                if port not in PORTS and port != ACCOUNT_JOB:
                     raise ValueError(f"unknown port {port!r}")
                 if spec is None:
                     self._faults.pop(port, None)
@@ -63,6 +66,19 @@ class FaultSwitch:
             raise TimeoutError(f"{port} deadline exceeded (injected)")
         raise ConnectionError(f"{port} unavailable (injected)")
 
+    def check_step(self, at: str) -> None:
+        """The account job's crash point ``at`` was reached: crash if armed for it."""
+        with self._lock:
+            spec = self._faults.get(ACCOUNT_JOB)
+            if spec is None or spec.get("at") != at:
+                return
+            if "count" in spec:
+                spec["count"] -= 1
+                if spec["count"] <= 0:
+                    self._faults.pop(ACCOUNT_JOB)
+            self.tripped[ACCOUNT_JOB] = self.tripped.get(ACCOUNT_JOB, 0) + 1
+        raise RuntimeError(f"account job crashed after {at} (injected)")
+
 
 class FaultyPort:
     """The real adapter, with the listed methods passing through the switch first."""
@@ -89,6 +105,17 @@ def install(container: Any, switch: FaultSwitch) -> None:
     for port in PORTS:
         real = getattr(container, port)
         container._built[port] = FaultyPort(real, port, switch)
+    from footnote.services.accounts import AccountService
+
+    s = container.settings
+    container._built["accounts"] = AccountService(
+        container.tenant_data,
+        container.vector_index,
+        container.account_auth,
+        container.account_queue,
+        grace_s=s.account_deletion_grace_s,
+        after=switch.check_step,
+    )
 
 
 def wsgi_app(switch: FaultSwitch) -> Any:

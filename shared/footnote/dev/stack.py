@@ -42,6 +42,14 @@ PROJECT = "demo-footnote"
 DEAD_LETTER_TOPIC = "footnote-reindex-dead-letter"
 PUSH_SUBSCRIPTION = "footnote-reindex-push"
 DEAD_LETTER_SUBSCRIPTION = "footnote-reindex-dead-letter-sub"
+# Account jobs (deletion): their own topic, pushed to the same worker (infra/pubsub.tf).
+ACCOUNTS_TOPIC = "footnote-accounts"
+ACCOUNTS_DEAD_LETTER_TOPIC = "footnote-accounts-dead-letter"
+ACCOUNTS_PUSH_SUBSCRIPTION = "footnote-accounts-push"
+ACCOUNTS_DEAD_LETTER_SUBSCRIPTION = "footnote-accounts-dead-letter-sub"
+# Locally the deletion waits 2 s after its fence for requests that began before it
+# (production: ACCOUNT_DELETION_GRACE_S, the longest function timeout).
+LOCAL_DELETION_GRACE_S = "2"
 
 
 @dataclass
@@ -146,7 +154,11 @@ class Stack:
         _wait_http(f"http://127.0.0.1:{p.auth}/", "Auth emulator", self, "auth", timeout=90)
 
     def start_functions(self) -> None:
-        env = {**self.client_env(), **self.extra_env}
+        env = {
+            **self.client_env(),
+            "ACCOUNT_DELETION_GRACE_S": LOCAL_DELETION_GRACE_S,
+            **self.extra_env,
+        }
         self._spawn(
             "functions",
             [
@@ -271,6 +283,36 @@ class Stack:
             },
         }
         response = requests.put(f"{base}/subscriptions/{PUSH_SUBSCRIPTION}", json=push, timeout=10)
+        if response.status_code not in (200, 409):
+            response.raise_for_status()
+        self._push_subscription(
+            base, ACCOUNTS_TOPIC, ACCOUNTS_DEAD_LETTER_TOPIC,
+            ACCOUNTS_PUSH_SUBSCRIPTION, ACCOUNTS_DEAD_LETTER_SUBSCRIPTION,
+        )  # fmt: skip
+
+    def _push_subscription(
+        self, base: str, topic: str, dead_letter: str, name: str, dead_letter_sub: str
+    ) -> None:
+        """A topic pushed to the worker, with a dead-letter topic and its pull
+        subscription: the shape infra/pubsub.tf declares."""
+        for t in (topic, dead_letter):
+            requests.put(f"{base}/topics/{t}", json={}, timeout=10)
+        requests.put(
+            f"{base}/subscriptions/{dead_letter_sub}",
+            json={"topic": f"projects/{self.project}/topics/{dead_letter}"},
+            timeout=10,
+        )
+        push: dict[str, Any] = {
+            "topic": f"projects/{self.project}/topics/{topic}",
+            "pushConfig": {"pushEndpoint": f"{self.api_url}/reindexer/"},
+            "ackDeadlineSeconds": 600,
+            "retryPolicy": {"minimumBackoff": "1s", "maximumBackoff": "5s"},
+            "deadLetterPolicy": {
+                "deadLetterTopic": f"projects/{self.project}/topics/{dead_letter}",
+                "maxDeliveryAttempts": self.max_delivery_attempts,
+            },
+        }
+        response = requests.put(f"{base}/subscriptions/{name}", json=push, timeout=10)
         if response.status_code not in (200, 409):
             response.raise_for_status()
 

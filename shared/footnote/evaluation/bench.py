@@ -43,7 +43,10 @@ def eval_settings(**overrides: Any) -> Settings:
 
 
 class BenchContainer(Container):
-    """The production wiring, with the embedding cache on disk instead of in memory."""
+    """The production wiring, with the embedding cache on disk instead of in memory,
+    kept by content alone (public corpora: no owner to delete them for)."""
+
+    cache_per_owner = False
 
     def __init__(self, settings: Settings, cache_dir: Path | None, **prebuilt: Any) -> None:
         super().__init__(settings, **prebuilt)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import Enum
@@ -35,6 +36,7 @@ class Outcome(str, Enum):
     UNCHANGED = "unchanged"
     REMOVED = "removed"
     SUPERSEDED = "superseded"  # the note changed while we worked; its own event follows
+    ACCOUNT_DELETED = "account_deleted"  # the tenant's deletion began: nothing is written
     REJECTED = "rejected"  # the stored note is malformed: marked failed, not retried
 
 
@@ -57,9 +59,13 @@ class IndexingService:
         classifier: Classifier,
         vector_index: VectorIndex,
         term_stats: TermStatsStore | None = None,
+        fence: Callable[[str], bool] | None = None,
     ) -> None:
         """``term_stats``: kept for indexes that score keywords as sparse vectors
-        (Vector Search); None when the index computes BM25 itself (in memory)."""
+        (Vector Search); None when the index computes BM25 itself (in memory).
+        ``fence(tenant)``: whether the tenant's account is being deleted; then the
+        indexer writes nothing for it (the deletion job removes what there is)."""
+        self._fence = fence or (lambda _tenant: False)
         self._s = settings
         self._notes = notes
         self._chunks = chunks
@@ -92,6 +98,13 @@ class IndexingService:
     def _index_note(self, note_id: str, force: bool) -> IndexResult:
         note = self._notes.read_note(note_id)
         prior = self._chunks.index_state(note_id)
+        tenant_of = note.tenant_id if note is not None else (prior.tenant_id if prior else "")
+        if tenant_of and self._fence(tenant_of):
+            return IndexResult(note_id, Outcome.ACCOUNT_DELETED)
+        if note is None and prior is None:
+            # Never stored, or removed with its whole account: nothing names its
+            # chunks, and writing a state would leave a document behind.
+            return IndexResult(note_id, Outcome.REMOVED)
         if note is None:
             tenant = prior.tenant_id if prior else ""
             removed = self._chunks.remove_chunks(
@@ -117,7 +130,9 @@ class IndexingService:
             return IndexResult(note_id, Outcome.UNCHANGED, prior.chunk_count)
 
         memory_type = note.type or self._classifier.classify(note.text)
-        vectors = self._embedder.embed_documents([d.text for d in prepared.drafts])
+        vectors = self._embedder.embed_documents(
+            [d.text for d in prepared.drafts], owner=note.tenant_id
+        )
         chunks = build_chunks(prepared, memory_type, vectors, self._embedder.model_id)
         state = IndexState(
             note_id=note.id,

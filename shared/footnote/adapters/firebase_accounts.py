@@ -1,0 +1,32 @@
+"""Firebase Auth's admin side for account deletion (firebase-admin; the Auth emulator
+locally): look a user up, revoke their refresh tokens, delete them."""
+
+from __future__ import annotations
+
+import contextlib
+
+from footnote.adapters.firebase_app import FirebaseAppUser
+from footnote.ports import AuthUser
+
+
+class FirebaseAccountAuth(FirebaseAppUser):
+    def user(self, uid: str) -> AuthUser | None:
+        from firebase_admin import auth
+
+        try:
+            record = auth.get_user(uid, app=self._get_app())
+        except auth.UserNotFoundError:
+            return None
+        return AuthUser(record.uid, record.email)
+
+    def revoke(self, uid: str) -> None:
+        from firebase_admin import auth
+
+        with contextlib.suppress(auth.UserNotFoundError):  # already deleted: nothing to revoke
+            auth.revoke_refresh_tokens(uid, app=self._get_app())
+
+    def delete(self, uid: str) -> None:
+        from firebase_admin import auth
+
+        with contextlib.suppress(auth.UserNotFoundError):  # a replayed step: already gone
+            auth.delete_user(uid, app=self._get_app())

@@ -1,0 +1,368 @@
+"""DELETE /account and the deletion job, in process (memory store, hash embedder).
+
+The state of every in-memory adapter is dumped generically (every attribute of every
+store object), so a structure added later is checked too: after the job it must be
+exactly what it was before the deleted user existed (the other user's data included),
+whatever step the job crashed after.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, cast
+
+import pytest
+
+from footnote.domain import DELETION_STEPS, deletion_job_id
+from footnote.errors import Unauthenticated
+from footnote.services.accounts import AccountService, crash_points
+from footnote.services.reindexing import ReindexRequest
+from tests.inproc import Harness, envelope
+
+ALICE, BOB = "alice-7Qx", "bob-9Kz"
+ALICE_EMAIL = f"{ALICE}@footnote.test"
+# Words only the deleted user's data holds: found anywhere afterwards, something stayed.
+SECRET = "zebraquartz"
+
+
+class Crash(Exception):
+    pass
+
+
+def _dump(h: Harness) -> dict[str, str]:
+    """Every attribute of every stateful adapter, as text (locks and the store's
+    global change sequence aside)."""
+    c = h.container
+    parts: dict[str, Any] = {
+        "store": c.store,
+        "quotas": c.quota_counter,
+        "jobs": c.jobs,
+        "cache": c.embedding_cache,
+        "term_stats": c.term_stats,
+    }
+    out: dict[str, str] = {}
+    for name, obj in parts.items():
+        if obj is None:
+            continue
+        for attr, value in sorted(vars(obj).items()):
+            if attr in ("_lock", "_seq", "fenced"):
+                continue
+            out[f"{name}.{attr}"] = repr(_sorted(value))
+    return out
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return sorted((repr(k), _sorted(v)) for k, v in value.items())
+    if isinstance(value, set):
+        return sorted(repr(v) for v in value)
+    return value
+
+
+def _bob(h: Harness) -> None:
+    h.add_note(BOB, "Bob's plan: ship the garden shed on Friday.", title="Shed")
+    r = h.call("POST", "/chat", BOB, json={"message": "When does the shed ship?"})
+    assert r.status_code == 200
+    h.index_all()
+
+
+def _alice(h: Harness) -> list[str]:
+    ids = [
+        h.add_note(ALICE, f"We chose {SECRET} for the launch. Budget is 40k.", tags=["work"]),
+        h.add_note(ALICE, f"Met Dana about {SECRET} pricing on Tuesday."),
+        h.add_note(ALICE, "Groceries: oat milk, lemons."),
+    ]
+    h.index_all()
+    r = h.call("PATCH", f"/notes/{ids[0]}", ALICE, json={"text": f"We dropped {SECRET}."})
+    assert r.status_code == 200
+    assert h.call("DELETE", f"/notes/{ids[2]}", ALICE).status_code == 204
+    h.index_all()
+    first = h.call("POST", "/chat", ALICE, json={"message": f"What about {SECRET}?"})
+    assert first.status_code == 200
+    follow = {"message": "And the pricing?", "conversationId": first.get_json()["conversationId"]}
+    assert h.call("POST", "/chat", ALICE, json=follow).status_code == 200
+    assert h.call("POST", "/search", ALICE, json={"query": SECRET}).status_code == 200
+    # a re-index job of the tenant, run to its end
+    c = h.container
+    c.reindexing.start(ReindexRequest(scope="tenant", tenant_id=ALICE))
+    queue: Any = c.queue
+    while queue.published:
+        c.reindexing.handle(ReindexRequest.model_validate(queue.published.pop(0)))
+    return ids
+
+
+def _service(h: Harness, after: Any = None) -> AccountService:
+    c = h.container
+    return AccountService(
+        c.tenant_data, c.vector_index, c.account_auth, c.account_queue, grace_s=0, after=after,
+        page_size=2,  # several pages per area
+    )  # fmt: skip
+
+
+def _delete(h: Harness, tenant: str = ALICE, email: str = ALICE_EMAIL, **kw: Any) -> Any:
+    return h.call("DELETE", "/account", tenant, json={"confirm": email}, **kw)
+
+
+@pytest.fixture
+def world() -> tuple[Harness, dict[str, str]]:
+    h = Harness(quotas=True)
+    _bob(h)
+    before = _dump(h)
+    _alice(h)
+    assert _dump(h) != before
+    return h, before
+
+
+def _assert_gone(h: Harness, before: dict[str, str]) -> None:
+    after = _dump(h)
+    changed = {k: (before.get(k), after.get(k)) for k in before.keys() | after.keys()}
+    changed = {k: v for k, v in changed.items() if v[0] != v[1]}
+    assert changed == {}, changed
+    text = repr(after)
+    assert ALICE not in text and SECRET not in text
+
+
+@pytest.mark.parametrize("point", crash_points())
+def test_a_crash_after_any_step_and_the_redelivery_leaves_nothing(world, point) -> None:
+    h, before = world
+    r = _delete(h)
+    assert r.status_code == 202, r.get_data(as_text=True)
+    body = r.get_json()
+    assert body == {"jobId": deletion_job_id(ALICE), "status": "deleting"}
+    queue: Any = h.container.account_queue
+    assert queue.published == [{"job": "deleteAccount", "tenantId": ALICE, "jobId": body["jobId"]}]
+
+    def crash(at: str) -> None:
+        if at == point:
+            raise Crash(at)
+
+    with pytest.raises(Crash):
+        _service(h, crash).run(ALICE, body["jobId"])
+    job = h.container.tenant_data.deletion(body["jobId"])
+    assert job is not None and not job.done
+    run = _service(h).run(ALICE, body["jobId"])  # the redelivered message
+    assert run.done and not run.continued
+    _assert_gone(h, before)
+    auth: Any = h.container.account_auth
+    assert ALICE in auth.revoked and ALICE in auth.deleted
+    # a third delivery finds the job finished
+    assert _service(h).run(ALICE, body["jobId"]).skipped
+
+
+def test_without_the_job_the_check_fails(world) -> None:
+    """The dump comparison can fail: with the deletion stopped before its data steps,
+    the deleted user's documents are still found."""
+    h, before = world
+    _delete(h)
+
+    def stop(at: str) -> None:
+        if at == "grace":
+            raise Crash(at)
+
+    with pytest.raises(Crash):
+        _service(h, stop).run(ALICE, deletion_job_id(ALICE))
+    with pytest.raises(AssertionError):
+        _assert_gone(h, before)
+
+
+def test_the_vectors_go_before_the_documents_that_name_them(world) -> None:
+    h, _ = world
+    removed: list[tuple[str, list[str]]] = []
+    c = h.container
+    seen_when_removed: list[bool] = []
+
+    class Recording:
+        name = "recording"
+
+        def remove(self, tenant_id: str, chunk_ids: Any) -> None:
+            removed.append((tenant_id, list(chunk_ids)))
+            store: Any = c.store
+            seen_when_removed.append(all(cid in store.chunks for cid in chunk_ids))
+
+    chunk_ids = sorted(ch.chunk_id for ch in c.store.tenant_chunks(ALICE))
+    assert chunk_ids
+    _delete(h)
+    service = AccountService(
+        c.tenant_data,
+        cast(Any, Recording()),
+        c.account_auth,
+        c.account_queue,
+        grace_s=0,
+    )
+    service.run(ALICE, deletion_job_id(ALICE))
+    first_pass = [cid for tenant, ids in removed for cid in ids if tenant == ALICE]
+    assert set(chunk_ids) <= set(first_pass)
+    assert seen_when_removed[0] is True  # the chunk step removed them while stored
+    assert {t for t, _ in removed} == {ALICE}
+
+
+def test_the_confirmation_must_be_the_accounts_email(world) -> None:
+    h, _ = world
+    for confirm in ["", "bob-9Kz@footnote.test", "alice", f"{ALICE_EMAIL}x"]:
+        r = h.call("DELETE", "/account", ALICE, json={"confirm": confirm})
+        assert r.status_code == 400, confirm
+        assert envelope(r)["code"] == "invalid_argument"
+    r = _delete(h, email=f"  {ALICE_EMAIL.upper()} ")  # case and spaces do not matter
+    assert r.status_code == 202
+
+
+@pytest.mark.parametrize(
+    "method,path,body,query",
+    [
+        ("DELETE", "/account", {"confirm": f"{BOB}@footnote.test"}, None),
+        ("DELETE", "/account", {"confirm": ALICE_EMAIL, "tenantId": BOB}, None),
+        ("DELETE", "/account", {"confirm": ALICE_EMAIL, "uid": BOB}, None),
+        ("DELETE", f"/account/{BOB}", {"confirm": f"{BOB}@footnote.test"}, None),
+        ("DELETE", "/accounts", {"confirm": f"{BOB}@footnote.test"}, None),
+        ("POST", "/account", {"confirm": f"{BOB}@footnote.test"}, None),
+        ("DELETE", "/account", {"confirm": ALICE_EMAIL}, {"tenantId": BOB, "uid": BOB}),
+    ],
+)
+def test_no_request_of_alice_deletes_bob(world, method, path, body, query) -> None:
+    h, _ = world
+    bob_before = {k: v for k, v in _dump(h).items()}
+    r = h.call(method, path, ALICE, json=body, query_string=query)
+    assert r.status_code in (202, 400, 404, 405), r.get_data(as_text=True)
+    c = h.container
+    assert not c.tenant_data.is_deleting(BOB)
+    if r.status_code == 202:  # the query string is ignored: the caller's own account
+        assert r.get_json()["jobId"] == deletion_job_id(ALICE)
+        _service(h).run(ALICE, deletion_job_id(ALICE))
+    assert [n.title for n in c.store.list_notes(BOB, 10, None).notes] == ["Shed"]
+    assert c.store.tenant_chunks(BOB)
+    auth: Any = c.account_auth
+    assert BOB not in auth.deleted
+    if r.status_code != 202:
+        assert _dump(h) == bob_before
+
+
+def test_without_a_token_nothing_is_deleted(world) -> None:
+    h, _ = world
+    r = h.call("DELETE", "/account", None, json={"confirm": ALICE_EMAIL})
+    assert r.status_code == 401
+    r = h.call(
+        "DELETE", "/account", None, json={"confirm": ALICE_EMAIL},
+        headers={"Authorization": "Bearer token-"},
+    )  # fmt: skip
+    assert r.status_code == 401
+    assert not h.container.tenant_data.is_deleting(ALICE)
+
+
+def test_replayed_and_concurrent_deletes_are_one_job(world) -> None:
+    h, before = world
+    results: list[Any] = []
+
+    def go() -> None:
+        results.append(_delete(h))
+
+    threads = [threading.Thread(target=go) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {r.status_code for r in results} == {202}
+    assert {r.get_json()["jobId"] for r in results} == {deletion_job_id(ALICE)}
+    queue: Any = h.container.account_queue
+    messages = list(queue.published)
+    assert len(messages) == 8 and all(m == messages[0] for m in messages)
+    # every copy of the message delivered, two at the same time
+    runs = [threading.Thread(target=_service(h).run, args=(ALICE, messages[0]["jobId"]))]
+    runs.append(threading.Thread(target=_service(h).run, args=(ALICE, messages[0]["jobId"])))
+    for t in runs:
+        t.start()
+    for t in runs:
+        t.join()
+    for m in messages[2:]:
+        _service(h).run(m["tenantId"], m["jobId"])
+    _assert_gone(h, before)
+    replay = _delete(h)  # after the end: the same job, finished; nothing restarts
+    assert replay.status_code == 202
+    assert replay.get_json() == {"jobId": deletion_job_id(ALICE), "status": "deleted"}
+    assert len(queue.published) == 8
+
+
+def test_a_message_cannot_pair_a_job_with_another_tenant(world) -> None:
+    from footnote.errors import BadEvent
+
+    h, _ = world
+    _delete(h)
+    with pytest.raises(BadEvent):
+        _service(h).run(BOB, deletion_job_id(ALICE))
+    assert not h.container.tenant_data.is_deleting(BOB)
+
+
+@pytest.mark.parametrize("step", DELETION_STEPS)
+def test_a_note_posted_during_deletion_does_not_survive(world, step) -> None:
+    h, before = world
+    _delete(h)
+    store = h.container.store
+    refused: list[int] = []
+
+    def post(at: str) -> None:
+        if at != step:
+            return
+        r = h.call("POST", "/notes", ALICE, json={"text": f"late {SECRET} note"})
+        refused.append(r.status_code)
+        chat = h.call("POST", "/chat", ALICE, json={"message": f"late {SECRET}?"})
+        refused.append(chat.status_code)
+        # a request that passed the API's check before the fence: the store refuses it
+        from footnote.services.notes import NotesService
+
+        with pytest.raises(Unauthenticated):
+            NotesService(h.container.settings, store, store).create(
+                ALICE, f"in-flight {SECRET}", None, None, None
+            )
+
+    _service(h, post).run(ALICE, deletion_job_id(ALICE))
+    assert refused == [401, 401]
+    _assert_gone(h, before)
+    # and after the job: the fence stays, so a token still valid writes nothing
+    assert h.call("POST", "/notes", ALICE, json={"text": "after"}).status_code == 401
+    _assert_gone(h, before)
+
+
+def test_notes_posted_concurrently_with_the_job_do_not_survive(world) -> None:
+    h, before = world
+    stop = threading.Event()
+    codes: list[int] = []
+
+    def hammer() -> None:
+        while not stop.is_set():
+            codes.append(
+                h.call("POST", "/notes", ALICE, json={"text": f"{SECRET} race"}).status_code
+            )
+
+    thread = threading.Thread(target=hammer)
+    thread.start()
+    try:
+        while not any(c == 201 for c in codes):
+            pass
+        _delete(h)
+        _service(h).run(ALICE, deletion_job_id(ALICE))
+    finally:
+        stop.set()
+        thread.join()
+    assert 401 in codes
+    h.index_all()  # late indexer runs of the notes that were created write nothing
+    _assert_gone(h, before)
+
+
+def test_the_indexer_writes_nothing_for_a_tenant_being_deleted(world) -> None:
+    from footnote.services.indexing import Outcome
+
+    h, _ = world
+    c = h.container
+    note_id = c.store.list_notes(ALICE, 1, None).notes[0].id
+    _delete(h)
+    assert c.indexing.index_note(note_id, force=True).outcome is Outcome.ACCOUNT_DELETED
+    _service(h).run(ALICE, deletion_job_id(ALICE))
+    assert c.indexing.index_note(note_id).outcome is Outcome.REMOVED
+    assert c.store.index_state(note_id) is None
+
+
+def test_the_account_is_not_found_once_its_user_is_gone(world) -> None:
+    h, _ = world
+    auth: Any = h.container.account_auth
+    auth.delete(ALICE)
+    r = _delete(h)
+    assert r.status_code == 404 and envelope(r)["code"] == "not_found"
