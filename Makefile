@@ -21,7 +21,8 @@ $(STAMP): pyproject.toml package.json
 	# CPU-only PyTorch for the offline embedder; a plain `pip install torch` pulls CUDA (GBs).
 	$(BIN)/pip install --quiet "torch==2.13.0" $(TORCH_INDEX)
 	$(BIN)/pip install --quiet -e ".[local,vertex,dev]"
-	npm ci --no-audit --no-fund --loglevel=error
+	# --omit=optional: firebase-tools' optional re2 compiles from source (~7 min on 2 cores); superstatic falls back to RegExp.
+	npm ci --omit=optional --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
 web/node_modules/.installed: web/package.json web/package-lock.json
