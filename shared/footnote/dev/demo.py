@@ -34,6 +34,8 @@ DEMO_NOTES = [
     },
 ]
 DEMO_QUESTION = "Why did we choose Firestore?"
+DEMO_EMAIL = "demo@footnote.dev"
+DEMO_PASSWORD = "footnote-demo"
 
 
 class DemoClient:
@@ -42,7 +44,8 @@ class DemoClient:
         self.auth_url = f"http://{auth_host}"
         self.project = project
 
-    def sign_up(self, email: str, password: str = "footnote-demo") -> str:
+    def sign_up(self, email: str, password: str = DEMO_PASSWORD) -> str:
+        """An ID token for the account, created if it does not exist yet."""
         url = f"{self.auth_url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo"
         response = requests.post(
             url, json={"email": email, "password": password, "returnSecureToken": True}, timeout=10
@@ -56,6 +59,32 @@ class DemoClient:
             )
         response.raise_for_status()
         return str(response.json()["idToken"])
+
+    def notes(self, token: str) -> list[dict[str, Any]]:
+        """Every note of the account (all pages of ``GET /notes``)."""
+        out: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            params: dict[str, Any] = {"limit": 100, **({"cursor": cursor} if cursor else {})}
+            response = self.call("GET", "/notes", token, params=params)
+            response.raise_for_status()
+            page = response.json()
+            out.extend(page["notes"])
+            cursor = page.get("cursor")
+            if not cursor:
+                return out
+
+    def seed_demo(self, token: str) -> list[str]:
+        """Save the demo notes the account does not have yet (matched by title), so a
+        restart with kept data adds none twice. Returns the ids of those saved."""
+        have = {n.get("title") for n in self.notes(token)}
+        added = []
+        for note in DEMO_NOTES:
+            if note["title"] not in have:
+                response = self.call("POST", "/notes", token, json=note)
+                response.raise_for_status()
+                added.append(str(response.json()["id"]))
+        return added
 
     def call(self, method: str, path: str, token: str, **kw: Any) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}", **kw.pop("headers", {})}
