@@ -200,7 +200,7 @@ def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
     saved = client.call("POST", "/notes", user, json={"text": "The spare key is under the fern."})
     assert saved.status_code == 201, saved.text
     note_id = saved.json()["id"]
-    client.wait_indexed(user, [note_id], timeout=scaled(120))
+    client.wait_indexed(user, [note_id], timeout=120)
     assert first.ctrl_c() == 0
     assert _wait_all_free(ports) == []
 

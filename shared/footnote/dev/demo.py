@@ -7,6 +7,8 @@ from typing import Any
 
 import requests
 
+from footnote.dev.timeouts import scaled
+
 DEMO_NOTES = [
     {
         "title": "Backend decision",
@@ -48,14 +50,16 @@ class DemoClient:
         """An ID token for the account, created if it does not exist yet."""
         url = f"{self.auth_url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo"
         response = requests.post(
-            url, json={"email": email, "password": password, "returnSecureToken": True}, timeout=10
+            url,
+            json={"email": email, "password": password, "returnSecureToken": True},
+            timeout=scaled(10),
         )
         if response.status_code == 400 and "EMAIL_EXISTS" in response.text:
             url = f"{self.auth_url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=demo"
             response = requests.post(
                 url,
                 json={"email": email, "password": password, "returnSecureToken": True},
-                timeout=10,
+                timeout=scaled(10),
             )
         response.raise_for_status()
         return str(response.json()["idToken"])
@@ -88,9 +92,13 @@ class DemoClient:
 
     def call(self, method: str, path: str, token: str, **kw: Any) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}", **kw.pop("headers", {})}
-        return requests.request(method, f"{self.api_url}{path}", headers=headers, timeout=60, **kw)
+        return requests.request(
+            method, f"{self.api_url}{path}", headers=headers, timeout=scaled(60), **kw
+        )
 
     def wait_indexed(self, token: str, note_ids: list[str], timeout: float = 120) -> None:
+        """Wait until every note is indexed; ``timeout`` is scaled to the machine's load."""
+        timeout = scaled(timeout)
         deadline = time.monotonic() + timeout
         pending = set(note_ids)
         while pending and time.monotonic() < deadline:
