@@ -7,7 +7,7 @@ across restarts is in :mod:`footnote.dev.persistence`; :mod:`footnote.dev.reaper
 stops the processes if the one that started them dies; every wait is scaled to the
 machine's load by :mod:`footnote.dev.timeouts`.
 
-Why this module is a little over ~400 lines: starting and stopping are one
+Why this module is over 500 lines: starting, saving and stopping are one
 lifecycle over the same child processes (each emulator's process group, its
 readiness probe, its log file), and the shutdown path must reach every one of
 them even when stdout is gone; split apart, each half would need the other's
