@@ -90,10 +90,15 @@ def test_one_stack_per_data_folder(tmp_path: Path) -> None:
     try:
         with pytest.raises(DataDirBusy, match=f"in use by pid {os.getpid()}"):
             second.acquire()
+        with pytest.raises(DataDirBusy):
+            second.reset()  # not under a running stack
+        assert (tmp_path / "data").is_dir()
     finally:
         first.release()
     second.acquire()
     second.release()
+    second.reset()
+    assert not (tmp_path / "data").exists()
 
 
 def test_every_port_is_checked_and_its_holder_named() -> None:

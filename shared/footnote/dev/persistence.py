@@ -90,9 +90,15 @@ class DataDir:
             held.close()  # closing drops the flock
 
     def reset(self) -> None:
-        """Forget every note, account and conversation of the local stack."""
-        if self.root.exists():
+        """Forget every note, account and conversation of the local stack (refused
+        while a running stack uses the folder: it would write it back)."""
+        if not self.root.exists():
+            return
+        self.acquire()
+        try:
             shutil.rmtree(self.root)
+        finally:
+            self.release()
 
     # -- what to import ------------------------------------------------------------
     def firestore_snapshot(self) -> Path | None:
