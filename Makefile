@@ -11,7 +11,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 WEB_DIST := web/dist/index.html
 WEB_SOURCES := web/index.html web/vite.config.js $(wildcard web/src/* web/public/*)
 
-.PHONY: setup web dev test test-unit test-emulator test-browser lint typecheck eval bench package infra-check clean
+.PHONY: setup web dev dev-reset test test-unit test-emulator test-browser lint typecheck eval bench package infra-check clean
 
 $(STAMP): pyproject.toml package.json
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 2; }
@@ -37,8 +37,11 @@ web: $(WEB_DIST)  ## build the web client (Vite) into web/dist, which Hosting se
 setup: $(STAMP) $(WEB_DIST)  ## create the virtualenv, install everything, build the web client
 	@command -v chromium >/dev/null || echo "note: the browser tests need Chromium (apt-get install chromium); without it they are skipped (CI: failed)"
 
-dev: $(STAMP) $(WEB_DIST)  ## run emulators + the three functions, load demo notes, ask a question
+dev: $(STAMP) $(WEB_DIST)  ## run emulators + the three functions, load demo notes, ask a question; data kept in .footnote-data/
 	$(BIN)/footnote dev
+
+dev-reset: $(STAMP) $(WEB_DIST)  ## like dev, but delete the kept notes and accounts (.footnote-data/) first
+	$(BIN)/footnote dev --reset
 
 test: $(STAMP) $(WEB_DIST)  ## the whole suite, emulators and browser tests included
 	$(BIN)/python -m pytest -q

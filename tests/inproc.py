@@ -141,7 +141,9 @@ def wait_for(
 ) -> None:
     import time
 
-    deadline = time.monotonic() + timeout
+    from footnote.dev.timeouts import scaled
+
+    deadline = time.monotonic() + scaled(timeout)  # longer on a loaded machine
     while time.monotonic() < deadline:
         if predicate():
             return

@@ -13,10 +13,16 @@ from typing import TextIO
 
 
 def _dev(args: argparse.Namespace) -> int:
-    from footnote.dev.demo import DEMO_NOTES, DEMO_QUESTION, DemoClient
+    import time
+    from pathlib import Path
+
+    from footnote.dev.demo import DEMO_EMAIL, DEMO_PASSWORD, DEMO_QUESTION, DemoClient
+    from footnote.dev.persistence import DEFAULT_DATA_DIR, DataDir
     from footnote.dev.prerequisites import Ports, PrerequisiteMissing
     from footnote.dev.stack import Stack
 
+    folder = Path(args.data_dir).resolve() if args.data_dir else DEFAULT_DATA_DIR
+    data = None if args.in_memory else DataDir(folder)
     stack = Stack(
         Ports(
             args.firestore_port,
@@ -25,7 +31,10 @@ def _dev(args: argparse.Namespace) -> int:
             args.port,
             args.hosting_port,
             args.web_port,
-        )
+            args.hub_port,
+        ),
+        data=data,
+        snapshot_interval=args.snapshot_every,
     )
     stopping = threading.Event()
 
@@ -36,48 +45,82 @@ def _dev(args: argparse.Namespace) -> int:
     # `make dev | tee dev.log`, Ctrl-C kills tee first and every later print fails.
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGHUP, stop)
+    # Ctrl-C, also when started in the background of a script (which starts it with
+    # SIGINT ignored, and Python then never raises KeyboardInterrupt).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        print("Starting Firestore, Pub/Sub and Auth emulators and the functions…", flush=True)
-        stack.start()
-        print("Starting the Hosting emulator with the web client…", flush=True)
-        stack.start_web()
+        if data is not None and args.reset:
+            data.reset()
+            print(f"Reset: deleted the local data in {data.root}.", flush=True)
+        restored = data is not None and data.has_data()
+        print(
+            "Starting Firestore, Pub/Sub and Auth emulators, the functions and the web client"
+            + (f" (with the data kept in {data.root})…" if restored and data else "…"),
+            flush=True,
+        )
+        stack.start(with_web=True)
         env = stack.client_env()
         client = DemoClient(stack.api_url, env["FIREBASE_AUTH_EMULATOR_HOST"], stack.project)
-        token = client.sign_up("demo@footnote.dev")
-        if not args.no_demo:
-            print("Loading demo notes (the first one loads the embedding model)…", flush=True)
-            ids = [client.call("POST", "/notes", token, json=n).json()["id"] for n in DEMO_NOTES]
-            client.wait_indexed(token, ids)
-            answer = client.call("POST", "/chat", token, json={"message": DEMO_QUESTION}).json()
-            print(f"\nQ: {DEMO_QUESTION}\nA: {answer['answer']}")
-            for c in answer["citations"]:
-                print(f"   [{c['cid']}] note {c['noteId']}: {c['snippet'][:90]}")
-            print(
-                f"   strategy={answer['meta']['retrieval']['strategy']} confidence={answer['meta']['confidence']}"
+        token = client.sign_up(DEMO_EMAIL, DEMO_PASSWORD)  # signs in if the account exists
+        if restored:
+            # Indexing that was under way at the last stop: its events died with the
+            # emulator. One sweep re-indexes every note still pending or failed.
+            stack.publish(
+                os.environ.get("REINDEX_TOPIC", "footnote-reindex"),
+                {"scope": "unindexed", "jobId": f"dev-restart-{int(time.time())}"},
             )
+        if not args.no_demo:
+            added = client.seed_demo(token)
+            if added:
+                print("Loading demo notes (the first one loads the embedding model)…", flush=True)
+                client.wait_indexed(token, added)
+                asked = client.call("POST", "/chat", token, json={"message": DEMO_QUESTION})
+                answer = asked.json()
+                print(f"\nQ: {DEMO_QUESTION}\nA: {answer['answer']}")
+                for c in answer["citations"]:
+                    print(f"   [{c['cid']}] note {c['noteId']}: {c['snippet'][:90]}")
+                print(
+                    f"   strategy={answer['meta']['retrieval']['strategy']} confidence={answer['meta']['confidence']}"
+                )
+            else:
+                print("The demo notes are already in the demo account: none added.", flush=True)
+        kept = (
+            f"Data is kept in {data.root} (saved every {args.snapshot_every:g} s and at Ctrl-C);\n"
+            "  'make dev-reset' (footnote dev --reset) starts again from nothing."
+            if data is not None
+            else "Data is in memory only (--in-memory): it is gone when this stops."
+        )
         print(
             textwrap.dedent(f"""
             Footnote is running (logs in {stack.log_dir}):
-              Web client     {stack.web_url}   (sign in as demo@footnote.dev / footnote-demo, or create an account)
+              Web client     {stack.web_url}   (sign in as {DEMO_EMAIL} / {DEMO_PASSWORD}, or create an account)
               Hosting        http://127.0.0.1:{stack.ports.hosting}   (the built web/dist with firebase.json's headers)
               API            {stack.api_url}   (GET /healthz, /notes, POST /chat, /search)
               Firestore      http://{env["FIRESTORE_EMULATOR_HOST"]}
               Pub/Sub        http://{env["PUBSUB_EMULATOR_HOST"]}
               Auth           http://{env["FIREBASE_AUTH_EMULATOR_HOST"]}
-            Try it:
+            {{kept}}
+            Try it (the demo account's ID token, valid for an hour):
               export TOKEN={token}
               curl -s -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\
                    -d '{{"message": "What did investors say?"}}' {stack.api_url}/chat
-            Press Ctrl-C to stop everything.""").rstrip(),
+            Press Ctrl-C to stop everything.""")
+            .rstrip()
+            .replace("{kept}", kept),
             flush=True,
         )
+        warned = None
         while not stopping.wait(1):
             for name in ("firestore", "pubsub", "auth", "functions", "hosting", "web"):
                 if not stack.alive(name):
                     _say(f"{name} stopped unexpectedly:\n{stack.log_tail(name)}", sys.stderr)
                     return 1
+            error = stack.snapshot_error()
+            if error and error != warned:
+                _say(f"footnote dev: saving the data failed (will retry): {error}", sys.stderr)
+            warned = error
         return 0
-    except PrerequisiteMissing as exc:  # also PortTaken
+    except PrerequisiteMissing as exc:  # also PortTaken, DataDirBusy
         _say(f"footnote dev: {exc}", sys.stderr)
         return 2
     except (KeyboardInterrupt, BrokenPipeError):
@@ -85,9 +128,11 @@ def _dev(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut it short
         try:
-            _say("\nStopping…")
+            _say("\nSaving and stopping…" if data is not None else "\nStopping…")
         finally:
-            stack.stop()
+            failure = stack.stop()
+        if failure:
+            _say(f"footnote dev: the last save failed ({failure}); kept the one before.")
         _say("Stopped.")
 
 
@@ -129,7 +174,21 @@ def main(argv: list[str] | None = None) -> int:
     dev.add_argument("--auth-port", type=int, default=9099)
     dev.add_argument("--hosting-port", type=int, default=5002, help="Hosting emulator port")
     dev.add_argument("--web-port", type=int, default=5080, help="web client (local origin) port")
+    dev.add_argument("--hub-port", type=int, default=9098, help="Auth emulator's hub port")
     dev.add_argument("--no-demo", action="store_true", help="skip loading demo notes")
+    dev.add_argument(
+        "--data-dir",
+        help="where notes and accounts are kept across restarts (default: .footnote-data/)",
+    )
+    dev.add_argument(
+        "--reset", action="store_true", help="delete the kept data first: start from nothing"
+    )
+    dev.add_argument(
+        "--in-memory", action="store_true", help="keep nothing: all data is gone at the stop"
+    )
+    dev.add_argument(
+        "--snapshot-every", type=float, default=30, help="seconds between saves of the data"
+    )
     dev.set_defaults(run=_dev)
 
     reindex = sub.add_parser("reindex", help="publish a re-index request")

@@ -1,8 +1,14 @@
-"""`footnote dev` (`make dev`) as a user runs it: piped into tee, stopped with Ctrl-C.
+"""`footnote dev` (`make dev`) as a user runs it: piped into tee, stopped with Ctrl-C,
+started again the next day with yesterday's notes.
 
 Found by a probe: with `make dev 2>&1 | tee dev.log`, Ctrl-C kills tee first, the
 shutdown path died writing "Stopping…" to the closed pipe, and the emulators and the
 functions host kept running. A second `make dev` then failed obscurely on a taken port.
+
+Every run here uses free ports for all seven of the stack's ports (never the dev
+ports a person's `make dev` uses) and a data folder of its own; the `dev` fixture
+stops each run whatever happens to the test (Ctrl-C, then SIGTERM, then SIGKILL of
+its process group, after which footnote.dev.reaper stops the emulators).
 """
 
 from __future__ import annotations
@@ -13,28 +19,37 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import astuple
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
+import requests
 
-from footnote.dev.prerequisites import free_port, port_free
+from footnote.dev.demo import DEMO_EMAIL, DEMO_NOTES, DemoClient
+from footnote.dev.prerequisites import Ports, port_free
+from footnote.dev.timeouts import scaled
 
 pytestmark = pytest.mark.emulator
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _dev(*ports: int) -> list[str]:
-    fs, ps, auth, api = ports
+def _argv(ports: Ports, data_dir: Path, *extra: str) -> list[str]:
     return [
         sys.executable,
         "-m",
         "footnote.cli",
         "dev",
-        "--no-demo",
-        f"--firestore-port={fs}",
-        f"--pubsub-port={ps}",
-        f"--auth-port={auth}",
-        f"--port={api}",
+        f"--firestore-port={ports.firestore}",
+        f"--pubsub-port={ports.pubsub}",
+        f"--auth-port={ports.auth}",
+        f"--port={ports.functions}",
+        f"--hosting-port={ports.hosting}",
+        f"--web-port={ports.web}",
+        f"--hub-port={ports.hub}",
+        f"--data-dir={data_dir}",
+        *extra,
     ]
 
 
@@ -42,44 +57,181 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT / "shared"), "HF_HUB_OFFLINE": "1"}
 
 
-def test_ctrl_c_stops_everything_even_when_the_output_pipe_is_gone() -> None:
-    ports = tuple(free_port() for _ in range(4))
-    proc = subprocess.Popen(
-        _dev(*ports), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=_env(), cwd=ROOT
-    )
-    try:
-        assert proc.stdout is not None
-        seen = []
-        deadline = time.monotonic() + 180
+class Dev:
+    """One `footnote dev` run, its output read line by line."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=_env(),
+            cwd=ROOT,
+            start_new_session=True,  # Ctrl-C is sent to it alone; the group can be killed
+        )
+        self.seen: list[str] = []
+
+    @property
+    def stdout(self) -> IO[bytes]:
+        assert self.proc.stdout is not None
+        return self.proc.stdout
+
+    def wait_running(self) -> str:
+        """Read until "Press Ctrl-C" (the stack is up); all output so far."""
+        deadline = time.monotonic() + scaled(240)
         while time.monotonic() < deadline:
-            line = proc.stdout.readline().decode(errors="replace")
-            seen.append(line)
+            line = self.stdout.readline().decode(errors="replace")
+            self.seen.append(line)
             if "Press Ctrl-C" in line or not line:
                 break
-        assert any("Press Ctrl-C" in line for line in seen), "".join(seen)
-        assert not any(port_free(p) for p in ports), "the stack is not listening"
-        proc.stdout.close()  # tee is gone: every later write to stdout fails
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=60) == 0
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not all(port_free(p) for p in ports):
-            time.sleep(0.2)
-        assert all(port_free(p) for p in ports), [p for p in ports if not port_free(p)]
+        out = "".join(self.seen)
+        assert "Press Ctrl-C" in out, out
+        return out
+
+    def ctrl_c(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(timeout=scaled(60))
+
+    def finish(self) -> None:
+        """Stop it, however the test ended: Ctrl-C, SIGTERM, then SIGKILL."""
+        for sig, wait in ((signal.SIGINT, 60), (signal.SIGTERM, 30), (signal.SIGKILL, 10)):
+            if self.proc.poll() is not None:
+                break
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.proc.wait(timeout=scaled(wait))
+            except subprocess.TimeoutExpired:
+                continue
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+@pytest.fixture
+def dev(tmp_path: Path) -> Iterator[Callable[..., Dev]]:
+    runs: list[Dev] = []
+
+    def start(ports: Ports, *extra: str, data_dir: Path | None = None) -> Dev:
+        run = Dev(_argv(ports, data_dir or tmp_path / "data", *extra))
+        runs.append(run)
+        return run
+
+    try:
+        yield start
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        for run in runs:
+            run.finish()
 
 
-def test_a_taken_port_is_reported_in_one_line_before_anything_starts() -> None:
-    ports = [free_port() for _ in range(4)]
-    with socket.socket() as squatter:
-        squatter.bind(("127.0.0.1", ports[0]))
-        squatter.listen()
-        run = subprocess.run(
-            _dev(*ports), capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120
-        )
-    assert run.returncode == 2, run.stdout + run.stderr
-    assert f"port already in use: {ports[0]} for the Firestore emulator" in run.stderr
-    assert "--firestore-port" in run.stderr
-    assert "Traceback" not in run.stderr
-    assert all(port_free(p) for p in ports[1:])  # nothing was started
+def _all_free(ports: Ports) -> bool:
+    return all(port_free(p) for p in astuple(ports))
+
+
+def _wait_all_free(ports: Ports) -> list[int]:
+    deadline = time.monotonic() + scaled(20)
+    while time.monotonic() < deadline and not _all_free(ports):
+        time.sleep(0.2)
+    return [p for p in astuple(ports) if not port_free(p)]
+
+
+def test_ctrl_c_stops_everything_even_when_the_output_pipe_is_gone(
+    dev: Callable[..., Dev],
+) -> None:
+    ports = Ports.free()
+    run = dev(ports, "--no-demo")
+    run.wait_running()
+    assert not any(port_free(p) for p in astuple(ports)), "the stack is not listening"
+    run.stdout.close()  # tee is gone: every later write to stdout fails
+    assert run.ctrl_c() == 0
+    assert _wait_all_free(ports) == []
+
+
+def test_a_killed_footnote_dev_leaves_no_process_behind(dev: Callable[..., Dev]) -> None:
+    """SIGKILL cannot be handled: the reaper it started stops the emulators."""
+    ports = Ports.free()
+    run = dev(ports, "--no-demo", "--in-memory")
+    run.wait_running()
+    os.kill(run.proc.pid, signal.SIGKILL)
+    run.proc.wait(timeout=scaled(10))
+    deadline = time.monotonic() + scaled(40)
+    while time.monotonic() < deadline and not _all_free(ports):
+        time.sleep(0.3)
+    assert [p for p in astuple(ports) if not port_free(p)] == []
+
+
+def test_a_taken_port_is_reported_before_anything_starts(dev: Callable[..., Dev]) -> None:
+    """Every port is checked, the Hosting and web ones too, naming who holds it."""
+    ports = Ports.free()
+    with socket.socket() as web, socket.socket() as fs:
+        for squatter, port in ((web, ports.web), (fs, ports.firestore)):
+            squatter.bind(("127.0.0.1", port))
+            squatter.listen()
+        run = dev(ports, "--no-demo")
+        assert run.proc.wait(timeout=scaled(120)) == 2
+        out = run.stdout.read().decode()
+    assert f"{ports.firestore} for the Firestore emulator (--firestore-port)" in out, out
+    assert f"{ports.web} for the web client (--web-port)" in out, out
+    assert f"held by pid {os.getpid()}" in out, out  # this test's process holds them
+    assert "Traceback" not in out
+    assert _all_free(ports)  # nothing was started
+
+
+def _sign_in(auth_host: str, email: str, password: str) -> requests.Response:
+    return requests.post(
+        f"http://{auth_host}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+        json={"email": email, "password": password, "returnSecureToken": True},
+        timeout=scaled(10),
+    )
+
+
+def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
+    dev: Callable[..., Dev], tmp_path: Path
+) -> None:
+    ports = Ports.free()
+    data = tmp_path / "kept"
+    first = dev(ports, data_dir=data)
+    out = first.wait_running()
+    assert "Loading demo notes" in out, out
+    api, auth_host = f"http://127.0.0.1:{ports.functions}", f"127.0.0.1:{ports.auth}"
+    client = DemoClient(api, auth_host, "demo-footnote")
+    user = client.sign_up("kept@footnote.test", "kept-password")
+    saved = client.call("POST", "/notes", user, json={"text": "The spare key is under the fern."})
+    assert saved.status_code == 201, saved.text
+    note_id = saved.json()["id"]
+    client.wait_indexed(user, [note_id], timeout=120)
+    assert first.ctrl_c() == 0
+    assert _wait_all_free(ports) == []
+
+    second = dev(ports, data_dir=data)
+    out = second.wait_running()
+    assert "already in the demo account: none added" in out, out
+    signed_in = _sign_in(auth_host, "kept@footnote.test", "kept-password")
+    assert signed_in.status_code == 200, signed_in.text  # the account is there
+    token = signed_in.json()["idToken"]
+    note = client.call("GET", f"/notes/{note_id}", token)
+    assert note.status_code == 200, note.text
+    assert note.json()["text"] == "The spare key is under the fern."
+    found = client.call("POST", "/search", token, json={"query": "spare key fern"}).json()
+    assert note_id in {r["noteId"] for r in found["results"]}  # its chunks came back too
+    demo = client.sign_up(DEMO_EMAIL)
+    titles = [str(n.get("title")) for n in client.notes(demo)]
+    assert sorted(titles) == sorted(n["title"] for n in DEMO_NOTES)  # each once
+    assert second.ctrl_c() == 0
+
+
+def test_reset_starts_from_nothing(dev: Callable[..., Dev], tmp_path: Path) -> None:
+    ports = Ports.free()
+    data = tmp_path / "kept"
+    first = dev(ports, "--no-demo", data_dir=data)
+    first.wait_running()
+    auth_host = f"127.0.0.1:{ports.auth}"
+    DemoClient("", auth_host, "demo-footnote").sign_up("gone@footnote.test", "gone-password")
+    assert first.ctrl_c() == 0
+    assert _wait_all_free(ports) == []
+    second = dev(ports, "--no-demo", "--reset", data_dir=data)
+    out = second.wait_running()
+    assert "Reset: deleted the local data" in out, out
+    refused: Any = _sign_in(auth_host, "gone@footnote.test", "gone-password")
+    assert refused.status_code == 400 and "EMAIL_NOT_FOUND" in refused.text, refused.text

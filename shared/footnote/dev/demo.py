@@ -7,6 +7,8 @@ from typing import Any
 
 import requests
 
+from footnote.dev.timeouts import scaled
+
 DEMO_NOTES = [
     {
         "title": "Backend decision",
@@ -34,6 +36,8 @@ DEMO_NOTES = [
     },
 ]
 DEMO_QUESTION = "Why did we choose Firestore?"
+DEMO_EMAIL = "demo@footnote.dev"
+DEMO_PASSWORD = "footnote-demo"
 
 
 class DemoClient:
@@ -42,26 +46,59 @@ class DemoClient:
         self.auth_url = f"http://{auth_host}"
         self.project = project
 
-    def sign_up(self, email: str, password: str = "footnote-demo") -> str:
+    def sign_up(self, email: str, password: str = DEMO_PASSWORD) -> str:
+        """An ID token for the account, created if it does not exist yet."""
         url = f"{self.auth_url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo"
         response = requests.post(
-            url, json={"email": email, "password": password, "returnSecureToken": True}, timeout=10
+            url,
+            json={"email": email, "password": password, "returnSecureToken": True},
+            timeout=scaled(10),
         )
         if response.status_code == 400 and "EMAIL_EXISTS" in response.text:
             url = f"{self.auth_url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=demo"
             response = requests.post(
                 url,
                 json={"email": email, "password": password, "returnSecureToken": True},
-                timeout=10,
+                timeout=scaled(10),
             )
         response.raise_for_status()
         return str(response.json()["idToken"])
 
+    def notes(self, token: str) -> list[dict[str, Any]]:
+        """Every note of the account (all pages of ``GET /notes``)."""
+        out: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            params: dict[str, Any] = {"limit": 100, **({"cursor": cursor} if cursor else {})}
+            response = self.call("GET", "/notes", token, params=params)
+            response.raise_for_status()
+            page = response.json()
+            out.extend(page["notes"])
+            cursor = page.get("cursor")
+            if not cursor:
+                return out
+
+    def seed_demo(self, token: str) -> list[str]:
+        """Save the demo notes the account does not have yet (matched by title), so a
+        restart with kept data adds none twice. Returns the ids of those saved."""
+        have = {n.get("title") for n in self.notes(token)}
+        added = []
+        for note in DEMO_NOTES:
+            if note["title"] not in have:
+                response = self.call("POST", "/notes", token, json=note)
+                response.raise_for_status()
+                added.append(str(response.json()["id"]))
+        return added
+
     def call(self, method: str, path: str, token: str, **kw: Any) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}", **kw.pop("headers", {})}
-        return requests.request(method, f"{self.api_url}{path}", headers=headers, timeout=60, **kw)
+        return requests.request(
+            method, f"{self.api_url}{path}", headers=headers, timeout=scaled(60), **kw
+        )
 
     def wait_indexed(self, token: str, note_ids: list[str], timeout: float = 120) -> None:
+        """Wait until every note is indexed; ``timeout`` is scaled to the machine's load."""
+        timeout = scaled(timeout)
         deadline = time.monotonic() + timeout
         pending = set(note_ids)
         while pending and time.monotonic() < deadline:

@@ -10,7 +10,7 @@ import os
 import shutil
 import socket
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -32,10 +32,14 @@ class Ports:
     functions: int = 8080
     hosting: int = 5002  # the Hosting emulator (the web client's files and headers)
     web: int = 5080  # the local web origin: Hosting + /api + Auth (footnote.dev.webproxy)
+    # The Auth emulator's Emulator Hub, through which its accounts are exported
+    # (footnote.dev.persistence). Not firebase-tools' default 4400: that is where the
+    # Hosting emulator's own hub (which takes any free port) goes first.
+    hub: int = 9098
 
     @classmethod
     def free(cls) -> Ports:
-        return cls(*(free_port() for _ in range(6)))
+        return cls(*(free_port() for _ in fields(cls)))
 
 
 def check_prerequisites() -> dict[str, str]:
@@ -91,6 +95,50 @@ def port_free(port: int) -> bool:
         except OSError:
             return False
         return True
+
+
+def port_holder(port: int) -> str | None:
+    """Which process listens on ``port`` ("pid 123: java … CloudFirestore …"), from
+    /proc; None when that cannot be told (another user's process, not Linux)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            cols = row.split()
+            # local_address is HEXIP:HEXPORT; state 0A is LISTEN
+            if len(cols) > 9 and cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(cols[9])
+    if not inodes:
+        return None
+    wanted = {f"socket:[{inode}]" for inode in inodes}
+    for proc in Path("/proc").glob("[0-9]*"):
+        if _holds(proc, wanted):
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                argv = []
+            command = " ".join(" ".join(a.decode(errors="replace") for a in argv).split())
+            if len(command) > 160:
+                command = command[:157] + "..."
+            return f"pid {proc.name}: {command}"
+    return None
+
+
+def _holds(proc: Path, sockets: set[str]) -> bool:
+    try:
+        fds = list((proc / "fd").iterdir())
+    except OSError:  # gone, or another user's
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(fd) in sockets:
+                return True
+        except OSError:  # closed meanwhile
+            continue
+    return False
 
 
 def free_port() -> int:

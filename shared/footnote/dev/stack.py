@@ -2,9 +2,12 @@
 the functions host, the Firestore trigger and the Pub/Sub push subscription.
 
 Used by ``footnote dev`` (``make dev``) and by the emulator tests. The tools and
-the ports it needs are checked in :mod:`footnote.dev.prerequisites`.
+the ports it needs are checked in :mod:`footnote.dev.prerequisites`; the data kept
+across restarts is in :mod:`footnote.dev.persistence`; :mod:`footnote.dev.reaper`
+stops the processes if the one that started them dies; every wait is scaled to the
+machine's load by :mod:`footnote.dev.timeouts`.
 
-Why this module is a little over ~400 lines: starting and stopping are one
+Why this module is over 500 lines: starting, saving and stopping are one
 lifecycle over the same child processes (each emulator's process group, its
 readiness probe, its log file), and the shutdown path must reach every one of
 them even when stdout is gone; split apart, each half would need the other's
@@ -13,6 +16,7 @@ process table.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -21,7 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +33,7 @@ from typing import Any
 import requests
 
 from footnote.dev.host import INDEXER_TRIGGER_ID
+from footnote.dev.persistence import DataDir, Saver
 from footnote.dev.prerequisites import (
     ROOT,
     Ports,
@@ -36,7 +41,10 @@ from footnote.dev.prerequisites import (
     PrerequisiteMissing,
     check_prerequisites,
     port_free,
+    port_holder,
 )
+from footnote.dev.reaper import Reaper, group_running, signal_group
+from footnote.dev.timeouts import scaled
 
 PROJECT = "demo-footnote"
 DEAD_LETTER_TOPIC = "footnote-reindex-dead-letter"
@@ -59,8 +67,13 @@ class Stack:
     log_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="footnote-logs-")))
     extra_env: dict[str, str] = field(default_factory=dict)
     max_delivery_attempts: int = 5
+    # Where the data lives across restarts (footnote.dev.persistence); None: in memory.
+    data: DataDir | None = None
+    snapshot_interval: float = 30
     _procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     _tools: dict[str, str] = field(default_factory=dict)
+    _reaper: Reaper = field(default_factory=Reaper)
+    _saver: Saver | None = None
 
     # -- environment -----------------------------------------------------------
     @property
@@ -70,6 +83,14 @@ class Stack:
     @property
     def web_url(self) -> str:
         return f"http://127.0.0.1:{self.ports.web}"
+
+    @property
+    def firestore_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports.firestore}"
+
+    @property
+    def hub_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports.hub}"
 
     def client_env(self) -> dict[str, str]:
         """Variables that point Google SDKs at the emulators."""
@@ -82,35 +103,54 @@ class Stack:
         }
 
     # -- lifecycle -------------------------------------------------------------
-    def start(self, with_functions: bool = True) -> None:
+    def start(self, with_functions: bool = True, with_web: bool = False) -> None:
+        """Start the emulators (with the data folder's snapshot, if any), the functions
+        host and, with ``with_web``, the web client; every port is checked first."""
         tools = check_prerequisites()
-        self.check_ports(with_functions)
+        self.check_ports(with_functions, with_web)
+        if self.data is not None:
+            self.data.acquire()
         try:
             self._start_emulators(tools)
             self.configure_pubsub()
             if with_functions:
                 self.start_functions()
                 self.register_trigger()
+            if with_web:
+                self.start_web()
+            if self.data is not None:
+                self._saver = Saver(self.save, self.snapshot_interval)
+                self._saver.start()
         except BaseException:
             self.stop()
             raise
 
-    def check_ports(self, with_functions: bool = True) -> None:
-        """Fail with one clear line before starting anything: otherwise an emulator
+    def check_ports(self, with_functions: bool = True, with_web: bool = False) -> None:
+        """Fail with one clear message before starting anything: otherwise an emulator
         dies on bind, or worse, our health checks reach a stale stack and pass."""
         p = self.ports
         wanted = [
             ("Firestore emulator", p.firestore, "--firestore-port"),
             ("Pub/Sub emulator", p.pubsub, "--pubsub-port"),
             ("Auth emulator", p.auth, "--auth-port"),
+            ("Auth emulator's hub", p.hub, "--hub-port"),
         ]
         if with_functions:
             wanted.append(("functions host (API)", p.functions, "--port"))
+        if with_web:
+            wanted.append(("Hosting emulator", p.hosting, "--hosting-port"))
+            wanted.append(("web client", p.web, "--web-port"))
+        ports = [port for _, port, _ in wanted]
+        if len(set(ports)) != len(ports):
+            raise PortTaken(f"the same port is given twice: {sorted(ports)}")
         taken = [(what, port, flag) for what, port, flag in wanted if not port_free(port)]
         if taken:
-            listed = "; ".join(f"{port} for the {what} ({flag})" for what, port, flag in taken)
+            listed = "\n".join(
+                f"  {port} for the {what} ({flag}): held by {port_holder(port) or 'another process'}"
+                for what, port, flag in taken
+            )
             raise PortTaken(
-                f"port already in use: {listed}. Is another 'make dev' (or its emulators) "
+                f"port already in use:\n{listed}\nIs another 'make dev' (or its emulators) "
                 "still running? Stop it, or choose other ports with the flags shown."
             )
 
@@ -129,29 +169,71 @@ class Stack:
                 {
                     "emulators": {
                         "auth": {"host": "127.0.0.1", "port": p.auth},
+                        # A fixed hub port: exports of the accounts go through it.
+                        "hub": {"host": "127.0.0.1", "port": p.hub},
                         "ui": {"enabled": False},
                         "singleProjectMode": True,
                     },
                 }
             )
         )
-        self._spawn(
+        argv = [
+            tools["firebase"],
+            "emulators:start",
+            "--only",
             "auth",
-            [
-                tools["firebase"],
-                "emulators:start",
-                "--only",
-                "auth",
-                "--project",
-                self.project,
-                "--config",
-                str(config),
-            ],
-            cwd=self.log_dir,
-        )
-        _wait_http(f"http://127.0.0.1:{p.firestore}/", "Firestore emulator", self, "firestore")
+            "--project",
+            self.project,
+            "--config",
+            str(config),
+        ]
+        if self.data is not None:
+            snapshot = self.data.auth_snapshot()
+            if snapshot is not None:
+                argv.append(f"--import={snapshot}")
+            # Written when the emulator is stopped by a signal, also by the reaper
+            # after a crash of this process; a normal stop has saved just before.
+            argv.append(f"--export-on-exit={self.data.auth_on_exit}")
+        self._start_firebase("auth", argv, f"http://127.0.0.1:{p.auth}/", "Auth emulator")
+        _wait_http(f"{self.firestore_url}/", "Firestore emulator", self, "firestore")
         _wait_http(f"http://127.0.0.1:{p.pubsub}/", "Pub/Sub emulator", self, "pubsub")
-        _wait_http(f"http://127.0.0.1:{p.auth}/", "Auth emulator", self, "auth", timeout=90)
+
+    def _start_firebase(self, name: str, argv: list[str], url: str, what: str) -> None:
+        """Start a firebase-tools emulator and wait until it says it is ready.
+
+        firebase-tools chooses its hub and logging ports by probing for a free one and
+        binds it later; another firebase-tools starting at that moment (another stack,
+        a test run) can take the port in between, and this one then dies with "An
+        unexpected error has occurred", sometimes just after it answered HTTP. Such a
+        start is retried, twice."""
+        log = self.log_dir / f"{name}.log"
+        for attempt in range(3):
+            offset = log.stat().st_size if log.exists() else 0
+            # firebase-tools finds "the running emulators" of a project (for
+            # --export-on-exit) through a locator file in the temp folder, named after
+            # the project only: another stack of demo-footnote on this machine took it
+            # over and the export on exit failed. A temp folder of its own per process.
+            tmp = self.log_dir / f"{name}-tmp"
+            tmp.mkdir(exist_ok=True)
+            self._spawn(name, argv, env={"TMPDIR": str(tmp)}, cwd=self.log_dir)
+            try:
+                _wait_http(url, what, self, name, timeout=90)
+                deadline = time.monotonic() + scaled(60)
+                while self.alive(name) and time.monotonic() < deadline:
+                    with open(log, "rb") as f:
+                        f.seek(offset)
+                        text = f.read().decode(errors="replace")
+                    if "unexpected error" in text:
+                        break
+                    if "All emulators ready" in text:
+                        return
+                    time.sleep(0.2)
+                if attempt == 2:
+                    raise RuntimeError(f"{what} did not start:\n{self.log_tail(name)}")
+            except RuntimeError:
+                if attempt == 2:
+                    raise
+            self._kill(name)
 
     def start_functions(self) -> None:
         env = {
@@ -210,7 +292,7 @@ class Stack:
                 }
             )
         )
-        self._spawn(
+        self._start_firebase(
             "hosting",
             [
                 tools["firebase"],
@@ -222,7 +304,8 @@ class Stack:
                 "--config",
                 str(config),
             ],
-            cwd=self.log_dir,
+            f"http://127.0.0.1:{self.ports.hosting}/",
+            "Hosting emulator",
         )
         self._spawn(
             "web",
@@ -237,13 +320,6 @@ class Stack:
                 f"--project={self.project}",
             ],
         )
-        _wait_http(
-            f"http://127.0.0.1:{self.ports.hosting}/",
-            "Hosting emulator",
-            self,
-            "hosting",
-            timeout=90,
-        )
         _wait_http(f"{self.web_url}/", "web origin", self, "web")
 
     def register_trigger(self) -> None:
@@ -257,8 +333,28 @@ class Stack:
             "namespace": "(default)",
             "document": {"value": "notes/{noteId}", "matchType": "PATH_PATTERN"},
         }
-        response = requests.post(url, json=body, timeout=10)
-        response.raise_for_status()
+        # Right after a (re)start the emulator's JVM is cold: on a loaded machine the
+        # first requests took over 10 s, so retry within one scaled deadline.
+        deadline = time.monotonic() + scaled(60)
+        while True:
+            try:
+                response = requests.post(url, json=body, timeout=scaled(10))
+                response.raise_for_status()
+                return
+            except requests.RequestException:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+
+    def publish(self, topic: str, payload: dict[str, Any]) -> None:
+        """Publish one JSON message (e.g. a re-index request) through the Pub/Sub
+        emulator's REST API."""
+        data = base64.b64encode(json.dumps(payload).encode()).decode()
+        requests.post(
+            f"http://127.0.0.1:{self.ports.pubsub}/v1/projects/{self.project}/topics/{topic}:publish",
+            json={"messages": [{"data": data}]},
+            timeout=scaled(30),
+        ).raise_for_status()
 
     def configure_pubsub(self) -> None:
         base = f"http://127.0.0.1:{self.ports.pubsub}/v1/projects/{self.project}"
@@ -266,11 +362,11 @@ class Stack:
             "REINDEX_TOPIC", self.extra_env.get("REINDEX_TOPIC", "footnote-reindex")
         )
         for name in (topic, DEAD_LETTER_TOPIC):
-            requests.put(f"{base}/topics/{name}", json={}, timeout=10)
+            requests.put(f"{base}/topics/{name}", json={}, timeout=scaled(10))
         requests.put(
             f"{base}/subscriptions/{DEAD_LETTER_SUBSCRIPTION}",
             json={"topic": f"projects/{self.project}/topics/{DEAD_LETTER_TOPIC}"},
-            timeout=10,
+            timeout=scaled(10),
         )
         push: dict[str, Any] = {
             "topic": f"projects/{self.project}/topics/{topic}",
@@ -282,7 +378,9 @@ class Stack:
                 "maxDeliveryAttempts": self.max_delivery_attempts,
             },
         }
-        response = requests.put(f"{base}/subscriptions/{PUSH_SUBSCRIPTION}", json=push, timeout=10)
+        response = requests.put(
+            f"{base}/subscriptions/{PUSH_SUBSCRIPTION}", json=push, timeout=scaled(10)
+        )
         if response.status_code not in (200, 409):
             response.raise_for_status()
         self._push_subscription(
@@ -330,6 +428,8 @@ class Stack:
             # credentials (the functions, the tests' seeding) bypass them, as in production.
             f"--rules={ROOT / 'firestore.rules'}",
         ]
+        if import_from is None and self.data is not None:
+            import_from = self.data.firestore_snapshot()
         if import_from is not None:
             argv.append(f"--import-data={import_from}")
         self._spawn("firestore", argv)
@@ -347,7 +447,7 @@ class Stack:
                     "database": f"projects/{self.project}/databases/(default)",
                     "export_directory": str(target),
                 },
-                timeout=60,
+                timeout=scaled(60),
             )
             response.raise_for_status()
             exported = next(target.glob("*/*.overall_export_metadata"))
@@ -368,12 +468,53 @@ class Stack:
         requests.delete(
             f"http://127.0.0.1:{self.ports.firestore}/emulator/v1/projects/{self.project}"
             "/databases/(default)/documents",
-            timeout=30,
+            timeout=scaled(30),
         ).raise_for_status()
 
-    def stop(self) -> None:
-        for name in reversed(list(self._procs)):
-            self._kill(name)
+    def save(self) -> None:
+        """Snapshot Firestore and the Auth accounts into the data folder (if any)."""
+        if self.data is None or not self.alive("firestore"):
+            return
+        hub = self.hub_url if self.alive("auth") else None
+        self.data.save(self.firestore_url, hub, self.project)
+
+    def snapshot_error(self) -> str | None:
+        """Why the last periodic save failed, if it did."""
+        return self._saver.last_error if self._saver is not None else None
+
+    def stop(self) -> str | None:
+        """Save the data (if kept), then stop every process at once: SIGTERM to each
+        group, a scaled grace period for all of them together, SIGKILL to the rest.
+        Returns why the last snapshot failed, if it did (the processes stop anyway)."""
+        failure = None
+        if self._saver is not None:
+            self._saver.stop()
+            self._saver = None
+        if self.data is not None and self._procs:
+            try:
+                self.save()
+            except Exception as exc:
+                failure = f"{type(exc).__name__}: {exc}"
+        procs = list(self._procs.items())
+        self._procs.clear()
+        for _, proc in procs:
+            if proc.poll() is None or group_running(proc.pid):
+                signal_group(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + scaled(15)
+        while time.monotonic() < deadline and any(
+            proc.poll() is None or group_running(proc.pid) for _, proc in procs
+        ):
+            time.sleep(0.1)
+        for _, proc in procs:
+            if proc.poll() is None or group_running(proc.pid):
+                signal_group(proc.pid, signal.SIGKILL)
+            with suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=scaled(10))
+            self._reaper.forget(proc.pid)
+        self._reaper.close()
+        if self.data is not None:
+            self.data.release()
+        return failure
 
     def log_tail(self, name: str, lines: int = 40) -> str:
         path = self.log_dir / f"{name}.log"
@@ -398,6 +539,7 @@ class Stack:
             cwd=cwd,
             start_new_session=True,  # its own process group: we can stop the java child too
         )
+        self._reaper.watch(self._procs[name].pid)  # stopped even if this process is killed
 
     def _kill(self, name: str) -> None:
         proc = self._procs.pop(name, None)
@@ -407,47 +549,27 @@ class Stack:
         # shell scripts that die at once on SIGTERM while their JVM keeps serving for a
         # second or two. A Firestore "outage" that still acknowledged writes after its
         # snapshot would lose them on restart (seen in CI as "acknowledged notes lost").
-        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-            try:
-                os.killpg(proc.pid, sig)
-            except ProcessLookupError:
-                return
-            deadline = time.monotonic() + wait
-            try:
-                proc.wait(timeout=wait)
-            except subprocess.TimeoutExpired:
-                continue
-            while _group_running(proc.pid) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            if not _group_running(proc.pid):
-                return
+        try:
+            for sig, wait in ((signal.SIGTERM, scaled(10)), (signal.SIGKILL, scaled(5))):
+                try:
+                    os.killpg(proc.pid, sig)
+                except ProcessLookupError:
+                    return
+                deadline = time.monotonic() + wait
+                try:
+                    proc.wait(timeout=wait)
+                except subprocess.TimeoutExpired:
+                    continue
+                while group_running(proc.pid) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                if not group_running(proc.pid):
+                    return
+        finally:
+            self._reaper.forget(proc.pid)
 
     def alive(self, name: str) -> bool:
         proc = self._procs.get(name)
         return proc is not None and proc.poll() is None
-
-
-def _group_running(pgid: int) -> bool:
-    """Whether any process of the group is still running (zombies do not count:
-    a container's init may never reap them)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    procfs = Path("/proc")
-    if not procfs.is_dir():
-        return True
-    for stat in procfs.glob("[0-9]*/stat"):
-        try:
-            # after "pid (comm)": state, ppid, pgrp, ...
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
 
 
 @contextmanager
@@ -460,6 +582,7 @@ def running(stack: Stack) -> Iterator[Stack]:
 
 
 def _wait_http(url: str, what: str, stack: Stack, name: str, timeout: float = 30) -> None:
+    timeout = scaled(timeout)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not stack.alive(name):

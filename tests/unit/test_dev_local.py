@@ -1,0 +1,120 @@
+"""The local stack's helpers that need no emulator: timeouts, snapshots, port checks."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from footnote.dev import timeouts
+from footnote.dev.persistence import COMPLETE, DataDir, DataDirBusy
+from footnote.dev.prerequisites import Ports, PortTaken, port_holder
+from footnote.dev.stack import Stack
+
+
+def test_timeouts_scale_with_the_load_per_core_within_bounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("FOOTNOTE_TIMEOUT_SCALE", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0, 1})
+    monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 6.0, 5.0))
+    assert timeouts.scaled(10) == pytest.approx(35)  # load 7 on 2 cores
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.3, 0.2, 0.1))
+    assert timeouts.scaled(10) == 10  # never shorter than written
+    monkeypatch.setattr(os, "getloadavg", lambda: (100.0, 90.0, 80.0))
+    assert timeouts.scaled(10) == 10 * timeouts.MAX_FACTOR
+    monkeypatch.setenv("FOOTNOTE_TIMEOUT_SCALE", "2.5")
+    assert timeouts.scaled(10) == 25
+
+
+def _snapshot(parent: Path, name: str, complete: bool = True) -> Path:
+    folder = parent / name
+    (folder / "firestore_export_1").mkdir(parents=True)
+    (folder / "firestore_export_1" / "firestore_export_1.overall_export_metadata").write_text("")
+    if complete:
+        (folder / COMPLETE).write_text("")
+    return folder
+
+
+def test_the_newest_complete_snapshot_is_imported_and_a_partial_one_ignored(
+    tmp_path: Path,
+) -> None:
+    data = DataDir(tmp_path / "data")
+    assert data.firestore_snapshot() is None and not data.has_data()
+    _snapshot(data.firestore, "100")
+    newest = _snapshot(data.firestore, "200")
+    _snapshot(data.firestore, "300", complete=False)  # a crash mid-export
+    _snapshot(data.firestore, "400.partial")
+    found = data.firestore_snapshot()
+    assert found is not None and found.is_relative_to(newest)
+    assert found.name.endswith(".overall_export_metadata")
+
+
+def test_auth_imports_the_newer_of_the_periodic_and_the_on_exit_export(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    periodic = data.auth / "100"
+    for folder in (periodic, data.auth_on_exit):
+        folder.mkdir(parents=True)
+        (folder / "firebase-export-metadata.json").write_text("{}")
+    (periodic / COMPLETE).write_text("")
+    os.utime(periodic / "firebase-export-metadata.json", (1, 1))
+    assert data.auth_snapshot() == data.auth_on_exit
+    os.utime(data.auth_on_exit / "firebase-export-metadata.json", (0, 0))
+    assert data.auth_snapshot() == periodic
+
+
+def test_a_failed_export_keeps_the_previous_snapshot(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    before = _snapshot(data.firestore, "100")
+
+    def failing(target: Path) -> None:
+        (target / "half-written").write_text("")
+        raise ConnectionError("emulator gone")
+
+    with pytest.raises(ConnectionError):
+        data._save_one(data.firestore, "200", failing)
+    assert [p.name for p in data.firestore.iterdir()] == [before.name]
+
+    def working(target: Path) -> None:
+        _snapshot(target, "x")
+
+    data._save_one(data.firestore, "300", working)
+    assert [p.name for p in data.firestore.iterdir()] == ["300"]  # the old one dropped
+
+
+def test_one_stack_per_data_folder(tmp_path: Path) -> None:
+    first, second = DataDir(tmp_path / "data"), DataDir(tmp_path / "data")
+    first.acquire()
+    try:
+        with pytest.raises(DataDirBusy, match=f"in use by pid {os.getpid()}"):
+            second.acquire()
+        with pytest.raises(DataDirBusy):
+            second.reset()  # not under a running stack
+        assert (tmp_path / "data").is_dir()
+    finally:
+        first.release()
+    second.acquire()
+    second.release()
+    second.reset()
+    assert not (tmp_path / "data").exists()
+
+
+def test_every_port_is_checked_and_its_holder_named() -> None:
+    ports = Ports.free()
+    stack = Stack(ports)
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", ports.hosting))
+        squatter.listen()
+        assert port_holder(ports.hosting) == port_holder(ports.hosting)  # stable
+        holder = port_holder(ports.hosting)
+        assert holder is not None and holder.startswith(f"pid {os.getpid()}:")
+        stack.check_ports(with_functions=True, with_web=False)  # Hosting not wanted
+        with pytest.raises(PortTaken) as taken:
+            stack.check_ports(with_functions=True, with_web=True)
+    message = str(taken.value)
+    assert f"{ports.hosting} for the Hosting emulator (--hosting-port)" in message
+    assert f"held by pid {os.getpid()}" in message
+    with pytest.raises(PortTaken, match="twice"):
+        Stack(Ports(1, 1, 2, 3, 4, 5, 6)).check_ports()
