@@ -330,7 +330,7 @@ class Note(_Out):
     type: MemoryType | None
     created_at: datetime
     updated_at: datetime
-    # Absent from a listing; chunkCount only on GET /notes/{noteId}.
+    # chunkCount only on GET /notes/{noteId}.
     index_status: IndexStatus | None = None
     chunk_count: int | None = None
 
@@ -416,6 +416,11 @@ class SearchResponse(_Out):
     meta: SearchMeta
 
 
+class AnswerSummary(_Out):
+    confidence: float | None
+    strategy: str | None
+
+
 class Message(_Out):
     id: str
     conversation_id: str
@@ -423,6 +428,8 @@ class Message(_Out):
     text: str
     created_at: str
     citations: list[Citation]
+    # An answer's confidence and retrieval strategy, as recorded with it.
+    meta: AnswerSummary | None = None
 
 
 class Conversation(_Out):

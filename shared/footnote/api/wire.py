@@ -12,6 +12,7 @@ from typing import Any
 from footnote.domain import Citation, Conversation, Note, TimeWindow
 from footnote.services.chat import ChatOutcome
 from footnote.services.results import (
+    AnswerSummary,
     ConversationListing,
     Message,
     NoteListing,
@@ -35,7 +36,7 @@ def note(view: NoteView) -> dict[str, Any]:
 
 def note_page(listing: NoteListing) -> dict[str, Any]:
     return {
-        "notes": [_note(n) for n in listing.notes],
+        "notes": [note(v) for v in listing.notes],
         "cursor": listing.cursor,
         "hasMore": listing.cursor is not None,
     }
@@ -99,6 +100,7 @@ def messages(turns: tuple[Message, ...]) -> dict[str, Any]:
                 "text": t.text,
                 "createdAt": iso(t.created_at),
                 "citations": [citation(c) for c in t.citations],
+                **({} if t.meta is None else {"meta": _answer_summary(t.meta)}),
             }
             for t in turns
         ]
@@ -135,6 +137,10 @@ def _conversation(c: Conversation) -> dict[str, Any]:
         "updatedAt": iso(c.updated_at),
         "messageCount": c.message_count,
     }
+
+
+def _answer_summary(s: AnswerSummary) -> dict[str, Any]:
+    return {"confidence": s.confidence, "strategy": s.strategy}
 
 
 def _retrieval(r: RetrievalReport) -> dict[str, Any]:

@@ -46,6 +46,7 @@ from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.services.results import (
     AnswerMeta,
+    AnswerSummary,
     ConversationListing,
     Message,
     QueryReport,
@@ -96,7 +97,10 @@ class _Prepared:
     tenant_id: str
     message: str
     question: str
-    conversation_id: str | None
+    # The conversation the turn goes to: the caller's, or one minted for a new
+    # conversation before anything is generated, so a stream's ``meta`` names it.
+    # Nothing is recorded under it until the answer is complete.
+    conversation_id: str
     rag: RagConfig
     now: datetime
     analysis: QueryAnalysis
@@ -209,7 +213,7 @@ class ChatService:
             tenant_id,
             message,
             reading.question,
-            conversation_id,
+            conversation_id or uuid.uuid4().hex,
             rag,
             now,
             reading.analysis,
@@ -336,7 +340,7 @@ class ChatService:
         confidence: float,
     ) -> tuple[str, str]:
         """Store the question and the answer as two turns; their conversation and message ids."""
-        conversation_id = p.conversation_id or uuid.uuid4().hex
+        conversation_id = p.conversation_id
         message_id = uuid.uuid4().hex
         self._conversations.append_turns(
             [
@@ -349,7 +353,7 @@ class ChatService:
                     answer,
                     p.now,
                     tuple(citation_record(c) for c in citations),
-                    {"model": model, "confidence": confidence},
+                    {"model": model, "confidence": confidence, "strategy": p.result.strategy.value},
                 ),
             ]
         )
@@ -458,6 +462,7 @@ class ChatService:
                 t.text,
                 t.created_at,
                 tuple(citation_from_record(c) for c in t.citations),
+                _answer_meta(t),
             )
             for t in turns
         )
@@ -552,6 +557,20 @@ class ChatService:
             fallbacks.append(Fallback.GENERATOR_UNAVAILABLE)
             log.warning("generator failed without RAG: %s", type(exc).__name__)
             return Draft(RAG_OFF_OFFLINE, self._extractive.model)
+
+
+def _answer_meta(turn: Turn) -> AnswerSummary | None:
+    """How an answer was found, as stored with it (turns stored before the strategy
+    was kept have none)."""
+    meta = turn.meta or {}
+    if turn.role != "assistant" or not meta:
+        return None
+    confidence = meta.get("confidence")
+    strategy = meta.get("strategy")
+    return AnswerSummary(
+        float(confidence) if isinstance(confidence, int | float) else None,
+        strategy if isinstance(strategy, str) else None,
+    )
 
 
 def _last_question(turns: Sequence[Turn]) -> str | None:

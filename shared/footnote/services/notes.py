@@ -81,8 +81,17 @@ class NotesService:
         )
 
     def list(self, tenant_id: str, limit: int, cursor: str | None) -> NoteListing:
+        """A page of notes, each with its index state (one batched read), so a list
+        shows every note's state as it is, not "pending" until asked one by one."""
         page = self._notes.list_notes(tenant_id, limit, cursor)
-        return NoteListing(tuple(page.notes), page.cursor)
+        states = self._chunks.index_states([n.id for n in page.notes])
+        return NoteListing(
+            tuple(
+                NoteView(n, states[n.id].status if n.id in states else IndexStatus.PENDING)
+                for n in page.notes
+            ),
+            page.cursor,
+        )
 
     def update(
         self,

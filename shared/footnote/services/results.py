@@ -24,7 +24,7 @@ from footnote.domain import (
 @dataclass(frozen=True)
 class NoteView:
     """A note with its index state; None where the operation does not report it (a
-    listing reports neither, an edit no chunk count)."""
+    listing and an edit report no chunk count)."""
 
     note: Note
     index_status: IndexStatus | None = None
@@ -33,7 +33,7 @@ class NoteView:
 
 @dataclass(frozen=True)
 class NoteListing:
-    notes: tuple[Note, ...]
+    notes: tuple[NoteView, ...]  # each with its index status
     cursor: str | None  # None: this is the last page
 
 
@@ -106,8 +106,17 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
+class AnswerSummary:
+    """How a stored answer was found: its confidence and retrieval strategy (None
+    where the turn did not record it)."""
+
+    confidence: float | None
+    strategy: str | None
+
+
+@dataclass(frozen=True)
 class Message:
-    """One turn of a conversation."""
+    """One turn of a conversation; an answer with how it was found."""
 
     id: str
     conversation_id: str
@@ -115,6 +124,7 @@ class Message:
     text: str
     created_at: datetime
     citations: tuple[Citation, ...]
+    meta: AnswerSummary | None = None
 
 
 # -- citations as stored with a turn ----------------------------------------------------
