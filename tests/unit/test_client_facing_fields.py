@@ -93,3 +93,35 @@ def test_a_reopened_answer_says_how_it_was_found() -> None:
         "confidence": body["meta"]["confidence"],
         "strategy": body["meta"]["retrieval"]["strategy"],
     }
+
+
+def test_notes_say_the_memory_type_they_were_indexed_as() -> None:
+    h = Harness()
+    chosen = h.add_note("alice", "Lunch with the team on Friday.", type="decision")
+    detected = h.add_note("alice", "Revenue grew 12% in March to 40k MRR.")
+    listed = h.call("GET", "/notes", "alice").get_json()["notes"]
+    assert all("memoryType" not in n for n in listed)  # not indexed yet: not known
+    h.index_all()
+    listed = {n["id"]: n for n in h.call("GET", "/notes", "alice").get_json()["notes"]}
+    assert listed[chosen]["memoryType"] == "decision"  # the note's own type
+    assert listed[detected]["type"] is None
+    assert listed[detected]["memoryType"] == "metric"  # the classifier's
+    one = h.call("GET", f"/notes/{detected}", "alice").get_json()
+    schemas.Note.model_validate(one)
+    assert one["memoryType"] == "metric"
+    # Edited, it is pending again: the old type is not reported as current.
+    h.call("PATCH", f"/notes/{detected}", "alice", json={"text": "Call the bank."})
+    assert "memoryType" not in h.call("GET", f"/notes/{detected}", "alice").get_json()
+
+
+def test_search_hits_carry_their_notes_title() -> None:
+    h = Harness()
+    h.add_note("alice", "We chose Firestore because it syncs.", title="Storage choice")
+    h.add_note("alice", "Firestore bills per read.")
+    h.index_all()
+    body = h.call("POST", "/search", "alice", json={"query": "Firestore"}).get_json()
+    schemas.SearchResponse.model_validate(body)
+    titles = {hit["title"] for hit in body["results"]}
+    assert titles == {"Storage choice", ""}
+    titled = next(hit for hit in body["results"] if hit["title"])
+    assert titled["text"].startswith("Storage choice")  # what the client strips

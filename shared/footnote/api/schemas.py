@@ -330,9 +330,11 @@ class Note(_Out):
     type: MemoryType | None
     created_at: datetime
     updated_at: datetime
-    # chunkCount only on GET /notes/{noteId}.
+    # chunkCount only on GET /notes/{noteId}; memoryType (the type it was indexed
+    # as: its own or the classifier's) once it is indexed.
     index_status: IndexStatus | None = None
     chunk_count: int | None = None
+    memory_type: MemoryType | None = None
 
 
 class NotePage(_Out):
@@ -402,6 +404,7 @@ class SearchMeta(RetrievalMeta):
 class SearchHit(_Out):
     chunk_id: str
     note_id: str
+    title: str = Field(description="The note's title as indexed; the text starts with it.")
     text: str
     created_at: str
     memory_type: MemoryType

@@ -31,6 +31,8 @@ def note(view: NoteView) -> dict[str, Any]:
         body["indexStatus"] = view.index_status.value
     if view.chunk_count is not None:
         body["chunkCount"] = view.chunk_count
+    if view.memory_type is not None:
+        body["memoryType"] = view.memory_type.value
     return body
 
 
@@ -68,6 +70,7 @@ def search(result: SearchResult) -> dict[str, Any]:
             {
                 "chunkId": h.chunk_id,
                 "noteId": h.note_id,
+                "title": h.title,
                 "text": h.text,
                 "createdAt": iso(h.created_at),
                 "memoryType": h.memory_type.value,

@@ -173,6 +173,7 @@ class ChatService:
                 c.similarity,
                 c.sources,
                 dict(c.breakdown),
+                c.chunk.title,
             )
             for c in (result.chunks if result.matched else [])
         )

@@ -29,6 +29,8 @@ class NoteView:
     note: Note
     index_status: IndexStatus | None = None
     chunk_count: int | None = None
+    # The memory type it was indexed as (its own or the classifier's); None until indexed.
+    memory_type: MemoryType | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class SearchHit:
     similarity: float
     sources: tuple[str, ...]
     breakdown: Mapping[str, float]
+    title: str = ""  # the note's title as indexed (a chunk's text starts with it)
 
 
 @dataclass(frozen=True)
