@@ -879,7 +879,7 @@ $("search-form").addEventListener("submit", async (e) => {
     }
     const strategy = result.meta && result.meta.strategy;
     $("search-meta").textContent = result.results.length
-      ? `${result.results.length} passages · ${strategy ? strategy.replaceAll("_", " ") : ""}`
+      ? `${result.results.length} ${result.results.length === 1 ? "passage" : "passages"} · ${strategy ? strategy.replaceAll("_", " ") : ""}`
       : "Nothing in your notes matches that.";
   } catch (err) {
     if (ticket === state.searchTicket) $("search-error").textContent = `Search failed. ${describeError(err)}`;
