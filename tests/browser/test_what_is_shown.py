@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.browser.conftest import PASSWORD
 from tests.browser.test_web_client import ANSWER_TIMEOUT, INDEX_TIMEOUT, ask, save_note
@@ -19,7 +19,10 @@ from tests.browser.test_web_client import ANSWER_TIMEOUT, INDEX_TIMEOUT, ask, sa
 pytestmark = [pytest.mark.emulator, pytest.mark.browser]
 
 SHOTS = Path(os.environ.get("FOOTNOTE_SHOTS", "/tmp/shots"))
-WIDTHS = {"desktop": {"width": 1280, "height": 860}, "phone": {"width": 375, "height": 812}}
+WIDTHS: dict[str, ViewportSize] = {
+    "desktop": {"width": 1280, "height": 860},
+    "phone": {"width": 375, "height": 812},
+}
 
 # Every view a screen may show, by the element that is the view.
 VIEWS = {
