@@ -162,6 +162,8 @@ class IndexState:
     source_update_time: datetime | None = None
     error: str = ""
     attempts: int = 0
+    # The memory type the note was indexed as (its own, or the classifier's).
+    memory_type: MemoryType | None = None
 
 
 @dataclass(frozen=True)

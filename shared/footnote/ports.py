@@ -75,6 +75,11 @@ class ChunkStore(Protocol):
 
     def index_state(self, note_id: str) -> IndexState | None: ...
 
+    def index_states(self, note_ids: Sequence[str]) -> dict[str, IndexState]:
+        """The index states of these notes, by note id (a note without one is left
+        out): one batched read, for a page of the notes list."""
+        ...
+
     def replace_chunks(
         self, note: Note, chunks: Sequence[Chunk], state: IndexState
     ) -> list[str] | None:

@@ -105,8 +105,10 @@ def test_a_client_that_disconnects_stops_the_generation(google: FakeGoogleApis) 
     # the fake sent 4 words per chunk: 40 sentences are ~80 chunks; we read a handful
     assert 0 < len(pulled) < 20, len(pulled)
     conversation = json.loads(first.decode().split("data: ", 1)[1])["conversationId"]
-    assert conversation is None  # a new conversation: nothing was recorded for it
+    assert conversation  # minted for the new conversation before generating ...
+    # ... but nothing was recorded under it: the answer never completed
     assert not [t for t in h.store.turns.values() if t.role == "assistant"]
+    assert h.call("GET", f"/conversations/{conversation}/messages", "alice").status_code == 404
 
 
 def test_extractive_answers_stream_sentence_by_sentence() -> None:

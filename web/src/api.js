@@ -10,16 +10,60 @@ export class ApiError extends Error {
   }
 }
 
-/** A plain sentence for an error, as shown to the user. */
+function sentence(text) {
+  const s = String(text || "").trim();
+  if (!s) return "";
+  return `${s[0].toUpperCase()}${s.slice(1)}${/[.!?…]$/.test(s) ? "" : "."}`;
+}
+
+function waitFor(seconds) {
+  if (!(seconds > 0)) return "in a moment";
+  if (seconds < 90) return `in ${Math.ceil(seconds)} second${Math.ceil(seconds) === 1 ? "" : "s"}`;
+  return `in ${Math.ceil(seconds / 60)} minutes`;
+}
+
+/**
+ * A plain sentence for an error, as shown to people: never an internal code such as
+ * "[invalid_argument]" or a field path; the API's own message where it is written for
+ * people (limits, quotas), a sentence of ours where it is not.
+ */
 export function describeError(err) {
   if (err instanceof ApiError) {
-    const details = Array.isArray(err.details)
-      ? err.details.map((d) => `${d.field}: ${d.problem}`).join("; ")
-      : "";
-    return `${err.message}${details ? ` (${details})` : ""} [${err.code}]`;
+    const retry = err.details && typeof err.details === "object" ? err.details.retryAfterSeconds : undefined;
+    switch (err.code) {
+      case "unauthenticated":
+        return "Your session has ended. Sign out and sign in again.";
+      case "not_found":
+        return "It no longer exists: it may have been deleted.";
+      case "quota_exceeded": {
+        const quota = err.details && err.details.quota;
+        if (quota === "storedChars") return "Your notes are at their size limit: delete or shorten notes to make room.";
+        const what = {
+          chatPerMinute: "You have asked a lot of questions in the last minute.",
+          searchPerMinute: "You have searched a lot in the last minute.",
+          notesPerDay: "You have saved as many notes as one day allows.",
+        }[quota] || "You have reached a usage limit.";
+        return `${what} Try again ${waitFor(retry)}.`;
+      }
+      case "payload_too_large":
+        return "That is too long to save. Shorten it and try again.";
+      case "invalid_argument": {
+        const problems = Array.isArray(err.details) ? err.details.map((d) => d && d.problem).filter(Boolean) : [];
+        return problems.length ? `That could not be sent: ${problems.map((p) => p.replace(/\.$/, "").toLowerCase()).join("; ")}.` : sentence(err.message);
+      }
+      case "contention":
+      case "unavailable":
+        return "The service is busy right now. Try again in a moment.";
+      case "stream_incomplete":
+        return err.message;
+      default:
+        return err.status >= 500
+          ? "Something went wrong on our side. Try again in a moment."
+          : sentence(err.message);
+    }
   }
   if (err && err.name === "TypeError") return "The server could not be reached. Check your connection and try again.";
-  return (err && err.message) || String(err);
+  return sentence((err && err.message) || String(err));
 }
 
 async function toError(response) {
@@ -40,20 +84,22 @@ export class Api {
     this.getToken = getToken;
   }
 
-  async request(method, path, body, extraHeaders = {}) {
+  async request(method, path, body, extraHeaders = {}, signal = undefined) {
     const headers = { Authorization: `Bearer ${await this.getToken()}`, ...extraHeaders };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const response = await fetch(this.base + path, {
       method,
       headers,
+      cache: "no-store", // a user's data is never kept in the browser's HTTP cache
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
     });
     if (!response.ok) throw await toError(response);
     return response;
   }
 
   async json(method, path, body) {
-    const response = await this.request(method, path, body);
+    const response = await this.request(method, path, body, {}, this.signal);
     return response.status === 204 ? null : response.json();
   }
 
@@ -85,7 +131,7 @@ export class Api {
       "Content-Type": "application/json",
       Accept: "text/event-stream",
     };
-    const response = await fetch(this.base + "/chat", { method: "POST", headers, body: JSON.stringify(body), signal });
+    const response = await fetch(this.base + "/chat", { method: "POST", headers, body: JSON.stringify(body), signal, cache: "no-store" });
     if (!response.ok) throw await toError(response);
     if (!(response.headers.get("Content-Type") || "").includes("text/event-stream")) {
       const done = await response.json(); // a server that does not stream still answers

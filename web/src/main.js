@@ -17,6 +17,8 @@ import "./styles.css";
 const $ = (id) => document.getElementById(id);
 const MARKER = /\[(N\d+)\]/g;
 const POLL_MS = 1200;
+const REVEAL_MS = 140; // between two streamed sentences arriving at once
+const MAX_REVEAL_MS = 1500; // the longest a complete answer waits for its sentences to show
 
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -38,6 +40,18 @@ function formatDate(iso) {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
+/** A chunk's text starts with its note's title (the indexer puts it there): not twice. */
+function withoutTitle(text, title) {
+  const t = (title || "").replace(/\s+/g, " ").trim();
+  const s = (text || "").replace(/^\s+/, "");
+  if (!t || !s.replace(/\s+/g, " ").startsWith(t)) return text;
+  // Skip the title's words, whatever whitespace stands between them in the text.
+  const words = t.split(" ");
+  let rest = s;
+  for (const w of words) rest = rest.replace(/^\s*/, "").slice(w.length);
+  return rest.replace(/^[\s:—–-]+/, "") || text;
+}
+
 function noteLabel(note) {
   if (note && note.title) return note.title;
   const first = ((note && note.text) || "").trim().split(/\n/)[0];
@@ -48,7 +62,12 @@ let toastTimer = 0;
 function toast(message) {
   $("toast").textContent = message;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { $("toast").textContent = ""; }, 4000);
+  toastTimer = setTimeout(clearToast, 4000);
+}
+// A toast belongs to the view it was shown in: leaving the view (or signing out) ends it.
+function clearToast() {
+  clearTimeout(toastTimer);
+  $("toast").textContent = "";
 }
 
 // -- Firebase Auth -----------------------------------------------------------------
@@ -68,12 +87,19 @@ const state = {
   hasMore: true,
   loadingNotes: false,
   conversationId: null,
+  streamingId: null, // a new conversation whose first answer is streaming
   conversations: [], // GET /conversations, pages so far, most recent activity first
   conversationsCursor: null,
   conversationsState: "idle", // idle | loading | loaded | failed
   conversationsTicket: 0, // a response for an earlier sign-in or reset is dropped
   citationsByCid: new Map(),
+  titles: new Map(), // noteId -> {title, label} of cited notes the list has not loaded
   pollTimer: 0,
+  session: new AbortController(), // aborted at sign-out: nothing in flight lands afterwards
+  searchTicket: 0,
+  openTicket: 0,
+  epoch: 0, // one per signed-in session: a response for an earlier one is dropped
+  shownCitations: [], // what the sources panel shows, to redraw it once titles are known
 };
 
 async function boot() {
@@ -81,7 +107,7 @@ async function boot() {
   try {
     config = await firebaseConfig();
   } catch (err) {
-    $("auth-error").textContent = `Footnote could not start: ${describeError(err)}`;
+    $("auth-error").textContent = `Footnote could not start. ${describeError(err)}`;
     return;
   }
   const app = initializeApp(config);
@@ -89,6 +115,7 @@ async function boot() {
   const auth = initializeAuth(app, { persistence: browserLocalPersistence });
   if (config.authEmulator) connectAuthEmulator(auth, config.authEmulator, { disableWarnings: true });
   state.api = new Api(config.apiBase || "/api", () => auth.currentUser.getIdToken());
+  state.api.signal = state.session.signal;
 
   const credentials = async (action, label) => {
     const email = $("email").value.trim();
@@ -106,7 +133,11 @@ async function boot() {
   };
   $("auth-form").addEventListener("submit", (e) => { e.preventDefault(); credentials(signInWithEmailAndPassword, "Sign in"); });
   $("sign-up").addEventListener("click", () => credentials(createUserWithEmailAndPassword, "Creating the account"));
-  $("sign-out").addEventListener("click", () => signOut(auth));
+  $("sign-out").addEventListener("click", async () => {
+    await signOut(auth);
+    $("auth-form").reset(); // not even the last user's email stays on the sign-in page
+    $("auth-error").textContent = "";
+  });
   onAuthStateChanged(auth, (user) => onUser(user));
 }
 
@@ -125,13 +156,14 @@ function authMessage(err) {
 }
 
 function onUser(user) {
+  if (user && state.user && user.uid === state.user.uid) return; // a token refresh
+  resetSession();
   state.user = user;
   const signedIn = Boolean(user);
   $("auth-view").hidden = signedIn;
   $("tabs").hidden = !signedIn;
   $("account").hidden = !signedIn;
   $("who").textContent = user ? user.email : "";
-  resetSession();
   if (signedIn) {
     $("password").value = "";
     showView("notes", false);
@@ -144,30 +176,54 @@ function onUser(user) {
   }
 }
 
+/**
+ * Forget everything of the user who was signed in: requests in flight, what the
+ * client holds (notes, titles, conversations, citations) and every piece of the page
+ * that showed it (lists, answers, sources, search results, the note dialog, the
+ * preview, the toast, messages, and what was typed into any form). Runs on every
+ * change of user, so the next one, or the signed-out screen, starts empty.
+ */
 function resetSession() {
+  state.session.abort();
+  state.session = new AbortController();
+  if (state.api) state.api.signal = state.session.signal;
+  if (asking) asking.abort();
   clearTimeout(state.pollTimer);
   state.notes.clear();
+  state.titles.clear();
   state.cursor = null;
   state.hasMore = true;
+  state.loadingNotes = false;
   state.conversationId = null;
+  state.streamingId = null;
   state.conversations = [];
   state.conversationsCursor = null;
   state.conversationsState = "idle";
   state.conversationsTicket += 1;
+  state.searchTicket += 1;
+  state.openTicket += 1;
+  state.epoch += 1;
+  state.shownCitations = [];
   state.citationsByCid.clear();
-  $("notes-list").replaceChildren();
-  $("thread").replaceChildren();
-  $("sources-list").replaceChildren();
+  for (const id of ["notes-list", "thread", "sources-list", "search-results", "conversation-list", "note-body"]) {
+    $(id).replaceChildren();
+  }
+  for (const id of ["notes-more", "search-meta", "who", "note-dialog-title", "note-meta", "preview-date",
+    "preview-snippet", "note-error", "ask-error", "search-error", "conversations-error", "note-dialog-error"]) {
+    $(id).textContent = "";
+  }
   $("sources-empty").hidden = false;
-  $("search-results").replaceChildren();
-  $("search-meta").textContent = "";
-  $("notes-more").textContent = "";
-  for (const id of ["note-error", "ask-error", "search-error"]) $(id).textContent = "";
+  $("more-conversations").hidden = true;
+  for (const form of ["note-form", "ask-form", "search-form", "note-edit"]) $(form).reset();
   if ($("note-dialog").open) $("note-dialog").close();
+  delete $("note-dialog").dataset.current;
+  hidePreview();
+  clearToast();
 }
 
 // -- views -----------------------------------------------------------------------
 function showView(name, focus = true) {
+  clearToast();
   for (const tab of document.querySelectorAll(".tab")) {
     if (tab.dataset.view === name) tab.setAttribute("aria-current", "page");
     else tab.removeAttribute("aria-current");
@@ -184,18 +240,24 @@ for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click
 
 // -- notes -------------------------------------------------------------------------
 const STATUS_TEXT = { pending: "Indexing…", indexed: "Indexed", failed: "Indexing failed" };
+// A note whose state the client has not been told yet ("unknown") shows none, rather
+// than a guess that may be stale; the poller asks for it.
+const LIVE = new Set(["pending", "unknown"]);
+const statusOf = (note) => note.indexStatus || "unknown";
+// The memory type a note was given, or else the one it was indexed as.
+const typeOf = (note) => note.type || note.memoryType || "";
 
 function noteItem(note) {
-  const status = note.indexStatus || "pending";
+  const status = statusOf(note);
   const li = el("li", { class: "note", dataset: { noteId: note.id, status } });
   const title = el("h3", { class: "note-title" }, el("button", {
     type: "button", class: "link", text: noteLabel(note), onclick: () => openNote(note.id),
   }));
   const text = el("p", { class: "note-text", text: note.text });
-  const badge = el("span", { class: `status status-${status}`, role: "status", text: STATUS_TEXT[status] || status });
+  const badge = el("span", { class: `status status-${status}`, role: "status", text: STATUS_TEXT[status] || "" });
   const meta = el("p", { class: "note-meta" },
     el("time", { datetime: note.updatedAt || note.createdAt, text: formatDate(note.updatedAt || note.createdAt) }),
-    note.type ? el("span", { class: "type", text: note.type }) : null,
+    typeOf(note) ? el("span", { class: "type", title: "Memory type", text: typeOf(note) }) : null,
     badge);
   const actions = el("div", { class: "row note-actions" },
     el("button", { type: "button", text: "Edit", "aria-label": `Edit ${noteLabel(note)}`, onclick: () => openNote(note.id, { edit: true }) }),
@@ -236,13 +298,15 @@ async function loadMoreNotes() {
     state.hasMore = page.hasMore;
     $("notes-more").textContent = state.hasMore ? "" : state.notes.size ? "That's all your notes." : "No notes yet: write your first one above.";
   } catch (err) {
-    $("notes-more").textContent = `Could not load notes: ${describeError(err)}`;
+    if (user === state.user) $("notes-more").textContent = `Could not load notes. ${describeError(err)}`;
   } finally {
-    state.loadingNotes = false;
-    $("notes-list").removeAttribute("aria-busy");
+    if (user === state.user) {
+      state.loadingNotes = false;
+      $("notes-list").removeAttribute("aria-busy");
+    }
   }
   // A tall screen may show the sentinel still: keep paging until it is off-screen.
-  if (state.hasMore && sentinelVisible) loadMoreNotes();
+  if (user === state.user && state.hasMore && sentinelVisible) loadMoreNotes();
 }
 
 let sentinelVisible = false;
@@ -253,18 +317,18 @@ new IntersectionObserver((entries) => {
 
 function schedulePoll() {
   clearTimeout(state.pollTimer);
-  if ([...state.notes.values()].some((n) => n.indexStatus === "pending")) state.pollTimer = setTimeout(pollPending, POLL_MS);
+  if ([...state.notes.values()].some((n) => LIVE.has(statusOf(n)))) state.pollTimer = setTimeout(pollPending, POLL_MS);
 }
 
 async function pollPending() {
   const user = state.user;
-  const pending = [...state.notes.values()].filter((n) => n.indexStatus === "pending").slice(0, 10);
+  const pending = [...state.notes.values()].filter((n) => LIVE.has(statusOf(n))).slice(0, 10);
   await Promise.all(pending.map(async (n) => {
     try {
       const fresh = await state.api.getNote(n.id);
       // After a retry the note keeps its "failed" state until the indexer has run again.
       if (fresh.indexStatus === "failed" && n.retryUntil > Date.now()) return;
-      if (user === state.user && state.notes.has(n.id) && fresh.indexStatus !== n.indexStatus) putNote(fresh);
+      if (user === state.user && state.notes.has(n.id) && (fresh.indexStatus !== n.indexStatus || fresh.memoryType !== n.memoryType)) putNote(fresh);
     } catch (err) {
       if (err.status === 404) dropNote(n.id);
     }
@@ -285,14 +349,16 @@ $("note-form").addEventListener("submit", async (e) => {
   if ($("note-type").value) fields.type = $("note-type").value;
   const button = e.submitter || e.target.querySelector("button[type=submit]");
   button.disabled = true;
+  const user = state.user;
   try {
     const note = await state.api.createNote(fields);
+    if (user !== state.user) return;
     putNote(note, { prepend: true });
     $("note-form").reset();
     $("notes-more").textContent = "";
     toast("Note saved. It becomes searchable once indexed.");
   } catch (err) {
-    $("note-error").textContent = `The note was not saved: ${describeError(err)}`;
+    if (user === state.user) $("note-error").textContent = `The note was not saved. ${describeError(err)}`;
   } finally {
     button.disabled = false;
   }
@@ -301,12 +367,14 @@ $("note-form").addEventListener("submit", async (e) => {
 async function retryIndex(id) {
   // Re-saving the same text is a write to the note: the indexer runs again.
   const note = state.notes.get(id);
+  const user = state.user;
   try {
     const saved = await state.api.updateNote(id, { text: note.text });
+    if (user !== state.user) return;
     putNote({ ...saved, indexStatus: "pending", retryUntil: Date.now() + 30_000 });
     toast("Indexing again.");
   } catch (err) {
-    toast(`Retry failed: ${describeError(err)}`);
+    if (user === state.user) toast(`Retry failed. ${describeError(err)}`);
   }
 }
 
@@ -320,13 +388,15 @@ function confirmDelete(id, item) {
 }
 
 async function deleteNote(id) {
+  const user = state.user;
   try {
     await state.api.deleteNote(id);
+    if (user !== state.user) return;
     dropNote(id);
     if ($("note-dialog").open && $("note-dialog").dataset.noteId === id) $("note-dialog").close();
     toast("Note deleted.");
   } catch (err) {
-    toast(`The note was not deleted: ${describeError(err)}`);
+    if (user === state.user) toast(`The note was not deleted. ${describeError(err)}`);
   }
 }
 
@@ -345,16 +415,19 @@ async function openNote(id, { passage = null, edit = false } = {}) {
   setEditing(false);
   if (!dialog.open) dialog.showModal();
   let note;
+  const epoch = state.epoch;
   try {
     note = await state.api.getNote(id);
   } catch (err) {
+    if (epoch !== state.epoch || dialog.dataset.noteId !== id) return;
     $("note-dialog-title").textContent = "Note unavailable";
     $("note-dialog-error").textContent = err.status === 404 ? "This note no longer exists." : describeError(err);
     $("note-close").focus();
     return;
   }
-  if (dialog.dataset.noteId !== id) return;
+  if (epoch !== state.epoch || dialog.dataset.noteId !== id) return;
   if (state.notes.has(id)) putNote(note);
+  remember(note);
   renderNote(note, passage);
   if (edit) setEditing(true, note);
 }
@@ -363,7 +436,7 @@ function renderNote(note, passage) {
   $("note-dialog-title").textContent = noteLabel(note);
   $("note-meta").textContent = [
     `Updated ${formatDate(note.updatedAt)}`,
-    note.type ? `type: ${note.type}` : "",
+    typeOf(note) ? `memory type: ${typeOf(note)}` : "",
     STATUS_TEXT[note.indexStatus] || "",
   ].filter(Boolean).join(" · ");
   const body = $("note-body");
@@ -414,14 +487,16 @@ $("note-edit").addEventListener("submit", async (e) => {
   const id = dialog.dataset.noteId;
   const text = $("edit-text").value;
   if (!text.trim()) { $("note-dialog-error").textContent = "A note cannot be empty."; return; }
+  const user = state.user;
   try {
     const note = await state.api.updateNote(id, { text, title: $("edit-title").value.trim() });
+    if (user !== state.user) return;
     putNote(note, { prepend: !state.notes.has(id) });
     setEditing(false);
     renderNote(note, null);
     toast("Note updated. It is being indexed again.");
   } catch (err) {
-    $("note-dialog-error").textContent = `Not saved: ${describeError(err)}`;
+    if (user === state.user) $("note-dialog-error").textContent = `Not saved. ${describeError(err)}`;
   }
 });
 dialog.addEventListener("close", () => {
@@ -432,10 +507,35 @@ dialog.addEventListener("close", () => {
 // -- citations: chips, preview, sources ------------------------------------------------
 const preview = $("preview");
 
+// What the client knows of a note it cites or finds: from the list, or read once.
+function remember(note) {
+  state.titles.set(note.id, { title: note.title || "", label: noteLabel(note) });
+}
+function known(noteId) {
+  const note = state.notes.get(noteId);
+  return note ? { title: note.title || "", label: noteLabel(note) } : state.titles.get(noteId);
+}
+const labelOf = (noteId) => (known(noteId) ? known(noteId).label : "Open note");
+const snippetOf = (noteId, snippet) => withoutTitle(snippet, known(noteId)?.title);
+
+/** Read the titles of cited notes the list has not loaded, then redraw the sources. */
+async function learnTitles(noteIds) {
+  const epoch = state.epoch;
+  const missing = [...new Set(noteIds)].filter((id) => !known(id));
+  if (!missing.length) return;
+  await Promise.all(missing.map(async (id) => {
+    try {
+      const note = await state.api.getNote(id);
+      if (epoch === state.epoch) remember(note);
+    } catch { /* deleted since: its snippet stays as it is */ }
+  }));
+  if (epoch === state.epoch) renderSources(state.shownCitations, false);
+}
+
 function chip(cid, citation) {
   const n = cid.replace(/^N/, "");
   const label = citation
-    ? `Source ${n}: ${noteLabel(state.notes.get(citation.noteId)) || "note"}, ${formatDate(citation.createdAt)}. Opens the note.`
+    ? `Source ${n}: ${known(citation.noteId) ? labelOf(citation.noteId) : "a note"}, ${formatDate(citation.createdAt)}. Opens the note.`
     : `Source ${n}`;
   const button = el("button", {
     type: "button", class: "chip", text: n, "aria-label": label,
@@ -453,8 +553,8 @@ function chip(cid, citation) {
 }
 
 function showPreview(anchor, citation) {
-  $("preview-date").textContent = `${noteLabel(state.notes.get(citation.noteId))} · ${formatDate(citation.createdAt)}`;
-  $("preview-snippet").textContent = citation.snippet;
+  $("preview-date").textContent = `${labelOf(citation.noteId)} · ${formatDate(citation.createdAt)}`;
+  $("preview-snippet").textContent = snippetOf(citation.noteId, citation.snippet);
   preview.hidden = false;
   const r = anchor.getBoundingClientRect();
   const width = Math.min(320, window.innerWidth - 16);
@@ -484,7 +584,8 @@ function renderAnswer(container, text, citations) {
   container.replaceChildren(...nodes);
 }
 
-function renderSources(citations) {
+function renderSources(citations, learn = true) {
+  state.shownCitations = citations || [];
   const list = $("sources-list");
   list.replaceChildren();
   const byNote = new Map();
@@ -497,12 +598,13 @@ function renderSources(citations) {
     list.append(el("li", { class: "source", dataset: { noteId } },
       el("p", { class: "source-head" },
         ...cs.map((c) => el("span", { class: "chip static", text: c.cid.replace(/^N/, ""), "aria-hidden": "true" })),
-        el("button", { type: "button", class: "link", text: noteLabel(state.notes.get(noteId)) === "Untitled note" ? "Open note" : noteLabel(state.notes.get(noteId)),
+        el("button", { type: "button", class: "link", text: labelOf(noteId),
           "aria-label": `Open the note cited as ${cs.map((c) => c.cid.replace(/^N/, "")).join(", ")}`,
           onclick: () => openNote(noteId, { passage: first.snippet }) })),
       el("p", { class: "hint", text: formatDate(first.createdAt) }),
-      el("blockquote", { text: first.snippet })));
+      el("blockquote", { text: snippetOf(noteId, first.snippet) })));
   }
+  if (learn) learnTitles([...byNote.keys()]);
   $("sources-empty").hidden = byNote.size > 0;
   $("sources-empty").textContent = "Cited notes appear here.";
 }
@@ -538,12 +640,14 @@ function finishAnswer(li, done) {
 }
 
 async function showMessageSources(messageId) {
+  const user = state.user;
   try {
     const { sources } = await state.api.sources(messageId);
+    if (user !== state.user) return;
     renderSources(sources);
     $("sources-title").scrollIntoView({ block: "nearest" });
   } catch (err) {
-    $("ask-error").textContent = describeError(err);
+    if (user === state.user) $("ask-error").textContent = `The sources could not be shown. ${describeError(err)}`;
   }
 }
 
@@ -570,36 +674,63 @@ $("ask-form").addEventListener("submit", async (e) => {
   text.append(el("span", { class: "typing", text: "Thinking…" }));
   $("question").value = "";
   $("ask-button").disabled = true;
-  asking = new AbortController();
+  const controller = new AbortController();
+  asking = controller;
   const user = state.user;
   let streamed = "";
+  let started = null; // a new conversation, named by the stream's meta before the answer
+  // Sentences that arrive together (the extractive generator writes a whole answer in
+  // ~70 ms) still appear one after another: each fades in a moment after the last.
+  const stagger = window.matchMedia("(prefers-reduced-motion: reduce)").matches ? 0 : REVEAL_MS;
+  let revealAt = 0;
   try {
     const done = await state.api.chatStream(body, (name, data) => {
       if (user !== state.user) return;
-      if (name === "meta" && data.conversationId) {
-        state.conversationId = data.conversationId;
+      if (name === "meta" && data.conversationId && !body.conversationId) {
+        // Listed (and marked current) at once; it is the current conversation only
+        // once the answer is done and recorded.
+        started = data.conversationId;
+        state.streamingId = started;
+        conversationActive(started, message, 0);
       } else if (name === "delta") {
         text.querySelector(".typing")?.remove();
         streamed += data.text;
+        // Each checked sentence appears as it arrives (and fades in, so it is seen to).
         const piece = el("span", { class: "delta" });
+        const now = performance.now();
+        const start = Math.max(now, revealAt);
+        piece.style.animationDelay = `${Math.round(start - now)}ms`;
+        revealAt = start + stagger;
         renderAnswer(piece, data.text, []);
         text.append(piece);
       }
-    }, asking.signal);
+    }, controller.signal);
+    const showing = Math.min(revealAt - performance.now(), MAX_REVEAL_MS);
+    if (showing > 0) await new Promise((resolve) => { setTimeout(resolve, showing); });
     if (user !== state.user) return;
     state.conversationId = done.conversationId;
+    state.streamingId = null;
     conversationActive(done.conversationId, message);
     finishAnswer(answer, done);
     renderSources(done.citations);
   } catch (err) {
+    if (user !== state.user) return;
     answer.remove();
-    $("ask-error").textContent = `No answer: ${describeError(err)}`;
+    if (started) {
+      // Never recorded: it leaves the list again.
+      state.conversations = state.conversations.filter((c) => c.id !== started);
+      state.streamingId = null;
+      renderConversationList();
+    }
+    $("ask-error").textContent = `No answer. ${describeError(err)}`;
     if (!streamed) $("question").value = message;
   } finally {
-    asking = null;
-    answer.removeAttribute("aria-busy");
-    $("ask-button").disabled = false;
-    $("question").focus();
+    if (asking === controller) asking = null;
+    if (user === state.user) {
+      answer.removeAttribute("aria-busy");
+      $("ask-button").disabled = false;
+      $("question").focus();
+    }
   }
 });
 
@@ -623,19 +754,19 @@ async function loadConversations(more) {
   } catch (err) {
     if (ticket !== state.conversationsTicket) return;
     state.conversationsState = "failed";
-    $("conversations-error").textContent = `Could not load your conversations: ${describeError(err)}`;
+    $("conversations-error").textContent = `Could not load your conversations. ${describeError(err)}`;
   }
   renderConversationList();
 }
 
 // An answer just arrived: its conversation is now the most recent (as the API will
 // list it), without asking for the list again.
-function conversationActive(id, question) {
+function conversationActive(id, question, added = 2) {
   const now = new Date().toISOString();
   const existing = state.conversations.find((c) => c.id === id);
   const item = existing
-    ? { ...existing, updatedAt: now, messageCount: existing.messageCount + 2 }
-    : { id, title: question.split(/\s+/).join(" ").trim(), createdAt: now, updatedAt: now, messageCount: 2 };
+    ? { ...existing, updatedAt: now, messageCount: existing.messageCount + added }
+    : { id, title: question.split(/\s+/).join(" ").trim(), createdAt: now, updatedAt: now, messageCount: added };
   state.conversations = [item, ...state.conversations.filter((c) => c.id !== id)];
   renderConversationList();
 }
@@ -653,13 +784,16 @@ function renderConversationList() {
   list.setAttribute("aria-busy", String(loading));
   const items = state.user ? state.conversations : [];
   for (const c of items) {
-    const current = c.id === state.conversationId;
+    const streaming = c.id === state.streamingId;
+    const current = streaming || (c.id === state.conversationId && !state.streamingId);
     const turns = Math.floor((c.messageCount || 0) / 2);
+    const when = streaming ? "answering…" : `${formatDate(c.updatedAt)} · ${turns} ${turns === 1 ? "question" : "questions"}`;
     list.append(el("li", {},
       el("button", { type: "button", class: "conversation", "aria-current": current ? "true" : null,
-        dataset: { conversationId: c.id }, onclick: () => openConversation(c.id) },
+        title: c.title || null, dataset: { conversationId: c.id }, disabled: streaming,
+        onclick: () => openConversation(c.id) },
         el("span", { class: "conversation-title", text: c.title || "Untitled conversation" }),
-        el("span", { class: "hint", text: `${formatDate(c.updatedAt)} · ${turns} ${turns === 1 ? "question" : "questions"}` }))));
+        el("span", { class: "hint", text: when }))));
   }
   if (!items.length && loading) list.append(el("li", { class: "hint", text: "Loading conversations…" }));
   else if (!items.length && state.conversationsState === "loaded") list.append(el("li", { class: "hint", text: "No conversations yet." }));
@@ -672,15 +806,20 @@ $("more-conversations").addEventListener("click", () => loadConversations(true))
 
 async function openConversation(id) {
   $("ask-error").textContent = "";
+  const ticket = ++state.openTicket;
   try {
     const { messages } = await state.api.messages(id);
+    if (ticket !== state.openTicket) return; // signed out, or another one opened since
     state.conversationId = id;
     $("thread").replaceChildren();
     let lastCitations = [];
     for (const m of messages) {
       const li = turnItem(m.role, m.role === "user" ? m.text : "");
       if (m.role === "assistant") {
-        finishAnswer(li, { answer: m.text, citations: m.citations, messageId: m.id, meta: {} });
+        // How it was found, as recorded with the answer: the same line as when it was asked.
+        const meta = m.meta || {};
+        finishAnswer(li, { answer: m.text, citations: m.citations, messageId: m.id,
+          meta: { confidence: meta.confidence, retrieval: { strategy: meta.strategy } } });
         lastCitations = m.citations;
       }
     }
@@ -688,11 +827,12 @@ async function openConversation(id) {
     renderConversationList();
     $("question").focus();
   } catch (err) {
+    if (ticket !== state.openTicket) return;
     if (err.status === 404) {
       state.conversations = state.conversations.filter((c) => c.id !== id);
       renderConversationList();
     }
-    $("ask-error").textContent = `Could not open the conversation: ${describeError(err)}`;
+    $("ask-error").textContent = `Could not open the conversation. ${describeError(err)}`;
   }
 }
 
@@ -711,31 +851,40 @@ $("search-form").addEventListener("submit", async (e) => {
   if (!query) return;
   $("search-error").textContent = "";
   $("search-results").setAttribute("aria-busy", "true");
+  const ticket = ++state.searchTicket;
   try {
     const result = await state.api.search(query);
+    if (ticket !== state.searchTicket) return; // signed out, or searched again since
     const list = $("search-results");
     list.replaceChildren();
     for (const r of result.results) {
+      // Only what contributed: a signal that scored 0 is neither listed nor named.
+      const scored = Object.entries(r.breakdown || {}).filter(([, v]) => Math.abs(Number(v)) >= 0.00005);
       const breakdown = el("dl", { class: "breakdown", "aria-label": "Score breakdown" });
-      for (const [k, v] of Object.entries(r.breakdown || {})) {
+      for (const [k, v] of scored) {
         breakdown.append(el("div", {}, el("dt", { text: k }), el("dd", { text: Number(v).toFixed(4) })));
       }
+      const via = (r.sources || []).filter((s) => !(s in (r.breakdown || {})) || scored.some(([k]) => k === s));
+      const title = r.title || "";
       list.append(el("li", { class: "result", dataset: { noteId: r.noteId } },
+        title ? el("h2", { class: "result-title", text: title }) : null,
         el("p", { class: "result-head" },
           el("strong", { text: `score ${Number(r.score).toFixed(4)}` }),
-          el("span", { class: "hint", text: ` similarity ${Number(r.similarity).toFixed(3)} · ${r.memoryType} · ${formatDate(r.createdAt)} · via ${(r.sources || []).join(" + ")}` })),
-        el("p", { class: "result-text", text: r.text }),
-        breakdown,
+          r.memoryType ? el("span", { class: "type", title: "Memory type", text: r.memoryType }) : null,
+          el("span", { class: "hint", text: [`similarity ${Number(r.similarity).toFixed(3)}`, formatDate(r.createdAt),
+            via.length ? `via ${via.join(" + ")}` : ""].filter(Boolean).join(" · ") })),
+        el("p", { class: "result-text", text: withoutTitle(r.text, title) }),
+        scored.length ? breakdown : null,
         el("button", { type: "button", class: "link", text: "Open note", onclick: () => openNote(r.noteId, { passage: r.text }) })));
     }
     const strategy = result.meta && result.meta.strategy;
     $("search-meta").textContent = result.results.length
-      ? `${result.results.length} passages · ${strategy ? strategy.replaceAll("_", " ") : ""}`
+      ? `${result.results.length} ${result.results.length === 1 ? "passage" : "passages"} · ${strategy ? strategy.replaceAll("_", " ") : ""}`
       : "Nothing in your notes matches that.";
   } catch (err) {
-    $("search-error").textContent = `Search failed: ${describeError(err)}`;
+    if (ticket === state.searchTicket) $("search-error").textContent = `Search failed. ${describeError(err)}`;
   } finally {
-    $("search-results").removeAttribute("aria-busy");
+    if (ticket === state.searchTicket) $("search-results").removeAttribute("aria-busy");
   }
 });
 

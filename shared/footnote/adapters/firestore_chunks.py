@@ -29,6 +29,17 @@ class FirestoreChunkStore(FirestoreRepository):
         snap = self.client.collection(STATES).document(note_id).get()
         return state_from(snap.id, snap.to_dict() or {}) if snap.exists else None
 
+    def index_states(self, note_ids: Sequence[str]) -> dict[str, IndexState]:
+        ids = list(dict.fromkeys(note_ids))
+        if not ids:
+            return {}
+        refs = [self.client.collection(STATES).document(i) for i in ids]
+        return {
+            snap.id: state_from(snap.id, snap.to_dict() or {})
+            for snap in self.client.get_all(refs)
+            if snap.exists
+        }
+
     def replace_chunks(
         self, note: Note, chunks: Sequence[Chunk], state: IndexState
     ) -> list[str] | None:

@@ -209,6 +209,7 @@ def state_doc(s: IndexState) -> dict[str, Any]:
         "sourceUpdateTime": s.source_update_time,
         "error": s.error,
         "attempts": s.attempts,
+        "memoryType": s.memory_type.value if s.memory_type else None,
     }
 
 
@@ -223,4 +224,5 @@ def state_from(note_id: str, d: Mapping[str, Any]) -> IndexState:
         source_update_time=d.get("sourceUpdateTime"),
         error=d.get("error", ""),
         attempts=int(d.get("attempts", 0)),
+        memory_type=MemoryType(d["memoryType"]) if d.get("memoryType") else None,
     )

@@ -108,6 +108,9 @@ class MemoryStore:
     def index_state(self, note_id: str) -> IndexState | None:
         return self.states.get(note_id)
 
+    def index_states(self, note_ids: Sequence[str]) -> dict[str, IndexState]:
+        return {i: self.states[i] for i in note_ids if i in self.states}
+
     def replace_chunks(
         self, note: Note, chunks: Sequence[Chunk], state: IndexState
     ) -> list[str] | None:

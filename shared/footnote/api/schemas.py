@@ -367,9 +367,11 @@ class Note(_Out):
     type: MemoryType | None
     created_at: datetime
     updated_at: datetime
-    # Absent from a listing; chunkCount only on GET /notes/{noteId}.
+    # chunkCount only on GET /notes/{noteId}; memoryType (the type it was indexed
+    # as: its own or the classifier's) once it is indexed.
     index_status: IndexStatus | None = None
     chunk_count: int | None = None
+    memory_type: MemoryType | None = None
 
 
 class NotePage(_Out):
@@ -442,6 +444,7 @@ class SearchMeta(RetrievalMeta):
 class SearchHit(_Out):
     chunk_id: str
     note_id: str
+    title: str = Field(description="The note's title as indexed; the text starts with it.")
     text: str
     created_at: str
     memory_type: MemoryType
@@ -456,6 +459,11 @@ class SearchResponse(_Out):
     meta: SearchMeta
 
 
+class AnswerSummary(_Out):
+    confidence: float | None
+    strategy: str | None
+
+
 class Message(_Out):
     id: str
     conversation_id: str
@@ -463,6 +471,8 @@ class Message(_Out):
     text: str
     created_at: str
     citations: list[Citation]
+    # An answer's confidence and retrieval strategy, as recorded with it.
+    meta: AnswerSummary | None = None
 
 
 class Conversation(_Out):

@@ -12,6 +12,7 @@ from typing import Any
 from footnote.domain import Citation, Conversation, DeletionJob, Note, TimeWindow
 from footnote.services.chat import ChatOutcome
 from footnote.services.results import (
+    AnswerSummary,
     ConversationListing,
     Message,
     NoteListing,
@@ -30,12 +31,14 @@ def note(view: NoteView) -> dict[str, Any]:
         body["indexStatus"] = view.index_status.value
     if view.chunk_count is not None:
         body["chunkCount"] = view.chunk_count
+    if view.memory_type is not None:
+        body["memoryType"] = view.memory_type.value
     return body
 
 
 def note_page(listing: NoteListing) -> dict[str, Any]:
     return {
-        "notes": [_note(n) for n in listing.notes],
+        "notes": [note(v) for v in listing.notes],
         "cursor": listing.cursor,
         "hasMore": listing.cursor is not None,
     }
@@ -68,6 +71,7 @@ def search(result: SearchResult) -> dict[str, Any]:
             {
                 "chunkId": h.chunk_id,
                 "noteId": h.note_id,
+                "title": h.title,
                 "text": h.text,
                 "createdAt": iso(h.created_at),
                 "memoryType": h.memory_type.value,
@@ -100,6 +104,7 @@ def messages(turns: tuple[Message, ...]) -> dict[str, Any]:
                 "text": t.text,
                 "createdAt": iso(t.created_at),
                 "citations": [citation(c) for c in t.citations],
+                **({} if t.meta is None else {"meta": _answer_summary(t.meta)}),
             }
             for t in turns
         ]
@@ -136,6 +141,10 @@ def _conversation(c: Conversation) -> dict[str, Any]:
         "updatedAt": iso(c.updated_at),
         "messageCount": c.message_count,
     }
+
+
+def _answer_summary(s: AnswerSummary) -> dict[str, Any]:
+    return {"confidence": s.confidence, "strategy": s.strategy}
 
 
 def _retrieval(r: RetrievalReport) -> dict[str, Any]:

@@ -53,6 +53,7 @@ from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.services.results import (
     AnswerMeta,
+    AnswerSummary,
     ConversationListing,
     Message,
     QueryReport,
@@ -103,7 +104,10 @@ class _Prepared:
     tenant_id: str
     message: str
     question: str
-    conversation_id: str | None
+    # The conversation the turn goes to: the caller's, or one minted for a new
+    # conversation before anything is generated, so a stream's ``meta`` names it.
+    # Nothing is recorded under it until the answer is complete.
+    conversation_id: str
     rag: RagConfig
     now: datetime
     analysis: QueryAnalysis
@@ -178,6 +182,7 @@ class ChatService:
                 c.similarity,
                 c.sources,
                 dict(c.breakdown),
+                c.chunk.title,
             )
             for c in (result.chunks if result.matched else [])
         )
@@ -224,7 +229,7 @@ class ChatService:
             tenant_id,
             message,
             reading.question,
-            conversation_id,
+            conversation_id or uuid.uuid4().hex,
             rag,
             now,
             reading.analysis,
@@ -353,7 +358,7 @@ class ChatService:
         confidence: float,
     ) -> tuple[str, str]:
         """Store the question and the answer as two turns; their conversation and message ids."""
-        conversation_id = p.conversation_id or uuid.uuid4().hex
+        conversation_id = p.conversation_id
         message_id = uuid.uuid4().hex
         self._conversations.append_turns(
             [
@@ -366,7 +371,7 @@ class ChatService:
                     answer,
                     p.now,
                     tuple(citation_record(c) for c in citations),
-                    {"model": model, "confidence": confidence},
+                    {"model": model, "confidence": confidence, "strategy": p.result.strategy.value},
                 ),
             ]
         )
@@ -476,6 +481,7 @@ class ChatService:
                 t.text,
                 t.created_at,
                 tuple(citation_from_record(c) for c in t.citations),
+                _answer_meta(t),
             )
             for t in turns
         )
@@ -576,6 +582,20 @@ class ChatService:
             fallbacks.append(Fallback.GENERATOR_UNAVAILABLE)
             log.warning("generator failed without RAG: %s", type(exc).__name__)
             return Draft(RAG_OFF_OFFLINE, self._extractive.model)
+
+
+def _answer_meta(turn: Turn) -> AnswerSummary | None:
+    """How an answer was found, as stored with it (turns stored before the strategy
+    was kept have none)."""
+    meta = turn.meta or {}
+    if turn.role != "assistant" or not meta:
+        return None
+    confidence = meta.get("confidence")
+    strategy = meta.get("strategy")
+    return AnswerSummary(
+        float(confidence) if isinstance(confidence, int | float) else None,
+        strategy if isinstance(strategy, str) else None,
+    )
 
 
 def _last_question(turns: Sequence[Turn]) -> str | None:

@@ -142,6 +142,7 @@ class IndexingService:
             chunk_count=len(chunks),
             model=self._embedder.model_id,
             source_update_time=note.updated_at,
+            memory_type=memory_type,
         )
         removed = self._chunks.replace_chunks(note, chunks, state)
         if removed is None:

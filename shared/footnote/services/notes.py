@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import IndexStatus, MemoryType, Note, NoteChanges, NoteEdit
+from footnote.domain import IndexState, IndexStatus, MemoryType, Note, NoteChanges, NoteEdit
 from footnote.errors import NotFound
 from footnote.ports import ChunkStore, NoteStore
 from footnote.services.quotas import QuotaService
@@ -78,11 +78,25 @@ class NotesService:
             note,
             state.status if state else IndexStatus.PENDING,
             state.chunk_count if state else 0,
+            _indexed_type(state),
         )
 
     def list(self, tenant_id: str, limit: int, cursor: str | None) -> NoteListing:
+        """A page of notes, each with its index state (one batched read), so a list
+        shows every note's state as it is, not "pending" until asked one by one."""
         page = self._notes.list_notes(tenant_id, limit, cursor)
-        return NoteListing(tuple(page.notes), page.cursor)
+        states = self._chunks.index_states([n.id for n in page.notes])
+        return NoteListing(
+            tuple(
+                NoteView(
+                    n,
+                    states[n.id].status if n.id in states else IndexStatus.PENDING,
+                    memory_type=_indexed_type(states.get(n.id)),
+                )
+                for n in page.notes
+            ),
+            page.cursor,
+        )
 
     def update(
         self,
@@ -102,7 +116,9 @@ class NotesService:
         else:
             note = self._write_text(self._quotas, tenant_id, note_id, changes, changes.text)
         state = self._chunks.index_state(note_id)
-        return NoteView(note, state.status if state else IndexStatus.PENDING)
+        return NoteView(
+            note, state.status if state else IndexStatus.PENDING, None, _indexed_type(state)
+        )
 
     def delete(self, tenant_id: str, note_id: str) -> None:
         deleted = self._notes.delete_note(tenant_id, note_id)
@@ -143,3 +159,10 @@ class NotesService:
         grown = len(edit.after.text) - len(edit.before.text)
         quotas.adjust_chars(tenant_id, grown - reservation.chars)
         return edit.after
+
+
+def _indexed_type(state: IndexState | None) -> MemoryType | None:
+    """The memory type of the note's current index (none while it is pending)."""
+    if state is None or state.status is not IndexStatus.INDEXED:
+        return None
+    return state.memory_type

@@ -24,16 +24,18 @@ from footnote.domain import (
 @dataclass(frozen=True)
 class NoteView:
     """A note with its index state; None where the operation does not report it (a
-    listing reports neither, an edit no chunk count)."""
+    listing and an edit report no chunk count)."""
 
     note: Note
     index_status: IndexStatus | None = None
     chunk_count: int | None = None
+    # The memory type it was indexed as (its own or the classifier's); None until indexed.
+    memory_type: MemoryType | None = None
 
 
 @dataclass(frozen=True)
 class NoteListing:
-    notes: tuple[Note, ...]
+    notes: tuple[NoteView, ...]  # each with its index status
     cursor: str | None  # None: this is the last page
 
 
@@ -99,6 +101,7 @@ class SearchHit:
     similarity: float
     sources: tuple[str, ...]
     breakdown: Mapping[str, float]
+    title: str = ""  # the note's title as indexed (a chunk's text starts with it)
 
 
 @dataclass(frozen=True)
@@ -109,8 +112,17 @@ class SearchResult:
 
 
 @dataclass(frozen=True)
+class AnswerSummary:
+    """How a stored answer was found: its confidence and retrieval strategy (None
+    where the turn did not record it)."""
+
+    confidence: float | None
+    strategy: str | None
+
+
+@dataclass(frozen=True)
 class Message:
-    """One turn of a conversation."""
+    """One turn of a conversation; an answer with how it was found."""
 
     id: str
     conversation_id: str
@@ -118,6 +130,7 @@ class Message:
     text: str
     created_at: datetime
     citations: tuple[Citation, ...]
+    meta: AnswerSummary | None = None
 
 
 # -- citations as stored with a turn ----------------------------------------------------
