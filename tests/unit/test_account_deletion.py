@@ -9,6 +9,7 @@ whatever step the job crashed after.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, cast
 
 import pytest
@@ -334,14 +335,20 @@ def test_notes_posted_concurrently_with_the_job_do_not_survive(world) -> None:
 
     thread = threading.Thread(target=hammer)
     thread.start()
+    deadline = time.monotonic() + 60
     try:
-        while not any(c == 201 for c in codes):
-            pass
+        while not any(c == 201 for c in codes) and time.monotonic() < deadline:
+            time.sleep(0.001)
         _delete(h)
-        _service(h).run(ALICE, deletion_job_id(ALICE))
+        # The job's grace wait lets requests already past the fence finish before it
+        # deletes (330 s in production); here, the writer's requests after the fence are
+        # refused, and the one in flight ends, before the job runs.
+        while 401 not in codes and time.monotonic() < deadline:
+            time.sleep(0.001)
     finally:
         stop.set()
-        thread.join()
+        thread.join(timeout=60)
+    _service(h).run(ALICE, deletion_job_id(ALICE))
     assert 401 in codes
     h.index_all()  # late indexer runs of the notes that were created write nothing
     _assert_gone(h, before)

@@ -112,7 +112,7 @@ export class Api {
   createNote(fields) { return this.json("POST", "/notes", fields); }
   updateNote(id, fields) { return this.json("PATCH", `/notes/${encodeURIComponent(id)}`, fields); }
   deleteNote(id) { return this.json("DELETE", `/notes/${encodeURIComponent(id)}`); }
-  search(query, k = 10) { return this.json("POST", "/search", { query, k }); }
+  search(query, k = 10) { return this.json("POST", "/search", { query, k, ...askerZone() }); }
   listConversations(cursor, limit = 20) {
     const q = new URLSearchParams({ limit: String(limit) });
     if (cursor) q.set("cursor", cursor);
@@ -131,7 +131,8 @@ export class Api {
       "Content-Type": "application/json",
       Accept: "text/event-stream",
     };
-    const response = await fetch(this.base + "/chat", { method: "POST", headers, body: JSON.stringify(body), signal, cache: "no-store" });
+    const asked = { ...body, ...askerZone() };
+    const response = await fetch(this.base + "/chat", { method: "POST", headers, body: JSON.stringify(asked), signal, cache: "no-store" });
     if (!response.ok) throw await toError(response);
     if (!(response.headers.get("Content-Type") || "").includes("text/event-stream")) {
       const done = await response.json(); // a server that does not stream still answers
@@ -175,4 +176,17 @@ export function parseEvent(block) {
   }
   if (!data.length) return null;
   return { name, data: JSON.parse(data.join("\n")) };
+}
+
+/**
+ * The browser's IANA time zone, so "today" and a note's "before Friday" are read on
+ * the asker's calendar (the API defaults to UTC without one).
+ */
+function askerZone() {
+  try {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return zone ? { timeZone: zone } : {};
+  } catch {
+    return {};
+  }
 }

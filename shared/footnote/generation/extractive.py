@@ -124,7 +124,13 @@ def candidates(
         title = _clean(source.chunk.title).rstrip(".!?").lower()
         # The title names what each of the note's sentences is about ("Birthday party –
         # Isla" over "Sat 24 Jan, 2-4pm"), as it does for every chunk in BM25.
-        titled = frozenset(terms(source.chunk.title))
+        # Only the words the text itself lacks: a title the text repeats ("Henry J.
+        # Kaiser": "Henry John Kaiser was…") is already the text's, and lending it to
+        # every sentence would make each of them look like the answer.
+        body = source.chunk.text
+        if title and body.lower().startswith(source.chunk.title.strip().lower()):
+            body = body[len(source.chunk.title.strip()) :]
+        titled = frozenset(terms(source.chunk.title)) - frozenset(terms(body))
         heard_by = listeners(source.chunk.text)
         turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
         for position, (sentence, speaker) in enumerate(turns):
@@ -415,12 +421,14 @@ def _dated_answer(
     # A personal record ("domain renewed, done", "We signed the lease"): the day it was
     # written is the day it happened.
     recorded = bool(best.speaker or first_person(best.text) or first_person(question))
-    if recorded and _ASKS_PAST.search(question):
+    if _ASKS_PAST.search(question):
         # "When did I renew the domain?": the record of it, not the plan to ("renew
-        # domain (expires 4 March!)").
-        return _cite(day_text(written_of(best).date()), best.cid)
-    # The best sentence is about the event but says nothing of when ("RSVPd yes to
-    # Isla's party"): the next ones that cover the question may ("Isla's 9th, Sat 24 Jan").
+        # domain (expires 4 March!)"); an undated sentence of someone else's past says
+        # nothing of when.
+        return _cite(day_text(written_of(best).date()), best.cid) if recorded else NOT_ENOUGH
+    # What is coming: the best sentence is about the event but says nothing of when
+    # ("RSVPd yes to Isla's party"): the next ones that cover the question may ("Isla's
+    # 9th, Sat 24 Jan").
     for c in pool[1:DATED_CANDIDATES]:
         if covers(c) and (said_when := stated(c)) is not None:
             return _cite(said_when, c.cid)
