@@ -26,7 +26,7 @@ from benchmarks.load import percentiles
 
 
 def one_round(
-    url: str, token: str, writers: int, if_match: bool, timeout_s: float
+    url: str, token: str, writers: int, if_match: bool, timeout_s: float, method: str = "PATCH"
 ) -> dict[str, Any]:
     auth = {"Authorization": f"Bearer {token}"}
     created = requests.post(f"{url}/notes", json={"text": "start"}, headers=auth, timeout=60)
@@ -46,8 +46,12 @@ def one_round(
         barrier.wait()
         t0 = time.perf_counter()
         try:
-            r = session.patch(
-                f"{url}/notes/{note_id}", json={"text": text}, headers=headers, timeout=timeout_s
+            r = session.request(
+                method,
+                f"{url}/notes/{note_id}",
+                json={"text": text} if method == "PATCH" else None,
+                headers=headers,
+                timeout=timeout_s,
             )
             status = r.status_code
         except requests.RequestException:
@@ -79,6 +83,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--if-match", action="store_true", help="send If-Match with the ETag")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="first as many concurrent GETs of the note: what the host answers reads in",
+    )
     args = parser.parse_args()
     stack = None
     if args.url:
@@ -93,9 +102,22 @@ def main() -> None:
     try:
         from footnote.dev.demo import DemoClient
 
-        token = DemoClient("", auth, "demo-footnote").sign_up(
-            f"edits-{uuid.uuid4().hex[:10]}@footnote.test"
-        )
+        token = ""
+        for _ in range(60):  # the Auth emulator may still be starting
+            try:
+                token = DemoClient("", auth, "demo-footnote").sign_up(
+                    f"edits-{uuid.uuid4().hex[:10]}@footnote.test"
+                )
+                break
+            except requests.ConnectionError:
+                time.sleep(0.5)
+        report: dict[str, Any] = {}
+        if args.baseline:
+            reads = [
+                one_round(url, token, args.writers, False, args.timeout, "GET")
+                for _ in range(args.rounds)
+            ]
+            report["baselineGet"] = percentiles([ms for r in reads for ms in r["latenciesMs"]])
         rounds = [
             one_round(url, token, args.writers, args.if_match, args.timeout)
             for _ in range(args.rounds)
@@ -104,7 +126,7 @@ def main() -> None:
         statuses: Counter[int] = Counter()
         for r in rounds:
             statuses.update({int(k): v for k, v in r["statuses"].items()})
-        report = {
+        report |= {
             "writers": args.writers,
             "rounds": args.rounds,
             "ifMatch": args.if_match,

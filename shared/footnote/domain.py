@@ -80,6 +80,9 @@ class Note:
     title: str = ""
     tags: tuple[str, ...] = ()
     type: MemoryType | None = None  # set by the user; otherwise classified
+    # Moves by one with every write through the API: the note's ETag. 0 for a note
+    # written behind the API's back without one.
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,7 @@ def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
         tags=changes.tags if changes.tags is not None else note.tags,
         type=None if changes.clear_type else (changes.type or note.type),
         updated_at=now,
+        version=note.version + 1,
     )
 
 

@@ -43,18 +43,32 @@ class NoteStore(Protocol):
     def get_note(self, tenant_id: str, note_id: str) -> Note | None: ...
 
     def update_note(
-        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+        self,
+        tenant_id: str,
+        note_id: str,
+        changes: NoteChanges,
+        now: datetime,
+        if_match: frozenset[int] | None = None,
     ) -> NoteEdit | None:
         """Apply the changes; return the note as the update found it and as it wrote
-        it (None if there was none), both from the update's own transaction, so what
+        it (None if there was none), both from the update's own atomic write, so what
         the caller accounts for (the length it replaced, for the stored-characters
-        quota) is what the update replaced, not an earlier read."""
+        quota) is what the update replaced, not an earlier read. The written note's
+        ``version`` is one more than the one it replaced.
+
+        ``if_match``: the versions the caller edited; when the stored version is not
+        one of them, nothing is written and ``PreconditionFailed`` carries the current
+        note, at once (no waiting on other writers). Without it, the last write wins.
+        """
         ...
 
-    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
+    def delete_note(
+        self, tenant_id: str, note_id: str, if_match: frozenset[int] | None = None
+    ) -> Note | None:
         """Delete the note; return it as the delete found it (None if there was none),
-        read in the delete's own transaction, so what the caller accounts for (its
-        length, for the stored-characters quota) is what went, not an earlier read."""
+        read by the delete's own atomic write, so what the caller accounts for (its
+        length, for the stored-characters quota) is what went, not an earlier read.
+        ``if_match`` as for ``update_note``."""
         ...
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage: ...

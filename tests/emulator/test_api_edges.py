@@ -247,7 +247,7 @@ def test_an_edit_that_cannot_get_the_note_answers_503_with_retry_after_and_chang
     new_user, firestore_client
 ) -> None:
     """Two writers of one note: while another transaction holds the note, an edit
-    waits, the emulator aborts it (lock timeout), the SDK's retries run out, and the
+    waits, the emulator aborts it (lock timeout), and the
     API answers 503 `contention` with Retry-After -- not a 500 -- and stores nothing.
     Seen first in the 500-note exact-indexing test, where two PATCHes of one note met."""
     user = new_user()

@@ -138,11 +138,13 @@ class RacingDelete(MemoryStore):
         super().__init__()
         self.racer: Callable[[], object] | None = None
 
-    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
+    def delete_note(
+        self, tenant_id: str, note_id: str, if_match: frozenset[int] | None = None
+    ) -> Note | None:
         racer, self.racer = self.racer, None
         if racer is not None:
             racer()
-        return super().delete_note(tenant_id, note_id)
+        return super().delete_note(tenant_id, note_id, if_match)
 
 
 class RacingUpdate(MemoryStore):
@@ -154,12 +156,17 @@ class RacingUpdate(MemoryStore):
         self.racer: Callable[[], object] | None = None
 
     def update_note(
-        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+        self,
+        tenant_id: str,
+        note_id: str,
+        changes: NoteChanges,
+        now: datetime,
+        if_match: frozenset[int] | None = None,
     ) -> NoteEdit | None:
         racer, self.racer = self.racer, None
         if racer is not None:
             racer()
-        return super().update_note(tenant_id, note_id, changes, now)
+        return super().update_note(tenant_id, note_id, changes, now, if_match)
 
 
 def _service(

@@ -149,6 +149,7 @@ def note_doc(n: Note) -> dict[str, Any]:
         "type": n.type.value if n.type else None,
         "createdAt": n.created_at,
         "updatedAt": n.updated_at,
+        "version": n.version,
     }
 
 
@@ -176,6 +177,9 @@ def note_from(snap: Any) -> Note:
         raise bad("tags must be a list of strings")
     if kind and kind not in {m.value for m in MemoryType}:
         raise bad("type is not a known memory type")
+    version = d.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise bad("version must be a whole number")
     return Note(
         id=snap.id,
         tenant_id=tenant_id,
@@ -185,6 +189,7 @@ def note_from(snap: Any) -> Note:
         title=title or "",
         tags=tuple(tags or ()),
         type=MemoryType(kind) if kind else None,
+        version=version,
     )
 
 

@@ -28,6 +28,7 @@ from footnote.domain import (
     same_content,
     with_turns,
 )
+from footnote.errors import PreconditionFailed
 
 
 class MemoryStore:
@@ -60,12 +61,19 @@ class MemoryStore:
         return note if note is not None and note.tenant_id == tenant_id else None
 
     def update_note(
-        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+        self,
+        tenant_id: str,
+        note_id: str,
+        changes: NoteChanges,
+        now: datetime,
+        if_match: frozenset[int] | None = None,
     ) -> NoteEdit | None:
         with self._lock:
             note = self.get_note(tenant_id, note_id)
             if note is None:
                 return None
+            if if_match is not None and note.version not in if_match:
+                raise PreconditionFailed(note)
             updated = apply_changes(note, changes, now)
             self.notes[note_id] = updated
             if not same_content(note, updated):
@@ -73,11 +81,15 @@ class MemoryStore:
                 self._drop_chunks(tenant_id, note_id)  # old text is never cited again
             return NoteEdit(note, updated)  # read under the same lock as the write
 
-    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
+    def delete_note(
+        self, tenant_id: str, note_id: str, if_match: frozenset[int] | None = None
+    ) -> Note | None:
         with self._lock:
             note = self.get_note(tenant_id, note_id)
             if note is None:
                 return None
+            if if_match is not None and note.version not in if_match:
+                raise PreconditionFailed(note)
             del self.notes[note_id]
             self._drop_chunks(tenant_id, note_id)  # a deleted note is never cited
             return note

@@ -8,6 +8,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -34,6 +35,7 @@ from footnote.errors import (
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
+    PreconditionFailed,
     QuotaExceeded,
     Unauthenticated,
     UnsupportedMediaType,
@@ -42,6 +44,7 @@ from footnote.ports import AppCheckVerifier, TokenVerifier
 from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
+from footnote.services.results import NoteView
 
 log = logging.getLogger("footnote.api")
 M = TypeVar("M", bound=BaseModel)
@@ -91,6 +94,8 @@ class Api:
             fields["error"] = exc.code
             if isinstance(exc, QuotaExceeded | Contention):
                 response.headers["Retry-After"] = str(exc.retry_after)
+            if isinstance(exc, PreconditionFailed):
+                response.headers["ETag"] = wire.etag(exc.current)
         except Exception:
             log.exception("unhandled error", extra={"fields": {"requestId": request_id}})
             response = _json(
@@ -146,7 +151,11 @@ class Api:
         body = _parse(request, self._models.note_create, self._s.request_max_bytes)
         note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
         fields["noteId"] = note.note.id
-        return _json(wire.note(note), 201, {"Location": f"/notes/{note.note.id}"})
+        return _json(
+            wire.note(note),
+            201,
+            {"Location": f"/notes/{note.note.id}", "ETag": wire.etag(note.note)},
+        )
 
     def _on_notes_list(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         query = _page_query(request, self._models.notes_query)
@@ -155,19 +164,23 @@ class Api:
     def _on_note_get(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        return _json(wire.note(self._notes().get(tenant, note_id)), 200)
+        view = self._notes().get(tenant, note_id)
+        return _json(wire.note(view), 200, {"ETag": wire.etag(view.note)})
 
     def _on_note_patch(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
         body = _parse(request, self._models.note_patch, self._s.request_max_bytes)
         changes = {name: getattr(body, name) for name in body.model_fields_set}
-        return _json(wire.note(self._notes().update(tenant, note_id, changes)), 200)
+        with _current_on_conflict():
+            view = self._notes().update(tenant, note_id, changes, _if_match(request))
+        return _json(wire.note(view), 200, {"ETag": wire.etag(view.note)})
 
     def _on_note_delete(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        self._notes().delete(tenant, note_id)
+        with _current_on_conflict():
+            self._notes().delete(tenant, note_id, _if_match(request))
         return Response(status=204)
 
     def _on_chat(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
@@ -239,9 +252,33 @@ class Api:
             return
         response.headers["Access-Control-Allow-Methods"] = "GET, POST, PATCH, DELETE, OPTIONS"
         response.headers["Access-Control-Allow-Headers"] = (
-            "Authorization, Content-Type, Accept, X-Firebase-AppCheck"
+            "Authorization, Content-Type, Accept, X-Firebase-AppCheck, If-Match, Idempotency-Key"
         )
+        response.headers["Access-Control-Expose-Headers"] = "ETag, Location, Retry-After"
         response.headers["Access-Control-Max-Age"] = "3600"
+
+
+@contextmanager
+def _current_on_conflict() -> Iterator[None]:
+    """A 412 carries the note as it is now (``details.current``) and its ETag."""
+    try:
+        yield
+    except PreconditionFailed as exc:
+        raise PreconditionFailed(
+            exc.current, {"current": wire.note(NoteView(exc.current))}
+        ) from None
+
+
+def _if_match(request: Request) -> frozenset[int] | None:
+    """The note versions ``If-Match`` names; None without the header or with ``*``
+    (any current version). Weak and foreign tags match nothing (strong comparison,
+    RFC 9110), so a header of only those always answers 412."""
+    if "If-Match" not in request.headers:
+        return None
+    tags = request.if_match
+    if tags.star_tag:
+        return None
+    return frozenset(int(t) for t in tags.as_set() if t.isascii() and t.isdigit() and len(t) < 19)
 
 
 def wants_event_stream(request: Request) -> bool:

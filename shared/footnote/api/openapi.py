@@ -27,10 +27,30 @@ _ERRORS = {
     404: "No such resource for this caller (another tenant's ids look missing too).",
     413: "Request body or note text too large.",
     415: "Body is not application/json.",
+    412: "If-Match named a version that is no longer current; nothing was changed. "
+    "details.current is the note as it is now, and the ETag header its version.",
     429: "A per-user quota is used up (requests per minute, notes per day, stored "
     "characters); the Retry-After header says when to try again. Nothing was done.",
     503: "Another request was changing the same note at that moment; nothing was done. "
     "Retry after the Retry-After header's seconds.",
+}
+# The request headers an operation reads (Route.headers), as parameters.
+_HEADERS: dict[str, dict[str, Any]] = {
+    "If-Match": {
+        "name": "If-Match",
+        "in": "header",
+        "required": False,
+        "description": "The note's ETag as last read (several, comma-separated, or *): the "
+        "edit or delete applies only to that version, otherwise 412 with the current note. "
+        "Weak tags never match. Without it, the last write wins.",
+        "schema": {"type": "string", "maxLength": 1000},
+    },
+}
+_ETAG_HEADER = {
+    "ETag": {
+        "description": "The note's version (quotes included); send it back in If-Match.",
+        "schema": {"type": "string"},
+    }
 }
 _ID_SCHEMA = {
     "type": "string",
@@ -140,6 +160,8 @@ def _operation(
             }
             for name, schema in query["properties"].items()
         ]
+    if route.headers:
+        op["parameters"] = [*op.get("parameters", ()), *(_HEADERS[h] for h in route.headers)]
     if route.body is not None:
         body = refs[(getattr(models, route.body), "validation")]
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
@@ -153,11 +175,15 @@ def _operation(
         success = _json(refs[(route.response, "serialization")], route.described)
         if route.streams:
             success["content"]["text/event-stream"] = {"schema": {"type": "string"}}
+    if route.etag:
+        success["headers"] = _ETAG_HEADER
     error = refs[(schemas.Error, "serialization")]
     op["responses"] = {
         str(route.status): success,
         **{str(s): _json(error, _ERRORS[s]) for s in sorted(route.errors)},
     }
+    if 412 in route.errors:
+        op["responses"]["412"]["headers"] = _ETAG_HEADER
     return op
 
 

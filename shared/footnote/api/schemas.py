@@ -330,6 +330,10 @@ class Note(_Out):
     type: MemoryType | None
     created_at: datetime
     updated_at: datetime
+    etag: str = Field(
+        description="The note's version, quotes included, as the ETag header carries it: "
+        "send it back in If-Match to edit or delete only that version (412 otherwise)."
+    )
     # Absent from a listing; chunkCount only on GET /notes/{noteId}.
     index_status: IndexStatus | None = None
     chunk_count: int | None = None

@@ -24,6 +24,12 @@ from footnote.services.results import (
 )
 
 
+def etag(n: Note) -> str:
+    """The note's ETag, as the ``ETag`` header and the body's ``etag`` carry it (one
+    string, quotes included, so a client sends it back in ``If-Match`` as it is)."""
+    return f'"{n.version}"'
+
+
 def note(view: NoteView) -> dict[str, Any]:
     body = _note(view.note)
     if view.index_status is not None:
@@ -124,6 +130,7 @@ def _note(n: Note) -> dict[str, Any]:
         "type": n.type.value if n.type else None,
         "createdAt": iso(n.created_at),
         "updatedAt": iso(n.updated_at),
+        "etag": etag(n),
     }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from footnote.config import Settings
 from footnote.domain import IndexStatus, MemoryType, Note, NoteChanges, NoteEdit
-from footnote.errors import NotFound
+from footnote.errors import NotFound, PreconditionFailed
 from footnote.ports import ChunkStore, NoteStore
 from footnote.services.quotas import QuotaService
 from footnote.services.results import NoteListing, NoteView
@@ -61,6 +61,7 @@ class NotesService:
             title=title or "",
             tags=tuple(tags or ()),
             type=memory_type,
+            version=1,
         )
         if self._quotas is None:
             return NoteView(self._notes.create_note(note), IndexStatus.PENDING)
@@ -89,7 +90,10 @@ class NotesService:
         tenant_id: str,
         note_id: str,
         fields: dict[str, Any],
+        if_match: frozenset[int] | None = None,
     ) -> NoteView:
+        """Edit the note. ``if_match``: the versions the caller edited (its
+        ``If-Match``); PreconditionFailed with the current note if it moved on."""
         changes = NoteChanges(
             text=fields.get("text"),
             title=(fields["title"] or "") if "title" in fields else None,
@@ -98,14 +102,16 @@ class NotesService:
             clear_type="type" in fields and fields["type"] is None,
         )
         if self._quotas is None or changes.text is None:
-            note = self._write(tenant_id, note_id, changes).after
+            note = self._write(tenant_id, note_id, changes, if_match).after
         else:
-            note = self._write_text(self._quotas, tenant_id, note_id, changes, changes.text)
+            note = self._write_text(
+                self._quotas, tenant_id, note_id, changes, changes.text, if_match
+            )
         state = self._chunks.index_state(note_id)
         return NoteView(note, state.status if state else IndexStatus.PENDING)
 
-    def delete(self, tenant_id: str, note_id: str) -> None:
-        deleted = self._notes.delete_note(tenant_id, note_id)
+    def delete(self, tenant_id: str, note_id: str, if_match: frozenset[int] | None = None) -> None:
+        deleted = self._notes.delete_note(tenant_id, note_id, if_match)
         if deleted is None:
             raise NotFound("note not found")
         if self._quotas is not None:
@@ -113,14 +119,26 @@ class NotesService:
             # edit in between cannot skew the count.
             self._quotas.adjust_chars(tenant_id, -len(deleted.text))
 
-    def _write(self, tenant_id: str, note_id: str, changes: NoteChanges) -> NoteEdit:
-        edit = self._notes.update_note(tenant_id, note_id, changes, self._clock())
+    def _write(
+        self,
+        tenant_id: str,
+        note_id: str,
+        changes: NoteChanges,
+        if_match: frozenset[int] | None,
+    ) -> NoteEdit:
+        edit = self._notes.update_note(tenant_id, note_id, changes, self._clock(), if_match)
         if edit is None:
             raise NotFound("note not found")
         return edit
 
     def _write_text(
-        self, quotas: QuotaService, tenant_id: str, note_id: str, changes: NoteChanges, text: str
+        self,
+        quotas: QuotaService,
+        tenant_id: str,
+        note_id: str,
+        changes: NoteChanges,
+        text: str,
+        if_match: frozenset[int] | None,
     ) -> Note:
         """An edit of the text: reserve what it grows by before writing (refused, it
         changes nothing), then correct the count by what the update's own transaction
@@ -137,9 +155,11 @@ class NotesService:
         current = self._notes.get_note(tenant_id, note_id)
         if current is None:
             raise NotFound("note not found")
+        if if_match is not None and current.version not in if_match:
+            raise PreconditionFailed(current)  # moved on: no reservation to give back
         growth = max(len(text) - len(current.text), 0)
         with quotas.reserved(tenant_id, growth, False) as reservation:
-            edit = self._write(tenant_id, note_id, changes)
+            edit = self._write(tenant_id, note_id, changes, if_match)
         grown = len(edit.after.text) - len(edit.before.text)
         quotas.adjust_chars(tenant_id, grown - reservation.chars)
         return edit.after
