@@ -178,3 +178,15 @@ resource "google_firestore_field" "quota_ttl" {
 
   ttl_config {}
 }
+
+# Idempotency-Key records (footnote.adapters.firestore_idempotency) carry their end
+# (24 h after the first request) in expiresAt: the API already ignores and purges an
+# expired record when it reads one; the TTL deletes the ones nobody asks for again.
+resource "google_firestore_field" "idempotency_ttl" {
+  project    = var.project_id
+  database   = google_firestore_database.main.name
+  collection = "idempotencyKeys"
+  field      = "expiresAt"
+
+  ttl_config {}
+}

@@ -89,6 +89,7 @@ class Harness:
             lambda: c.chat,
             c.health,
             quotas=(lambda: c.quotas) if quotas else None,
+            idempotency=lambda: c.idempotency,
         )
         self.requests = 0
         self._lock = threading.Lock()

@@ -59,6 +59,21 @@ class PreconditionFailed(FootnoteError):
         self.current = current
 
 
+class IdempotencyKeyReused(FootnoteError):
+    """An ``Idempotency-Key`` sent again with another request than the first."""
+
+    status = 422
+    code = "idempotency_key_reused"
+
+
+class IdempotencyInProgress(Conflict):
+    """The first request with this ``Idempotency-Key`` is still running: retry after
+    ``retry_after`` seconds to get its response."""
+
+    code = "idempotency_in_progress"
+    retry_after = 1
+
+
 class MalformedNote(FootnoteError):
     """A stored note that does not have the shape the API writes (written behind the
     API's back, e.g. with admin credentials): it cannot be indexed or served, and

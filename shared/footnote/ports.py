@@ -330,6 +330,50 @@ class QuotaCounter(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class StoredResponse:
+    """A response as an idempotency record keeps it, to answer a retry with it."""
+
+    status: int
+    body: bytes
+    mimetype: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """A claimed ``Idempotency-Key``: the request it was first used with
+    (``fingerprint``), and its response once there is one (None while it runs)."""
+
+    fingerprint: str
+    started_at: datetime
+    expires_at: datetime
+    response: StoredResponse | None = None
+
+
+@runtime_checkable
+class IdempotencyStore(Protocol):
+    """Idempotency keys shared by every API instance (``idempotencyKeys`` in
+    Firestore). ``key`` is already scoped (tenant, endpoint) and hashed by the caller."""
+
+    def claim(
+        self, key: str, record: IdempotencyRecord, now: datetime, lease_s: float
+    ) -> IdempotencyRecord | None:
+        """Store ``record`` (pending) under ``key`` unless a live record is there:
+        None when this caller claimed it, else the record found. A record past its
+        ``expires_at``, or still pending ``lease_s`` after it started (its request
+        died), is purged here and the key claimed anew."""
+        ...
+
+    def complete(self, key: str, response: StoredResponse) -> None:
+        """Record the response of the request that claimed ``key``."""
+        ...
+
+    def release(self, key: str) -> None:
+        """Forget the claim (the request failed): a retry runs again."""
+        ...
+
+
 @runtime_checkable
 class AppCheckVerifier(Protocol):
     def verify(self, token: str) -> str:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from footnote.retrieval.corpus import CorpusCache
     from footnote.retrieval.retriever import Retriever
     from footnote.services.chat import ChatService
+    from footnote.services.idempotency import IdempotencyService
     from footnote.services.indexing import IndexingService
     from footnote.services.notes import NotesService
     from footnote.services.quotas import QuotaService
@@ -331,6 +332,20 @@ class Container:
         return QuotaService(self.settings, FirestoreQuotaCounter(self._firestore().client))
 
     @lazy
+    def idempotency(self) -> IdempotencyService:
+        from footnote.services.idempotency import IdempotencyService
+
+        if self.settings.note_store == "memory":
+            from footnote.adapters.memory_idempotency import MemoryIdempotencyStore
+
+            return IdempotencyService(self.settings, MemoryIdempotencyStore())
+        from footnote.adapters.firestore_idempotency import FirestoreIdempotencyStore
+
+        return IdempotencyService(
+            self.settings, FirestoreIdempotencyStore(self._firestore().client)
+        )
+
+    @lazy
     def verifier(self) -> TokenVerifier:
         from footnote.adapters.firebase_auth import FirebaseTokenVerifier
 
@@ -349,6 +364,7 @@ class Container:
             self.health,
             quotas=lambda: self.quotas,
             app_check=self.app_check,
+            idempotency=lambda: self.idempotency,
         )
 
     @lazy

@@ -98,6 +98,19 @@ def test_windows_reset_and_retry_after_points_at_the_next_one() -> None:
     quotas.charge_request("alice", "chat")  # a new minute
 
 
+def test_a_failed_chat_spends_no_quota() -> None:
+    """Someone else's conversation id is 404: nothing was done for the caller, so
+    their minute's allowance is untouched."""
+    h = Harness(quotas=True, QUOTA_CHAT_PER_MINUTE=2)
+    convo = h.call("POST", "/chat", "bob", json={"message": "hi"}).get_json()["conversationId"]
+    for _ in range(5):
+        foreign = h.call("POST", "/chat", "alice", json={"message": "hi", "conversationId": convo})
+        assert foreign.status_code == 404
+    for _ in range(2):
+        assert h.call("POST", "/chat", "alice", json={"message": "hi"}).status_code == 200
+    assert h.call("POST", "/chat", "alice", json={"message": "hi"}).status_code == 429
+
+
 def test_quotas_set_to_zero_are_off() -> None:
     h = Harness(quotas=True, QUOTA_CHAT_PER_MINUTE=0)
     for _ in range(20):

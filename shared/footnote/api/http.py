@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -31,6 +32,7 @@ from footnote.config import Settings
 from footnote.errors import (
     Contention,
     FootnoteError,
+    IdempotencyInProgress,
     InvalidRequest,
     MethodNotAllowed,
     NotFound,
@@ -40,8 +42,9 @@ from footnote.errors import (
     Unauthenticated,
     UnsupportedMediaType,
 )
-from footnote.ports import AppCheckVerifier, TokenVerifier
+from footnote.ports import AppCheckVerifier, StoredResponse, TokenVerifier
 from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
+from footnote.services.idempotency import IdempotencyService
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
 from footnote.services.results import NoteView
@@ -65,11 +68,13 @@ class Api:
         health: Callable[[], dict[str, Any]],
         quotas: Callable[[], QuotaService] | None = None,
         app_check: AppCheckVerifier | None = None,
+        idempotency: Callable[[], IdempotencyService] | None = None,
     ) -> None:
         self._s = settings
         self._models = request_models(settings)
         self._app_check = app_check  # None: App Check is off
         self._quotas = quotas  # None: no per-user quotas (in-process test harnesses)
+        self._idempotency = idempotency  # None: Idempotency-Key is ignored
         self._verifier = verifier
         self._notes = notes
         self._chat = chat
@@ -92,7 +97,7 @@ class Api:
         except FootnoteError as exc:
             response = _json(exc.envelope(), exc.status)
             fields["error"] = exc.code
-            if isinstance(exc, QuotaExceeded | Contention):
+            if isinstance(exc, QuotaExceeded | Contention | IdempotencyInProgress):
                 response.headers["Retry-After"] = str(exc.retry_after)
             if isinstance(exc, PreconditionFailed):
                 response.headers["ETag"] = wire.etag(exc.current)
@@ -148,6 +153,11 @@ class Api:
         return _json(build_spec(self._s), 200)
 
     def _on_notes_create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        return self._idempotent(
+            request, tenant, "notes_create", lambda: self._create(request, tenant, fields)
+        )
+
+    def _create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.note_create, self._s.request_max_bytes)
         note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
         fields["noteId"] = note.note.id
@@ -184,29 +194,34 @@ class Api:
         return Response(status=204)
 
     def _on_chat(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        return self._idempotent(
+            request, tenant, "chat", lambda: self._answer(request, tenant, fields)
+        )
+
+    def _answer(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.chat, self._s.request_max_bytes)
-        self._charge(tenant, "chat")
         rc = body.rag_config
         service = self._chat()
         rag = RagConfig(rc.enable_rag, rc.max_sources, rc.include_citations, tuple(rc.types))
-        if wants_event_stream(request):
-            # Sentences are sent as the generator writes them; closing the response
-            # (a client that left) closes the stream and stops the generation.
-            events = service.chat_stream(tenant, body.message, body.conversation_id, rag)
-            return Response(
-                _sse(events),
-                status=200,
-                mimetype="text/event-stream",
-                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-            )
-        outcome = service.chat(tenant, body.message, body.conversation_id, rag)
+        with self._charged(tenant, "chat"):
+            if wants_event_stream(request):
+                # Sentences are sent as the generator writes them; closing the response
+                # (a client that left) closes the stream and stops the generation.
+                events = service.chat_stream(tenant, body.message, body.conversation_id, rag)
+                return Response(
+                    _sse(events),
+                    status=200,
+                    mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+                )
+            outcome = service.chat(tenant, body.message, body.conversation_id, rag)
         fields.update(outcome.log_fields)
         return _json(wire.chat(outcome), 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.search, self._s.request_max_bytes)
-        self._charge(tenant, "search")
-        result = self._chat().search(tenant, body.query, body.k)
+        with self._charged(tenant, "search"):
+            result = self._chat().search(tenant, body.query, body.k)
         fields["strategy"] = result.retrieval.strategy
         fields["chunkIds"] = [h.chunk_id for h in result.hits]
         return _json(wire.search(result), 200)
@@ -229,9 +244,45 @@ class Api:
         return _json(wire.sources(self._chat().sources(tenant, message_id)), 200)
 
     # -- edge concerns -----------------------------------------------------------
-    def _charge(self, tenant: str, endpoint: str) -> None:
-        if self._quotas is not None:
-            self._quotas().charge_request(tenant, endpoint)
+    def _charged(self, tenant: str, endpoint: str) -> AbstractContextManager[None]:
+        """The request counted against the caller's per-minute quota, and given back
+        if the work inside fails (a 404 conversation, a backend down)."""
+        if self._quotas is None:
+            return nullcontext()
+        return self._quotas().charged(tenant, endpoint)
+
+    def _idempotent(
+        self, request: Request, tenant: str, endpoint: str, run: Callable[[], Response]
+    ) -> Response:
+        """``run`` once per ``Idempotency-Key``: a retry with the same body (and the
+        same Accept form) gets the first response again, ``Idempotent-Replayed: true``
+        (services/idempotency.py has the rules)."""
+        key = request.headers.get("Idempotency-Key")
+        if key is None or self._idempotency is None:
+            return run()
+        service = self._idempotency()
+        record = service.record_key(tenant, endpoint, service.check_key(key))
+        raw = _body(request, self._s.request_max_bytes)
+        form = b"sse\n" if wants_event_stream(request) else b"json\n"
+        stored = service.begin(record, hashlib.sha256(form + raw).hexdigest())
+        if stored is not None:
+            return _replayed(stored)
+        try:
+            response = run()
+        except BaseException:
+            service.release(record)
+            raise
+        if response.status_code >= 400:
+            service.release(record)
+        elif response.is_streamed:
+            response.response = _recorded(
+                response.response,  # type: ignore[arg-type]
+                lambda body: service.complete(record, _stored(response, body)),
+                lambda: service.release(record),
+            )
+        else:
+            service.complete(record, _stored(response, response.get_data()))
+        return response
 
     def _authenticate(self, request: Request) -> str:
         header = request.headers.get("Authorization", "")
@@ -293,6 +344,18 @@ def wants_event_stream(request: Request) -> bool:
     return stream_q > 0 and stream_q >= accept.quality("application/json")
 
 
+def _body(request: Request, max_bytes: int) -> bytes:
+    """The request body, at most ``max_bytes`` (checked from Content-Length before
+    reading, and again on the bytes read)."""
+    length = request.content_length
+    if length is not None and length > max_bytes:
+        raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
+    raw = request.get_data(cache=True)
+    if len(raw) > max_bytes:
+        raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
+    return raw
+
+
 def _parse(request: Request, model: type[M], max_bytes: int) -> M:
     length = request.content_length
     if length is not None and length > max_bytes:
@@ -300,9 +363,7 @@ def _parse(request: Request, model: type[M], max_bytes: int) -> M:
     mimetype = request.mimetype or ""
     if mimetype != "application/json":
         raise UnsupportedMediaType("send the body as application/json")
-    raw = request.get_data(cache=True)
-    if len(raw) > max_bytes:
-        raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
+    raw = _body(request, max_bytes)
     try:
         return model.model_validate_json(raw)  # parsed and validated in one pass
     except ValidationError as exc:
@@ -373,6 +434,51 @@ def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Resp
         mimetype="application/json",
         headers=headers,
     )
+
+
+# Response headers an idempotency record keeps with the body (besides its type).
+_REPLAYED_HEADERS = ("Location", "ETag", "Cache-Control")
+
+
+def _stored(response: Response, body: bytes) -> StoredResponse:
+    return StoredResponse(
+        response.status_code,
+        body,
+        response.mimetype or "application/json",
+        tuple((h, response.headers[h]) for h in _REPLAYED_HEADERS if h in response.headers),
+    )
+
+
+def _replayed(stored: StoredResponse) -> Response:
+    return Response(
+        stored.body,
+        status=stored.status,
+        mimetype=stored.mimetype,
+        headers={**dict(stored.headers), "Idempotent-Replayed": "true"},
+    )
+
+
+def _recorded(
+    chunks: Iterator[str], done: Callable[[bytes], None], abandoned: Callable[[], None]
+) -> Iterator[str]:
+    """A streamed answer, passed on as it comes and recorded once it has ended with
+    its ``done`` event; a stream cut short (the client left, the generator failed)
+    is not recorded, so its retry runs again."""
+    parts: list[str] = []
+    finished = False
+    try:
+        for part in chunks:
+            parts.append(part)
+            yield part
+        finished = any(p.startswith("event: done\n") for p in parts)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+        if finished:
+            done("".join(parts).encode())
+        else:
+            abandoned()
 
 
 def _sse(events: Iterator[StreamEvent]) -> Iterator[str]:
