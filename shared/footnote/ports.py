@@ -304,8 +304,10 @@ class Classifier(Protocol):
 
 @runtime_checkable
 class TokenVerifier(Protocol):
-    def verify(self, token: str) -> str:
-        """The caller's user id; raises Unauthenticated for any bad token."""
+    def verify(self, token: str, fresh: bool = False) -> str:
+        """The caller's user id; raises Unauthenticated for any bad token, and for a
+        token of an account deleted, disabled or signed out everywhere. ``fresh``:
+        check the account now (writes); otherwise a recent check may be reused."""
         ...
 
 

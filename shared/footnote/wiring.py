@@ -350,7 +350,10 @@ class Container:
         from footnote.adapters.firebase_auth import FirebaseTokenVerifier
 
         self.settings.check_safe_to_serve()
-        return FirebaseTokenVerifier(self.settings.project_id)
+        return FirebaseTokenVerifier(
+            self.settings.project_id,
+            revocation_cache_s=self.settings.auth_revocation_cache_s,
+        )
 
     @lazy
     def api(self) -> Api:

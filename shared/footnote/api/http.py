@@ -50,6 +50,7 @@ from footnote.services.quotas import QuotaService
 from footnote.services.results import NoteView
 
 log = logging.getLogger("footnote.api")
+_SAFE_METHODS = frozenset({"GET", "HEAD"})
 M = TypeVar("M", bound=BaseModel)
 P = TypeVar("P", bound=PageQuery)
 
@@ -289,7 +290,9 @@ class Api:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthenticated("a valid Firebase ID token is required")
-        return self._verifier.verify(token.strip())
+        # Reads may reuse a recent check of the account (AUTH_REVOCATION_CACHE_S);
+        # anything that may change data checks it now.
+        return self._verifier.verify(token.strip(), fresh=request.method not in _SAFE_METHODS)
 
     def _cors(self, request: Request, response: Response) -> None:
         origin = request.headers.get("Origin")
