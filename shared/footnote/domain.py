@@ -110,6 +110,35 @@ class NoteEdit:
     after: Note
 
 
+@dataclass(frozen=True)
+class ChangeMark:
+    """A position in a tenant's change feed: the commit moment of a note's latest
+    change and its id (ties)."""
+
+    moment: datetime
+    note_id: str
+
+
+@dataclass(frozen=True)
+class NoteChange:
+    """A note's latest change: the note as it is now, or None once it is deleted
+    (a tombstone, at ``mark.moment``)."""
+
+    mark: ChangeMark
+    note: Note | None
+
+
+@dataclass(frozen=True)
+class ChangeBatch:
+    """Changes after a mark in commit order; ``last`` is the mark of the last entry
+    read (a note deleted since its entry was read is left out, to come back as its
+    tombstone), ``more`` whether entries follow."""
+
+    changes: list[NoteChange]
+    last: ChangeMark | None
+    more: bool
+
+
 def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
     """The note after an edit: fields not given keep their value; ``clear_type``
     drops a user-set type (the classifier decides again)."""

@@ -59,6 +59,14 @@ class PreconditionFailed(FootnoteError):
         self.current = current
 
 
+class SyncTokenExpired(FootnoteError):
+    """A change-feed token older than the deletions kept: the client must sync in
+    full (``GET /notes/changes`` without ``since``)."""
+
+    status = 410
+    code = "sync_token_expired"
+
+
 class IdempotencyKeyReused(FootnoteError):
     """An ``Idempotency-Key`` sent again with another request than the first."""
 

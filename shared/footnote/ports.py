@@ -12,6 +12,8 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from footnote.domain import (
+    ChangeBatch,
+    ChangeMark,
     Chunk,
     ConversationPage,
     Draft,
@@ -72,6 +74,16 @@ class NoteStore(Protocol):
         ...
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage: ...
+
+    def note_changes(self, tenant_id: str, after: ChangeMark | None, limit: int) -> ChangeBatch:
+        """The tenant's notes whose latest create, edit or delete committed after
+        ``after`` (from the start when None), in commit order, at most ``limit``.
+
+        Every write of a note records its change in the same atomic write, at its
+        commit moment, so a reader that goes on from ``last`` misses no change
+        committed later and sees each note's latest state (its deletion as a
+        tombstone) at least once."""
+        ...
 
     def read_note(self, note_id: str) -> Note | None:
         """The current note whatever its tenant: for the indexer, never for the API."""

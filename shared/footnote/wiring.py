@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from footnote.config import Settings, get_settings
@@ -101,7 +102,9 @@ class Container:
         from footnote.adapters.firestore_store import FirestoreStore, make_client
 
         s = self.settings
-        return FirestoreStore(make_client(s.project_id, s.firestore_database))
+        store = FirestoreStore(make_client(s.project_id, s.firestore_database))
+        store.tombstone_retention = timedelta(days=s.tombstone_retention_days)
+        return store
 
     @lazy
     def jobs(self) -> JobStore:

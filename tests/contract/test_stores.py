@@ -100,6 +100,34 @@ def test_every_write_moves_the_version_and_if_match_guards_it(store) -> None:
     assert store.update_note(tenant, nid, NoteChanges(text="x"), NOW, frozenset({3})) is None
 
 
+def test_the_change_feed_lists_latest_states_and_tombstones_in_commit_order(store) -> None:
+    tenant, base = _ids()
+    a, b, c = f"{base}-a", f"{base}-b", f"{base}-c"
+    for nid in (a, b, c):
+        store.create_note(note(nid, nid, tenant, version=1))
+    store.create_note(note(f"{base}-other", "x", "someone-else", version=1))
+    start = store.note_changes(tenant, None, 10)
+    assert [ch.mark.note_id for ch in start.changes] == [a, b, c] and not start.more
+    assert start.last == start.changes[-1].mark
+    store.update_note(tenant, a, NoteChanges(text="a2"), NOW)
+    store.delete_note(tenant, b)
+    after = store.note_changes(tenant, start.last, 10)
+    assert [(ch.mark.note_id, ch.note and ch.note.text) for ch in after.changes] == [
+        (a, "a2"),
+        (b, None),  # a tombstone
+    ]
+    marks = [ch.mark for ch in after.changes]
+    assert marks == sorted(marks, key=lambda m: (m.moment, m.note_id))
+    assert marks[0].moment > start.last.moment
+    # Paged: one at a time, each page going on from the last.
+    first = store.note_changes(tenant, start.last, 1)
+    assert [ch.mark.note_id for ch in first.changes] == [a] and first.more
+    second = store.note_changes(tenant, first.last, 1)
+    assert [ch.mark.note_id for ch in second.changes] == [b] and not second.more
+    nothing = store.note_changes(tenant, second.last, 10)
+    assert nothing.changes == [] and nothing.last is None and not nothing.more
+
+
 def test_update_marks_pending_only_when_content_changes(store) -> None:
     tenant, nid = _ids()
     store.create_note(note(nid, "hello", tenant))

@@ -78,6 +78,9 @@ MAY_DEFAULT = {
     "NOTE_MAX_TAGS",
     "REQUEST_MAX_BYTES",
     "PAGE_SIZE_MAX",
+    "IDEMPOTENCY_TTL_HOURS",
+    "TOMBSTONE_RETENTION_DAYS",  # the noteChanges TTL policy deletes what it says
+    "AUTH_REVOCATION_CACHE_S",
     "CHUNK_SIZE",
     "CHUNK_OVERLAP",
     "RETRIEVAL_TOP_K",
@@ -448,6 +451,12 @@ def test_composite_indexes_cover_the_store_queries(tf: Terraform) -> None:
     assert ("messages", ("conversationId", "tenantId")) in have
     assert ("conversations", ("tenantId", "updatedAt")) in have
     assert ("noteChunks", ("tenantId", "embedding")) in have
+    # the change feed: tenantId == …, oldest changedAt first
+    assert re.search(
+        r'"tenantId", "==", tenant_id\)\)\s*\.order_by\("changedAt", direction=fs\.Query\.ASCENDING\)',
+        source,
+    )
+    assert ("noteChanges", ("tenantId", "changedAt")) in have
 
 
 # -- triggers and topics ----------------------------------------------------------

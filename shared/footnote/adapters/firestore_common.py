@@ -30,6 +30,10 @@ EMBEDDINGS = "embeddingCache"
 CONVERSATIONS = "conversations"
 MESSAGES = "messages"
 JOBS = "reindexJobs"
+# One document per note: its latest change's commit time (changedAt, the server's
+# timestamp of the very write that changed the note), tenant and whether it was a
+# deletion; written in the same batch as the note. GET /notes/changes reads it.
+NOTE_CHANGES = "noteChanges"
 CHUNK_IDS = "chunkIds"  # in indexState: the chunk ids the last chunk transaction wrote
 # In indexState: the commit time of the last change to the note's chunks (an index
 # write, or the API dropping them on an edit or delete). The change log in-memory

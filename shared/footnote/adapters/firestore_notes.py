@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from footnote.adapters.cursors import encode_cursor
@@ -20,6 +20,7 @@ from footnote.adapters.firestore_common import (
     CHUNK_IDS,
     CHUNKS,
     CHUNKS_CHANGED_AT,
+    NOTE_CHANGES,
     NOTES,
     STATES,
     FirestoreRepository,
@@ -28,9 +29,12 @@ from footnote.adapters.firestore_common import (
     state_doc,
 )
 from footnote.domain import (
+    ChangeBatch,
+    ChangeMark,
     IndexState,
     IndexStatus,
     Note,
+    NoteChange,
     NoteChanges,
     NoteEdit,
     NotePage,
@@ -76,9 +80,14 @@ _LOCAL_WRITERS = _KeyedLocks()
 class FirestoreNoteStore(FirestoreRepository):
     """NoteStore over Firestore."""
 
+    # How long a deletion stays in noteChanges (its expiresAt, for the TTL policy);
+    # the wiring sets it from TOMBSTONE_RETENTION_DAYS.
+    tombstone_retention = timedelta(days=30)
+
     def create_note(self, note: Note) -> Note:
         batch = self.client.batch()
         batch.create(self.client.collection(NOTES).document(note.id), note_doc(note))
+        self._record_change(batch, note.id, note.tenant_id, deleted=False)
         batch.set(
             self.client.collection(STATES).document(note.id),
             state_doc(IndexState(note.id, note.tenant_id, IndexStatus.PENDING)),
@@ -103,6 +112,7 @@ class FirestoreNoteStore(FirestoreRepository):
             before = found.note
             after = apply_changes(before, changes, now)
             batch.update(found.note_ref, note_doc(after), option=found.note_unchanged)
+            self._record_change(batch, note_id, tenant_id, deleted=False)
             if not same_content(before, after):
                 found.drop_chunks(batch, IndexStatus.PENDING)
             return NoteEdit(before, after)
@@ -117,6 +127,7 @@ class FirestoreNoteStore(FirestoreRepository):
     ) -> Note | None:
         def write(found: _Found, batch: Any) -> Note:
             batch.delete(found.note_ref, option=found.note_unchanged)
+            self._record_change(batch, note_id, tenant_id, deleted=True)
             found.drop_chunks(batch, IndexStatus.DELETED)
             return found.note
 
@@ -189,6 +200,46 @@ class FirestoreNoteStore(FirestoreRepository):
                 continue
             return result
         raise Contention("this note")
+
+    def _record_change(self, batch: Any, note_id: str, tenant_id: str, deleted: bool) -> None:
+        doc: dict[str, Any] = {
+            "tenantId": tenant_id,
+            "changedAt": self._fs.SERVER_TIMESTAMP,
+            "deleted": deleted,
+        }
+        if deleted:  # a tombstone: the collection's TTL policy removes it after retention
+            doc["expiresAt"] = datetime.now(UTC) + self.tombstone_retention
+        batch.set(self.client.collection(NOTE_CHANGES).document(note_id), doc)
+
+    def note_changes(self, tenant_id: str, after: ChangeMark | None, limit: int) -> ChangeBatch:
+        fs = self._fs
+        entries = self.client.collection(NOTE_CHANGES)
+        query = (
+            entries.where(filter=self._where("tenantId", "==", tenant_id))
+            .order_by("changedAt", direction=fs.Query.ASCENDING)
+            .order_by("__name__", direction=fs.Query.ASCENDING)
+        )
+        if after is not None:
+            query = query.start_after(
+                {"changedAt": after.moment, "__name__": entries.document(after.note_id)}
+            )
+        snaps = list(query.limit(limit + 1).stream())
+        page = snaps[:limit]
+        live = [s.id for s in page if not s.get("deleted")]
+        notes = {}
+        if live:
+            refs = [self.client.collection(NOTES).document(i) for i in live]
+            notes = {s.id: s for s in self.client.get_all(refs) if s.exists}
+        changes: list[NoteChange] = []
+        for s in page:
+            mark = ChangeMark(s.get("changedAt"), s.id)
+            if s.get("deleted"):
+                changes.append(NoteChange(mark, None))
+            elif s.id in notes and notes[s.id].get("tenantId") == tenant_id:
+                changes.append(NoteChange(mark, note_from(notes[s.id])))
+            # else: deleted since this entry was read; its tombstone follows
+        last = ChangeMark(page[-1].get("changedAt"), page[-1].id) if page else None
+        return ChangeBatch(changes, last, len(snaps) > limit)
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
         snaps, last = self._keyset(NOTES, tenant_id, "createdAt", limit, cursor)

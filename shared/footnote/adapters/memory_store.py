@@ -9,17 +9,20 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from footnote.adapters.cursors import keyset_page
 from footnote.domain import (
+    ChangeBatch,
+    ChangeMark,
     Chunk,
     Conversation,
     ConversationPage,
     IndexState,
     IndexStatus,
     Note,
+    NoteChange,
     NoteChanges,
     NoteEdit,
     NotePage,
@@ -46,6 +49,15 @@ class MemoryStore:
         self._changes: dict[str, list[tuple[int, str]]] = {}
         self._note_chunks: dict[str, dict[str, Chunk]] = {}  # note id -> its chunks
         self._recorded: dict[str, set[str]] = {}  # note id -> chunk ids last written
+        # The change feed: note id -> (moment of its latest change, tenant, deleted);
+        # moments strictly increase, as commit times of one document's writes do.
+        self.feed: dict[str, tuple[datetime, str, bool]] = {}
+        self._last_moment = datetime.min.replace(tzinfo=UTC)
+
+    def _record_change(self, note_id: str, tenant_id: str, deleted: bool) -> None:
+        moment = max(datetime.now(UTC), self._last_moment + timedelta(microseconds=1))
+        self._last_moment = moment
+        self.feed[note_id] = (moment, tenant_id, deleted)
 
     # -- NoteStore -------------------------------------------------------------
     def create_note(self, note: Note) -> Note:
@@ -54,6 +66,7 @@ class MemoryStore:
                 raise ValueError(f"note {note.id} exists")
             self.notes[note.id] = note
             self.states[note.id] = IndexState(note.id, note.tenant_id, IndexStatus.PENDING)
+            self._record_change(note.id, note.tenant_id, False)
             return note
 
     def get_note(self, tenant_id: str, note_id: str) -> Note | None:
@@ -76,6 +89,7 @@ class MemoryStore:
                 raise PreconditionFailed(note)
             updated = apply_changes(note, changes, now)
             self.notes[note_id] = updated
+            self._record_change(note_id, tenant_id, False)
             if not same_content(note, updated):
                 self.states[note_id] = IndexState(note_id, tenant_id, IndexStatus.PENDING)
                 self._drop_chunks(tenant_id, note_id)  # old text is never cited again
@@ -92,11 +106,28 @@ class MemoryStore:
                 raise PreconditionFailed(note)
             del self.notes[note_id]
             self._drop_chunks(tenant_id, note_id)  # a deleted note is never cited
+            self._record_change(note_id, tenant_id, True)
             return note
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
         mine = [n for n in self.notes.values() if n.tenant_id == tenant_id]
         return NotePage(*keyset_page(mine, lambda n: (n.created_at, n.id), limit, cursor))
+
+    def note_changes(self, tenant_id: str, after: ChangeMark | None, limit: int) -> ChangeBatch:
+        with self._lock:
+            entries = sorted(
+                (moment, note_id, deleted)
+                for note_id, (moment, tenant, deleted) in self.feed.items()
+                if tenant == tenant_id
+                and (after is None or (moment, note_id) > (after.moment, after.note_id))
+            )
+            page = entries[:limit]
+            changes = [
+                NoteChange(ChangeMark(m, nid), None if deleted else self.notes[nid])
+                for m, nid, deleted in page
+            ]
+        last = ChangeMark(page[-1][0], page[-1][1]) if page else None
+        return ChangeBatch(changes, last, len(entries) > limit)
 
     def read_note(self, note_id: str) -> Note | None:
         return self.notes.get(note_id)

@@ -172,6 +172,14 @@ class Api:
         query = _page_query(request, self._models.notes_query)
         return _json(wire.note_page(self._notes().list(tenant, query.limit, query.cursor)), 200)
 
+    def _on_notes_changes(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
+        query = _validate(
+            self._models.changes_query,
+            {"limit": _whole_number(raw_limit), "since": request.args.get("since")},
+        )
+        return _json(wire.changes(self._notes().changes(tenant, query.since, query.limit)), 200)
+
     def _on_note_get(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
@@ -398,13 +406,20 @@ def _not_json(raw: bytes, exc: ValidationError) -> InvalidRequest:
 def _page_query(request: Request, model: type[P]) -> P:
     """A paged list's ``limit`` and ``cursor``, checked by ``model``."""
     raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
-    # isdecimal, not isdigit: "²" is a digit int() refuses; the first 6 digits are
-    # enough to be over any limit (and int() of a huge string is slow).
-    if not raw_limit.isdecimal():
-        raise InvalidRequest("limit must be a whole number")
     return _validate(
-        model, {"limit": int(raw_limit[:6]), "cursor": request.args.get("cursor") or None}
+        model, {"limit": _whole_number(raw_limit), "cursor": request.args.get("cursor") or None}
     )
+
+
+def _whole_number(raw: str) -> int:
+    """A query parameter that must be a whole number: ASCII digits only (not "²" or
+    full-width "１", which str.isdecimal takes), leading zeros allowed. Beyond nine
+    significant digits it is over any limit: 10**9 stands for it (int() of a huge
+    string is slow)."""
+    if not raw or not (raw.isascii() and raw.isdigit()):
+        raise InvalidRequest("limit must be a whole number")
+    digits = raw.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 9 else 10**9
 
 
 def _validate(model: type[M], data: Any) -> M:

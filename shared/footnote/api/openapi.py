@@ -29,6 +29,8 @@ _ERRORS = {
     415: "Body is not application/json.",
     409: "The first request with this Idempotency-Key is still running; retry after the "
     "Retry-After header's seconds to get its response.",
+    410: "The sync token is older than the deletions kept (TOMBSTONE_RETENTION_DAYS): "
+    "sync in full, without since.",
     412: "If-Match named a version that is no longer current; nothing was changed. "
     "details.current is the note as it is now, and the ETag header its version.",
     422: "This Idempotency-Key was used before with another request (another body, or "

@@ -12,6 +12,7 @@ from typing import Any
 from footnote.domain import Citation, Conversation, Note, TimeWindow
 from footnote.services.chat import ChatOutcome
 from footnote.services.results import (
+    ChangeListing,
     ConversationListing,
     Message,
     NoteListing,
@@ -44,6 +45,22 @@ def note_page(listing: NoteListing) -> dict[str, Any]:
         "notes": [_note(n) for n in listing.notes],
         "cursor": listing.cursor,
         "hasMore": listing.cursor is not None,
+    }
+
+
+def changes(listing: ChangeListing) -> dict[str, Any]:
+    return {
+        "changes": [
+            {
+                "id": c.mark.note_id,
+                "changedAt": iso(c.mark.moment),
+                "deleted": c.note is None,
+                "note": None if c.note is None else _note(c.note),
+            }
+            for c in listing.changes
+        ],
+        "token": listing.token,
+        "hasMore": listing.more,
     }
 
 

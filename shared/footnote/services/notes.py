@@ -11,17 +11,61 @@ stored-character count follows every create, edit and delete."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+import re
 import secrets
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import IndexStatus, MemoryType, Note, NoteChanges, NoteEdit
-from footnote.errors import NotFound, PreconditionFailed
+from footnote.domain import ChangeMark, IndexStatus, MemoryType, Note, NoteChanges, NoteEdit
+from footnote.errors import InvalidRequest, NotFound, PreconditionFailed, SyncTokenExpired
 from footnote.ports import ChunkStore, NoteStore
 from footnote.services.quotas import QuotaService
-from footnote.services.results import NoteListing, NoteView
+from footnote.services.results import ChangeListing, NoteListing, NoteView
+
+# Tokens are honoured for the tombstone retention less this margin.
+_TOKEN_MARGIN = timedelta(days=1)
+_TOKEN_KIND = "changes"
+
+
+def encode_sync_token(position: ChangeMark | None, issued: datetime) -> str:
+    """An opaque change-feed token: the position (None: the start) and when it was
+    issued, bound to GET /notes/changes."""
+    data: dict[str, Any] = {"e": _TOKEN_KIND, "i": issued.isoformat()}
+    if position is not None:
+        data |= {"t": position.moment.isoformat(), "id": position.note_id}
+    raw = json.dumps(data, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_sync_token(token: str) -> tuple[ChangeMark | None, datetime]:
+    try:
+        data = json.loads(base64.urlsafe_b64decode((token + "=" * (-len(token) % 4)).encode()))
+        if not isinstance(data, dict) or data.get("e") != _TOKEN_KIND:
+            raise ValueError("not a change-feed token")
+        issued = _instant(data["i"])
+        if "t" not in data:
+            return None, issued
+        note_id = data["id"]
+        if not isinstance(note_id, str) or not _DOCUMENT_ID.fullmatch(note_id):
+            raise ValueError("bad id")
+        return ChangeMark(_instant(data["t"]), note_id), issued
+    except (ValueError, KeyError, TypeError, OverflowError, binascii.Error, UnicodeError) as exc:
+        raise InvalidRequest("since is not a valid sync token") from exc
+
+
+def _instant(value: Any) -> datetime:
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        raise ValueError("naive time")
+    return moment.astimezone(UTC)
+
+
+_DOCUMENT_ID = re.compile(r"(?!__.*__$)[A-Za-z0-9_-]{1,200}")
 
 
 def new_note_id() -> str:
@@ -84,6 +128,29 @@ class NotesService:
     def list(self, tenant_id: str, limit: int, cursor: str | None) -> NoteListing:
         page = self._notes.list_notes(tenant_id, limit, cursor)
         return NoteListing(tuple(page.notes), page.cursor)
+
+    def changes(self, tenant_id: str, since: str | None, limit: int) -> ChangeListing:
+        """``GET /notes/changes``: the notes created, edited or deleted after the
+        position ``since`` names (everything when None), in commit order, and the
+        token to go on from (the same position again when nothing changed).
+
+        A token carries when it was issued. Deletions are kept
+        TOMBSTONE_RETENTION_DAYS; a token issued longer ago than that less a day's
+        margin (the store's TTL and clocks) may have missed one: 410, and the
+        client syncs in full."""
+        now = self._clock()
+        after = None
+        if since is not None:
+            after, issued = decode_sync_token(since)
+            horizon = timedelta(days=self._s.tombstone_retention_days) - _TOKEN_MARGIN
+            if issued < now - horizon:
+                raise SyncTokenExpired(
+                    "this sync token is older than the deletions kept: sync in full "
+                    "(GET /notes/changes without since)"
+                )
+        batch = self._notes.note_changes(tenant_id, after, limit)
+        position = batch.last or after
+        return ChangeListing(tuple(batch.changes), encode_sync_token(position, now), batch.more)
 
     def update(
         self,
