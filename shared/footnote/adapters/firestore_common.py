@@ -74,7 +74,7 @@ class FirestoreRepository:
             .order_by("__name__", direction=fs.Query.DESCENDING)
         )
         if cursor:
-            moment, last_id = decode_cursor(cursor)
+            moment, last_id = decode_cursor(cursor, collection)
             query = query.start_after({field: moment, "__name__": docs.document(last_id)})
         snaps = list(query.limit(limit + 1).stream())
         return snaps[:limit], (snaps[limit - 1] if len(snaps) > limit else None)

@@ -245,7 +245,8 @@ class FirestoreNoteStore(FirestoreRepository):
         snaps, last = self._keyset(NOTES, tenant_id, "createdAt", limit, cursor)
         page = [note_from(s) for s in snaps]
         return NotePage(
-            page, encode_cursor(page[-1].created_at, page[-1].id) if last is not None else None
+            page,
+            encode_cursor(page[-1].created_at, page[-1].id, NOTES) if last is not None else None,
         )
 
     def read_note(self, note_id: str) -> Note | None:

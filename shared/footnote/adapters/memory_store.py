@@ -111,7 +111,7 @@ class MemoryStore:
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
         mine = [n for n in self.notes.values() if n.tenant_id == tenant_id]
-        return NotePage(*keyset_page(mine, lambda n: (n.created_at, n.id), limit, cursor))
+        return NotePage(*keyset_page(mine, lambda n: (n.created_at, n.id), limit, cursor, "notes"))
 
     def note_changes(self, tenant_id: str, after: ChangeMark | None, limit: int) -> ChangeBatch:
         with self._lock:
@@ -263,7 +263,9 @@ class MemoryStore:
     ) -> ConversationPage:
         with self._lock:  # a chat may add a conversation meanwhile
             mine = [c for c in self.conversations.values() if c.tenant_id == tenant_id]
-        return ConversationPage(*keyset_page(mine, lambda c: (c.updated_at, c.id), limit, cursor))
+        return ConversationPage(
+            *keyset_page(mine, lambda c: (c.updated_at, c.id), limit, cursor, "conversations")
+        )
 
     def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None:
         mine = [

@@ -123,6 +123,14 @@ class Api:
 
     def _dispatch(self, request: Request, fields: dict[str, Any]) -> Response:
         path = request.path
+        # One canonical form: no empty segment anywhere, leading ones included (the
+        # server may have merged those already; RAW_URI is the path as sent).
+        target = str(request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI") or "")
+        target = target.split("?", 1)[0]
+        if "://" in target:  # absolute form: http://host/path
+            target = "/" + target.split("://", 1)[1].partition("/")[2]
+        if "//" in path or "//" in target:
+            raise NotFound("no such endpoint")
         if path == "/api" or path.startswith("/api/"):  # Hosting rewrites /api/** to us
             path = path[4:] or "/"
         adapter = ROUTES.bind("footnote", path_info=path)
@@ -374,13 +382,36 @@ def _parse(request: Request, model: type[M], max_bytes: int) -> M:
     mimetype = request.mimetype or ""
     if mimetype != "application/json":
         raise UnsupportedMediaType("send the body as application/json")
+    charset = request.mimetype_params.get("charset")
+    if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
+        raise UnsupportedMediaType("send the body as application/json in UTF-8")
     raw = _body(request, max_bytes)
     try:
-        return model.model_validate_json(raw)  # parsed and validated in one pass
+        parsed = model.model_validate_json(raw)  # parsed and validated in one pass
     except ValidationError as exc:
         if exc.errors()[0]["type"] == "json_invalid":
             raise _not_json(raw, exc) from None
         raise _invalid(exc) from None
+    _refuse_duplicate_keys(raw)
+    return parsed
+
+
+def _refuse_duplicate_keys(raw: bytes) -> None:
+    """A key twice in one object ({"text": "a", "text": "b"}) is refused: parsers
+    disagree on which one counts (the body was valid otherwise, so this parse of
+    at most REQUEST_MAX_BYTES succeeds)."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        if len(set(keys)) != len(keys):
+            duplicate = next(k for k in keys if keys.count(k) > 1)
+            raise InvalidRequest(
+                "request body is not valid: a key appears twice in one object",
+                [{"field": duplicate, "problem": "duplicate key"}],
+            )
+        return dict(items)
+
+    json.loads(raw, object_pairs_hook=pairs)
 
 
 def _not_json(raw: bytes, exc: ValidationError) -> InvalidRequest:
