@@ -14,11 +14,12 @@ import json
 import os
 import time
 import uuid
+from collections.abc import Callable
 
 from benchmarks.load import percentiles
 
 
-def timed(verify, n: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def timed(verify: Callable[[], object], n: int) -> dict[str, float]:
     latencies = []
     for _ in range(n):
         t0 = time.perf_counter()
