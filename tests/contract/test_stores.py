@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from footnote.domain import IndexState, IndexStatus, MemoryType, NoteChanges, Turn
+from footnote.domain import ChangeMark, IndexState, IndexStatus, MemoryType, NoteChanges, Turn
 from footnote.errors import InvalidRequest, PreconditionFailed
 from footnote.ports import ChunkStore, ConversationStore, JobStore, NoteStore
 from tests.factories import NOW, chunk, note
@@ -126,6 +126,9 @@ def test_the_change_feed_lists_latest_states_and_tombstones_in_commit_order(stor
     assert [ch.mark.note_id for ch in second.changes] == [b] and not second.more
     nothing = store.note_changes(tenant, second.last, 10)
     assert nothing.changes == [] and nothing.last is None and not nothing.more
+    # A floor (no id): every change at or after the moment.
+    floor = ChangeMark(after.changes[0].mark.moment, "")
+    assert [ch.mark.note_id for ch in store.note_changes(tenant, floor, 10).changes] == [a, b]
 
 
 def test_update_marks_pending_only_when_content_changes(store) -> None:

@@ -81,6 +81,7 @@ MAY_DEFAULT = {
     "IDEMPOTENCY_TTL_HOURS",
     "TOMBSTONE_RETENTION_DAYS",  # the noteChanges TTL policy deletes what it says
     "AUTH_REVOCATION_CACHE_S",
+    "SYNC_SETTLE_S",
     "CHUNK_SIZE",
     "CHUNK_OVERLAP",
     "RETRIEVAL_TOP_K",

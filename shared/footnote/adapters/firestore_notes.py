@@ -48,6 +48,9 @@ T = TypeVar("T")
 # each round one of the concurrent writers of a note commits, so N writers at once
 # need at most N rounds.
 _WRITE_ATTEMPTS = 30
+# An aborted write is tried again only this soon after the first attempt (a lock
+# timeout, ~10 s on the emulator, is past it: 503 then).
+_ABORTED_RETRY_WINDOW_S = 3.0
 
 
 class _KeyedLocks:
@@ -176,6 +179,7 @@ class FirestoreNoteStore(FirestoreRepository):
 
         note_ref = self.client.collection(NOTES).document(note_id)
         state_ref = self.client.collection(STATES).document(note_id)
+        started = time.monotonic()
         for attempt in range(_WRITE_ATTEMPTS):
             snaps = {s.reference.path: s for s in self.client.get_all([note_ref, state_ref])}
             snap, state = snaps[note_ref.path], snaps[state_ref.path]
@@ -190,9 +194,14 @@ class FirestoreNoteStore(FirestoreRepository):
             try:
                 batch.commit()
             except Aborted as exc:
-                # A transaction (an indexer's, or anyone's) held the note past the
-                # store's lock timeout: nothing was written; the client retries.
-                raise Contention("this note") from exc
+                # The write met a transaction holding the note or its index state (an
+                # indexer's) and the store aborted it: a deadlock broken, or a lock held
+                # past the store's timeout. Nothing was written. Soon after starting,
+                # read and try again; after a long wait, let the client retry (503).
+                if time.monotonic() - started > _ABORTED_RETRY_WINDOW_S:
+                    raise Contention("this note") from exc
+                time.sleep(random.uniform(0, 0.05))
+                continue
             except (FailedPrecondition, DocumentMissing, AlreadyExists):
                 # Another write committed since the read: read again, after a short
                 # random pause so the losers of one round do not collide again.
@@ -219,7 +228,9 @@ class FirestoreNoteStore(FirestoreRepository):
             .order_by("changedAt", direction=fs.Query.ASCENDING)
             .order_by("__name__", direction=fs.Query.ASCENDING)
         )
-        if after is not None:
+        if after is not None and not after.note_id:  # a floor: at or after the moment
+            query = query.start_at({"changedAt": after.moment})
+        elif after is not None:
             query = query.start_after(
                 {"changedAt": after.moment, "__name__": entries.document(after.note_id)}
             )

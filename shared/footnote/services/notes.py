@@ -32,30 +32,41 @@ _TOKEN_MARGIN = timedelta(days=1)
 _TOKEN_KIND = "changes"
 
 
-def encode_sync_token(position: ChangeMark | None, issued: datetime) -> str:
-    """An opaque change-feed token: the position (None: the start) and when it was
-    issued, bound to GET /notes/changes."""
+def encode_sync_token(
+    position: ChangeMark | None, issued: datetime, floor: datetime | None = None
+) -> str:
+    """An opaque change-feed token bound to GET /notes/changes: the position (None:
+    the start), when it was issued, and, between the pages of one sync, the floor
+    the sync ends at (see ``NotesService.changes``)."""
     data: dict[str, Any] = {"e": _TOKEN_KIND, "i": issued.isoformat()}
     if position is not None:
         data |= {"t": position.moment.isoformat(), "id": position.note_id}
+    if floor is not None:
+        data["f"] = floor.isoformat()
     raw = json.dumps(data, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_sync_token(token: str) -> tuple[ChangeMark | None, datetime]:
+def decode_sync_token(token: str) -> tuple[ChangeMark | None, datetime, datetime | None]:
     try:
         data = json.loads(base64.urlsafe_b64decode((token + "=" * (-len(token) % 4)).encode()))
         if not isinstance(data, dict) or data.get("e") != _TOKEN_KIND:
             raise ValueError("not a change-feed token")
         issued = _instant(data["i"])
+        floor = _instant(data["f"]) if "f" in data else None
         if "t" not in data:
-            return None, issued
+            return None, issued, floor
         note_id = data["id"]
-        if not isinstance(note_id, str) or not _DOCUMENT_ID.fullmatch(note_id):
+        # "": a floor (every change at or after the moment)
+        if not isinstance(note_id, str) or not (note_id == "" or _DOCUMENT_ID.fullmatch(note_id)):
             raise ValueError("bad id")
-        return ChangeMark(_instant(data["t"]), note_id), issued
+        return ChangeMark(_instant(data["t"]), note_id), issued, floor
     except (ValueError, KeyError, TypeError, OverflowError, binascii.Error, UnicodeError) as exc:
         raise InvalidRequest("since is not a valid sync token") from exc
+
+
+def _key(mark: ChangeMark) -> tuple[datetime, str]:
+    return mark.moment, mark.note_id
 
 
 def _instant(value: Any) -> datetime:
@@ -132,25 +143,43 @@ class NotesService:
     def changes(self, tenant_id: str, since: str | None, limit: int) -> ChangeListing:
         """``GET /notes/changes``: the notes created, edited or deleted after the
         position ``since`` names (everything when None), in commit order, and the
-        token to go on from (the same position again when nothing changed).
+        token to go on from.
+
+        A change's moment is its commit timestamp, but a commit may become visible
+        a little after later ones (on the emulator, a write that waited for a lock
+        keeps the earlier timestamp). So a sync (its pages, while ``hasMore``) ends
+        with a token that does not go past ``SYNC_SETTLE_S`` before the sync
+        started: the next sync sends the last seconds' changes again (the latest
+        state of each note, harmless to apply twice), and a change that became
+        visible late is among them. Pages within one sync go on from their last
+        entry.
 
         A token carries when it was issued. Deletions are kept
         TOMBSTONE_RETENTION_DAYS; a token issued longer ago than that less a day's
         margin (the store's TTL and clocks) may have missed one: 410, and the
         client syncs in full."""
         now = self._clock()
-        after = None
+        after, floor = None, None
         if since is not None:
-            after, issued = decode_sync_token(since)
+            after, issued, floor = decode_sync_token(since)
             horizon = timedelta(days=self._s.tombstone_retention_days) - _TOKEN_MARGIN
             if issued < now - horizon:
                 raise SyncTokenExpired(
                     "this sync token is older than the deletions kept: sync in full "
                     "(GET /notes/changes without since)"
                 )
+        if floor is None:  # the first page of a sync
+            floor = now - timedelta(seconds=self._s.sync_settle_s)
         batch = self._notes.note_changes(tenant_id, after, limit)
         position = batch.last or after
-        return ChangeListing(tuple(batch.changes), encode_sync_token(position, now), batch.more)
+        if batch.more:
+            token = encode_sync_token(position, now, floor)
+        else:
+            settled = ChangeMark(floor, "")
+            if position is None or _key(settled) < _key(position):
+                position = settled
+            token = encode_sync_token(position, now)
+        return ChangeListing(tuple(batch.changes), token, batch.more)
 
     def update(
         self,
