@@ -37,6 +37,23 @@ resource "google_firestore_index" "notes_by_tenant_created" {
   }
 }
 
+# GET /notes/changes: a tenant's change entries in commit order (FirestoreNoteStore.note_changes).
+resource "google_firestore_index" "note_changes_by_tenant_changed" {
+  project     = var.project_id
+  database    = google_firestore_database.main.name
+  collection  = "noteChanges"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "tenantId"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "changedAt"
+    order      = "ASCENDING"
+  }
+}
+
 # GET /conversations/{id}/messages: where conversationId == id and tenantId == uid.
 resource "google_firestore_index" "messages_by_conversation_tenant" {
   project     = var.project_id
@@ -174,6 +191,30 @@ resource "google_firestore_field" "quota_ttl" {
   project    = var.project_id
   database   = google_firestore_database.main.name
   collection = "quotas"
+  field      = "expiresAt"
+
+  ttl_config {}
+}
+
+# Idempotency-Key records (footnote.adapters.firestore_idempotency) carry their end
+# (24 h after the first request) in expiresAt: the API already ignores and purges an
+# expired record when it reads one; the TTL deletes the ones nobody asks for again.
+resource "google_firestore_field" "idempotency_ttl" {
+  project    = var.project_id
+  database   = google_firestore_database.main.name
+  collection = "idempotencyKeys"
+  field      = "expiresAt"
+
+  ttl_config {}
+}
+
+# Deletions in the change feed (noteChanges documents with deleted=true, written by
+# footnote.adapters.firestore_notes) carry expiresAt = deletion + TOMBSTONE_RETENTION_DAYS;
+# a sync token older than that (less a day) is refused with 410 by the API.
+resource "google_firestore_field" "tombstone_ttl" {
+  project    = var.project_id
+  database   = google_firestore_database.main.name
+  collection = "noteChanges"
   field      = "expiresAt"
 
   ttl_config {}

@@ -34,6 +34,8 @@ def stack() -> Iterator[Stack]:
             # restarts the functions host with its own, small limits.
             "QUOTA_CHAT_PER_MINUTE": "600",
             "QUOTA_SEARCH_PER_MINUTE": "1200",
+            # tests/emulator/test_account_revocation.py waits this bound out for reads.
+            "AUTH_REVOCATION_CACHE_S": "2",
         },
         max_delivery_attempts=5,
     )

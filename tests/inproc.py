@@ -38,7 +38,7 @@ def settings(**overrides: Any) -> Settings:
 class TokenTable:
     """A verifier for in-process tests: ``token-<tenant>`` is that tenant."""
 
-    def verify(self, token: str) -> str:
+    def verify(self, token: str, fresh: bool = False) -> str:
         if not token.startswith("token-") or len(token) < 7 or len(token) > 200:
             raise Unauthenticated("a valid Firebase ID token is required")
         return token[len("token-") :]
@@ -91,6 +91,7 @@ class Harness:
             c.health,
             quotas=(lambda: c.quotas) if quotas else None,
             accounts=lambda: c.accounts,
+            idempotency=lambda: c.idempotency,
         )
         self.requests = 0
         self._lock = threading.Lock()

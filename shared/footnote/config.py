@@ -98,6 +98,18 @@ class Settings(BaseSettings):
     quota_notes_per_day: int = Field(1000, alias="QUOTA_NOTES_PER_DAY", ge=0)
     quota_stored_chars: int = Field(10_000_000, alias="QUOTA_STORED_CHARS", ge=0)
 
+    # --- sync and retries (services/idempotency.py, the change feed, token checks)
+    # How long an Idempotency-Key answers retries with the first response.
+    idempotency_ttl_hours: int = Field(24, alias="IDEMPOTENCY_TTL_HOURS", ge=1, le=24 * 30)
+    # How long deletions stay in GET /notes/changes; an older sync token is 410.
+    tombstone_retention_days: int = Field(30, alias="TOMBSTONE_RETENTION_DAYS", ge=1, le=365)
+    # How long after its commit timestamp a change is surely visible: a sync's last
+    # token goes no further than this before the sync started (services/notes.py).
+    sync_settle_s: int = Field(30, alias="SYNC_SETTLE_S", ge=0, le=3600)
+    # How long an instance trusts a user's account state (deleted, disabled, tokens
+    # revoked) for reads; writes always ask Firebase Auth. 0: every request asks.
+    auth_revocation_cache_s: int = Field(60, alias="AUTH_REVOCATION_CACHE_S", ge=0, le=3600)
+
     # --- chunking ---------------------------------------------------------------
     chunk_size: int = Field(450, alias="CHUNK_SIZE", ge=50, le=8000)
     chunk_overlap: int = Field(75, alias="CHUNK_OVERLAP", ge=0)

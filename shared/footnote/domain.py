@@ -81,6 +81,9 @@ class Note:
     title: str = ""
     tags: tuple[str, ...] = ()
     type: MemoryType | None = None  # set by the user; otherwise classified
+    # Moves by one with every write through the API: the note's ETag. 0 for a note
+    # written behind the API's back without one.
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,35 @@ class NoteEdit:
     after: Note
 
 
+@dataclass(frozen=True)
+class ChangeMark:
+    """A position in a tenant's change feed: the commit moment of a note's latest
+    change and its id (ties)."""
+
+    moment: datetime
+    note_id: str
+
+
+@dataclass(frozen=True)
+class NoteChange:
+    """A note's latest change: the note as it is now, or None once it is deleted
+    (a tombstone, at ``mark.moment``)."""
+
+    mark: ChangeMark
+    note: Note | None
+
+
+@dataclass(frozen=True)
+class ChangeBatch:
+    """Changes after a mark in commit order; ``last`` is the mark of the last entry
+    read (a note deleted since its entry was read is left out, to come back as its
+    tombstone), ``more`` whether entries follow."""
+
+    changes: list[NoteChange]
+    last: ChangeMark | None
+    more: bool
+
+
 def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
     """The note after an edit: fields not given keep their value; ``clear_type``
     drops a user-set type (the classifier decides again)."""
@@ -118,6 +150,7 @@ def apply_changes(note: Note, changes: NoteChanges, now: datetime) -> Note:
         tags=changes.tags if changes.tags is not None else note.tags,
         type=None if changes.clear_type else (changes.type or note.type),
         updated_at=now,
+        version=note.version + 1,
     )
 
 

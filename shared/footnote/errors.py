@@ -46,6 +46,42 @@ class Conflict(FootnoteError):
     code = "conflict"
 
 
+class PreconditionFailed(FootnoteError):
+    """``If-Match`` named a version of the note that is no longer current: nothing
+    was changed. ``current`` is the note as it is now (a ``domain.Note``), which the
+    API returns in ``details`` so the client can merge without another read."""
+
+    status = 412
+    code = "precondition_failed"
+
+    def __init__(self, current: Any, details: Any = None) -> None:
+        super().__init__("the note has changed since that version (If-Match)", details)
+        self.current = current
+
+
+class SyncTokenExpired(FootnoteError):
+    """A change-feed token older than the deletions kept: the client must sync in
+    full (``GET /notes/changes`` without ``since``)."""
+
+    status = 410
+    code = "sync_token_expired"
+
+
+class IdempotencyKeyReused(FootnoteError):
+    """An ``Idempotency-Key`` sent again with another request than the first."""
+
+    status = 422
+    code = "idempotency_key_reused"
+
+
+class IdempotencyInProgress(Conflict):
+    """The first request with this ``Idempotency-Key`` is still running: retry after
+    ``retry_after`` seconds to get its response."""
+
+    code = "idempotency_in_progress"
+    retry_after = 1
+
+
 class MalformedNote(FootnoteError):
     """A stored note that does not have the shape the API writes (written behind the
     API's back, e.g. with admin credentials): it cannot be indexed or served, and

@@ -12,6 +12,8 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from footnote.domain import (
+    ChangeBatch,
+    ChangeMark,
     Chunk,
     ConversationPage,
     DeletionJob,
@@ -44,21 +46,45 @@ class NoteStore(Protocol):
     def get_note(self, tenant_id: str, note_id: str) -> Note | None: ...
 
     def update_note(
-        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+        self,
+        tenant_id: str,
+        note_id: str,
+        changes: NoteChanges,
+        now: datetime,
+        if_match: frozenset[int] | None = None,
     ) -> NoteEdit | None:
         """Apply the changes; return the note as the update found it and as it wrote
-        it (None if there was none), both from the update's own transaction, so what
+        it (None if there was none), both from the update's own atomic write, so what
         the caller accounts for (the length it replaced, for the stored-characters
-        quota) is what the update replaced, not an earlier read."""
+        quota) is what the update replaced, not an earlier read. The written note's
+        ``version`` is one more than the one it replaced.
+
+        ``if_match``: the versions the caller edited; when the stored version is not
+        one of them, nothing is written and ``PreconditionFailed`` carries the current
+        note, at once (no waiting on other writers). Without it, the last write wins.
+        """
         ...
 
-    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
+    def delete_note(
+        self, tenant_id: str, note_id: str, if_match: frozenset[int] | None = None
+    ) -> Note | None:
         """Delete the note; return it as the delete found it (None if there was none),
-        read in the delete's own transaction, so what the caller accounts for (its
-        length, for the stored-characters quota) is what went, not an earlier read."""
+        read by the delete's own atomic write, so what the caller accounts for (its
+        length, for the stored-characters quota) is what went, not an earlier read.
+        ``if_match`` as for ``update_note``."""
         ...
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage: ...
+
+    def note_changes(self, tenant_id: str, after: ChangeMark | None, limit: int) -> ChangeBatch:
+        """The tenant's notes whose latest create, edit or delete committed after
+        ``after`` (from the start when None), in commit order, at most ``limit``.
+
+        Every write of a note records its change in the same atomic write, at its
+        commit moment, so a reader that goes on from ``last`` misses no change
+        committed later and sees each note's latest state (its deletion as a
+        tombstone) at least once."""
+        ...
 
     def read_note(self, note_id: str) -> Note | None:
         """The current note whatever its tenant: for the indexer, never for the API."""
@@ -302,8 +328,10 @@ class Classifier(Protocol):
 
 @runtime_checkable
 class TokenVerifier(Protocol):
-    def verify(self, token: str) -> str:
-        """The caller's user id; raises Unauthenticated for any bad token."""
+    def verify(self, token: str, fresh: bool = False) -> str:
+        """The caller's user id; raises Unauthenticated for any bad token, and for a
+        token of an account deleted, disabled or signed out everywhere. ``fresh``:
+        check the account now (writes); otherwise a recent check may be reused."""
         ...
 
 
@@ -325,6 +353,53 @@ class QuotaCounter(Protocol):
 
     def value(self, key: str) -> int:
         """The counter's current total (0 if it does not exist)."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    """A response as an idempotency record keeps it, to answer a retry with it."""
+
+    status: int
+    body: bytes
+    mimetype: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    """A claimed ``Idempotency-Key``: the request it was first used with
+    (``fingerprint``), and its response once there is one (None while it runs)."""
+
+    fingerprint: str
+    started_at: datetime
+    expires_at: datetime
+    response: StoredResponse | None = None
+    # Whose request it was: account deletion finds a tenant's keys (and the responses
+    # they keep, which hold note text) by it.
+    tenant_id: str = ""
+
+
+@runtime_checkable
+class IdempotencyStore(Protocol):
+    """Idempotency keys shared by every API instance (``idempotencyKeys`` in
+    Firestore). ``key`` is already scoped (tenant, endpoint) and hashed by the caller."""
+
+    def claim(
+        self, key: str, record: IdempotencyRecord, now: datetime, lease_s: float
+    ) -> IdempotencyRecord | None:
+        """Store ``record`` (pending) under ``key`` unless a live record is there:
+        None when this caller claimed it, else the record found. A record past its
+        ``expires_at``, or still pending ``lease_s`` after it started (its request
+        died), is purged here and the key claimed anew."""
+        ...
+
+    def complete(self, key: str, response: StoredResponse) -> None:
+        """Record the response of the request that claimed ``key``."""
+        ...
+
+    def release(self, key: str) -> None:
+        """Forget the claim (the request failed): a retry runs again."""
         ...
 
 

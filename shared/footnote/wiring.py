@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from footnote.config import Settings, get_settings
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Embedder,
         EmbeddingCache,
         Generator,
+        IdempotencyStore,
         JobStore,
         QuotaCounter,
         ReindexQueue,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from footnote.retrieval.retriever import Retriever
     from footnote.services.accounts import AccountService
     from footnote.services.chat import ChatService
+    from footnote.services.idempotency import IdempotencyService
     from footnote.services.indexing import IndexingService
     from footnote.services.notes import NotesService
     from footnote.services.quotas import QuotaService
@@ -109,7 +111,9 @@ class Container:
         from footnote.adapters.firestore_store import FirestoreStore, make_client
 
         s = self.settings
-        return FirestoreStore(make_client(s.project_id, s.firestore_database))
+        store = FirestoreStore(make_client(s.project_id, s.firestore_database))
+        store.tombstone_retention = timedelta(days=s.tombstone_retention_days)
+        return store
 
     @lazy
     def jobs(self) -> JobStore:
@@ -367,6 +371,7 @@ class Container:
                 cast(Any, self.jobs),
                 cast(Any, self.embedding_cache),
                 cast(Any, self.term_stats),
+                idempotency=cast(Any, self.idempotency_store),
             )
         from footnote.adapters.firestore_accounts import FirestoreTenantData
 
@@ -406,11 +411,30 @@ class Container:
         )
 
     @lazy
+    def idempotency_store(self) -> IdempotencyStore:
+        if self.settings.note_store == "memory":
+            from footnote.adapters.memory_idempotency import MemoryIdempotencyStore
+
+            return MemoryIdempotencyStore()
+        from footnote.adapters.firestore_idempotency import FirestoreIdempotencyStore
+
+        return FirestoreIdempotencyStore(self._firestore().client)
+
+    @lazy
+    def idempotency(self) -> IdempotencyService:
+        from footnote.services.idempotency import IdempotencyService
+
+        return IdempotencyService(self.settings, self.idempotency_store)
+
+    @lazy
     def verifier(self) -> TokenVerifier:
         from footnote.adapters.firebase_auth import FirebaseTokenVerifier
 
         self.settings.check_safe_to_serve()
-        return FirebaseTokenVerifier(self.settings.project_id)
+        return FirebaseTokenVerifier(
+            self.settings.project_id,
+            revocation_cache_s=self.settings.auth_revocation_cache_s,
+        )
 
     @lazy
     def api(self) -> Api:
@@ -425,6 +449,7 @@ class Container:
             quotas=lambda: self.quotas,
             app_check=self.app_check,
             accounts=lambda: self.accounts,
+            idempotency=lambda: self.idempotency,
         )
 
     @lazy

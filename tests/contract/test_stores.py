@@ -9,8 +9,8 @@ from datetime import timedelta
 
 import pytest
 
-from footnote.domain import IndexState, IndexStatus, MemoryType, NoteChanges, Turn
-from footnote.errors import InvalidRequest
+from footnote.domain import ChangeMark, IndexState, IndexStatus, MemoryType, NoteChanges, Turn
+from footnote.errors import InvalidRequest, PreconditionFailed
 from footnote.ports import ChunkStore, ConversationStore, JobStore, NoteStore
 from tests.factories import NOW, chunk, note
 
@@ -71,6 +71,64 @@ def test_update_returns_what_it_replaced_and_what_it_wrote(store) -> None:
     third = store.update_note(tenant, nid, NoteChanges(tags=("x",)), later)
     assert third.before.text == third.after.text == "tiny"
     assert third.before.tags == () and third.after.tags == ("x",)
+
+
+def test_every_write_moves_the_version_and_if_match_guards_it(store) -> None:
+    """ETags: the version a write replaced must be one the caller named, or nothing
+    is written and the error carries the current note."""
+    tenant, nid = _ids()
+    created = store.create_note(note(nid, "v1", tenant, version=1))
+    assert created.version == 1 and store.get_note(tenant, nid).version == 1
+    edit = store.update_note(tenant, nid, NoteChanges(title="t"), NOW, frozenset({1}))
+    assert (edit.before.version, edit.after.version) == (1, 2)
+    assert store.get_note(tenant, nid).version == 2
+    with pytest.raises(PreconditionFailed) as stale:
+        store.update_note(tenant, nid, NoteChanges(text="lost"), NOW, frozenset({1}))
+    assert stale.value.current.version == 2 and stale.value.current.text == "v1"
+    assert store.get_note(tenant, nid).text == "v1"
+    with pytest.raises(PreconditionFailed):
+        store.update_note(tenant, nid, NoteChanges(text="lost"), NOW, frozenset())
+    # Without If-Match, the last write wins and still moves the version.
+    assert store.update_note(tenant, nid, NoteChanges(text="v3"), NOW).after.version == 3
+    with pytest.raises(PreconditionFailed) as stale_delete:
+        store.delete_note(tenant, nid, frozenset({2}))
+    assert stale_delete.value.current.text == "v3"
+    assert store.get_note(tenant, nid) is not None
+    assert store.delete_note(tenant, nid, frozenset({2, 3})).version == 3
+    assert store.get_note(tenant, nid) is None
+    # A note that is gone is simply not found, whatever the If-Match.
+    assert store.update_note(tenant, nid, NoteChanges(text="x"), NOW, frozenset({3})) is None
+
+
+def test_the_change_feed_lists_latest_states_and_tombstones_in_commit_order(store) -> None:
+    tenant, base = _ids()
+    a, b, c = f"{base}-a", f"{base}-b", f"{base}-c"
+    for nid in (a, b, c):
+        store.create_note(note(nid, nid, tenant, version=1))
+    store.create_note(note(f"{base}-other", "x", "someone-else", version=1))
+    start = store.note_changes(tenant, None, 10)
+    assert [ch.mark.note_id for ch in start.changes] == [a, b, c] and not start.more
+    assert start.last == start.changes[-1].mark
+    store.update_note(tenant, a, NoteChanges(text="a2"), NOW)
+    store.delete_note(tenant, b)
+    after = store.note_changes(tenant, start.last, 10)
+    assert [(ch.mark.note_id, ch.note and ch.note.text) for ch in after.changes] == [
+        (a, "a2"),
+        (b, None),  # a tombstone
+    ]
+    marks = [ch.mark for ch in after.changes]
+    assert marks == sorted(marks, key=lambda m: (m.moment, m.note_id))
+    assert marks[0].moment > start.last.moment
+    # Paged: one at a time, each page going on from the last.
+    first = store.note_changes(tenant, start.last, 1)
+    assert [ch.mark.note_id for ch in first.changes] == [a] and first.more
+    second = store.note_changes(tenant, first.last, 1)
+    assert [ch.mark.note_id for ch in second.changes] == [b] and not second.more
+    nothing = store.note_changes(tenant, second.last, 10)
+    assert nothing.changes == [] and nothing.last is None and not nothing.more
+    # A floor (no id): every change at or after the moment.
+    floor = ChangeMark(after.changes[0].mark.moment, "")
+    assert [ch.mark.note_id for ch in store.note_changes(tenant, floor, 10).changes] == [a, b]
 
 
 def test_update_marks_pending_only_when_content_changes(store) -> None:

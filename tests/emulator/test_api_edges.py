@@ -247,7 +247,7 @@ def test_an_edit_that_cannot_get_the_note_answers_503_with_retry_after_and_chang
     new_user, firestore_client
 ) -> None:
     """Two writers of one note: while another transaction holds the note, an edit
-    waits, the emulator aborts it (lock timeout), the SDK's retries run out, and the
+    waits, the emulator aborts it (lock timeout), and the
     API answers 503 `contention` with Retry-After -- not a 500 -- and stores nothing.
     Seen first in the 500-note exact-indexing test, where two PATCHes of one note met."""
     user = new_user()
@@ -268,3 +268,23 @@ def test_an_edit_that_cannot_get_the_note_answers_503_with_retry_after_and_chang
     assert user.call("GET", f"/notes/{note_id}").json()["text"] == "The launch moved to March 14."
     again = user.call("PATCH", f"/notes/{note_id}", json={"text": "The launch moved to April."})
     assert again.status_code == 200, again.text
+
+
+@pytest.mark.parametrize("path", ["//notes", "///notes", "/api//notes"])
+def test_doubled_slashes_are_404_on_the_running_host(stack, new_user, path) -> None:
+    """Sent as is (requests would not send a leading //): the dev host's server merges
+    leading slashes, so the API reads the target from RAW_URI."""
+    import socket
+    from urllib.parse import urlparse
+
+    user = new_user()
+    url = urlparse(stack.api_url)
+    with socket.create_connection((url.hostname, url.port), timeout=30) as sock:
+        sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nAuthorization: Bearer {user.token}"
+            "\r\nConnection: close\r\n\r\n".encode()
+        )
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer.split(b" ", 2)[1] == b"404", answer[:300]

@@ -81,6 +81,10 @@ MAY_DEFAULT = {
     "NOTE_MAX_TAGS",
     "REQUEST_MAX_BYTES",
     "PAGE_SIZE_MAX",
+    "IDEMPOTENCY_TTL_HOURS",
+    "TOMBSTONE_RETENTION_DAYS",  # the noteChanges TTL policy deletes what it says
+    "AUTH_REVOCATION_CACHE_S",
+    "SYNC_SETTLE_S",
     "CHUNK_SIZE",
     "CHUNK_OVERLAP",
     "RETRIEVAL_TOP_K",
@@ -452,6 +456,12 @@ def test_composite_indexes_cover_the_store_queries(tf: Terraform) -> None:
     assert ("messages", ("conversationId", "tenantId")) in have
     assert ("conversations", ("tenantId", "updatedAt")) in have
     assert ("noteChunks", ("tenantId", "embedding")) in have
+    # the change feed: tenantId == …, oldest changedAt first
+    assert re.search(
+        r'"tenantId", "==", tenant_id\)\)\s*\.order_by\("changedAt", direction=fs\.Query\.ASCENDING\)',
+        source,
+    )
+    assert ("noteChanges", ("tenantId", "changedAt")) in have
 
 
 # -- triggers and topics ----------------------------------------------------------

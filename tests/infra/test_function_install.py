@@ -39,7 +39,10 @@ pytestmark = pytest.mark.slow
 # imports on the first event. The API also builds its optional stages (App Check,
 # the Discovery Engine reranker), which settings can turn on without a redeploy.
 GRAPH: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "api": (("api", "notes", "chat", "quotas", "app_check", "reranker", "verifier"), ()),
+    "api": (
+        ("api", "notes", "chat", "quotas", "idempotency", "app_check", "reranker", "verifier"),
+        (),
+    ),
     "indexer": (("indexing",), ("footnote.adapters.firestore_events",)),
     "reindexer": (("reindexing", "queue"), ("footnote.services.reindexing",)),
 }

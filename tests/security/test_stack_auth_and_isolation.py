@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -42,8 +43,11 @@ def test_crafted_tokens_get_the_same_401_from_the_stack(stack: Any, new_user: An
             error = r.json()["error"]
             bodies.add((error["code"], error["message"], json.dumps(error["details"])))
     assert bodies == {("unauthenticated", "a valid Firebase ID token is required", "null")}
-    # The same claims, unexpired, are the user (the emulator accepts unsigned tokens).
-    fresh = unsigned(claims(stack.project, uid=user.uid))
+    # The same claims, unexpired, are the user (the emulator accepts unsigned tokens),
+    # issued now: the account check refuses a token issued before the account's
+    # tokens became valid (its creation, or the last revocation).
+    now = int(time.time())
+    fresh = unsigned(claims(stack.project, uid=user.uid, iat=now, auth_time=now))
     r = requests.get(
         f"{stack.api_url}/notes/{note}", headers={"Authorization": f"Bearer {fresh}"}, timeout=30
     )

@@ -138,7 +138,7 @@ def test_rejections_through_the_api_are_identical_and_leak_nothing() -> None:
     note = h.add_note("owner", "A private note about the launch plan.")
 
     class Strict:
-        def verify(self, token: str) -> str:
+        def verify(self, token: str, fresh: bool = False) -> str:
             if token == "good":
                 return "owner"
             raise Unauthenticated("a valid Firebase ID token is required")
@@ -282,3 +282,74 @@ def test_both_verifiers_share_one_firebase_app_per_project() -> None:
         assert app.project_id == project
     finally:
         firebase_admin.delete_app(app)
+
+
+# -- revocation: deleted, disabled or signed-out accounts ------------------------------
+
+
+class _Auth:
+    """firebase_admin.auth.verify_id_token, faked: the account is valid until
+    ``revoked``; counts the account checks (check_revoked=True)."""
+
+    def __init__(self) -> None:
+        self.revoked = False
+        self.account_checks = 0
+
+    def verify_id_token(self, token: str, app: Any = None, check_revoked: bool = False) -> Any:
+        if check_revoked:
+            self.account_checks += 1
+            if self.revoked:
+                raise ValueError("user not found")  # UserNotFoundError, RevokedIdTokenError…
+        return {"uid": "u1", "iat": int(time.time()) - 5, "exp": int(time.time()) + 600}
+
+
+@pytest.fixture
+def fake_auth(monkeypatch: pytest.MonkeyPatch) -> _Auth:
+    from firebase_admin import auth
+
+    fake = _Auth()
+    monkeypatch.setattr(auth, "verify_id_token", fake.verify_id_token)
+    return fake
+
+
+def test_reads_reuse_an_account_check_for_the_cache_bound_writes_always_check(
+    fake_auth: _Auth,
+) -> None:
+    now = [1000.0]
+    v = FirebaseTokenVerifier(PROJECT, app=object(), revocation_cache_s=60, clock=lambda: now[0])
+    assert v.verify("t") == "u1" and fake_auth.account_checks == 1
+    assert v.verify("t") == "u1" and fake_auth.account_checks == 1  # cached read
+    assert v.verify("t", fresh=True) == "u1" and fake_auth.account_checks == 2  # a write asks
+    fake_auth.revoked = True  # the account is deleted now
+    now[0] += 59
+    assert v.verify("t") == "u1"  # a read within the bound still passes…
+    now[0] += 2
+    with pytest.raises(Unauthenticated):
+        v.verify("t")  # …and not after it
+    with pytest.raises(Unauthenticated):
+        v.verify("t")  # nor ever again: a refusal is not cached as valid
+
+
+def test_a_refused_write_ends_the_cached_reads_too(fake_auth: _Auth) -> None:
+    now = [1000.0]
+    v = FirebaseTokenVerifier(PROJECT, app=object(), revocation_cache_s=60, clock=lambda: now[0])
+    assert v.verify("t") == "u1"
+    fake_auth.revoked = True
+    with pytest.raises(Unauthenticated):
+        v.verify("t", fresh=True)  # writes stop at once
+    with pytest.raises(Unauthenticated):
+        v.verify("t")  # and the read that follows asks again
+
+
+def test_without_revocation_checks_the_account_is_not_asked(fake_auth: _Auth) -> None:
+    v = FirebaseTokenVerifier(PROJECT, app=object())
+    fake_auth.revoked = True
+    assert v.verify("t", fresh=True) == "u1" and fake_auth.account_checks == 0
+
+
+def test_the_wiring_checks_revocation() -> None:
+    from footnote.wiring import Container
+    from tests.inproc import settings
+
+    verifier = Container(settings(AUTH_REVOCATION_CACHE_S=7)).verifier
+    assert isinstance(verifier, FirebaseTokenVerifier) and verifier._cache_s == 7

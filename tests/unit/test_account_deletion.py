@@ -40,13 +40,15 @@ def _dump(h: Harness) -> dict[str, str]:
         "jobs": c.jobs,
         "cache": c.embedding_cache,
         "term_stats": c.term_stats,
+        "idempotency": c.idempotency_store,
     }
     out: dict[str, str] = {}
     for name, obj in parts.items():
         if obj is None:
             continue
         for attr, value in sorted(vars(obj).items()):
-            if attr in ("_lock", "_seq", "fenced"):
+            # (_last_moment: the change feed's clock watermark, no one's data)
+            if attr in ("_lock", "_seq", "fenced", "_last_moment"):
                 continue
             out[f"{name}.{attr}"] = repr(_sorted(value))
     return out
@@ -83,6 +85,12 @@ def _alice(h: Harness) -> list[str]:
     follow = {"message": "And the pricing?", "conversationId": first.get_json()["conversationId"]}
     assert h.call("POST", "/chat", ALICE, json=follow).status_code == 200
     assert h.call("POST", "/search", ALICE, json={"query": SECRET}).status_code == 200
+    # a create and a question sent with Idempotency-Key: their stored responses hold text
+    keyed = {"Idempotency-Key": "alice-retry-1"}
+    note = {"text": f"Retried: {SECRET} offsite."}
+    assert h.call("POST", "/notes", ALICE, json=note, headers=keyed).status_code == 201
+    asked = {"message": f"When is the {SECRET} offsite?"}
+    assert h.call("POST", "/chat", ALICE, json=asked, headers=keyed).status_code == 200
     # a re-index job of the tenant, run to its end
     c = h.container
     c.reindexing.start(ReindexRequest(scope="tenant", tenant_id=ALICE))

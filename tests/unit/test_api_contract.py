@@ -104,6 +104,7 @@ _DESCRIBED_BEFORE = {
     ("GET", "/openapi.json"): {200},
     ("POST", "/notes"): {201, 400, 401, 413, 415, 429},
     ("GET", "/notes"): {200, 400, 401},
+    ("GET", "/notes/changes"): {200, 400, 401, 410},  # added since: the change feed
     ("GET", "/notes/{noteId}"): {200, 401, 404},
     ("PATCH", "/notes/{noteId}"): {200, 400, 401, 404, 413, 415, 429},
     ("DELETE", "/notes/{noteId}"): {204, 401, 404},

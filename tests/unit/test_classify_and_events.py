@@ -78,7 +78,9 @@ def test_decode_rejects_other_documents() -> None:
 
 
 def test_cursor_round_trip_and_garbage() -> None:
-    assert decode_cursor(encode_cursor(NOW, "n9")) == (NOW, "n9")
+    assert decode_cursor(encode_cursor(NOW, "n9", "notes"), "notes") == (NOW, "n9")
+    with pytest.raises(InvalidRequest):  # a cursor carries the list it pages
+        decode_cursor(encode_cursor(NOW, "n9", "notes"), "conversations")
     for garbage in ("", "!!!", "eyJ4IjoxfQ", base64.b64encode(b"\xff\xfe").decode()):
         with pytest.raises(InvalidRequest):
-            decode_cursor(garbage)
+            decode_cursor(garbage, "notes")

@@ -98,6 +98,19 @@ def test_windows_reset_and_retry_after_points_at_the_next_one() -> None:
     quotas.charge_request("alice", "chat")  # a new minute
 
 
+def test_a_failed_chat_spends_no_quota() -> None:
+    """Someone else's conversation id is 404: nothing was done for the caller, so
+    their minute's allowance is untouched."""
+    h = Harness(quotas=True, QUOTA_CHAT_PER_MINUTE=2)
+    convo = h.call("POST", "/chat", "bob", json={"message": "hi"}).get_json()["conversationId"]
+    for _ in range(5):
+        foreign = h.call("POST", "/chat", "alice", json={"message": "hi", "conversationId": convo})
+        assert foreign.status_code == 404
+    for _ in range(2):
+        assert h.call("POST", "/chat", "alice", json={"message": "hi"}).status_code == 200
+    assert h.call("POST", "/chat", "alice", json={"message": "hi"}).status_code == 429
+
+
 def test_quotas_set_to_zero_are_off() -> None:
     h = Harness(quotas=True, QUOTA_CHAT_PER_MINUTE=0)
     for _ in range(20):
@@ -138,11 +151,13 @@ class RacingDelete(MemoryStore):
         super().__init__()
         self.racer: Callable[[], object] | None = None
 
-    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
+    def delete_note(
+        self, tenant_id: str, note_id: str, if_match: frozenset[int] | None = None
+    ) -> Note | None:
         racer, self.racer = self.racer, None
         if racer is not None:
             racer()
-        return super().delete_note(tenant_id, note_id)
+        return super().delete_note(tenant_id, note_id, if_match)
 
 
 class RacingUpdate(MemoryStore):
@@ -154,12 +169,17 @@ class RacingUpdate(MemoryStore):
         self.racer: Callable[[], object] | None = None
 
     def update_note(
-        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+        self,
+        tenant_id: str,
+        note_id: str,
+        changes: NoteChanges,
+        now: datetime,
+        if_match: frozenset[int] | None = None,
     ) -> NoteEdit | None:
         racer, self.racer = self.racer, None
         if racer is not None:
             racer()
-        return super().update_note(tenant_id, note_id, changes, now)
+        return super().update_note(tenant_id, note_id, changes, now, if_match)
 
 
 def _service(

@@ -23,15 +23,19 @@ T = TypeVar("T")
 _DOCUMENT_ID = re.compile(r"(?!__.*__$)[A-Za-z0-9_-]{1,200}")
 
 
-def encode_cursor(moment: datetime, document_id: str) -> str:
-    raw = json.dumps({"t": moment.isoformat(), "id": document_id}, separators=(",", ":"))
+def encode_cursor(moment: datetime, document_id: str, kind: str) -> str:
+    """``kind``: the list it pages (its collection, "notes" or "conversations"): a
+    cursor of one list sent to another is refused, not read as a position there."""
+    raw = json.dumps({"e": kind, "t": moment.isoformat(), "id": document_id}, separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
+def decode_cursor(cursor: str, kind: str) -> tuple[datetime, str]:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        if data["e"] != kind:
+            raise ValueError("a cursor of another list")
         # In UTC, as stored: an offset that moves the instant out of the years
         # 1-9999 ("0001-01-01T00:00+01:00") fails here, not in the store's encoder.
         moment = datetime.fromisoformat(data["t"])
@@ -55,14 +59,18 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 
 
 def keyset_page(
-    rows: Iterable[T], key: Callable[[T], tuple[datetime, str]], limit: int, cursor: str | None
+    rows: Iterable[T],
+    key: Callable[[T], tuple[datetime, str]],
+    limit: int,
+    cursor: str | None,
+    kind: str,
 ) -> tuple[list[T], str | None]:
     """The page of ``rows`` after ``cursor``, newest key first, and the cursor of the
     next page (None on the last): the in-memory stores' version of the Firestore query."""
     ordered = sorted(rows, key=key, reverse=True)
     if cursor:
-        after = decode_cursor(cursor)
+        after = decode_cursor(cursor, kind)
         ordered = [r for r in ordered if key(r) < after]
     page = ordered[:limit]
     more = len(ordered) > limit
-    return page, encode_cursor(*key(page[-1])) if more else None
+    return page, encode_cursor(*key(page[-1]), kind) if more else None

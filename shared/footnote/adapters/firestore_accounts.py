@@ -23,11 +23,13 @@ from footnote.adapters.firestore_common import (
     EMBEDDINGS,
     JOBS,
     MESSAGES,
+    NOTE_CHANGES,
     NOTES,
     STATES,
     TENANTS,
     FirestoreRepository,
 )
+from footnote.adapters.firestore_idempotency import IDEMPOTENCY
 from footnote.adapters.firestore_quota import QUOTAS
 from footnote.adapters.firestore_term_stats import NOTES as TERM_NOTES
 from footnote.adapters.firestore_term_stats import ROWS as TERM_ROWS
@@ -35,7 +37,9 @@ from footnote.domain import DeletionJob, deletion_job_id
 
 EXPORTS = "exports"
 _BY_TENANT_FIELD = {
-    "notes": (NOTES,),
+    # A note's change-feed entry and the stored responses of its idempotent requests
+    # go with the notes.
+    "notes": (NOTES, NOTE_CHANGES, IDEMPOTENCY),
     "conversations": (CONVERSATIONS,),
     "messages": (MESSAGES,),
     "jobs": (JOBS,),

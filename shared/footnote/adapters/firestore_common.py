@@ -33,6 +33,10 @@ JOBS = "reindexJobs"
 # One per account deletion, named by ``domain.deletion_job_id``: the job's progress
 # and the fence the tenant's writes check (kept after the job: it names no one).
 ACCOUNT_DELETIONS = "accountDeletions"
+# One document per note: its latest change's commit time (changedAt, the server's
+# timestamp of the very write that changed the note), tenant and whether it was a
+# deletion; written in the same batch as the note. GET /notes/changes reads it.
+NOTE_CHANGES = "noteChanges"
 CHUNK_IDS = "chunkIds"  # in indexState: the chunk ids the last chunk transaction wrote
 # In indexState: the commit time of the last change to the note's chunks (an index
 # write, or the API dropping them on an edit or delete). The change log in-memory
@@ -73,7 +77,7 @@ class FirestoreRepository:
             .order_by("__name__", direction=fs.Query.DESCENDING)
         )
         if cursor:
-            moment, last_id = decode_cursor(cursor)
+            moment, last_id = decode_cursor(cursor, collection)
             query = query.start_after({field: moment, "__name__": docs.document(last_id)})
         snaps = list(query.limit(limit + 1).stream())
         return snaps[:limit], (snaps[limit - 1] if len(snaps) > limit else None)
@@ -160,6 +164,7 @@ def note_doc(n: Note) -> dict[str, Any]:
         "type": n.type.value if n.type else None,
         "createdAt": n.created_at,
         "updatedAt": n.updated_at,
+        "version": n.version,
     }
 
 
@@ -187,6 +192,9 @@ def note_from(snap: Any) -> Note:
         raise bad("tags must be a list of strings")
     if kind and kind not in {m.value for m in MemoryType}:
         raise bad("type is not a known memory type")
+    version = d.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise bad("version must be a whole number")
     return Note(
         id=snap.id,
         tenant_id=tenant_id,
@@ -196,6 +204,7 @@ def note_from(snap: Any) -> Note:
         title=title or "",
         tags=tuple(tags or ()),
         type=MemoryType(kind) if kind else None,
+        version=version,
     )
 
 

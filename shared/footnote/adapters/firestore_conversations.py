@@ -50,7 +50,10 @@ class FirestoreConversationStore(FirestoreRepository):
         summaries = (self._summary(snap) for snap in snaps)
         page = [summary for summary in summaries if summary is not None]
         return ConversationPage(
-            page, encode_cursor(last.get("updatedAt"), last.id) if last is not None else None
+            page,
+            encode_cursor(last.get("updatedAt"), last.id, CONVERSATIONS)
+            if last is not None
+            else None,
         )
 
     def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from footnote.adapters.cached_embedder import MemoryEmbeddingCache
+from footnote.adapters.memory_idempotency import MemoryIdempotencyStore
 from footnote.adapters.memory_jobs import MemoryJobStore
 from footnote.adapters.memory_quota import MemoryQuotaCounter
 from footnote.adapters.memory_store import MemoryStore
@@ -28,6 +29,7 @@ class MemoryTenantData:
         cache: MemoryEmbeddingCache | None = None,
         term_stats: MemoryTermStats | None = None,
         exports: Any = None,
+        idempotency: MemoryIdempotencyStore | None = None,
     ) -> None:
         self._store = store
         self._quotas = quotas
@@ -35,6 +37,7 @@ class MemoryTenantData:
         self._cache = cache
         self._stats = term_stats
         self._exports = exports
+        self._idempotency = idempotency
         self.deletions: dict[str, DeletionJob] = {}
         self._lock = threading.Lock()
 
@@ -93,9 +96,17 @@ class MemoryTenantData:
         s = self._store
         with s._lock:
             if area == "notes":
-                return _drop(
+                gone = _drop(
                     s.notes, [k for k, n in s.notes.items() if n.tenant_id == tenant_id], limit
                 )
+                # its change-feed entries, and the responses its idempotent requests keep
+                feed = [k for k, (_, tenant, _) in s.feed.items() if tenant == tenant_id]
+                gone += _drop(s.feed, feed, max(0, limit - gone))
+                if self._idempotency is not None:
+                    kept = self._idempotency.records
+                    mine = [k for k, r in kept.items() if r.tenant_id == tenant_id]
+                    gone += _drop(kept, mine, max(0, limit - gone))
+                return gone
             if area == "conversations":
                 mine = [k for k, c in s.conversations.items() if c.tenant_id == tenant_id]
                 return _drop(s.conversations, mine, limit)

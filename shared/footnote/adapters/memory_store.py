@@ -9,17 +9,20 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from footnote.adapters.cursors import keyset_page
 from footnote.domain import (
+    ChangeBatch,
+    ChangeMark,
     Chunk,
     Conversation,
     ConversationPage,
     IndexState,
     IndexStatus,
     Note,
+    NoteChange,
     NoteChanges,
     NoteEdit,
     NotePage,
@@ -29,7 +32,7 @@ from footnote.domain import (
     same_content,
     with_turns,
 )
-from footnote.errors import Unauthenticated
+from footnote.errors import PreconditionFailed, Unauthenticated
 
 
 class MemoryStore:
@@ -49,10 +52,19 @@ class MemoryStore:
         self._recorded: dict[str, set[str]] = {}  # note id -> chunk ids last written
         # Deletion jobs begun (``MemoryTenantData``): their tenants write nothing new.
         self.fenced: set[str] = set()
+        # The change feed: note id -> (moment of its latest change, tenant, deleted);
+        # moments strictly increase, as commit times of one document's writes do.
+        self.feed: dict[str, tuple[datetime, str, bool]] = {}
+        self._last_moment = datetime.min.replace(tzinfo=UTC)
 
     def _check_fence(self, tenant_id: str) -> None:
         if deletion_job_id(tenant_id) in self.fenced:
             raise Unauthenticated("a valid Firebase ID token is required")
+
+    def _record_change(self, note_id: str, tenant_id: str, deleted: bool) -> None:
+        moment = max(datetime.now(UTC), self._last_moment + timedelta(microseconds=1))
+        self._last_moment = moment
+        self.feed[note_id] = (moment, tenant_id, deleted)
 
     # -- NoteStore -------------------------------------------------------------
     def create_note(self, note: Note) -> Note:
@@ -62,6 +74,7 @@ class MemoryStore:
                 raise ValueError(f"note {note.id} exists")
             self.notes[note.id] = note
             self.states[note.id] = IndexState(note.id, note.tenant_id, IndexStatus.PENDING)
+            self._record_change(note.id, note.tenant_id, False)
             return note
 
     def get_note(self, tenant_id: str, note_id: str) -> Note | None:
@@ -69,31 +82,60 @@ class MemoryStore:
         return note if note is not None and note.tenant_id == tenant_id else None
 
     def update_note(
-        self, tenant_id: str, note_id: str, changes: NoteChanges, now: datetime
+        self,
+        tenant_id: str,
+        note_id: str,
+        changes: NoteChanges,
+        now: datetime,
+        if_match: frozenset[int] | None = None,
     ) -> NoteEdit | None:
         with self._lock:
             note = self.get_note(tenant_id, note_id)
             if note is None:
                 return None
+            if if_match is not None and note.version not in if_match:
+                raise PreconditionFailed(note)
             updated = apply_changes(note, changes, now)
             self.notes[note_id] = updated
+            self._record_change(note_id, tenant_id, False)
             if not same_content(note, updated):
                 self.states[note_id] = IndexState(note_id, tenant_id, IndexStatus.PENDING)
                 self._drop_chunks(tenant_id, note_id)  # old text is never cited again
             return NoteEdit(note, updated)  # read under the same lock as the write
 
-    def delete_note(self, tenant_id: str, note_id: str) -> Note | None:
+    def delete_note(
+        self, tenant_id: str, note_id: str, if_match: frozenset[int] | None = None
+    ) -> Note | None:
         with self._lock:
             note = self.get_note(tenant_id, note_id)
             if note is None:
                 return None
+            if if_match is not None and note.version not in if_match:
+                raise PreconditionFailed(note)
             del self.notes[note_id]
             self._drop_chunks(tenant_id, note_id)  # a deleted note is never cited
+            self._record_change(note_id, tenant_id, True)
             return note
 
     def list_notes(self, tenant_id: str, limit: int, cursor: str | None) -> NotePage:
         mine = [n for n in self.notes.values() if n.tenant_id == tenant_id]
-        return NotePage(*keyset_page(mine, lambda n: (n.created_at, n.id), limit, cursor))
+        return NotePage(*keyset_page(mine, lambda n: (n.created_at, n.id), limit, cursor, "notes"))
+
+    def note_changes(self, tenant_id: str, after: ChangeMark | None, limit: int) -> ChangeBatch:
+        with self._lock:
+            entries = sorted(
+                (moment, note_id, deleted)
+                for note_id, (moment, tenant, deleted) in self.feed.items()
+                if tenant == tenant_id
+                and (after is None or (moment, note_id) > (after.moment, after.note_id))
+            )
+            page = entries[:limit]
+            changes = [
+                NoteChange(ChangeMark(m, nid), None if deleted else self.notes[nid])
+                for m, nid, deleted in page
+            ]
+        last = ChangeMark(page[-1][0], page[-1][1]) if page else None
+        return ChangeBatch(changes, last, len(entries) > limit)
 
     def read_note(self, note_id: str) -> Note | None:
         return self.notes.get(note_id)
@@ -234,7 +276,9 @@ class MemoryStore:
     ) -> ConversationPage:
         with self._lock:  # a chat may add a conversation meanwhile
             mine = [c for c in self.conversations.values() if c.tenant_id == tenant_id]
-        return ConversationPage(*keyset_page(mine, lambda c: (c.updated_at, c.id), limit, cursor))
+        return ConversationPage(
+            *keyset_page(mine, lambda c: (c.updated_at, c.id), limit, cursor, "conversations")
+        )
 
     def conversation_turns(self, tenant_id: str, conversation_id: str) -> list[Turn] | None:
         mine = [

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -30,21 +32,26 @@ from footnote.config import Settings
 from footnote.errors import (
     Contention,
     FootnoteError,
+    IdempotencyInProgress,
     InvalidRequest,
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
+    PreconditionFailed,
     QuotaExceeded,
     Unauthenticated,
     UnsupportedMediaType,
 )
-from footnote.ports import AppCheckVerifier, TokenVerifier
+from footnote.ports import AppCheckVerifier, StoredResponse, TokenVerifier
 from footnote.services.accounts import AccountService
 from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
+from footnote.services.idempotency import IdempotencyService
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
+from footnote.services.results import NoteView
 
 log = logging.getLogger("footnote.api")
+_SAFE_METHODS = frozenset({"GET", "HEAD"})
 M = TypeVar("M", bound=BaseModel)
 P = TypeVar("P", bound=PageQuery)
 
@@ -64,11 +71,13 @@ class Api:
         quotas: Callable[[], QuotaService] | None = None,
         app_check: AppCheckVerifier | None = None,
         accounts: Callable[[], AccountService] | None = None,
+        idempotency: Callable[[], IdempotencyService] | None = None,
     ) -> None:
         self._s = settings
         self._models = request_models(settings)
         self._app_check = app_check  # None: App Check is off
         self._quotas = quotas  # None: no per-user quotas (in-process test harnesses)
+        self._idempotency = idempotency  # None: Idempotency-Key is ignored
         self._verifier = verifier
         self._notes = notes
         self._chat = chat
@@ -92,8 +101,10 @@ class Api:
         except FootnoteError as exc:
             response = _json(exc.envelope(), exc.status)
             fields["error"] = exc.code
-            if isinstance(exc, QuotaExceeded | Contention):
+            if isinstance(exc, QuotaExceeded | Contention | IdempotencyInProgress):
                 response.headers["Retry-After"] = str(exc.retry_after)
+            if isinstance(exc, PreconditionFailed):
+                response.headers["ETag"] = wire.etag(exc.current)
         except Exception:
             log.exception("unhandled error", extra={"fields": {"requestId": request_id}})
             response = _json(
@@ -115,6 +126,14 @@ class Api:
 
     def _dispatch(self, request: Request, fields: dict[str, Any]) -> Response:
         path = request.path
+        # One canonical form: no empty segment anywhere, leading ones included (the
+        # server may have merged those already; RAW_URI is the path as sent).
+        target = str(request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI") or "")
+        target = target.split("?", 1)[0]
+        if "://" in target:  # absolute form: http://host/path
+            target = "/" + target.split("://", 1)[1].partition("/")[2]
+        if "//" in path or "//" in target:
+            raise NotFound("no such endpoint")
         if path == "/api" or path.startswith("/api/"):  # Hosting rewrites /api/** to us
             path = path[4:] or "/"
         adapter = ROUTES.bind("footnote", path_info=path)
@@ -155,59 +174,85 @@ class Api:
         return _json(build_spec(self._s), 200)
 
     def _on_notes_create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        return self._idempotent(
+            request, tenant, "notes_create", lambda: self._create(request, tenant, fields)
+        )
+
+    def _create(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.note_create, self._s.request_max_bytes)
         note = self._notes().create(tenant, body.text, body.title, body.tags, body.type)
         fields["noteId"] = note.note.id
-        return _json(wire.note(note), 201, {"Location": f"/notes/{note.note.id}"})
+        return _json(
+            wire.note(note),
+            201,
+            {"Location": f"/notes/{note.note.id}", "ETag": wire.etag(note.note)},
+        )
 
     def _on_notes_list(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         query = _page_query(request, self._models.notes_query)
         return _json(wire.note_page(self._notes().list(tenant, query.limit, query.cursor)), 200)
 
+    def _on_notes_changes(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
+        query = _validate(
+            self._models.changes_query,
+            {"limit": _whole_number(raw_limit), "since": request.args.get("since")},
+        )
+        return _json(wire.changes(self._notes().changes(tenant, query.since, query.limit)), 200)
+
     def _on_note_get(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        return _json(wire.note(self._notes().get(tenant, note_id)), 200)
+        view = self._notes().get(tenant, note_id)
+        return _json(wire.note(view), 200, {"ETag": wire.etag(view.note)})
 
     def _on_note_patch(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
         body = _parse(request, self._models.note_patch, self._s.request_max_bytes)
         changes = {name: getattr(body, name) for name in body.model_fields_set}
-        return _json(wire.note(self._notes().update(tenant, note_id, changes)), 200)
+        with _current_on_conflict():
+            view = self._notes().update(tenant, note_id, changes, _if_match(request))
+        return _json(wire.note(view), 200, {"ETag": wire.etag(view.note)})
 
     def _on_note_delete(
         self, request: Request, tenant: str, fields: dict[str, Any], note_id: str
     ) -> Response:
-        self._notes().delete(tenant, note_id)
+        with _current_on_conflict():
+            self._notes().delete(tenant, note_id, _if_match(request))
         return Response(status=204)
 
     def _on_chat(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        return self._idempotent(
+            request, tenant, "chat", lambda: self._answer(request, tenant, fields)
+        )
+
+    def _answer(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.chat, self._s.request_max_bytes)
-        self._charge(tenant, "chat")
         rc = body.rag_config
         service = self._chat()
         rag = RagConfig(rc.enable_rag, rc.max_sources, rc.include_citations, tuple(rc.types))
-        if wants_event_stream(request):
-            # Sentences are sent as the generator writes them; closing the response
-            # (a client that left) closes the stream and stops the generation.
-            events = service.chat_stream(
-                tenant, body.message, body.conversation_id, rag, body.time_zone
-            )
-            return Response(
-                _sse(events),
-                status=200,
-                mimetype="text/event-stream",
-                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-            )
-        outcome = service.chat(tenant, body.message, body.conversation_id, rag, body.time_zone)
+        with self._charged(tenant, "chat"):
+            if wants_event_stream(request):
+                # Sentences are sent as the generator writes them; closing the response
+                # (a client that left) closes the stream and stops the generation.
+                events = service.chat_stream(
+                    tenant, body.message, body.conversation_id, rag, body.time_zone
+                )
+                return Response(
+                    _sse(events),
+                    status=200,
+                    mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+                )
+            outcome = service.chat(tenant, body.message, body.conversation_id, rag, body.time_zone)
         fields.update(outcome.log_fields)
         return _json(wire.chat(outcome), 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.search, self._s.request_max_bytes)
-        self._charge(tenant, "search")
-        result = self._chat().search(tenant, body.query, body.k, body.time_zone)
+        with self._charged(tenant, "search"):
+            result = self._chat().search(tenant, body.query, body.k, body.time_zone)
         fields["strategy"] = result.retrieval.strategy
         fields["chunkIds"] = [h.chunk_id for h in result.hits]
         return _json(wire.search(result), 200)
@@ -238,16 +283,54 @@ class Api:
         return _json(wire.account_deletion(job), 202)
 
     # -- edge concerns -----------------------------------------------------------
-    def _charge(self, tenant: str, endpoint: str) -> None:
-        if self._quotas is not None:
-            self._quotas().charge_request(tenant, endpoint)
+    def _charged(self, tenant: str, endpoint: str) -> AbstractContextManager[None]:
+        """The request counted against the caller's per-minute quota, and given back
+        if the work inside fails (a 404 conversation, a backend down)."""
+        if self._quotas is None:
+            return nullcontext()
+        return self._quotas().charged(tenant, endpoint)
+
+    def _idempotent(
+        self, request: Request, tenant: str, endpoint: str, run: Callable[[], Response]
+    ) -> Response:
+        """``run`` once per ``Idempotency-Key``: a retry with the same body (and the
+        same Accept form) gets the first response again, ``Idempotent-Replayed: true``
+        (services/idempotency.py has the rules)."""
+        key = request.headers.get("Idempotency-Key")
+        if key is None or self._idempotency is None:
+            return run()
+        service = self._idempotency()
+        record = service.record_key(tenant, endpoint, service.check_key(key))
+        raw = _body(request, self._s.request_max_bytes)
+        form = b"sse\n" if wants_event_stream(request) else b"json\n"
+        stored = service.begin(record, hashlib.sha256(form + raw).hexdigest(), tenant)
+        if stored is not None:
+            return _replayed(stored)
+        try:
+            response = run()
+        except BaseException:
+            service.release(record)
+            raise
+        if response.status_code >= 400:
+            service.release(record)
+        elif response.is_streamed:
+            response.response = _recorded(
+                response.response,  # type: ignore[arg-type]
+                lambda body: service.complete(record, _stored(response, body)),
+                lambda: service.release(record),
+            )
+        else:
+            service.complete(record, _stored(response, response.get_data()))
+        return response
 
     def _authenticate(self, request: Request) -> str:
         header = request.headers.get("Authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthenticated("a valid Firebase ID token is required")
-        return self._verifier.verify(token.strip())
+        # Reads may reuse a recent check of the account (AUTH_REVOCATION_CACHE_S);
+        # anything that may change data checks it now.
+        return self._verifier.verify(token.strip(), fresh=request.method not in _SAFE_METHODS)
 
     def _cors(self, request: Request, response: Response) -> None:
         origin = request.headers.get("Origin")
@@ -261,9 +344,33 @@ class Api:
             return
         response.headers["Access-Control-Allow-Methods"] = "GET, POST, PATCH, DELETE, OPTIONS"
         response.headers["Access-Control-Allow-Headers"] = (
-            "Authorization, Content-Type, Accept, X-Firebase-AppCheck"
+            "Authorization, Content-Type, Accept, X-Firebase-AppCheck, If-Match, Idempotency-Key"
         )
+        response.headers["Access-Control-Expose-Headers"] = "ETag, Location, Retry-After"
         response.headers["Access-Control-Max-Age"] = "3600"
+
+
+@contextmanager
+def _current_on_conflict() -> Iterator[None]:
+    """A 412 carries the note as it is now (``details.current``) and its ETag."""
+    try:
+        yield
+    except PreconditionFailed as exc:
+        raise PreconditionFailed(
+            exc.current, {"current": wire.note(NoteView(exc.current))}
+        ) from None
+
+
+def _if_match(request: Request) -> frozenset[int] | None:
+    """The note versions ``If-Match`` names; None without the header or with ``*``
+    (any current version). Weak and foreign tags match nothing (strong comparison,
+    RFC 9110), so a header of only those always answers 412."""
+    if "If-Match" not in request.headers:
+        return None
+    tags = request.if_match
+    if tags.star_tag:
+        return None
+    return frozenset(int(t) for t in tags.as_set() if t.isascii() and t.isdigit() and len(t) < 19)
 
 
 def wants_event_stream(request: Request) -> bool:
@@ -278,6 +385,18 @@ def wants_event_stream(request: Request) -> bool:
     return stream_q > 0 and stream_q >= accept.quality("application/json")
 
 
+def _body(request: Request, max_bytes: int) -> bytes:
+    """The request body, at most ``max_bytes`` (checked from Content-Length before
+    reading, and again on the bytes read)."""
+    length = request.content_length
+    if length is not None and length > max_bytes:
+        raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
+    raw = request.get_data(cache=True)
+    if len(raw) > max_bytes:
+        raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
+    return raw
+
+
 def _parse(request: Request, model: type[M], max_bytes: int) -> M:
     length = request.content_length
     if length is not None and length > max_bytes:
@@ -285,15 +404,36 @@ def _parse(request: Request, model: type[M], max_bytes: int) -> M:
     mimetype = request.mimetype or ""
     if mimetype != "application/json":
         raise UnsupportedMediaType("send the body as application/json")
-    raw = request.get_data(cache=True)
-    if len(raw) > max_bytes:
-        raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
+    charset = request.mimetype_params.get("charset")
+    if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
+        raise UnsupportedMediaType("send the body as application/json in UTF-8")
+    raw = _body(request, max_bytes)
     try:
-        return model.model_validate_json(raw)  # parsed and validated in one pass
+        parsed = model.model_validate_json(raw)  # parsed and validated in one pass
     except ValidationError as exc:
         if exc.errors()[0]["type"] == "json_invalid":
             raise _not_json(raw, exc) from None
         raise _invalid(exc) from None
+    _refuse_duplicate_keys(raw)
+    return parsed
+
+
+def _refuse_duplicate_keys(raw: bytes) -> None:
+    """A key twice in one object ({"text": "a", "text": "b"}) is refused: parsers
+    disagree on which one counts (the body was valid otherwise, so this parse of
+    at most REQUEST_MAX_BYTES succeeds)."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in items]
+        if len(set(keys)) != len(keys):
+            duplicate = next(k for k in keys if keys.count(k) > 1)
+            raise InvalidRequest(
+                "request body is not valid: a key appears twice in one object",
+                [{"field": duplicate, "problem": "duplicate key"}],
+            )
+        return dict(items)
+
+    json.loads(raw, object_pairs_hook=pairs)
 
 
 def _not_json(raw: bytes, exc: ValidationError) -> InvalidRequest:
@@ -319,13 +459,20 @@ def _not_json(raw: bytes, exc: ValidationError) -> InvalidRequest:
 def _page_query(request: Request, model: type[P]) -> P:
     """A paged list's ``limit`` and ``cursor``, checked by ``model``."""
     raw_limit = request.args.get("limit", str(PAGE_SIZE_DEFAULT))
-    # isdecimal, not isdigit: "²" is a digit int() refuses; the first 6 digits are
-    # enough to be over any limit (and int() of a huge string is slow).
-    if not raw_limit.isdecimal():
-        raise InvalidRequest("limit must be a whole number")
     return _validate(
-        model, {"limit": int(raw_limit[:6]), "cursor": request.args.get("cursor") or None}
+        model, {"limit": _whole_number(raw_limit), "cursor": request.args.get("cursor") or None}
     )
+
+
+def _whole_number(raw: str) -> int:
+    """A query parameter that must be a whole number: ASCII digits only (not "²" or
+    full-width "１", which str.isdecimal takes), leading zeros allowed. Beyond nine
+    significant digits it is over any limit: 10**9 stands for it (int() of a huge
+    string is slow)."""
+    if not raw or not (raw.isascii() and raw.isdigit()):
+        raise InvalidRequest("limit must be a whole number")
+    digits = raw.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 9 else 10**9
 
 
 def _validate(model: type[M], data: Any) -> M:
@@ -358,6 +505,51 @@ def _json(body: Any, status: int, headers: dict[str, str] | None = None) -> Resp
         mimetype="application/json",
         headers=headers,
     )
+
+
+# Response headers an idempotency record keeps with the body (besides its type).
+_REPLAYED_HEADERS = ("Location", "ETag", "Cache-Control")
+
+
+def _stored(response: Response, body: bytes) -> StoredResponse:
+    return StoredResponse(
+        response.status_code,
+        body,
+        response.mimetype or "application/json",
+        tuple((h, response.headers[h]) for h in _REPLAYED_HEADERS if h in response.headers),
+    )
+
+
+def _replayed(stored: StoredResponse) -> Response:
+    return Response(
+        stored.body,
+        status=stored.status,
+        mimetype=stored.mimetype,
+        headers={**dict(stored.headers), "Idempotent-Replayed": "true"},
+    )
+
+
+def _recorded(
+    chunks: Iterator[str], done: Callable[[bytes], None], abandoned: Callable[[], None]
+) -> Iterator[str]:
+    """A streamed answer, passed on as it comes and recorded once it has ended with
+    its ``done`` event; a stream cut short (the client left, the generator failed)
+    is not recorded, so its retry runs again."""
+    parts: list[str] = []
+    finished = False
+    try:
+        for part in chunks:
+            parts.append(part)
+            yield part
+        finished = any(p.startswith("event: done\n") for p in parts)
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+        if finished:
+            done("".join(parts).encode())
+        else:
+            abandoned()
 
 
 def _sse(events: Iterator[StreamEvent]) -> Iterator[str]:

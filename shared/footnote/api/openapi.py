@@ -27,10 +27,59 @@ _ERRORS = {
     404: "No such resource for this caller (another tenant's ids look missing too).",
     413: "Request body or note text too large.",
     415: "Body is not application/json.",
+    409: "The first request with this Idempotency-Key is still running; retry after the "
+    "Retry-After header's seconds to get its response.",
+    410: "The sync token is older than the deletions kept (TOMBSTONE_RETENTION_DAYS): "
+    "sync in full, without since.",
+    412: "If-Match named a version that is no longer current; nothing was changed. "
+    "details.current is the note as it is now, and the ETag header its version.",
+    422: "This Idempotency-Key was used before with another request (another body, or "
+    "JSON instead of a stream); nothing was done.",
     429: "A per-user quota is used up (requests per minute, notes per day, stored "
     "characters); the Retry-After header says when to try again. Nothing was done.",
     503: "Another request was changing the same note at that moment; nothing was done. "
     "Retry after the Retry-After header's seconds.",
+}
+# The request headers an operation reads (Route.headers), as parameters.
+_HEADERS: dict[str, dict[str, Any]] = {
+    "If-Match": {
+        "name": "If-Match",
+        "in": "header",
+        "required": False,
+        "description": "The note's ETag as last read (several, comma-separated, or *): the "
+        "edit or delete applies only to that version, otherwise 412 with the current note. "
+        "Weak tags never match. Without it, the last write wins.",
+        "schema": {"type": "string", "maxLength": 1000},
+    },
+    "Idempotency-Key": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": False,
+        "description": "A key the client makes for one request (a UUID): a retry with the "
+        "same key and the same body gets the first response again (with "
+        "Idempotent-Replayed: true) and does nothing again; the same key with another "
+        "body is 422. A failed request (4xx, 5xx) is not remembered. Keys are per user "
+        "and endpoint and expire after IDEMPOTENCY_TTL_HOURS (24 h).",
+        "schema": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255,
+            "pattern": "^[!-~]+$",
+        },
+    },
+}
+_REPLAYED_HEADER = {
+    "Idempotent-Replayed": {
+        "description": "true when this is the stored response of an earlier request "
+        "with the same Idempotency-Key.",
+        "schema": {"type": "string", "enum": ["true"]},
+    }
+}
+_ETAG_HEADER = {
+    "ETag": {
+        "description": "The note's version (quotes included); send it back in If-Match.",
+        "schema": {"type": "string"},
+    }
 }
 _ID_SCHEMA = {
     "type": "string",
@@ -140,6 +189,8 @@ def _operation(
             }
             for name, schema in query["properties"].items()
         ]
+    if route.headers:
+        op["parameters"] = [*op.get("parameters", ()), *(_HEADERS[h] for h in route.headers)]
     if route.body is not None:
         body = refs[(getattr(models, route.body), "validation")]
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
@@ -153,11 +204,17 @@ def _operation(
         success = _json(refs[(route.response, "serialization")], route.described)
         if route.streams:
             success["content"]["text/event-stream"] = {"schema": {"type": "string"}}
+    if route.etag:
+        success["headers"] = dict(_ETAG_HEADER)
+    if "Idempotency-Key" in route.headers:
+        success["headers"] = {**success.get("headers", {}), **_REPLAYED_HEADER}
     error = refs[(schemas.Error, "serialization")]
     op["responses"] = {
         str(route.status): success,
         **{str(s): _json(error, _ERRORS[s]) for s in sorted(route.errors)},
     }
+    if 412 in route.errors:
+        op["responses"]["412"]["headers"] = _ETAG_HEADER
     return op
 
 

@@ -35,6 +35,8 @@ class Route:
     query: str | None = None
     public: bool = False  # no token needed
     streams: bool = False  # answers text/event-stream when asked
+    headers: tuple[str, ...] = ()  # request headers it reads (described in api/openapi.py)
+    etag: bool = False  # the success response carries the note's ETag header
 
 
 _BODY_ERRORS = (400, 401, 413, 415, 429)
@@ -44,20 +46,28 @@ ROUTE_TABLE = (
     Route("GET", "/openapi.json", "openapi", "openapi", "This description", 200, None,
           "The OpenAPI document.", public=True),
     Route("POST", "/notes", "notes_create", "createNote", "Save a note (indexed asynchronously)",
-          201, schemas.Note, "The saved note.", _BODY_ERRORS, body="note_create"),
+          201, schemas.Note, "The saved note.", (*_BODY_ERRORS, 409, 422), body="note_create",
+          headers=("Idempotency-Key",), etag=True),
     Route("GET", "/notes", "notes_list", "listNotes", "A page of the caller's notes, newest first",
           200, schemas.NotePage, "A page of notes.", (400, 401), query="notes_query"),
+    Route("GET", "/notes/changes", "notes_changes", "noteChanges",
+          "Notes created, edited or deleted since a token, in commit order (sync)", 200,
+          schemas.ChangePage, "A page of changes and the token to go on from.",
+          (400, 401, 410), query="changes_query"),
     Route("GET", "/notes/{noteId}", "note_get", "getNote", "One note with its index status",
-          200, schemas.Note, "The note.", (401, 404)),
+          200, schemas.Note, "The note.", (401, 404), etag=True),
     Route("PATCH", "/notes/{noteId}", "note_patch", "updateNote",
-          "Edit a note (re-indexed if its text changed)", 200, schemas.Note, "The edited note.",
-          (*_BODY_ERRORS, 404, 503), body="note_patch"),
-    Route("DELETE", "/notes/{noteId}", "note_delete", "deleteNote", "Delete a note and its chunks",
-          204, None, "Deleted.", (401, 404, 503)),
+          "Edit a note (re-indexed if its text changed); with If-Match, only that version",
+          200, schemas.Note, "The edited note.", (*_BODY_ERRORS, 404, 412, 503),
+          body="note_patch", headers=("If-Match",), etag=True),
+    Route("DELETE", "/notes/{noteId}", "note_delete", "deleteNote",
+          "Delete a note and its chunks; with If-Match, only that version", 204, None,
+          "Deleted.", (401, 404, 412, 503), headers=("If-Match",)),
     Route("POST", "/chat", "chat", "chat", "A cited answer from the caller's notes", 200,
           schemas.ChatResponse,
           "The answer; with Accept: text/event-stream, server-sent events.",
-          (*_BODY_ERRORS, 404), body="chat", streams=True),
+          (*_BODY_ERRORS, 404, 409, 422), body="chat", streams=True,
+          headers=("Idempotency-Key",)),
     Route("POST", "/search", "search", "search", "Retrieval only, with score breakdowns", 200,
           schemas.SearchResponse, "Scored chunks.", _BODY_ERRORS, body="search"),
     Route("GET", "/conversations", "conversations_list", "listConversations",

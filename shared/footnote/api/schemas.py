@@ -232,6 +232,13 @@ class AccountDelete(_Strict):
     )
 
 
+class ChangesQuery(_Strict):
+    """The query string of ``GET /notes/changes``."""
+
+    since: str | None = None
+    limit: int = PAGE_SIZE_DEFAULT
+
+
 @dataclass(frozen=True)
 class RequestModels:
     limits: Limits
@@ -242,6 +249,7 @@ class RequestModels:
     notes_query: type[NotesQuery]
     conversations_query: type[ConversationsQuery]
     account_delete: type[AccountDelete]
+    changes_query: type[ChangesQuery]
 
 
 def request_models(settings: Settings) -> RequestModels:
@@ -318,10 +326,19 @@ def build_models(limits: Limits) -> RequestModels:
             description="The opaque cursor of the previous page.",
         ),
     ]
+    limit_t = Annotated[int, *_checked(limit, minimum=1, maximum=page_max)]
     query_fields: dict[str, Any] = {
-        "limit": (Annotated[int, *_checked(limit, minimum=1, maximum=page_max)], PAGE_SIZE_DEFAULT),
+        "limit": (limit_t, PAGE_SIZE_DEFAULT),
         "cursor": (cursor_t | None, None),
     }
+    since_t = Annotated[
+        str,
+        *_checked(
+            cursor,
+            maxLength=CURSOR_MAX_CHARS,
+            description="The token of the previous answer; absent: everything (a full sync).",
+        ),
+    ]
     note_fields: dict[str, Any] = {
         "title": (title_t | None, None),
         "tags": (tags_t | None, None),
@@ -335,6 +352,12 @@ def build_models(limits: Limits) -> RequestModels:
         create_model("NotesQuery", __base__=NotesQuery, **query_fields),
         create_model("ConversationsQuery", __base__=ConversationsQuery, **query_fields),
         AccountDelete,
+        create_model(
+            "ChangesQuery",
+            __base__=ChangesQuery,
+            since=(since_t | None, None),
+            limit=(limit_t, PAGE_SIZE_DEFAULT),
+        ),
     )
 
 
@@ -367,6 +390,10 @@ class Note(_Out):
     type: MemoryType | None
     created_at: datetime
     updated_at: datetime
+    etag: str = Field(
+        description="The note's version, quotes included, as the ETag header carries it: "
+        "send it back in If-Match to edit or delete only that version (412 otherwise)."
+    )
     # chunkCount only on GET /notes/{noteId}; memoryType (the type it was indexed
     # as: its own or the classifier's) once it is indexed.
     index_status: IndexStatus | None = None
@@ -377,6 +404,22 @@ class Note(_Out):
 class NotePage(_Out):
     notes: list[Note]
     cursor: str | None
+    has_more: bool
+
+
+class Change(_Out):
+    id: str
+    changed_at: datetime = Field(description="When the change committed: the feed's order.")
+    deleted: bool = Field(description="A tombstone: the note was deleted (note is null).")
+    note: Note | None = Field(description="The note as it is now; null when deleted.")
+
+
+class ChangePage(_Out):
+    changes: list[Change]
+    token: str = Field(
+        description="Send it as since next time (the same position again when nothing "
+        "changed). A token older than the deletions kept is 410: sync in full."
+    )
     has_more: bool
 
 

@@ -13,6 +13,7 @@ from footnote.domain import Citation, Conversation, DeletionJob, Note, TimeWindo
 from footnote.services.chat import ChatOutcome
 from footnote.services.results import (
     AnswerSummary,
+    ChangeListing,
     ConversationListing,
     Message,
     NoteListing,
@@ -23,6 +24,12 @@ from footnote.services.results import (
     citation_record,
     iso,
 )
+
+
+def etag(n: Note) -> str:
+    """The note's ETag, as the ``ETag`` header and the body's ``etag`` carry it (one
+    string, quotes included, so a client sends it back in ``If-Match`` as it is)."""
+    return f'"{n.version}"'
 
 
 def note(view: NoteView) -> dict[str, Any]:
@@ -41,6 +48,22 @@ def note_page(listing: NoteListing) -> dict[str, Any]:
         "notes": [note(v) for v in listing.notes],
         "cursor": listing.cursor,
         "hasMore": listing.cursor is not None,
+    }
+
+
+def changes(listing: ChangeListing) -> dict[str, Any]:
+    return {
+        "changes": [
+            {
+                "id": c.mark.note_id,
+                "changedAt": iso(c.mark.moment),
+                "deleted": c.note is None,
+                "note": None if c.note is None else _note(c.note),
+            }
+            for c in listing.changes
+        ],
+        "token": listing.token,
+        "hasMore": listing.more,
     }
 
 
@@ -130,6 +153,7 @@ def _note(n: Note) -> dict[str, Any]:
         "type": n.type.value if n.type else None,
         "createdAt": iso(n.created_at),
         "updatedAt": iso(n.updated_at),
+        "etag": etag(n),
     }
 
 

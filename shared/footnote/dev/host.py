@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
-from werkzeug.serving import run_simple
+from werkzeug.serving import WSGIRequestHandler, run_simple
 
 ROOT = Path(__file__).resolve().parents[3]
 INDEXER_TRIGGER_ID = "footnote-indexer"
@@ -48,13 +48,33 @@ def build_app(project_id: str) -> Any:
     return DispatcherMiddleware(app("api", "api", "http"), mounts)
 
 
+class RawUriHandler(WSGIRequestHandler):
+    """Keeps the request target as the client sent it in ``RAW_URI`` (as gunicorn,
+    which serves the deployed functions, does): Python's http.server turns a
+    leading ``//notes`` into ``/notes`` (``self.path``) before the app sees it, and
+    the API answers only the canonical form. The request line still has it."""
+
+    def make_environ(self) -> Any:
+        environ = super().make_environ()
+        parts = self.requestline.split(" ")
+        environ["RAW_URI"] = parts[1] if len(parts) == 3 else self.path
+        return environ
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Footnote functions host")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--project", default="demo-footnote")
     args = parser.parse_args()
-    run_simple(args.host, args.port, build_app(args.project), threaded=True, use_reloader=False)
+    run_simple(
+        args.host,
+        args.port,
+        build_app(args.project),
+        threaded=True,
+        use_reloader=False,
+        request_handler=RawUriHandler,
+    )
 
 
 if __name__ == "__main__":

@@ -375,14 +375,16 @@ class TenantCorpus:
         A ratio of the query's own weights, so it reads the same in a notebook of six
         notes and of sixty thousand: 1.0 when the chunk holds every query word, and
         a word found in every note weighs next to nothing. The idf is BM25's
-        (Lucene's, always positive); a word in no note weighs the most: a query
-        about something never written is mostly uncovered.
+        (Lucene's, always positive); a word in no note weighs as a word in one (as
+        rare as a word can be, and no rarer: in a notebook of one note every word is
+        in every note, and a question's other words must still count).
         """
         wanted = list(dict.fromkeys(query_terms))
         live = len(self)
         if not wanted or not live:
             return dict.fromkeys(chunk_ids, 0.0)
         df = np.array([self._df[self._vocab[t]] if t in self._vocab else 0 for t in wanted])
+        df = np.maximum(df, 1)
         idf = np.log(1 + (live - df + 0.5) / (df + 0.5))
         total = float(idf.sum()) or 1.0
         out: dict[str, float] = {}

@@ -47,13 +47,27 @@ class QuotaService:
         self._clock = clock
 
     # -- requests per minute --------------------------------------------------------
-    def charge_request(self, tenant_id: str, endpoint: str) -> None:
-        """Count one /chat or /search request; QuotaExceeded if over the minute's limit."""
+    @contextmanager
+    def charged(self, tenant_id: str, endpoint: str) -> Iterator[None]:
+        """``charge_request`` for the work inside the block, given back if it fails
+        (an unknown conversation, a bad cursor, a backend down): a request that did
+        nothing for the caller costs none of their allowance."""
+        key = self.charge_request(tenant_id, endpoint)
+        try:
+            yield
+        except BaseException:
+            if key is not None:
+                self._counter.consume(key, -1, 1, None)
+            raise
+
+    def charge_request(self, tenant_id: str, endpoint: str) -> str | None:
+        """Count one /chat or /search request; QuotaExceeded if over the minute's limit.
+        The counter charged (None when the quota is off)."""
         limit = {"chat": self._s.quota_chat_per_minute, "search": self._s.quota_search_per_minute}[
             endpoint
         ]
         if limit <= 0:
-            return
+            return None
         now = self._clock()
         start = now.replace(second=0, microsecond=0)
         end = start + timedelta(minutes=1)
@@ -65,6 +79,7 @@ class QuotaService:
                 limit=limit,
                 retry_after=_seconds_until(now, end),
             )
+        return key
 
     # -- notes ----------------------------------------------------------------------
     def reserve_note(self, tenant_id: str, chars: int, new_note: bool) -> Reservation:

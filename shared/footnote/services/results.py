@@ -16,9 +16,19 @@ from footnote.domain import (
     Intent,
     MemoryType,
     Note,
+    NoteChange,
     Strategy,
     TimeWindow,
 )
+
+
+@dataclass(frozen=True)
+class ChangeListing:
+    """A page of the change feed and the token to go on from."""
+
+    changes: tuple[NoteChange, ...]
+    token: str
+    more: bool
 
 
 @dataclass(frozen=True)
