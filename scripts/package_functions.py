@@ -101,12 +101,13 @@ FUNCTIONS: dict[str, Function] = {
     # serves HTTP.
     "indexer": Function(
         requires=(*_BASE, "google-events"),
-        exclude=(*_API_ONLY, "adapters/pubsub_queue.py"),
+        exclude=(*_API_ONLY, "adapters/pubsub_queue.py", "adapters/firebase_accounts.py"),
     ),
-    # Publishes the next page of a job to Pub/Sub; never reranks, verifies tokens,
-    # serves HTTP or decodes Firestore events.
+    # Publishes the next page of a job to Pub/Sub; runs account deletion, whose last
+    # steps revoke and delete the Firebase Auth user (firebase-admin); never reranks,
+    # verifies tokens, serves HTTP or decodes Firestore events.
     "reindexer": Function(
-        requires=(*_BASE, "google-cloud-pubsub"),
+        requires=(*_BASE, "google-cloud-pubsub", "firebase-admin"),
         exclude=(*_API_ONLY, "adapters/firestore_events.py"),
     ),
 }

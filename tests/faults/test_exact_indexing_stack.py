@@ -226,7 +226,8 @@ def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
     # Every vector is the embedding of the chunk's *final* text (never a stale one).
     cache = firestore_client.collection("embeddingCache")
     for c in rng.sample(stored, 150):
-        cached = cache.document(cache_key(MODEL, c["text"])).get()
+        # (the cache is per user since account deletion: its entries are personal data)
+        cached = cache.document(cache_key(MODEL, c["text"], user.uid)).get()
         assert cached.exists
         assert [round(x, 6) for x in c["embedding"]] == [round(x, 6) for x in cached.get("vector")]
     # And the running API's corpus (what vector, keyword and recency search read) matches.

@@ -58,6 +58,7 @@ AFTER_APPLY = {
     "VERTEX_DEPLOYED_INDEX_ID": "footnote_chunks",
     "VERTEX_PUBLIC_ENDPOINT_DOMAIN": "1234.us-central1-123.vdb.vertexai.goog",
     "REINDEX_TOPIC": "footnote-reindex",
+    "ACCOUNTS_TOPIC": "footnote-accounts",
 }
 
 PROBE = r"""
