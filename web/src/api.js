@@ -108,6 +108,12 @@ export class Api {
     if (cursor) q.set("cursor", cursor);
     return this.json("GET", `/notes?${q}`);
   }
+  /** GET /notes/changes: what changed since the sync token (everything without one). */
+  noteChanges(since, limit = 100) {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (since) q.set("since", since);
+    return this.json("GET", `/notes/changes?${q}`);
+  }
   getNote(id) { return this.json("GET", `/notes/${encodeURIComponent(id)}`); }
   createNote(fields) { return this.json("POST", "/notes", fields); }
   updateNote(id, fields) { return this.json("PATCH", `/notes/${encodeURIComponent(id)}`, fields); }

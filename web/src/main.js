@@ -17,6 +17,7 @@ import "./styles.css";
 const $ = (id) => document.getElementById(id);
 const MARKER = /\[(N\d+)\]/g;
 const POLL_MS = 1200;
+const FEED_MS = 20_000; // while signed in and the page is shown: what changed on other devices
 const REVEAL_MS = 140; // between two streamed sentences arriving at once
 const MAX_REVEAL_MS = 1500; // the longest a complete answer waits for its sentences to show
 
@@ -86,6 +87,12 @@ const state = {
   cursor: null,
   hasMore: true,
   loadingNotes: false,
+  listTicket: 0, // a page asked for before the list was reloaded is dropped
+  listed: false, // the first page of the list has been asked for
+  feedToken: null, // GET /notes/changes: where the list's last sync ended
+  feedBusy: false,
+  feedAgain: false, // asked to refresh while a sync ran: sync once more after it
+  feedTimer: 0,
   conversationId: null,
   streamingId: null, // a new conversation whose first answer is streaming
   conversations: [], // GET /conversations, pages so far, most recent activity first
@@ -167,7 +174,12 @@ function onUser(user) {
   if (signedIn) {
     $("password").value = "";
     showView("notes", false);
-    loadMoreNotes();
+    loadMoreNotes().then(() => {
+      if (user !== state.user) return;
+      state.listed = true;
+      refreshNotes(); // the first sync: its token is where later refreshes start
+    });
+    state.feedTimer = setInterval(() => { if (!document.hidden) refreshNotes(); }, FEED_MS);
     forgetStoredConversations(user);
     loadConversations(false);
   } else {
@@ -189,6 +201,12 @@ function resetSession() {
   if (state.api) state.api.signal = state.session.signal;
   if (asking) asking.abort();
   clearTimeout(state.pollTimer);
+  clearInterval(state.feedTimer);
+  state.feedToken = null;
+  state.feedBusy = false;
+  state.feedAgain = false;
+  state.listed = false;
+  state.listTicket += 1;
   state.notes.clear();
   state.titles.clear();
   state.cursor = null;
@@ -290,24 +308,121 @@ async function loadMoreNotes() {
   $("notes-list").setAttribute("aria-busy", "true");
   $("notes-more").textContent = "Loading notes…";
   const user = state.user;
+  const ticket = state.listTicket;
   try {
     const page = await state.api.listNotes(state.cursor);
-    if (user !== state.user) return;
+    if (user !== state.user || ticket !== state.listTicket) return;
     for (const note of page.notes) if (!state.notes.has(note.id)) putNote(note);
     state.cursor = page.cursor;
     state.hasMore = page.hasMore;
     $("notes-more").textContent = state.hasMore ? "" : state.notes.size ? "That's all your notes." : "No notes yet: write your first one above.";
   } catch (err) {
-    if (user === state.user) $("notes-more").textContent = `Could not load notes. ${describeError(err)}`;
+    if (user === state.user && ticket === state.listTicket) $("notes-more").textContent = `Could not load notes. ${describeError(err)}`;
   } finally {
-    if (user === state.user) {
+    if (user === state.user && ticket === state.listTicket) {
       state.loadingNotes = false;
       $("notes-list").removeAttribute("aria-busy");
     }
   }
   // A tall screen may show the sentinel still: keep paging until it is off-screen.
-  if (user === state.user && state.hasMore && sentinelVisible) loadMoreNotes();
+  if (user === state.user && ticket === state.listTicket && state.hasMore && sentinelVisible) await loadMoreNotes();
 }
+
+// -- sync: the list follows the API's change feed (GET /notes/changes) ----------------
+const versionOf = (note) => Number.parseInt(String((note && note.etag) || "").replace(/\D/g, ""), 10);
+// The list's order, as GET /notes pages it: newest created first, ties by id.
+function listedBefore(a, b) {
+  const [ta, tb] = [Date.parse(a.createdAt), Date.parse(b.createdAt)];
+  if (ta !== tb) return ta > tb;
+  return a.id > b.id;
+}
+
+function applyChange(change) {
+  if (change.deleted || !change.note) {
+    if (state.notes.has(change.id)) dropNote(change.id);
+    return;
+  }
+  const note = change.note;
+  const had = state.notes.get(note.id);
+  if (had) {
+    // The feed sends its last seconds again: a version the list already shows is no news.
+    if (versionOf(note) <= versionOf(had)) return;
+    putNote(note); // edited elsewhere: its index state is unknown until the poller asks
+    return;
+  }
+  // New to the list: in its place by created date, if the list reaches that far (a
+  // note older than every listed one comes with its page, as it scrolls into view).
+  const next = [...$("notes-list").children].find((li) => {
+    const listed = state.notes.get(li.dataset.noteId);
+    return listed && listedBefore(note, listed);
+  });
+  if (!next && state.hasMore) return;
+  state.notes.set(note.id, note);
+  const item = noteItem(note);
+  if (next) next.before(item);
+  else $("notes-list").append(item);
+  schedulePoll();
+}
+
+/**
+ * Apply what changed since the last sync (the first one, without a token, reads the
+ * whole feed and keeps where it ended). Triggered by the user's own writes, window
+ * focus and an interval; one sync at a time, and one more if asked meanwhile. A token
+ * too old for the feed (410) reloads the list from GET /notes.
+ */
+async function refreshNotes() {
+  if (!state.user || !state.listed) return;
+  if (state.feedBusy) {
+    state.feedAgain = true;
+    return;
+  }
+  state.feedBusy = true;
+  const epoch = state.epoch;
+  try {
+    do {
+      state.feedAgain = false;
+      let token = state.feedToken;
+      for (;;) {
+        const page = await state.api.noteChanges(token);
+        if (epoch !== state.epoch) return;
+        for (const change of page.changes) applyChange(change);
+        token = page.token;
+        if (!page.hasMore) break;
+      }
+      state.feedToken = token;
+      if (!state.hasMore && !state.loadingNotes) {
+        $("notes-more").textContent = state.notes.size ? "That's all your notes." : "No notes yet: write your first one above.";
+      }
+    } while (state.feedAgain);
+  } catch (err) {
+    if (epoch !== state.epoch) return;
+    if (err.status === 410) reloadNotes();
+    // Anything else: the next trigger tries again from the same token.
+  } finally {
+    if (epoch === state.epoch) state.feedBusy = false;
+  }
+}
+
+function reloadNotes() {
+  const user = state.user;
+  state.listTicket += 1;
+  state.feedToken = null;
+  state.listed = false;
+  state.notes.clear();
+  $("notes-list").replaceChildren();
+  state.cursor = null;
+  state.hasMore = true;
+  state.loadingNotes = false;
+  clearTimeout(state.pollTimer);
+  loadMoreNotes().then(() => {
+    if (user !== state.user) return;
+    state.listed = true;
+    refreshNotes();
+  });
+}
+
+window.addEventListener("focus", () => refreshNotes());
+document.addEventListener("visibilitychange", () => { if (!document.hidden) refreshNotes(); });
 
 let sentinelVisible = false;
 new IntersectionObserver((entries) => {
@@ -356,6 +471,7 @@ $("note-form").addEventListener("submit", async (e) => {
     putNote(note, { prepend: true });
     $("note-form").reset();
     $("notes-more").textContent = "";
+    refreshNotes();
     toast("Note saved. It becomes searchable once indexed.");
   } catch (err) {
     if (user === state.user) $("note-error").textContent = `The note was not saved. ${describeError(err)}`;
@@ -372,6 +488,7 @@ async function retryIndex(id) {
     const saved = await state.api.updateNote(id, { text: note.text });
     if (user !== state.user) return;
     putNote({ ...saved, indexStatus: "pending", retryUntil: Date.now() + 30_000 });
+    refreshNotes();
     toast("Indexing again.");
   } catch (err) {
     if (user === state.user) toast(`Retry failed. ${describeError(err)}`);
@@ -393,6 +510,7 @@ async function deleteNote(id) {
     await state.api.deleteNote(id);
     if (user !== state.user) return;
     dropNote(id);
+    refreshNotes();
     if ($("note-dialog").open && $("note-dialog").dataset.noteId === id) $("note-dialog").close();
     toast("Note deleted.");
   } catch (err) {
@@ -492,6 +610,7 @@ $("note-edit").addEventListener("submit", async (e) => {
     const note = await state.api.updateNote(id, { text, title: $("edit-title").value.trim() });
     if (user !== state.user) return;
     putNote(note, { prepend: !state.notes.has(id) });
+    refreshNotes();
     setEditing(false);
     renderNote(note, null);
     toast("Note updated. It is being indexed again.");
