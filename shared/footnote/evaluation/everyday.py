@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -258,9 +258,10 @@ def evaluate_everyday(
             f"  {book.name}: {len(mine)} questions  answered={s['answered_rate']}"
             f"  declined={s['decline_rate']}  recall={s['answer_recall']}"
         )
+    # the kinds in the layout's order, any other after them
     kinds = sorted(
         {a.question.kind for a in asked},
-        key=lambda k: (k not in KINDS, KINDS.index(k) if k in KINDS else 0, k),
+        key=lambda k: (KINDS.index(k) if k in KINDS else len(KINDS), k),
     )
     report: dict[str, Any] = {
         "dataset": str(data_dir),
@@ -301,6 +302,3 @@ def failures(report: dict[str, Any]) -> list[dict[str, Any]]:
         return d["declined"] or (not d["recalled"] and d["date_right"] is not True)
 
     return [d for d in report["details"] if wrong(d)]
-
-
-Printer = Callable[[str], None]

@@ -394,8 +394,10 @@ def _dated_answer(
     def covers(c: _Candidate) -> bool:
         return not wanted or len(c.terms & wanted) / len(wanted) >= MIN_COVERAGE
 
+    by_cid = {s.cid: s.chunk for s in sources}
+
     def written_of(c: _Candidate) -> datetime:
-        written = next(s.chunk.created_at for s in sources if s.cid == c.cid)
+        written = by_cid[c.cid].created_at
         # the day it was written, on the asker's calendar
         return written.astimezone(zone) if zone is not None else written
 
@@ -407,8 +409,7 @@ def _dated_answer(
         ("design doc review tmrw" over the doc's comments)."""
         if has_absolute_date(c.text):  # "Sat 24 Jan": the date it names, not the weekday's
             return speaker_prefix(c.text, c.speaker)
-        title = next(s.chunk.title for s in sources if s.cid == c.cid)
-        for text in (c.text, title):
+        for text in (c.text, by_cid[c.cid].title):
             resolved = resolve_phrases(text, written_of(c))
             if resolved:
                 return resolved[0].meaning

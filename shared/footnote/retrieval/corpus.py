@@ -50,6 +50,11 @@ _COMPACT_DEAD_SHARE = 0.25
 _COMPACT_MIN_DEAD = 256
 
 
+# Coverage weighs words by Lucene's idf whatever the BM25 variant ranks with: it is
+# positive for every word, so a word in every note still counts a little.
+_LUCENE = Bm25Params(method="lucene")
+
+
 class TenantCorpus:
     """One tenant's chunks, searchable in memory and patched in place.
 
@@ -384,12 +389,11 @@ class TenantCorpus:
         if not wanted or not live:
             return dict.fromkeys(chunk_ids, 0.0)
         df = np.array([self._df[self._vocab[t]] if t in self._vocab else 0 for t in wanted])
-        df = np.maximum(df, 1)
-        idf = np.log(1 + (live - df + 0.5) / (df + 0.5))
+        idf = _LUCENE.idf(np.maximum(df, 1), live)
         total = float(idf.sum()) or 1.0
         out: dict[str, float] = {}
         for cid in chunk_ids:
-            have = set(keyword_terms(self.chunk(cid)))
+            have = self._row_terms[self.by_id[cid]]  # the row's keyword_terms, counted
             out[cid] = float(sum(w for t, w in zip(wanted, idf, strict=True) if t in have)) / total
         return out
 
