@@ -39,7 +39,9 @@ class Ports:
 
     @classmethod
     def free(cls) -> Ports:
-        return cls(*(free_port() for _ in fields(cls)))
+        """Distinct free ports: every socket stays bound until all are chosen, so the
+        kernel cannot hand the same ephemeral port out twice (it did, on a loaded CI)."""
+        return cls(*free_ports(len(fields(cls))))
 
 
 def check_prerequisites() -> dict[str, str]:
@@ -141,7 +143,15 @@ def _holds(proc: Path, sockets: set[str]) -> bool:
     return False
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_ports(count: int) -> list[int]:
+    sockets: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            s = socket.socket()
+            sockets.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
