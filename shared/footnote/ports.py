@@ -7,9 +7,10 @@ and one contract suite in ``tests/contract`` that both must pass.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, BinaryIO, Protocol, runtime_checkable
 
 from footnote.domain import (
     ChangeBatch,
@@ -507,4 +508,34 @@ class AccountAuth(Protocol):
 
     def delete(self, uid: str) -> None:
         """Delete the user; nothing when the user is gone."""
+        ...
+
+
+@runtime_checkable
+class BlobStore(Protocol):
+    """Uploaded and generated files (Cloud Storage; the Storage emulator locally).
+
+    Object names are ``users/{uid}/...``: each user's files under their own prefix,
+    which the Storage security rules enforce for client uploads. Reads are streamed
+    and seekable (a zip's directory sits at its end), so no file is held whole."""
+
+    def open_read(self, name: str) -> BinaryIO:
+        """A seekable binary stream of the object; ``FileNotFoundError`` if absent."""
+        ...
+
+    def open_write(self, name: str, content_type: str) -> AbstractContextManager[BinaryIO]:
+        """A stream that becomes the object when the context closes without error
+        (nothing is written when it raises)."""
+        ...
+
+    def size(self, name: str) -> int | None:
+        """The object's size in bytes, or None if there is none."""
+        ...
+
+    def names(self, prefix: str) -> Iterator[str]:
+        """Every object name under the prefix."""
+        ...
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Delete every object under the prefix; how many went."""
         ...
