@@ -140,7 +140,6 @@ class Settings(BaseSettings):
     weight_vector: float = Field(0.6, alias="RETRIEVAL_WEIGHT_VECTOR", ge=0)
     weight_keyword: float = Field(0.25, alias="RETRIEVAL_WEIGHT_KEYWORD", ge=0)
     weight_recency: float = Field(0.15, alias="RETRIEVAL_WEIGHT_RECENCY", ge=0)
-    recency_half_life_days: float = Field(30.0, alias="RETRIEVAL_RECENCY_HALF_LIFE_DAYS", gt=0)
     mmr_lambda: float = Field(0.7, alias="RETRIEVAL_MMR_LAMBDA", ge=0, le=1)
     near_duplicate_threshold: float = Field(0.95, alias="RETRIEVAL_NEAR_DUPLICATE", ge=0, le=1)
     min_similarity: float = Field(0.2, alias="RETRIEVAL_MIN_SIMILARITY", ge=-1, le=1)
