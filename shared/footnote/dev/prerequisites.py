@@ -154,4 +154,3 @@ def free_ports(count: int) -> list[int]:
     finally:
         for s in sockets:
             s.close()
-
