@@ -2,23 +2,21 @@
 desktop width and at 375 px, the signed-out screen after a sign-out (nothing of the
 previous user, on screen or in the DOM), and note statuses that are never stale.
 
-Screenshots of every screen go to /tmp/shots (override: FOOTNOTE_SHOTS) to be looked at."""
+Screenshots of every screen go to build/screenshots, beside the other browser tests', to be
+looked at."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 
-from tests.browser.conftest import PASSWORD
+from tests.browser.conftest import PASSWORD, SHOTS
 from tests.browser.test_web_client import ANSWER_TIMEOUT, INDEX_TIMEOUT, ask, save_note
 
 pytestmark = [pytest.mark.emulator, pytest.mark.browser]
 
-SHOTS = Path(os.environ.get("FOOTNOTE_SHOTS", "/tmp/shots"))
 WIDTHS: dict[str, ViewportSize] = {
     "desktop": {"width": 1280, "height": 860},
     "phone": {"width": 375, "height": 812},
