@@ -136,6 +136,9 @@ def test_every_screen_shows_only_its_views_and_sign_out_leaves_nothing(
         expect(hit.locator(".result-title")).to_have_text(title)
         expect(hit.locator(".result-text")).not_to_contain_text(title)
         expect(hit.locator(".type")).to_be_visible()
+        # A match people can read: every query word is in the note, so a full match,
+        # never a fused rank score that reads 0 for the only passage.
+        expect(hit.locator(".result-head strong")).to_have_text("100% match")
         # No signal listed or named that scored 0.
         for row in page.locator("#search-results > li").all():
             values = row.locator(".breakdown dd").all_inner_texts()

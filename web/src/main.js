@@ -988,9 +988,12 @@ $("search-form").addEventListener("submit", async (e) => {
       list.append(el("li", { class: "result", dataset: { noteId: r.noteId } },
         title ? el("h2", { class: "result-title", text: title }) : null,
         el("p", { class: "result-head" },
-          el("strong", { text: `score ${Number(r.score).toFixed(4)}` }),
+          // How well the passage matches (its support: the better of meaning and the share
+          // of the query's words it holds), not the fused rank score, which is relative to
+          // the other candidates and reads 0 when a passage is the only one.
+          el("strong", { title: `rank score ${Number(r.score).toFixed(4)}`, text: `${Math.round(100 * Number(r.similarity))}% match` }),
           r.memoryType ? el("span", { class: "type", title: "Memory type", text: r.memoryType }) : null,
-          el("span", { class: "hint", text: [`similarity ${Number(r.similarity).toFixed(3)}`, formatDate(r.createdAt),
+          el("span", { class: "hint", text: [formatDate(r.createdAt),
             via.length ? `via ${via.join(" + ")}` : ""].filter(Boolean).join(" · ") })),
         el("p", { class: "result-text", text: withoutTitle(r.text, title) }),
         scored.length ? breakdown : null,
