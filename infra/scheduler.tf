@@ -18,3 +18,24 @@ resource "google_cloud_scheduler_job" "sweep_unindexed" {
 
   depends_on = [google_project_service.enabled]
 }
+
+# Accounts deleted outside the app (the Firebase console, the Admin SDK) leave their
+# data behind: every orphan_sweep_schedule, publish {"job": "sweepAccounts"} on the
+# accounts topic; the worker starts the deletion job of every tenant whose Auth user
+# is gone (footnote.services.accounts.AccountService.sweep).
+resource "google_cloud_scheduler_job" "sweep_orphaned_accounts" {
+  count = var.orphan_sweep_schedule == "" ? 0 : 1
+
+  name        = "footnote-sweep-orphaned-accounts"
+  description = "Delete the data of tenants whose Firebase Auth user no longer exists"
+  region      = var.region
+  schedule    = var.orphan_sweep_schedule
+  time_zone   = "Etc/UTC"
+
+  pubsub_target {
+    topic_name = google_pubsub_topic.accounts.id
+    data       = base64encode(jsonencode({ job = "sweepAccounts" }))
+  }
+
+  depends_on = [google_project_service.enabled]
+}

@@ -277,6 +277,17 @@ variable "sweep_schedule" {
   }
 }
 
+variable "orphan_sweep_schedule" {
+  type        = string
+  description = "Cron schedule (UTC) of the sweep that deletes the data of tenants whose Auth user was deleted outside the app; empty disables it."
+  default     = "17 3 * * *"
+
+  validation {
+    condition     = var.orphan_sweep_schedule == "" || length(split(" ", var.orphan_sweep_schedule)) == 5
+    error_message = "orphan_sweep_schedule must be a five-field cron expression or empty."
+  }
+}
+
 # --- per-user quotas (the API; footnote.services.quotas) -----------------------
 # 0 turns a limit off. The defaults are the code's (tests/infra/test_agreement.py).
 

@@ -72,10 +72,23 @@ def handle_reindex_message(cloud_event: CloudEvent) -> None:
 
 
 def handle_account_job(payload: dict[str, Any]) -> None:
-    from footnote.services.accounts import DELETE_ACCOUNT
+    from footnote.services.accounts import DELETE_ACCOUNT, SWEEP_ACCOUNTS
 
     c = container()
     job, tenant, job_id = payload.get("job"), payload.get("tenantId"), payload.get("jobId")
+    if job == SWEEP_ACCOUNTS:
+        after = payload.get("after")
+        if after is not None and not isinstance(after, str):
+            raise BadEvent("sweep message 'after' must be a tenant id")
+        sweep = c.accounts.sweep(after)
+        logs.event(
+            log,
+            f"orphan sweep: {sweep.checked} tenants checked, {len(sweep.begun)} deletions begun",
+            checked=sweep.checked,
+            begun=len(sweep.begun),
+            continued=sweep.continued,
+        )
+        return
     if job != DELETE_ACCOUNT or not isinstance(tenant, str) or not isinstance(job_id, str):
         raise BadEvent("account job message is not valid")  # dead-lettered, not lost
     run = c.accounts.run(tenant, job_id)  # raises → redelivered, resumes at its step

@@ -487,6 +487,11 @@ class TenantData(Protocol):
         (0: the area is empty)."""
         ...
 
+    def tenants_after(self, after: str | None, limit: int) -> list[str]:
+        """Up to ``limit`` ids, in order, of the tenants that hold any data, each
+        greater than ``after``: the orphan sweep's walk over every tenant."""
+        ...
+
 
 @dataclass(frozen=True)
 class AuthUser:

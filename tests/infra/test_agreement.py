@@ -551,6 +551,20 @@ def test_scheduled_sweep_publishes_a_request_the_reindexer_accepts(tf: Terraform
     assert parse_request(ast.literal_eval(payload.group(1))).scope == "unindexed"
 
 
+def test_scheduled_orphan_sweep_publishes_the_sweep_job_on_the_accounts_topic(
+    tf: Terraform,
+) -> None:
+    from footnote.services.accounts import sweep_message
+
+    job = tf.resource("google_cloud_scheduler_job", "sweep_orphaned_accounts")
+    target = blocks(job, "pubsub_target")[0]
+    assert expression(target["topic_name"]) == "google_pubsub_topic.accounts.id"
+    data = expression(target["data"]) or ""
+    payload = re.fullmatch(r"base64encode\(jsonencode\((\{.*\})\)\)", data.replace("\n", " "))
+    assert payload, data
+    assert ast.literal_eval(payload.group(1)) == sweep_message()
+
+
 # -- entry points and identities --------------------------------------------------
 
 

@@ -381,3 +381,74 @@ def test_the_account_is_not_found_once_its_user_is_gone(world) -> None:
     auth.delete(ALICE)
     r = _delete(h)
     assert r.status_code == 404 and envelope(r)["code"] == "not_found"
+
+
+def _run_published(h: Harness) -> list[dict[str, Any]]:
+    """Deliver the accounts topic's messages until none is left; what was delivered."""
+    queue: Any = h.container.account_queue
+    service = _service(h)
+    delivered: list[dict[str, Any]] = []
+    while queue.published:
+        m = queue.published.pop(0)
+        delivered.append(m)
+        if m["job"] == "sweepAccounts":
+            service.sweep(m.get("after"))
+        else:
+            service.run(m["tenantId"], m["jobId"])
+    return delivered
+
+
+def test_the_sweep_deletes_a_tenant_whose_auth_user_was_deleted_elsewhere(world) -> None:
+    h, before = world
+    auth: Any = h.container.account_auth
+    auth.delete(ALICE)  # from the console: no DELETE /account, no job
+    assert h.container.tenant_data.deletion(deletion_job_id(ALICE)) is None
+    run = _service(h).sweep()
+    assert run.begun == (ALICE,) and run.checked == 2 and not run.continued
+    delivered = _run_published(h)
+    assert [m["tenantId"] for m in delivered] == [ALICE]
+    _assert_gone(h, before)
+    # The next sweep finds nothing to do: Alice is gone, Bob still has his account.
+    assert _service(h).sweep().begun == ()
+
+
+def test_the_sweep_leaves_every_tenant_with_an_account_alone(world) -> None:
+    h, _ = world
+    before = _dump(h)
+    assert _service(h).sweep().begun == ()
+    assert h.container.account_queue.published == []  # type: ignore[attr-defined]
+    assert _dump(h) == before
+
+
+def test_a_sweep_out_of_time_continues_from_where_it_stopped(world) -> None:
+    h, before = world
+    auth: Any = h.container.account_auth
+    auth.delete(ALICE)
+    ticks = iter(range(0, 10_000, 1000))  # every page takes 1000 s of a 420 s budget
+    c = h.container
+    service = AccountService(
+        c.tenant_data, c.vector_index, c.account_auth, c.account_queue, grace_s=0,
+        page_size=1, monotonic=lambda: float(next(ticks)),
+    )  # fmt: skip
+    first = service.sweep()
+    assert first.continued and first.checked == 1 and first.begun == (ALICE,)  # "alice" < "bob"
+    queue: Any = c.account_queue
+    assert queue.published[-1] == {"job": "sweepAccounts", "after": ALICE}
+    _run_published(h)
+    _assert_gone(h, before)
+
+
+def test_an_auth_lookup_that_fails_deletes_nothing(world) -> None:
+    h, _ = world
+    c = h.container
+
+    class Down:
+        def user(self, uid: str) -> Any:
+            raise ConnectionError("Firebase Auth unreachable")
+
+    service = AccountService(
+        c.tenant_data, c.vector_index, cast(Any, Down()), c.account_queue, grace_s=0
+    )
+    with pytest.raises(ConnectionError):
+        service.sweep()
+    assert c.tenant_data.deletion(deletion_job_id(ALICE)) is None

@@ -132,6 +132,31 @@ class FirestoreTenantData(FirestoreRepository):
             raise ValueError(f"no area {area!r}")
         return gone
 
+    def tenants_after(self, after: str | None, limit: int) -> list[str]:
+        # Each collection that names its tenant in a field gives its next distinct
+        # tenant ids one read each (``tenantId > last``, ordered, limit 1): the walk
+        # costs a read per tenant and collection, never a read per document. Ids kept
+        # in document names (quotas, term-stat rows) belong to tenants these hold.
+        found: set[str] = set()
+        for name in (*{c for cs in _BY_TENANT_FIELD.values() for c in cs}, CHUNKS, STATES):
+            collection = self.client.collection(name)
+            last = after
+            for _ in range(limit):
+                query = collection.order_by("tenantId")
+                if last is not None:
+                    query = query.where(filter=self._where("tenantId", ">", last))
+                snaps = list(query.select(["tenantId"]).limit(1).stream())
+                if not snaps:
+                    break
+                last = str((snaps[0].to_dict() or {}).get("tenantId"))
+                found.add(last)
+        tenants = self.client.collection(TENANTS)
+        query = tenants.order_by("__name__")
+        if after is not None:
+            query = query.start_after({"__name__": tenants.document(after)})
+        found.update(s.id for s in query.select([]).limit(limit).stream())
+        return sorted(found)[:limit]
+
     def _delete_query(self, collection: Any, query: Any, limit: int) -> int:
         if limit <= 0:
             return 0

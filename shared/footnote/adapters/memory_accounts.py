@@ -149,6 +149,24 @@ class MemoryTenantData:
         raise ValueError(f"no area {area!r}")
 
 
+    def tenants_after(self, after: str | None, limit: int) -> list[str]:
+        s = self._store
+        with s._lock:
+            found = {n.tenant_id for n in s.notes.values()}
+            found |= {c.tenant_id for c in s.conversations.values()}
+            found |= {t.tenant_id for t in s.turns.values()}
+            found |= {c.tenant_id for c in s.chunks.values()}
+            found |= {st.tenant_id for st in s.states.values()}
+            found |= set(s.versions)
+        if self._quotas is not None:
+            with self._quotas._lock:
+                found |= {k.split(":", 1)[0] for k in self._quotas.counts}
+        if self._jobs is not None:
+            with self._jobs._lock:
+                found |= {j.tenant_id for j in self._jobs._jobs.values() if j.tenant_id}
+        return sorted(t for t in found if after is None or t > after)[:limit]
+
+
 def _drop(data: dict[str, Any], keys: list[str], limit: int) -> int:
     for key in keys[:limit]:
         del data[key]

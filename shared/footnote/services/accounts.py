@@ -34,6 +34,7 @@ from footnote.ports import AccountAuth, ReindexQueue, TenantData, VectorIndex
 log = logging.getLogger(__name__)
 
 DELETE_ACCOUNT = "deleteAccount"  # the ``job`` of a deletion message
+SWEEP_ACCOUNTS = "sweepAccounts"  # the ``job`` of the scheduled orphan sweep
 _VECTOR_AREAS = ("chunks", "states")
 
 
@@ -158,6 +159,44 @@ class AccountService:
             self._data.delete_documents(area, doc_ids)
             total += len(doc_ids)
 
+    # -- the orphan sweep ---------------------------------------------------------------
+    def sweep(self, after: str | None = None) -> SweepRun:
+        """Start the deletion of every tenant whose Auth user is gone (deleted from the
+        console or the Admin SDK, never through ``DELETE /account``). Walks every
+        tenant in id order from ``after``; past the time budget it publishes its own
+        continuation. A tenant whose deletion already began is left to its job (a
+        dead-lettered job is retried from the dead-letter topic, not raced here).
+        Auth errors propagate: a lookup that failed is never read as "no user"."""
+        started = self._monotonic()
+        checked = 0
+        begun: list[str] = []
+        while ids := self._data.tenants_after(after, self._page):
+            for tenant_id in ids:
+                checked += 1
+                job_id = deletion_job_id(tenant_id)
+                if self._auth.user(tenant_id) is None and self._data.deletion(job_id) is None:
+                    self._data.begin_deletion(job_id, self._clock())
+                    self._queue.publish(message(tenant_id, job_id))
+                    begun.append(tenant_id)
+            after = ids[-1]
+            if self._monotonic() - started > self._budget:
+                self._queue.publish(sweep_message(after))
+                return SweepRun(checked, tuple(begun), continued=True)
+        if begun:
+            log.info("orphan sweep: deleting %d tenants without an Auth user", len(begun))
+        return SweepRun(checked, tuple(begun))
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    checked: int  # tenants looked at by this delivery
+    begun: tuple[str, ...] = ()  # tenants whose deletion it started
+    continued: bool = False  # out of time: a continuation message was published
+
+
+def sweep_message(after: str | None = None) -> dict[str, Any]:
+    return {"job": SWEEP_ACCOUNTS, **({} if after is None else {"after": after})}
+
 
 def message(tenant_id: str, job_id: str) -> dict[str, Any]:
     return {"job": DELETE_ACCOUNT, "tenantId": tenant_id, "jobId": job_id}
@@ -180,9 +219,12 @@ def status(job: DeletionJob) -> str:
 
 __all__ = [
     "DELETE_ACCOUNT",
+    "SWEEP_ACCOUNTS",
     "AccountService",
     "DeletionRun",
+    "SweepRun",
     "crash_points",
     "message",
     "status",
+    "sweep_message",
 ]
