@@ -59,6 +59,7 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+	for f in functions/*/main.py; do $(BIN)/mypy $$f || exit 1; done  # each is the module "main"
 
 EVAL_DATA ?= ../shared/eval-data
 EVAL_OUT ?= build/eval
