@@ -148,7 +148,6 @@ class MemoryTenantData:
             return self._exports.purge(tenant_id, limit) if self._exports is not None else 0
         raise ValueError(f"no area {area!r}")
 
-
     def tenants_after(self, after: str | None, limit: int) -> list[str]:
         s = self._store
         with s._lock:

@@ -1,0 +1,569 @@
+"""The formats, each read by its field's library: YAML front matter by
+python-frontmatter, XML by defusedxml (no entity expansion, no external entities),
+HTML and ENML by html2text, unknown encodings by charset-normalizer.
+
+A zip is read entry by entry from a seekable stream, each entry's size checked
+against the limits before a byte of it is inflated and its inflation capped, so
+neither a big archive nor a zip bomb is ever held whole.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO, Any
+
+# Notion names each page "<Title> <32 hex digits>.md".
+_NOTION_NAME = re.compile(r"^(?P<title>.+?) [0-9a-f]{32}\.md$")
+_NOTION_PROPERTY = re.compile(r"^(?P<key>[A-Z][\w ]{0,40}): (?P<value>.+)$")
+_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
+_HASHTAG = re.compile(r"(?<![\w#&/])#([A-Za-z][\w/-]{0,60})")
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$")
+_NOTE_SUFFIXES = (".md", ".markdown", ".txt")
+
+
+class ArchiveRefused(ValueError):
+    """The whole archive cannot be read; the message says why, for a person."""
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    max_entries: int = 50_000  # files in a zip
+    max_entry_bytes: int = 20 * 1024 * 1024  # one file, inflated
+    max_total_bytes: int = 2 * 1024**3  # every file, inflated
+    max_ratio: int = 200  # inflated / compressed, per entry: a zip bomb's tell
+    max_note_chars: int = 100_000  # a longer note is split into parts
+
+
+@dataclass(frozen=True)
+class ImportedNote:
+    source: str  # the file (and, for a file of many notes, the note's place in it)
+    text: str
+    title: str = ""
+    tags: tuple[str, ...] = ()
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    warnings: tuple[str, ...] = ()  # read, but something was not (an invalid date)
+
+
+@dataclass(frozen=True)
+class ImportFailure:
+    source: str
+    reason: str
+
+
+ImportRecord = ImportedNote | ImportFailure
+
+
+@dataclass
+class _Budget:
+    limits: ArchiveLimits
+    inflated: int = 0
+    entries: int = 0
+    seen: set[str] = field(default_factory=set)
+
+
+def read_archive(
+    stream: IO[bytes], name: str, limits: ArchiveLimits | None = None
+) -> Iterator[ImportRecord]:
+    """Every note of the archive, in archive order, as records. ``name`` is the
+    uploaded file's name (its suffix is a hint; the content decides)."""
+    limits = limits or ArchiveLimits()
+    head = stream.read(4096)
+    stream.seek(0)
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        yield from _zip(stream, limits)
+        return
+    data = _read_capped(stream, limits.max_entry_bytes, name)
+    yield from _split_long(_file(name, data, None), limits)
+
+
+# -- zips ---------------------------------------------------------------------------
+
+
+def _zip(stream: IO[bytes], limits: ArchiveLimits) -> Iterator[ImportRecord]:
+    try:
+        archive = zipfile.ZipFile(stream)
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise ArchiveRefused(f"the zip file is damaged or incomplete ({exc})") from None
+    files = [i for i in infos if not i.is_dir()]
+    if len(files) > limits.max_entries:
+        raise ArchiveRefused(
+            f"the zip holds {len(files):,} files; at most {limits.max_entries:,} are read"
+        )
+    declared = sum(i.file_size for i in files)
+    if declared > limits.max_total_bytes:
+        raise ArchiveRefused(
+            f"the zip inflates to {declared:,} bytes; at most {limits.max_total_bytes:,} are read"
+        )
+    budget = _Budget(limits)
+    export = [i for i in files if posixpath.basename(i.filename) == "notes.json"]
+    if export:
+        # Footnote's own export: notes.json is exact; the .md copies beside it are for people.
+        yield from _footnote_export(archive, min(export, key=lambda i: len(i.filename)), budget)
+        return
+    for info in files:
+        yield from _zip_entry(archive, info, budget)
+
+
+def _zip_entry(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget
+) -> Iterator[ImportRecord]:
+    name = info.filename
+    if _unsafe(name):
+        yield ImportFailure(name, "unsafe file name (absolute or with '..'): skipped")
+        return
+    lower = name.lower()
+    if posixpath.basename(name).startswith(".") or "/." in name or "__macosx/" in lower:
+        return  # hidden files and folders (.obsidian settings, macOS resource forks)
+    # Takeout writes each Keep note twice, as .json and .html: the JSON has the dates.
+    keep = "keep/" in lower
+    if not (
+        lower.endswith(".json")
+        if keep
+        else lower.endswith((*_NOTE_SUFFIXES, ".enex", ".html", ".htm"))
+    ):
+        return  # attachments and settings: not notes
+    try:
+        data = _inflate(archive, info, budget)
+    except ArchiveRefused as refused:
+        yield ImportFailure(name, str(refused))
+        return
+    records = _keep(name, data) if keep else _file(name, data, _zip_time(info))
+    yield from _split_long(records, budget.limits)
+
+
+def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget) -> bytes:
+    limits = budget.limits
+    if info.file_size > limits.max_entry_bytes:
+        raise ArchiveRefused(f"larger than {limits.max_entry_bytes:,} bytes: skipped")
+    if info.compress_size and info.file_size / info.compress_size > limits.max_ratio:
+        raise ArchiveRefused("compressed suspiciously well (a zip bomb?): skipped")
+    try:
+        with archive.open(info) as member:
+            # Never trust the declared size: read at most one byte more than allowed.
+            data = member.read(limits.max_entry_bytes + 1)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        raise ArchiveRefused(f"could not be read from the zip ({exc})") from None
+    if len(data) > limits.max_entry_bytes:
+        raise ArchiveRefused(f"larger than {limits.max_entry_bytes:,} bytes: skipped")
+    budget.inflated += len(data)
+    if budget.inflated > limits.max_total_bytes:
+        raise ArchiveRefused("the archive inflates past the size limit: the rest is skipped")
+    return data
+
+
+def _unsafe(name: str) -> bool:
+    return name.startswith(("/", "\\")) or ".." in re.split(r"[\\/]", name) or ":" in name[:3]
+
+
+def _zip_time(info: zipfile.ZipInfo) -> datetime | None:
+    try:
+        return datetime(*info.date_time, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+# -- one file -----------------------------------------------------------------------
+
+
+def _file(name: str, data: bytes, mtime: datetime | None) -> Iterator[ImportRecord]:
+    lower = name.lower()
+    text = _decode(data)
+    if text is None:
+        yield ImportFailure(name, "the text encoding could not be recognised: skipped")
+        return
+    if lower.endswith(".enex") or (
+        text.lstrip().startswith("<?xml") and "<en-export" in text[:2000]
+    ):
+        yield from _enex(name, data)
+    elif lower.endswith((".html", ".htm")):
+        yield _note_or_empty(name, _html_text(text), _stem(name), (), mtime, mtime, ())
+    elif _NOTION_NAME.match(posixpath.basename(name)):
+        yield _notion(name, text, mtime)
+    elif lower.endswith(_NOTE_SUFFIXES) or _looks_like_text(text):
+        yield _markdown(name, text, mtime)
+    else:
+        yield ImportFailure(name, "not a format Footnote imports: skipped")
+
+
+def _looks_like_text(text: str) -> bool:
+    sample = text[:4000]
+    return (
+        bool(sample) and sum(c.isprintable() or c in "\n\r\t" for c in sample) / len(sample) > 0.95
+    )
+
+
+def _decode(data: bytes) -> str | None:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(data))
+    if not matches:
+        return None
+    best = min(matches, key=lambda m: m.chaos)
+    # Short texts fit several Latin code pages equally; Windows-1252 is the one legacy
+    # notes were written in (and what the web reads "latin-1" as), so it wins near-ties.
+    western = [m for m in matches if m.encoding == "cp1252" and m.chaos <= best.chaos + 0.1]
+    return str(western[0] if western else best)
+
+
+def _stem(name: str) -> str:
+    return posixpath.splitext(posixpath.basename(name))[0].strip()
+
+
+def _note_or_empty(
+    source: str,
+    text: str,
+    title: str,
+    tags: tuple[str, ...],
+    created: datetime | None,
+    updated: datetime | None,
+    warnings: tuple[str, ...],
+    title_written: bool = False,
+) -> ImportRecord:
+    text = text.strip()
+    if not text:
+        # A title alone (a Keep or Evernote note) is still something the person wrote;
+        # a file name alone is not.
+        if not title_written or not title.strip():
+            return ImportFailure(source, "empty note: nothing to import")
+        text = title.strip()
+    return ImportedNote(
+        source, text, title.strip()[:200], _unique(tags), created, updated or created, warnings
+    )
+
+
+def _unique(tags: Any) -> tuple[str, ...]:
+    out: list[str] = []
+    for tag in tags or ():
+        t = str(tag).strip().lstrip("#")
+        if t and t.casefold() not in (o.casefold() for o in out):
+            out.append(t[:64])
+    return tuple(out[:32])
+
+
+# -- Markdown and Obsidian ----------------------------------------------------------
+
+
+def _markdown(name: str, text: str, mtime: datetime | None) -> ImportRecord:
+    import frontmatter
+    import yaml
+
+    warnings: list[str] = []
+    try:
+        post = frontmatter.loads(text)
+        meta: dict[str, Any] = dict(post.metadata)
+        body = post.content
+    except (yaml.YAMLError, ValueError, TypeError):
+        meta, body = {}, text
+        warnings.append("the front matter is not valid YAML: read as text")
+    title = str(meta.get("title") or "").strip()
+    lines = body.lstrip("\n").splitlines()
+    if not title and lines and (heading := _HEADING.match(lines[0])):
+        title = heading.group(1)
+        body = "\n".join(lines[1:])
+    title = title or _stem(name)
+    tags = list(_tag_list(meta.get("tags") or meta.get("tag")))
+    tags += _HASHTAG.findall(body)
+    body = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), body)
+    created = _meta_date(meta, ("created", "date", "created_at", "creation date"), warnings)
+    updated = _meta_date(meta, ("updated", "modified", "updated_at", "last modified"), warnings)
+    return _note_or_empty(
+        name,
+        body,
+        title,
+        tuple(tags),
+        created or mtime,
+        updated or mtime or created,
+        tuple(warnings),
+    )
+
+
+def _tag_list(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield from (t for t in re.split(r"[,\s]+", value) if t)
+    elif isinstance(value, list | tuple):
+        yield from (str(t) for t in value if t is not None)
+
+
+def _meta_date(meta: dict[str, Any], keys: tuple[str, ...], warnings: list[str]) -> datetime | None:
+    for key in keys:
+        if key in meta and meta[key] not in (None, ""):
+            moment = _as_datetime(meta[key])
+            if moment is None:
+                warnings.append(
+                    f"{key}: {str(meta[key])[:40]!r} is not a date: the file's date is used"
+                )
+            return moment
+    return None
+
+
+def _as_datetime(value: Any) -> datetime | None:
+    """A date from YAML (already a date or datetime) or text (ISO 8601, Notion's)."""
+    from datetime import date
+
+    moment: datetime | None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    else:
+        text = str(value).strip()
+        moment = None
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            for fmt in ("%B %d, %Y %I:%M %p", "%B %d, %Y", "%Y%m%dT%H%M%SZ", "%d/%m/%Y"):
+                try:
+                    moment = datetime.strptime(text, fmt)
+                    break
+                except ValueError:
+                    continue
+    if moment is None or not 1970 <= moment.year <= 2200:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+# -- Notion -------------------------------------------------------------------------
+
+
+def _notion(name: str, text: str, mtime: datetime | None) -> ImportRecord:
+    """A page: "# Title", then property lines ("Created: March 3, 2023 10:15 AM",
+    "Tags: a, b"), then the page."""
+    match = _NOTION_NAME.match(posixpath.basename(name))
+    title = match.group("title") if match else _stem(name)
+    lines = text.lstrip("\n").splitlines()
+    if lines and (heading := _HEADING.match(lines[0])):
+        title = heading.group(1)
+        lines = lines[1:]
+    props: dict[str, str] = {}
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and (prop := _NOTION_PROPERTY.match(lines[0])):
+        props[prop.group("key").strip().casefold()] = prop.group("value").strip()
+        lines.pop(0)
+    warnings: list[str] = []
+    created = _meta_date(dict(props), ("created", "created time", "date"), warnings)
+    updated = _meta_date(dict(props), ("last edited time", "updated", "last edited"), warnings)
+    tags = _tag_list(props.get("tags", ""))
+    body = "\n".join(lines)
+    return _note_or_empty(
+        name,
+        body,
+        title,
+        tuple(tags),
+        created or mtime,
+        updated or mtime or created,
+        tuple(warnings),
+    )
+
+
+# -- Evernote -----------------------------------------------------------------------
+
+
+def _enex(name: str, data: bytes) -> Iterator[ImportRecord]:
+    from xml.etree.ElementTree import ParseError
+
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import fromstring
+
+    try:
+        root = fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException:
+        yield ImportFailure(
+            name,
+            "the file declares XML entities (refused: a billion-laughs or external-entity attack)",
+        )
+        return
+    except ParseError as exc:
+        yield ImportFailure(name, f"not valid Evernote XML ({exc})")
+        return
+    if root.tag != "en-export":
+        yield ImportFailure(name, "not an Evernote export (.enex): skipped")
+        return
+    for index, note in enumerate(root.iter("note"), start=1):
+        source = f"{name}#{index}"
+        title = (note.findtext("title") or "").strip()
+        content = note.findtext("content") or ""
+        warnings: list[str] = []
+        created = _enex_date(note.findtext("created"), "created", warnings)
+        updated = _enex_date(note.findtext("updated"), "updated", warnings)
+        tags = tuple(t.text or "" for t in note.findall("tag"))
+        yield _note_or_empty(
+            source, _html_text(content), title, tags, created, updated, tuple(warnings)
+        )
+
+
+def _enex_date(value: str | None, what: str, warnings: list[str]) -> datetime | None:
+    if not value:
+        return None
+    moment = _as_datetime(value.strip())
+    if moment is None:
+        warnings.append(f"{what}: {value[:40]!r} is not a date")
+    return moment
+
+
+def _html_text(html: str) -> str:
+    """HTML or ENML as readable plain text (Markdown-ish: lists, links' text)."""
+    import html2text
+
+    if "<" not in html:
+        return html
+    # ENML wraps the note in a DOCTYPE and <en-note>; html2text reads the markup alone.
+    html = re.sub(r"<!DOCTYPE[^>]*>|<\?xml[^>]*\?>", "", html, flags=re.IGNORECASE)
+    converter = html2text.HTML2Text()
+    converter.body_width = 0  # no hard wraps
+    converter.ignore_images = True
+    converter.ignore_links = True
+    converter.ignore_emphasis = True
+    return converter.handle(html).strip()
+
+
+# -- Google Keep --------------------------------------------------------------------
+
+
+def _keep(name: str, data: bytes) -> Iterator[ImportRecord]:
+    try:
+        note = json.loads(_decode(data) or "")
+    except (json.JSONDecodeError, ValueError):
+        yield ImportFailure(name, "not valid JSON: skipped")
+        return
+    if not isinstance(note, dict) or not ({"textContent", "listContent", "title"} & note.keys()):
+        return  # Takeout's other JSON files (labels, settings): not notes
+    if note.get("isTrashed"):
+        return  # in the bin: the person threw it away
+    text = str(note.get("textContent") or "")
+    items = note.get("listContent") or []
+    if isinstance(items, list) and items:
+        lines = [
+            f"- [{'x' if i.get('isChecked') else ' '}] {str(i.get('text') or '').strip()}"
+            for i in items
+            if isinstance(i, dict)
+        ]
+        text = "\n".join(filter(None, [text.strip(), *lines]))
+    labels = [
+        str(label.get("name"))
+        for label in note.get("labels") or []
+        if isinstance(label, dict) and label.get("name")
+    ]
+    warnings: list[str] = []
+    created = _usec(note.get("createdTimestampUsec"), "createdTimestampUsec", warnings)
+    updated = _usec(note.get("userEditedTimestampUsec"), "userEditedTimestampUsec", warnings)
+    yield _note_or_empty(
+        name, text, str(note.get("title") or ""), tuple(labels), created, updated,
+        tuple(warnings), True,
+    )  # fmt: skip
+
+
+def _usec(value: Any, what: str, warnings: list[str]) -> datetime | None:
+    if value in (None, "", 0):
+        return None
+    try:
+        moment = datetime.fromtimestamp(int(value) / 1_000_000, tz=UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        moment = None
+    if moment is None or not 1970 <= moment.year <= 2200:
+        warnings.append(f"{what}: {str(value)[:40]!r} is not a date")
+        return None
+    return moment
+
+
+# -- Footnote's own export ----------------------------------------------------------
+
+
+def _footnote_export(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget
+) -> Iterator[ImportRecord]:
+    try:
+        data = _inflate(archive, info, budget)
+        notes = json.loads(data.decode("utf-8"))
+    except ArchiveRefused as refused:
+        raise ArchiveRefused(f"notes.json: {refused}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ArchiveRefused(f"notes.json is not valid JSON ({exc})") from None
+    if not isinstance(notes, list):
+        raise ArchiveRefused("notes.json must be a list of notes")
+    for index, note in enumerate(notes):
+        source = f"notes.json#{note.get('id') if isinstance(note, dict) else index}"
+        if not isinstance(note, dict) or not isinstance(note.get("text", ""), str):
+            yield ImportFailure(source, "not a note object: skipped")
+            continue
+        warnings: list[str] = []
+        created = _meta_date(note, ("created",), warnings)
+        updated = _meta_date(note, ("updated",), warnings)
+        tags: list[str] = [str(t) for t in note.get("tags") or [] if isinstance(t, str)]
+        yield from _split_long(
+            iter(
+                [
+                    _note_or_empty(
+                        source,
+                        note.get("text") or "",
+                        str(note.get("title") or ""),
+                        tuple(tags),
+                        created,
+                        updated,
+                        tuple(warnings),
+                        True,
+                    )
+                ]
+            ),
+            budget.limits,
+        )
+
+
+# -- long notes ---------------------------------------------------------------------
+
+
+def _split_long(records: Iterator[ImportRecord], limits: ArchiveLimits) -> Iterator[ImportRecord]:
+    """A note longer than a note may be is kept, in parts ("Title (part 2 of 3)"),
+    each cut at a paragraph (or line, or space) break, and says so."""
+    from dataclasses import replace
+
+    for record in records:
+        if isinstance(record, ImportFailure) or len(record.text) <= limits.max_note_chars:
+            yield record
+            continue
+        parts = _parts(record.text, limits.max_note_chars)
+        title = record.title or _stem(record.source)
+        for n, part in enumerate(parts, start=1):
+            yield replace(
+                record,
+                source=f"{record.source}~part{n}",
+                text=part,
+                title=f"{title} (part {n} of {len(parts)})"[:200],
+                warnings=(
+                    *record.warnings,
+                    f"longer than {limits.max_note_chars:,} characters: split into {len(parts)} notes",
+                ),
+            )
+
+
+def _parts(text: str, size: int) -> list[str]:
+    parts: list[str] = []
+    while len(text) > size:
+        cut = max(text.rfind(sep, 0, size) for sep in ("\n\n", "\n", " "))
+        cut = cut if cut > size // 2 else size
+        parts.append(text[:cut].strip())
+        text = text[cut:]
+    if text.strip():
+        parts.append(text.strip())
+    return parts
+
+
+def _read_capped(stream: IO[bytes], limit: int, name: str) -> bytes:
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise ArchiveRefused(f"{name} is larger than {limit:,} bytes; upload it as a zip")
+    return data

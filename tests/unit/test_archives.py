@@ -1,0 +1,242 @@
+"""Reading other apps' exports: each format built here, small, from its public
+documentation (no third-party data), and the bad inputs a person can upload."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from footnote.archives import (
+    ArchiveLimits,
+    ArchiveRefused,
+    ImportedNote,
+    ImportFailure,
+    ImportRecord,
+    read_archive,
+)
+
+
+def _zip(files: dict[str, bytes | str], compression: int = zipfile.ZIP_DEFLATED) -> io.BytesIO:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as z:
+        for name, body in files.items():
+            info = zipfile.ZipInfo(name, date_time=(2022, 5, 6, 7, 8, 10))
+            info.compress_type = compression
+            z.writestr(info, body.encode() if isinstance(body, str) else body)
+    buffer.seek(0)
+    return buffer
+
+
+def _read(stream: io.BytesIO, name: str = "upload.zip", **limits: int) -> list[Any]:
+    return list(read_archive(stream, name, ArchiveLimits(**limits) if limits else None))
+
+
+def _notes(records: list[ImportRecord]) -> dict[str, ImportedNote]:
+    return {r.title: r for r in records if isinstance(r, ImportedNote)}
+
+
+def test_an_obsidian_vault_keeps_titles_tags_dates_and_readable_links() -> None:
+    vault = _zip(
+        {
+            "Vault/Decisions/Storage.md": (
+                "---\ntitle: Storage choice\ntags: [work, infra]\ncreated: 2023-03-14T09:30:00Z\n"
+                "updated: 2023-03-20\n---\nWe chose [[Firestore]] over [[Postgres|the SQL option]]. #decision\n"
+            ),
+            "Vault/Daily/2023-04-02.md": "# Sunday\nLong run by the canal, 14k easy.",
+            "Vault/.obsidian/workspace.json": "{}",
+            "Vault/attachments/photo.png": b"\x89PNG\r\n",
+        }
+    )
+    notes = _notes(_read(vault))
+    assert set(notes) == {"Storage choice", "Sunday"}
+    storage = notes["Storage choice"]
+    assert storage.text == "We chose Firestore over the SQL option. #decision"
+    assert storage.tags == ("work", "infra", "decision")
+    assert storage.created_at == datetime(2023, 3, 14, 9, 30, tzinfo=UTC)
+    assert storage.updated_at == datetime(2023, 3, 20, tzinfo=UTC)
+    # No front matter: the heading is the title, the file's date in the zip the date.
+    sunday = notes["Sunday"]
+    assert sunday.text == "Long run by the canal, 14k easy."
+    assert sunday.created_at == datetime(2022, 5, 6, 7, 8, 10, tzinfo=UTC)
+
+
+def test_an_evernote_export_reads_each_note_with_its_dates_and_tags() -> None:
+    enex = b"""<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE en-export SYSTEM "http://xml.evernote.com/pub/evernote-export4.dtd">
+<en-export export-date="20240101T000000Z" application="Evernote" version="10.0">
+  <note>
+    <title>Dentist</title>
+    <content><![CDATA[<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE en-note SYSTEM "http://xml.evernote.com/pub/enml2.dtd">
+<en-note><div>Appointment moved to <b>Thursday 3pm</b>.</div><ul><li>bring the form</li></ul></en-note>]]></content>
+    <created>20230315T101500Z</created>
+    <updated>20230316T080000Z</updated>
+    <tag>health</tag><tag>family</tag>
+  </note>
+  <note>
+    <title>Bad date</title>
+    <content><![CDATA[<en-note>Seeds to order.</en-note>]]></content>
+    <created>yesterday-ish</created>
+  </note>
+</en-export>"""
+    records = _read(io.BytesIO(enex), "My Notes.enex")
+    notes = _notes(records)
+    dentist = notes["Dentist"]
+    assert "Appointment moved to Thursday 3pm." in dentist.text and "bring the form" in dentist.text
+    assert "<" not in dentist.text
+    assert dentist.created_at == datetime(2023, 3, 15, 10, 15, tzinfo=UTC)
+    assert dentist.updated_at == datetime(2023, 3, 16, 8, 0, tzinfo=UTC)
+    assert dentist.tags == ("health", "family")
+    bad = notes["Bad date"]
+    assert bad.created_at is None and any("not a date" in w for w in bad.warnings)
+
+
+@pytest.mark.parametrize(
+    "doctype",
+    [
+        # billion laughs
+        '<!DOCTYPE en-export [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>',
+        # an external entity that would read a local file
+        '<!DOCTYPE en-export [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+    ],
+)
+def test_an_enex_with_entities_is_refused_not_expanded(doctype: str) -> None:
+    enex = f"""<?xml version="1.0"?>{doctype}
+<en-export><note><title>t</title><content>&b;</content></note></en-export>""".encode()
+    records = _read(io.BytesIO(enex), "attack.enex")
+    assert len(records) == 1 and isinstance(records[0], ImportFailure)
+    assert "entities" in records[0].reason
+    assert "root:" not in repr(records)
+
+
+def test_a_google_keep_takeout_skips_the_bin_and_keeps_lists_labels_and_dates() -> None:
+    def keep(**fields: object) -> str:
+        return json.dumps({"color": "DEFAULT", "isPinned": False, "isArchived": False, **fields})
+
+    takeout = _zip(
+        {
+            "Takeout/Keep/Groceries.json": keep(
+                title="Groceries",
+                listContent=[
+                    {"text": "oat milk", "isChecked": False},
+                    {"text": "lemons", "isChecked": True},
+                ],
+                labels=[{"name": "home"}],
+                createdTimestampUsec=1678875300000000,
+                userEditedTimestampUsec=1678961700000000,
+            ),
+            "Takeout/Keep/Old idea.json": keep(
+                title="Old idea",
+                textContent="Start a podcast",
+                isArchived=True,
+                createdTimestampUsec=1600000000000000,
+            ),
+            "Takeout/Keep/Binned.json": keep(title="Binned", textContent="gone", isTrashed=True),
+            "Takeout/Keep/Labels.txt": "home\n",
+            "Takeout/Keep/Groceries.html": "<html><body>Groceries</body></html>",
+        }
+    )
+    notes = _notes(_read(takeout))
+    assert "Binned" not in notes
+    groceries = notes["Groceries"]
+    assert groceries.text == "- [ ] oat milk\n- [x] lemons"
+    assert groceries.tags == ("home",)
+    assert groceries.created_at == datetime.fromtimestamp(1678875300, tz=UTC)
+    assert groceries.updated_at == datetime.fromtimestamp(1678961700, tz=UTC)
+    assert notes["Old idea"].text == "Start a podcast"  # archived is still the person's
+
+
+def test_a_notion_export_reads_the_page_properties() -> None:
+    page = (
+        "# Launch retro\n\nCreated: March 3, 2023 10:15 AM\nTags: work, retro\n\n"
+        "What went well: the waitlist. What to change: fewer meetings."
+    )
+    export = _zip({"Export-1a2b/Launch retro 0123456789abcdef0123456789abcdef.md": page})
+    (note,) = _notes(_read(export)).values()
+    assert note.title == "Launch retro"
+    assert note.text == "What went well: the waitlist. What to change: fewer meetings."
+    assert note.tags == ("work", "retro")
+    assert note.created_at == datetime(2023, 3, 3, 10, 15, tzinfo=UTC)
+
+
+def test_footnotes_own_export_is_read_from_notes_json_exactly() -> None:
+    notes = [
+        {"id": "a1", "title": "Plan", "tags": ["work"], "type": "decision",
+         "created": "2023-03-01T08:00:00+00:00", "updated": "2023-03-02T09:00:00+00:00",
+         "text": "We ship on the 15th."},
+        {"id": "b2", "title": "", "tags": [], "type": None,
+         "created": "2023-03-05T08:00:00+00:00", "updated": "2023-03-05T08:00:00+00:00",
+         "text": "Call the bank."},
+    ]  # fmt: skip
+    export = _zip(
+        {
+            "footnote-export/notes.json": json.dumps(notes),
+            "footnote-export/notes/a1.md": "---\nid: a1\n---\nWe ship on the 15th.",
+            "footnote-export/README.md": "What each file is.",
+        }
+    )
+    records = _read(export)
+    assert [(r.title, r.text, r.tags, r.created_at, r.updated_at) for r in records] == [
+        ("Plan", "We ship on the 15th.", ("work",), datetime(2023, 3, 1, 8, tzinfo=UTC),
+         datetime(2023, 3, 2, 9, tzinfo=UTC)),
+        ("", "Call the bank.", (), datetime(2023, 3, 5, 8, tzinfo=UTC),
+         datetime(2023, 3, 5, 8, tzinfo=UTC)),
+    ]  # fmt: skip
+
+
+def test_other_encodings_are_detected() -> None:
+    text = "Réunion déjà prévue à l'école, très important: apporter le goûter des élèves."
+    records = _read(io.BytesIO(text.encode("cp1252")), "notes.txt")
+    assert isinstance(records[0], ImportedNote) and records[0].text == text
+
+
+def test_a_corrupt_or_truncated_zip_is_refused_with_a_reason() -> None:
+    whole = _zip({"a.md": "hello " * 1000}).getvalue()
+    with pytest.raises(ArchiveRefused, match="damaged or incomplete"):
+        _read(io.BytesIO(whole[: len(whole) // 2]))
+
+
+def test_a_zip_bomb_is_refused_by_ratio_and_total_size() -> None:
+    bomb = _zip({"bomb.md": b"0" * 5_000_000})
+    records = _read(bomb)
+    assert len(records) == 1 and isinstance(records[0], ImportFailure)
+    assert "zip bomb" in records[0].reason
+    many = _zip({f"n{i}.md": "x" * 100 for i in range(5)})
+    with pytest.raises(ArchiveRefused, match="inflates to"):
+        _read(many, max_total_bytes=300)
+
+
+def test_too_many_files_are_refused_before_any_is_read() -> None:
+    with pytest.raises(ArchiveRefused, match="holds 21 files"):
+        _read(_zip({f"n{i}.md": "x" for i in range(21)}), max_entries=20)
+
+
+def test_path_traversal_names_are_reported_and_skipped() -> None:
+    records = _read(_zip({"../../etc/evil.md": "owned", "ok.md": "fine"}))
+    failures = [r for r in records if isinstance(r, ImportFailure)]
+    assert [f.source for f in failures] == ["../../etc/evil.md"]
+    assert "unsafe" in failures[0].reason
+    assert [r.text for r in records if isinstance(r, ImportedNote)] == ["fine"]
+
+
+def test_a_note_over_the_limit_is_split_into_parts_and_says_so() -> None:
+    body = "\n\n".join(f"Paragraph {i}: " + "word " * 30 for i in range(40))
+    records = _read(io.BytesIO(body.encode()), "Long.md", max_note_chars=2000)
+    assert len(records) > 1 and all(isinstance(r, ImportedNote) for r in records)
+    assert all(len(r.text) <= 2000 for r in records)
+    assert records[0].title == f"Long (part 1 of {len(records)})"
+    assert all("split into" in r.warnings[-1] for r in records)
+    assert " ".join(r.text for r in records).split() == body.split()  # nothing lost
+
+
+def test_empty_notes_and_wrong_formats_are_reported() -> None:
+    records = _read(_zip({"empty.md": "   \n", "blank.txt": ""}))
+    assert [r.reason for r in records] == ["empty note: nothing to import"] * 2
+    binary = bytes(range(256)) * 20
+    (wrong,) = _read(io.BytesIO(binary), "photo.jpg")
+    assert isinstance(wrong, ImportFailure)
