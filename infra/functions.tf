@@ -32,6 +32,8 @@ locals {
     REINDEX_QUEUE  = "pubsub"
     REINDEX_TOPIC  = google_pubsub_topic.reindex.name
     ACCOUNTS_TOPIC = google_pubsub_topic.accounts.name # a deletion continues itself
+    BLOB_STORE     = "gcs"                             # import jobs read uploads
+    BLOB_BUCKET    = google_storage_bucket.uploads.name
   }
 
   # The API answers with the generator, serves browsers from these origins and
@@ -45,6 +47,8 @@ locals {
     QUOTA_STORED_CHARS      = tostring(var.quota_stored_chars)
     APP_CHECK               = var.app_check
     ACCOUNTS_TOPIC          = google_pubsub_topic.accounts.name # DELETE /account starts a job
+    BLOB_STORE              = "gcs"                             # POST /imports stores an archive sent in its body
+    BLOB_BUCKET             = google_storage_bucket.uploads.name
   }
 
   # Only named locals inside merge(): tests/infra resolves these maps statically.

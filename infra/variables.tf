@@ -288,6 +288,17 @@ variable "orphan_sweep_schedule" {
   }
 }
 
+variable "upload_retention_days" {
+  type        = number
+  description = "Days an uploaded archive is kept after upload (its import reads it once, within minutes)."
+  default     = 7
+
+  validation {
+    condition     = var.upload_retention_days >= 1
+    error_message = "upload_retention_days must be at least 1."
+  }
+}
+
 # --- per-user quotas (the API; footnote.services.quotas) -----------------------
 # 0 turns a limit off. The defaults are the code's (tests/infra/test_agreement.py).
 

@@ -94,21 +94,51 @@ FUNCTIONS: dict[str, Function] = {
     # (RERANKER=vertex, Discovery Engine) runs only here. Never decodes Firestore
     # events or publishes re-index pages.
     "api": Function(
-        requires=(*_BASE, "firebase-admin", "google-cloud-discoveryengine"),
-        exclude=("adapters/firestore_events.py", "adapters/pubsub_queue.py"),
+        # google-cloud-storage: POST /imports stores an archive sent in its body.
+        # google-cloud-pubsub: DELETE /account and POST /imports publish their jobs.
+        requires=(
+            *_BASE,
+            "firebase-admin",
+            "google-cloud-discoveryengine",
+            "google-cloud-storage",
+            "google-cloud-pubsub",
+        ),
+        # archives: reading an archive is the worker's (import jobs), with its libraries.
+        exclude=("adapters/firestore_events.py", "archives"),
     ),
     # Decodes Firestore events (google-events); never reranks, verifies tokens or
     # serves HTTP.
     "indexer": Function(
         requires=(*_BASE, "google-events"),
-        exclude=(*_API_ONLY, "adapters/pubsub_queue.py", "adapters/firebase_accounts.py"),
+        exclude=(
+            *_API_ONLY,
+            "adapters/pubsub_queue.py",
+            "adapters/firebase_accounts.py",
+            "archives",
+            "adapters/gcs_blobs.py",
+        ),
     ),
     # Publishes the next page of a job to Pub/Sub; runs account deletion, whose last
     # steps revoke and delete the Firebase Auth user (firebase-admin); never reranks,
     # verifies tokens, serves HTTP or decodes Firestore events.
     "reindexer": Function(
-        requires=(*_BASE, "google-cloud-pubsub", "firebase-admin"),
-        exclude=(*_API_ONLY, "adapters/firestore_events.py"),
+        requires=(
+            *_BASE,
+            "google-cloud-pubsub",
+            "firebase-admin",
+            # Runs import jobs: reads other apps' exports (footnote.archives) from
+            # Cloud Storage.
+            "google-cloud-storage",
+            "python-frontmatter",
+            "defusedxml",
+            "html2text",
+            "charset-normalizer",
+        ),
+        # firebase_app: the Admin SDK app that account deletion's Auth adapter uses.
+        exclude=(
+            *(path for path in _API_ONLY if path != "adapters/firebase_app.py"),
+            "adapters/firestore_events.py",
+        ),
     ),
 }
 

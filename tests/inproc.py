@@ -17,6 +17,7 @@ from werkzeug.wrappers import Request, Response
 from footnote.api.http import Api
 from footnote.config import Settings
 from footnote.errors import Unauthenticated
+from footnote.services.imports import ImportService
 from footnote.services.notes import NotesService
 from footnote.wiring import Container
 
@@ -83,6 +84,9 @@ class Harness:
             # No per-user quotas: the API charges no requests (quotas=None below) and
             # the notes service, built here without its QuotaService, counts no writes.
             c._built["notes"] = NotesService(c.settings, c.store, c.store)
+            c._built["imports"] = ImportService(
+                c.settings, c.store, c.blobs, c.import_jobs, c.account_queue
+            )
         self.api = Api(
             c.settings,
             TokenTable(),
@@ -92,6 +96,7 @@ class Harness:
             quotas=(lambda: c.quotas) if quotas else None,
             accounts=lambda: c.accounts,
             idempotency=lambda: c.idempotency,
+            imports=lambda: c.imports,
         )
         self.requests = 0
         self._lock = threading.Lock()

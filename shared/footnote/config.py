@@ -170,6 +170,17 @@ class Settings(BaseSettings):
     accounts_topic: str = Field("footnote-accounts", alias="ACCOUNTS_TOPIC", min_length=3)
     account_deletion_grace_s: float = Field(330.0, alias="ACCOUNT_DELETION_GRACE_S", ge=0, le=480)
 
+    # --- files: uploads to import (services/imports.py) ------------------------------
+    # "gcs": Cloud Storage, the bucket below (the Storage emulator when
+    # STORAGE_EMULATOR_HOST is set); "memory": in process, for one-process stacks.
+    blob_store: Literal["memory", "gcs"] = Field("memory", alias="BLOB_STORE")
+    blob_bucket: str = Field("", alias="BLOB_BUCKET")
+    # An archive sent in the body of POST /imports (bigger ones are uploaded to the
+    # bucket first): under Cloud Run's 32 MiB request limit.
+    import_upload_max_bytes: int = Field(
+        30 * 1024 * 1024, alias="IMPORT_UPLOAD_MAX_BYTES", ge=1024, le=32 * 1024 * 1024
+    )
+
     # --- HTTP -----------------------------------------------------------------------
     cors_origins: str = Field("*", alias="CORS_ORIGINS")
     # Firebase App Check on every authenticated route (X-Firebase-AppCheck header):
@@ -194,6 +205,8 @@ class Settings(BaseSettings):
                 f"VECTOR_INDEX=vertex needs {', '.join(self.vector_search_missing)} "
                 "(the Vector Search index, its endpoint and deployed index id)"
             )
+        if self.blob_store == "gcs" and not self.blob_bucket:
+            raise ValueError("BLOB_STORE=gcs needs BLOB_BUCKET (the uploads bucket)")
         if self.project_id.startswith(PLACEHOLDER_PROJECT_PREFIX) and self.cloud_run_service:
             # Deployed (Cloud Run and Cloud Functions set K_SERVICE) with the default or
             # another demo-* id: every Google call would go to a project that is not ours.

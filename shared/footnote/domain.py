@@ -379,6 +379,7 @@ DELETION_STEPS = (
     "quotas",
     "jobs",
     "exports",  # export records and their archives
+    "files",  # every file under users/{uid}/ in Cloud Storage (uploads to import)
     "embeddings",  # the tenant's embedding-cache entries
     "tenant",  # tenants/{uid}: the version counter
     "auth",  # the Firebase Auth user
@@ -403,3 +404,49 @@ class DeletionJob:
     @property
     def done(self) -> bool:
         return self.step == "done"
+
+
+# -- imports ------------------------------------------------------------------------
+
+IMPORT_STATUSES = ("queued", "running", "done", "cancelled", "failed")
+IMPORT_FAILURES_KEPT = 200  # the report lists this many problems; the count is exact
+
+
+@dataclass(frozen=True)
+class ImportProblem:
+    file: str  # where in the archive
+    reason: str  # for a person
+
+
+@dataclass(frozen=True)
+class ImportJob:
+    """An import of an uploaded archive (``imports/{jobId}``). ``cursor`` is how many
+    of the archive's records (notes and failures, in archive order) are accounted for:
+    a redelivered message resumes there, and a record is written before the cursor
+    passes it, so a crash between the two finds the note already there (a duplicate)."""
+
+    id: str
+    tenant_id: str
+    object_name: str  # the upload in the blob store, under users/{uid}/
+    created_at: datetime
+    status: str = "queued"
+    cursor: int = 0
+    found: int = 0  # notes read from the archive so far
+    imported: int = 0
+    duplicates: int = 0  # already in the notebook (the same file imported before)
+    failed: int = 0
+    problems: tuple[ImportProblem, ...] = ()
+    reason: str | None = None  # why the job stopped early (quota, a refused archive)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "cancelled", "failed")
+
+
+def imported_note_id(tenant_id: str, source: str, text: str, created: datetime | None) -> str:
+    """The id an imported note gets: the same file of the same archive imports to the
+    same id, so a re-import (or a redelivered page) finds it and adds nothing."""
+    key = "\x00".join((tenant_id, source, created.isoformat() if created else "", text))
+    return "imp" + hashlib.sha256(key.encode()).hexdigest()[:29]

@@ -73,9 +73,24 @@ def handle_reindex_message(cloud_event: CloudEvent) -> None:
 
 def handle_account_job(payload: dict[str, Any]) -> None:
     from footnote.services.accounts import DELETE_ACCOUNT, SWEEP_ACCOUNTS
+    from footnote.services.imports import IMPORT_NOTES
+    from footnote.services.imports import parse_message as parse_import
 
     c = container()
     job, tenant, job_id = payload.get("job"), payload.get("tenantId"), payload.get("jobId")
+    if job == IMPORT_NOTES:
+        tenant_id, import_id = parse_import(payload)
+        done = c.imports.run(tenant_id, import_id)  # raises → redelivered, resumes at its cursor
+        logs.event(
+            log,
+            f"import {import_id}: {done.status}",
+            jobId=import_id,
+            status=done.status,
+            imported=done.imported,
+            duplicates=done.duplicates,
+            failed=done.failed,
+        )
+        return
     if job == SWEEP_ACCOUNTS:
         after = payload.get("after")
         if after is not None and not isinstance(after, str):

@@ -20,6 +20,7 @@ from footnote.domain import (
     DeletionJob,
     Draft,
     Hit,
+    ImportJob,
     IndexState,
     Job,
     MemoryType,
@@ -42,7 +43,9 @@ Vector = Sequence[float]
 class NoteStore(Protocol):
     """Notes as users see them. Every call but ``read_note`` is tenant-scoped."""
 
-    def create_note(self, note: Note) -> Note: ...
+    def create_note(self, note: Note) -> Note:
+        """Create the note with its own id and dates; ``Conflict`` if the id exists."""
+        ...
 
     def get_note(self, tenant_id: str, note_id: str) -> Note | None: ...
 
@@ -543,4 +546,24 @@ class BlobStore(Protocol):
 
     def delete_prefix(self, prefix: str) -> int:
         """Delete every object under the prefix; how many went."""
+        ...
+
+
+@runtime_checkable
+class ImportJobStore(Protocol):
+    """Import jobs (``imports/{jobId}`` in Firestore, with their ``tenantId``)."""
+
+    def create(self, job: ImportJob) -> ImportJob:
+        """Store the job unless one with its id exists; the job as stored."""
+        ...
+
+    def get(self, job_id: str) -> ImportJob | None: ...
+
+    def save(self, job: ImportJob, expected_cursor: int) -> bool:
+        """Replace the stored job if it is still at ``expected_cursor`` and not
+        cancelled; False otherwise (another delivery moved it, or it was cancelled)."""
+        ...
+
+    def cancel(self, job_id: str) -> ImportJob | None:
+        """Mark an unfinished job cancelled; the job as stored (None if none)."""
         ...

@@ -20,11 +20,13 @@ if TYPE_CHECKING:
     from footnote.ports import (
         AccountAuth,
         AppCheckVerifier,
+        BlobStore,
         Classifier,
         Embedder,
         EmbeddingCache,
         Generator,
         IdempotencyStore,
+        ImportJobStore,
         JobStore,
         QuotaCounter,
         ReindexQueue,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from footnote.services.accounts import AccountService
     from footnote.services.chat import ChatService
     from footnote.services.idempotency import IdempotencyService
+    from footnote.services.imports import ImportService
     from footnote.services.indexing import IndexingService
     from footnote.services.notes import NotesService
     from footnote.services.quotas import QuotaService
@@ -372,6 +375,7 @@ class Container:
                 cast(Any, self.embedding_cache),
                 cast(Any, self.term_stats),
                 idempotency=cast(Any, self.idempotency_store),
+                imports=cast(Any, self.import_jobs),
             )
         from footnote.adapters.firestore_accounts import FirestoreTenantData
 
@@ -408,6 +412,41 @@ class Container:
             self.account_auth,
             self.account_queue,
             grace_s=self.settings.account_deletion_grace_s,
+            blobs=self.blobs,
+        )
+
+    # -- imports ----------------------------------------------------------------------
+    @lazy
+    def blobs(self) -> BlobStore:
+        if self.settings.blob_store == "memory":
+            from footnote.adapters.memory_blobs import MemoryBlobStore
+
+            return MemoryBlobStore()
+        from footnote.adapters.gcs_blobs import GcsBlobStore
+
+        return GcsBlobStore(self.settings.project_id, self.settings.blob_bucket)
+
+    @lazy
+    def import_jobs(self) -> ImportJobStore:
+        if self.settings.note_store == "memory":
+            from footnote.adapters.memory_imports import MemoryImportJobs
+
+            return MemoryImportJobs()
+        from footnote.adapters.firestore_imports import FirestoreImportJobs
+
+        return FirestoreImportJobs(self._firestore().client)
+
+    @lazy
+    def imports(self) -> ImportService:
+        from footnote.services.imports import ImportService
+
+        return ImportService(
+            self.settings,
+            self.store,
+            self.blobs,
+            self.import_jobs,
+            self.account_queue,
+            self.quotas,
         )
 
     @lazy
@@ -450,6 +489,7 @@ class Container:
             app_check=self.app_check,
             accounts=lambda: self.accounts,
             idempotency=lambda: self.idempotency,
+            imports=lambda: self.imports,
         )
 
     @lazy

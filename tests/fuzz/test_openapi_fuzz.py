@@ -8,6 +8,7 @@ in the envelope, every 2xx as documented.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import hypothesis
@@ -79,10 +80,9 @@ def test_served_description_is_valid_openapi(harness: Harness) -> None:
         r.rule.replace("<string(minlength=1,maxlength=200):", "{").replace(">", "}")
         for r in ROUTES.iter_rules()
     }
+    # The described ids are camelCase ({noteId}); the served rules name them snake_case.
     normalised = {
-        p.replace("{noteId}", "{note_id}")
-        .replace("{conversationId}", "{conversation_id}")
-        .replace("{messageId}", "{message_id}")
+        re.sub(r"\{(\w+)\}", lambda m: "{" + re.sub(r"(?<!^)(?=[A-Z])", "_", m[1]).lower() + "}", p)
         for p in spec["paths"]
     }
     assert served == normalised

@@ -59,11 +59,18 @@ QUOTAS = {
 REQUIRED: dict[str, set[str]] = {
     # CORS default "*"; App Check is chosen per environment (off until the web sends tokens)
     "api": PROJECT_AND_MODELS
-    | {"GENERATOR", "CORS_ORIGINS", "APP_CHECK", "ACCOUNTS_TOPIC"}
+    | {"GENERATOR", "CORS_ORIGINS", "APP_CHECK", "ACCOUNTS_TOPIC", "BLOB_STORE", "BLOB_BUCKET"}
     | QUOTAS,
     "indexer": PROJECT_AND_MODELS | {"CLASSIFIER"},
     "reindexer": PROJECT_AND_MODELS
-    | {"CLASSIFIER", "REINDEX_QUEUE", "REINDEX_TOPIC", "ACCOUNTS_TOPIC"},
+    | {
+        "CLASSIFIER",
+        "REINDEX_QUEUE",
+        "REINDEX_TOPIC",
+        "ACCOUNTS_TOPIC",
+        "BLOB_STORE",
+        "BLOB_BUCKET",
+    },
 }
 # Tuning and limits whose defaults are the production values.
 MAY_DEFAULT = {
@@ -118,6 +125,7 @@ MAY_DEFAULT = {
     "CITATION_MIN_OVERLAP",
     "REINDEX_PAGE_SIZE",
     "ACCOUNT_DELETION_GRACE_S",  # the indexer's timeout and a margin (services/accounts.py)
+    "IMPORT_UPLOAD_MAX_BYTES",  # under Cloud Run's 32 MiB request limit
     "VECTOR_SEARCH_TIMEOUT_MS",
     "EMBEDDING_TIMEOUT_MS",
     "GOOGLE_RETRY_ATTEMPTS",

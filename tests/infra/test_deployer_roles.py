@@ -42,6 +42,7 @@ MANAGE = {
     "google_service_account_iam_member": {"roles/iam.serviceAccountAdmin"},
     "google_storage_bucket": {"roles/storage.admin"},
     "google_storage_bucket_object": {"roles/storage.admin"},
+    "google_storage_bucket_iam_member": {"roles/storage.admin"},
     "google_vertex_ai_index": {"roles/aiplatform.admin"},
     "google_vertex_ai_index_endpoint": {"roles/aiplatform.admin"},
     "google_vertex_ai_index_endpoint_deployed_index": {"roles/aiplatform.admin"},

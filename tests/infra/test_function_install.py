@@ -40,11 +40,24 @@ pytestmark = pytest.mark.slow
 # the Discovery Engine reranker), which settings can turn on without a redeploy.
 GRAPH: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "api": (
-        ("api", "notes", "chat", "quotas", "idempotency", "app_check", "reranker", "verifier"),
+        (
+            "api",
+            "notes",
+            "chat",
+            "quotas",
+            "idempotency",
+            "app_check",
+            "reranker",
+            "verifier",
+            "imports",
+        ),
         (),
     ),
     "indexer": (("indexing",), ("footnote.adapters.firestore_events",)),
-    "reindexer": (("reindexing", "queue"), ("footnote.services.reindexing",)),
+    "reindexer": (
+        ("reindexing", "queue", "accounts", "imports"),
+        ("footnote.services.reindexing", "footnote.archives"),
+    ),
 }
 OPTIONAL_STAGES = {"api": {"APP_CHECK": "enforce", "RERANKER": "vertex"}}
 
@@ -59,6 +72,7 @@ AFTER_APPLY = {
     "VERTEX_PUBLIC_ENDPOINT_DOMAIN": "1234.us-central1-123.vdb.vertexai.goog",
     "REINDEX_TOPIC": "footnote-reindex",
     "ACCOUNTS_TOPIC": "footnote-accounts",
+    "BLOB_BUCKET": "footnote-test-project-footnote-uploads",
 }
 
 PROBE = r"""

@@ -2,7 +2,7 @@
 the deletion job (``accountDeletions/{jobId}``).
 
 By ``tenantId`` field: notes, noteChunks, indexState, conversations, messages,
-reindexJobs, termStatsNotes, exports, embeddingCache. By document id: quotas
+reindexJobs, imports, termStatsNotes, exports, embeddingCache. By document id: quotas
 (``{uid}:…``), termStats (``{uid}~{row}``) and tenants (``{uid}``).
 ``tests/emulator/test_account_deletion.py`` lists every collection of the emulator
 (not these names) to prove the list is complete.
@@ -30,6 +30,7 @@ from footnote.adapters.firestore_common import (
     FirestoreRepository,
 )
 from footnote.adapters.firestore_idempotency import IDEMPOTENCY
+from footnote.adapters.firestore_imports import IMPORTS
 from footnote.adapters.firestore_quota import QUOTAS
 from footnote.adapters.firestore_term_stats import NOTES as TERM_NOTES
 from footnote.adapters.firestore_term_stats import ROWS as TERM_ROWS
@@ -42,7 +43,7 @@ _BY_TENANT_FIELD = {
     "notes": (NOTES, NOTE_CHANGES, IDEMPOTENCY),
     "conversations": (CONVERSATIONS,),
     "messages": (MESSAGES,),
-    "jobs": (JOBS,),
+    "jobs": (JOBS, IMPORTS),
     "termStats": (TERM_NOTES,),
     "exports": (EXPORTS,),
     "embeddings": (EMBEDDINGS,),

@@ -41,7 +41,7 @@ from footnote.domain import (
     apply_changes,
     same_content,
 )
-from footnote.errors import Contention, PreconditionFailed
+from footnote.errors import Conflict, Contention, PreconditionFailed
 
 T = TypeVar("T")
 # Rounds of read-and-conditional-write before a writer gives up (503 contention):
@@ -101,7 +101,16 @@ class FirestoreNoteStore(FirestoreRepository):
                 merge=True,  # keeps chunkIds, which only the chunk transactions write
             )
 
-        self._run_for_api(run, "this note")
+        from google.api_core.exceptions import AlreadyExists
+
+        try:
+            self._run_for_api(run, "this note")
+        except AlreadyExists as exc:
+            raise Conflict(f"note {note.id} exists") from exc
+        except ValueError as exc:  # the SDK's wrapper of a failed commit
+            if isinstance(exc.__cause__, AlreadyExists):
+                raise Conflict(f"note {note.id} exists") from exc
+            raise
         return note
 
     def get_note(self, tenant_id: str, note_id: str) -> Note | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from footnote.adapters.cached_embedder import MemoryEmbeddingCache
 from footnote.adapters.memory_idempotency import MemoryIdempotencyStore
+from footnote.adapters.memory_imports import MemoryImportJobs
 from footnote.adapters.memory_jobs import MemoryJobStore
 from footnote.adapters.memory_quota import MemoryQuotaCounter
 from footnote.adapters.memory_store import MemoryStore
@@ -30,6 +31,7 @@ class MemoryTenantData:
         term_stats: MemoryTermStats | None = None,
         exports: Any = None,
         idempotency: MemoryIdempotencyStore | None = None,
+        imports: MemoryImportJobs | None = None,
     ) -> None:
         self._store = store
         self._quotas = quotas
@@ -38,6 +40,7 @@ class MemoryTenantData:
         self._stats = term_stats
         self._exports = exports
         self._idempotency = idempotency
+        self._imports = imports
         self.deletions: dict[str, DeletionJob] = {}
         self._lock = threading.Lock()
 
@@ -126,11 +129,15 @@ class MemoryTenantData:
                 counts = self._quotas.counts
                 return _drop(counts, [k for k in counts if k.startswith(f"{tenant_id}:")], limit)
         if area == "jobs":
-            if self._jobs is None:
-                return 0
-            with self._jobs._lock:
-                jobs = self._jobs._jobs
-                return _drop(jobs, [k for k, j in jobs.items() if j.tenant_id == tenant_id], limit)
+            gone = 0
+            if self._jobs is not None:
+                with self._jobs._lock:
+                    jobs = self._jobs._jobs
+                    mine = [k for k, j in jobs.items() if j.tenant_id == tenant_id]
+                    gone = _drop(jobs, mine, limit)
+            if self._imports is not None and gone < limit:
+                gone += self._imports.purge(tenant_id, limit - gone)
+            return gone
         if area == "embeddings":
             return self._cache.purge_owner(tenant_id, limit) if self._cache is not None else 0
         if area == "termStats":
@@ -163,6 +170,8 @@ class MemoryTenantData:
         if self._jobs is not None:
             with self._jobs._lock:
                 found |= {j.tenant_id for j in self._jobs._jobs.values() if j.tenant_id}
+        if self._imports is not None:
+            found |= {j.tenant_id for j in list(self._imports.jobs.values())}
         return sorted(t for t in found if after is None or t > after)[:limit]
 
 

@@ -32,7 +32,7 @@ from footnote.domain import (
     same_content,
     with_turns,
 )
-from footnote.errors import PreconditionFailed, Unauthenticated
+from footnote.errors import Conflict, PreconditionFailed, Unauthenticated
 
 
 class MemoryStore:
@@ -71,7 +71,7 @@ class MemoryStore:
         with self._lock:
             self._check_fence(note.tenant_id)
             if note.id in self.notes:
-                raise ValueError(f"note {note.id} exists")
+                raise Conflict(f"note {note.id} exists")
             self.notes[note.id] = note
             self.states[note.id] = IndexState(note.id, note.tenant_id, IndexStatus.PENDING)
             self._record_change(note.id, note.tenant_id, False)

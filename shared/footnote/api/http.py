@@ -46,6 +46,7 @@ from footnote.ports import AppCheckVerifier, StoredResponse, TokenVerifier
 from footnote.services.accounts import AccountService
 from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
 from footnote.services.idempotency import IdempotencyService
+from footnote.services.imports import ImportService
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
 from footnote.services.results import NoteView
@@ -72,6 +73,7 @@ class Api:
         app_check: AppCheckVerifier | None = None,
         accounts: Callable[[], AccountService] | None = None,
         idempotency: Callable[[], IdempotencyService] | None = None,
+        imports: Callable[[], ImportService] | None = None,
     ) -> None:
         self._s = settings
         self._models = request_models(settings)
@@ -83,6 +85,7 @@ class Api:
         self._chat = chat
         self._health = health
         self._accounts = accounts  # None: no account endpoints (in-process harnesses)
+        self._imports = imports  # None: no import endpoints
 
     # -- entry -----------------------------------------------------------------
     def handle(self, request: Request) -> Response:
@@ -282,6 +285,44 @@ class Api:
         fields["deletionJob"] = job.job_id
         return _json(wire.account_deletion(job), 202)
 
+    def _on_imports_start(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        return self._idempotent(
+            request, tenant, "imports_start", lambda: self._start_import(request, tenant, fields)
+        )
+
+    def _start_import(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        imports = self._import_service()
+        job_id = new_import_id()
+        if request.mimetype == "application/json":
+            body = _parse(request, self._models.import_start, self._s.request_max_bytes)
+            object_name = body.object
+        else:
+            # The archive itself (at most IMPORT_UPLOAD_MAX_BYTES; bigger ones go to
+            # Cloud Storage first). ?name= keeps its file name, a hint to its format.
+            data = _body(request, self._s.import_upload_max_bytes)
+            if not data:
+                raise InvalidRequest("the archive is empty")
+            name = _safe_file_name(request.args.get("name", "")) or "upload"
+            object_name = imports.upload(tenant, f"{job_id}/{name}", data)
+        job = imports.start(tenant, job_id, object_name)
+        fields["importJob"] = job.id
+        return _json(wire.import_job(job), 202)
+
+    def _on_import_get(
+        self, request: Request, tenant: str, fields: dict[str, Any], import_id: str
+    ) -> Response:
+        return _json(wire.import_job(self._import_service().get(tenant, import_id)), 200)
+
+    def _on_import_cancel(
+        self, request: Request, tenant: str, fields: dict[str, Any], import_id: str
+    ) -> Response:
+        return _json(wire.import_job(self._import_service().cancel(tenant, import_id)), 200)
+
+    def _import_service(self) -> ImportService:
+        if self._imports is None:
+            raise NotFound("no such endpoint")
+        return self._imports()
+
     # -- edge concerns -----------------------------------------------------------
     def _charged(self, tenant: str, endpoint: str) -> AbstractContextManager[None]:
         """The request counted against the caller's per-minute quota, and given back
@@ -301,7 +342,8 @@ class Api:
             return run()
         service = self._idempotency()
         record = service.record_key(tenant, endpoint, service.check_key(key))
-        raw = _body(request, self._s.request_max_bytes)
+        limit = self._s.import_upload_max_bytes if endpoint == "imports_start" else None
+        raw = _body(request, limit or self._s.request_max_bytes)
         form = b"sse\n" if wants_event_stream(request) else b"json\n"
         stored = service.begin(record, hashlib.sha256(form + raw).hexdigest(), tenant)
         if stored is not None:
@@ -561,3 +603,13 @@ def _sse(events: Iterator[StreamEvent]) -> Iterator[str]:
         close = getattr(events, "close", None)
         if close is not None:
             close()  # propagate a client disconnect to the generation
+
+
+def new_import_id() -> str:
+    return "imp" + uuid.uuid4().hex[:20]
+
+
+def _safe_file_name(name: str) -> str:
+    """The last path segment, in letters, digits, dots, dashes, underscores and spaces."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return re.sub(r"[^\w .-]", "_", base).strip(" .")[:120]

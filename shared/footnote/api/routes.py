@@ -82,6 +82,17 @@ ROUTE_TABLE = (
           "Delete the caller's account and every piece of its data (a job)", 202,
           schemas.AccountDeletion, "The deletion job was started (or already runs).",
           (400, 401, 404, 413, 415), body="account_delete"),
+    Route("POST", "/imports", "imports_start", "startImport",
+          "Import an archive of notes (Markdown/Obsidian, Evernote, Keep, Notion, Footnote) "
+          "with their dates: a job; JSON names an uploaded object, any other body is the "
+          "archive itself", 202, schemas.ImportJob, "The import job.",
+          (*_BODY_ERRORS, 404, 409, 422), body="import_start", headers=("Idempotency-Key",)),
+    Route("GET", "/imports/{importId}", "import_get", "getImport",
+          "An import's progress and report", 200, schemas.ImportJob, "The import job.",
+          (401, 404)),
+    Route("DELETE", "/imports/{importId}", "import_cancel", "cancelImport",
+          "Cancel an import (notes already imported stay)", 200, schemas.ImportJob,
+          "The import job.", (401, 404)),
 )  # fmt: skip
 
 

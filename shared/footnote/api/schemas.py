@@ -232,6 +232,17 @@ class AccountDelete(_Strict):
     )
 
 
+class ImportStart(_Strict):
+    """``POST /imports`` with JSON: an archive already uploaded to Cloud Storage (the
+    Firebase Storage SDK, under ``users/{uid}/``). Any other body is the archive."""
+
+    object: str = Field(
+        min_length=1,
+        max_length=1024,
+        description="The uploaded object's name, under users/{uid}/.",
+    )
+
+
 class ChangesQuery(_Strict):
     """The query string of ``GET /notes/changes``."""
 
@@ -250,6 +261,7 @@ class RequestModels:
     conversations_query: type[ConversationsQuery]
     account_delete: type[AccountDelete]
     changes_query: type[ChangesQuery]
+    import_start: type[ImportStart]
 
 
 def request_models(settings: Settings) -> RequestModels:
@@ -358,6 +370,7 @@ def build_models(limits: Limits) -> RequestModels:
             since=(since_t | None, None),
             limit=(limit_t, PAGE_SIZE_DEFAULT),
         ),
+        ImportStart,
     )
 
 
@@ -548,3 +561,24 @@ class Health(_Out):
 class AccountDeletion(_Out):
     job_id: str = Field(description="The deletion job: the same for a repeated request.")
     status: str = Field(description="deleting, or deleted once every step has run.")
+
+
+class ImportProblem(_Out):
+    file: str = Field(description="Where in the archive.")
+    reason: str = Field(description="What went wrong, for a person.")
+
+
+class ImportJob(_Out):
+    id: str
+    status: str = Field(description="queued, running, done, cancelled or failed.")
+    found: int = Field(description="Notes read from the archive so far.")
+    imported: int
+    duplicates: int = Field(description="Already in the notebook: not written again.")
+    failed: int = Field(description="Files or notes that could not be imported.")
+    problems: list[ImportProblem] = Field(
+        description="The failures and warnings, each with its file (the first 200)."
+    )
+    reason: str | None = Field(description="Why the import stopped early, if it did.")
+    created_at: str
+    started_at: str | None
+    finished_at: str | None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from footnote.domain import Citation, Conversation, DeletionJob, Note, TimeWindow
+from footnote.domain import Citation, Conversation, DeletionJob, ImportJob, Note, TimeWindow
 from footnote.services.chat import ChatOutcome
 from footnote.services.results import (
     AnswerSummary,
@@ -207,3 +207,19 @@ def _window(w: TimeWindow) -> dict[str, Any]:
 
 def account_deletion(job: DeletionJob) -> dict[str, Any]:
     return {"jobId": job.job_id, "status": "deleted" if job.done else "deleting"}
+
+
+def import_job(job: ImportJob) -> dict[str, Any]:
+    return {
+        "id": job.id,
+        "status": job.status,
+        "found": job.found,
+        "imported": job.imported,
+        "duplicates": job.duplicates,
+        "failed": job.failed,
+        "problems": [{"file": p.file, "reason": p.reason} for p in job.problems],
+        "reason": job.reason,
+        "createdAt": iso(job.created_at),
+        "startedAt": iso(job.started_at) if job.started_at else None,
+        "finishedAt": iso(job.finished_at) if job.finished_at else None,
+    }

@@ -29,7 +29,7 @@ from typing import Any
 
 from footnote.domain import DELETION_STEPS, DeletionJob, deletion_job_id
 from footnote.errors import BadEvent, InvalidRequest, NotFound
-from footnote.ports import AccountAuth, ReindexQueue, TenantData, VectorIndex
+from footnote.ports import AccountAuth, BlobStore, ReindexQueue, TenantData, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,7 @@ class AccountService:
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         after: Callable[[str], None] | None = None,
+        blobs: BlobStore | None = None,
     ) -> None:
         """``after`` is called after the work of each step (``"notes"``) and, in the
         vector steps, after a page's datapoints were removed and before its
@@ -78,6 +79,7 @@ class AccountService:
         self._sleep = sleep
         self._monotonic = monotonic
         self._after = after or (lambda _: None)
+        self._blobs = blobs  # None: no file store (in-process harnesses without one)
 
     # -- the API's half -------------------------------------------------------------
     def is_deleting(self, tenant_id: str) -> bool:
@@ -140,6 +142,8 @@ class AccountService:
         if step == "auth":
             self._auth.delete(tenant_id)
             return 0
+        if step == "files":
+            return self._blobs.delete_prefix(f"users/{tenant_id}/") if self._blobs else 0
         if step in _VECTOR_AREAS:
             return self._vector_area(tenant_id, step)
         total = 0

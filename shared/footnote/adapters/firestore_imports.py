@@ -1,0 +1,104 @@
+"""Import jobs in Firestore: ``imports/{jobId}``, with the ``tenantId`` that account
+deletion finds them by. Progress is saved by a transaction that checks the cursor it
+started from, so two deliveries of one page never both count it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from footnote.adapters.firestore_common import FirestoreRepository
+from footnote.domain import ImportJob, ImportProblem
+
+IMPORTS = "imports"
+
+
+def _doc(job: ImportJob) -> dict[str, Any]:
+    return {
+        "tenantId": job.tenant_id,
+        "object": job.object_name,
+        "createdAt": job.created_at,
+        "status": job.status,
+        "cursor": job.cursor,
+        "found": job.found,
+        "imported": job.imported,
+        "duplicates": job.duplicates,
+        "failed": job.failed,
+        "problems": [{"file": p.file, "reason": p.reason} for p in job.problems],
+        "reason": job.reason,
+        "startedAt": job.started_at,
+        "finishedAt": job.finished_at,
+        "updatedAt": datetime.now(UTC),
+    }
+
+
+def _job(job_id: str, d: dict[str, Any]) -> ImportJob:
+    return ImportJob(
+        id=job_id,
+        tenant_id=d["tenantId"],
+        object_name=d["object"],
+        created_at=d["createdAt"],
+        status=d.get("status", "queued"),
+        cursor=int(d.get("cursor", 0)),
+        found=int(d.get("found", 0)),
+        imported=int(d.get("imported", 0)),
+        duplicates=int(d.get("duplicates", 0)),
+        failed=int(d.get("failed", 0)),
+        problems=tuple(ImportProblem(p["file"], p["reason"]) for p in d.get("problems") or ()),
+        reason=d.get("reason"),
+        started_at=d.get("startedAt"),
+        finished_at=d.get("finishedAt"),
+    )
+
+
+class FirestoreImportJobs(FirestoreRepository):
+    def _ref(self, job_id: str) -> Any:
+        return self.client.collection(IMPORTS).document(job_id)
+
+    def create(self, job: ImportJob) -> ImportJob:
+        from google.api_core.exceptions import AlreadyExists
+
+        try:
+            self._ref(job.id).create(_doc(job))
+            return job
+        except AlreadyExists:
+            stored = self.get(job.id)
+            assert stored is not None
+            return stored
+
+    def get(self, job_id: str) -> ImportJob | None:
+        snap = self._ref(job_id).get()
+        return _job(job_id, snap.to_dict() or {}) if snap.exists else None
+
+    def save(self, job: ImportJob, expected_cursor: int) -> bool:
+        @self._fs.transactional
+        def run(tx: Any) -> bool:
+            snap = self._ref(job.id).get(transaction=tx)
+            d = snap.to_dict() or {}
+            if (
+                not snap.exists
+                or d.get("cursor") != expected_cursor
+                or d.get("status") == "cancelled"
+            ):
+                return False
+            tx.set(self._ref(job.id), _doc(job))
+            return True
+
+        return bool(run(self.client.transaction()))
+
+    def cancel(self, job_id: str) -> ImportJob | None:
+        @self._fs.transactional
+        def run(tx: Any) -> ImportJob | None:
+            snap = self._ref(job_id).get(transaction=tx)
+            if not snap.exists:
+                return None
+            job = _job(job_id, snap.to_dict() or {})
+            if not job.finished:
+                tx.update(
+                    self._ref(job_id), {"status": "cancelled", "updatedAt": datetime.now(UTC)}
+                )
+                job = _job(job_id, {**(snap.to_dict() or {}), "status": "cancelled"})
+            return job
+
+        result: ImportJob | None = run(self.client.transaction())
+        return result

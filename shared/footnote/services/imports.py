@@ -1,0 +1,235 @@
+"""Imports: an uploaded archive of another app's notes becomes notes, each with its
+own dates, in a job that runs on Pub/Sub (the worker's accounts topic).
+
+``POST /imports`` names an object the user uploaded under ``users/{uid}/`` (or sends
+the archive itself, which the API stores there first); ``start`` records the job and
+publishes it. ``run`` reads the archive as a stream (``footnote.archives``), skips the
+records an earlier delivery accounted for (the job's cursor), and writes each note
+with its original created and updated times, charging the user's quotas like any
+note. Each imported note's id is a hash of the tenant, its place in the archive and
+its content (``imported_note_id``), so a redelivered page or a second import of the
+same export finds the note there and counts it a duplicate: nothing is written
+twice. Progress is saved every page with a compare-and-set on the cursor; past its
+time budget a run publishes its own continuation. A quota reached stops the job
+cleanly with the reason; no note is ever half-written (a note is one atomic create).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from footnote.config import Settings
+from footnote.domain import (
+    IMPORT_FAILURES_KEPT,
+    ImportJob,
+    ImportProblem,
+    Note,
+    imported_note_id,
+)
+from footnote.errors import BadEvent, Conflict, InvalidRequest, NotFound, QuotaExceeded
+from footnote.ports import BlobStore, ImportJobStore, NoteStore, ReindexQueue
+from footnote.services.quotas import QuotaService
+
+if TYPE_CHECKING:
+    from footnote.archives import ImportedNote, ImportRecord
+
+log = logging.getLogger(__name__)
+
+IMPORT_NOTES = "importNotes"  # the ``job`` of an import message
+
+
+def user_prefix(tenant_id: str) -> str:
+    return f"users/{tenant_id}/"
+
+
+class ImportService:
+    def __init__(
+        self,
+        settings: Settings,
+        notes: NoteStore,
+        blobs: BlobStore,
+        jobs: ImportJobStore,
+        queue: ReindexQueue,
+        quotas: QuotaService | None = None,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        monotonic: Callable[[], float] = time.monotonic,
+        budget_s: float = 420.0,
+        page_size: int = 50,
+    ) -> None:
+        self._s = settings
+        self._notes = notes
+        self._blobs = blobs
+        self._jobs = jobs
+        self._queue = queue
+        self._quotas = quotas
+        self._clock = clock
+        self._monotonic = monotonic
+        self._budget = budget_s
+        self._page = page_size
+
+    # -- the API's half -------------------------------------------------------------
+    def upload(self, tenant_id: str, job_id: str, data: bytes) -> str:
+        """Store an archive sent with the request; the object's name."""
+        name = f"{user_prefix(tenant_id)}imports/{job_id}"
+        with self._blobs.open_write(name, "application/octet-stream") as out:
+            out.write(data)
+        return name
+
+    def start(self, tenant_id: str, job_id: str, object_name: str) -> ImportJob:
+        if not object_name.startswith(user_prefix(tenant_id)) or ".." in object_name.split("/"):
+            raise NotFound("no such upload")  # another user's object is never named
+        if self._blobs.size(object_name) is None:
+            raise NotFound("no such upload")
+        job = self._jobs.create(ImportJob(job_id, tenant_id, object_name, self._clock()))
+        if not job.finished:
+            self._queue.publish(message(tenant_id, job.id))
+        return job
+
+    def get(self, tenant_id: str, job_id: str) -> ImportJob:
+        job = self._jobs.get(job_id)
+        if job is None or job.tenant_id != tenant_id:
+            raise NotFound("import not found")
+        return job
+
+    def cancel(self, tenant_id: str, job_id: str) -> ImportJob:
+        self.get(tenant_id, job_id)
+        job = self._jobs.cancel(job_id)
+        if job is None:
+            raise NotFound("import not found")
+        return job
+
+    # -- the job --------------------------------------------------------------------
+    def run(self, tenant_id: str, job_id: str) -> ImportJob:
+        job = self._jobs.get(job_id)
+        if job is None or job.tenant_id != tenant_id:
+            raise BadEvent("import message names no job of its tenant")
+        if job.finished:
+            return job
+        # Here, not at import: only the worker reads archives (and ships their libraries).
+        from footnote.archives import ArchiveLimits, ArchiveRefused, read_archive
+
+        started = self._monotonic()
+        if job.status == "queued":
+            job = self._saved(job, replace(job, status="running", started_at=self._clock()))
+            if job.finished:
+                return job
+        try:
+            stream = self._blobs.open_read(job.object_name)
+        except FileNotFoundError:
+            return self._finish(job, "failed", "the uploaded file is gone")
+        with stream:
+            try:
+                limits = ArchiveLimits(max_note_chars=self._s.note_max_chars)
+                records = read_archive(stream, job.object_name.rsplit("/", 1)[-1], limits)
+                return self._consume(job, records, started)
+            except ArchiveRefused as refused:
+                return self._finish(job, "failed", str(refused))
+
+    def _consume(
+        self, job: ImportJob, records: Iterator[ImportRecord], started: float
+    ) -> ImportJob:
+        skip = job.cursor
+        progress = job
+        for index, record in enumerate(records):
+            if index < skip:
+                continue  # accounted for by an earlier delivery
+            try:
+                progress = self._account(progress, record)
+            except QuotaExceeded as exceeded:
+                return self._finish(job, "done", f"stopped at your quota: {exceeded}", progress)
+            progress = replace(progress, cursor=index + 1)
+            if progress.cursor - job.cursor >= self._page:
+                job = self._saved(job, progress)
+                progress = job
+                if job.finished:
+                    return job  # cancelled meanwhile
+                if self._monotonic() - started > self._budget:
+                    self._queue.publish(message(job.tenant_id, job.id))
+                    return job
+        return self._finish(job, "done", None, progress)
+
+    def _account(self, job: ImportJob, record: ImportRecord) -> ImportJob:
+        from footnote.archives import ImportFailure
+
+        if isinstance(record, ImportFailure):
+            return self._problem(replace(job, failed=job.failed + 1), record.source, record.reason)
+        job = replace(job, found=job.found + 1)
+        outcome = self._write(job.tenant_id, record)
+        if outcome == "duplicate":
+            job = replace(job, duplicates=job.duplicates + 1)
+        else:
+            job = replace(job, imported=job.imported + 1)
+        for warning in record.warnings:
+            job = self._problem(job, record.source, warning)
+        return job
+
+    def _write(self, tenant_id: str, record: ImportedNote) -> str:
+        now = self._clock()
+        created = record.created_at or now
+        note_id = imported_note_id(tenant_id, record.source, record.text, record.created_at)
+        if self._notes.get_note(tenant_id, note_id) is not None:
+            return "duplicate"
+        note = Note(
+            id=note_id,
+            tenant_id=tenant_id,
+            text=record.text,
+            created_at=created,
+            updated_at=max(record.updated_at or created, created),
+            title=record.title[: self._s.note_title_max_chars],
+            tags=record.tags[: self._s.note_max_tags],
+            version=1,
+        )
+        try:
+            if self._quotas is None:
+                self._notes.create_note(note)
+            else:
+                with self._quotas.reserved(tenant_id, len(note.text), True):
+                    self._notes.create_note(note)
+        except Conflict:
+            return "duplicate"  # another delivery wrote it a moment ago
+        return "imported"
+
+    @staticmethod
+    def _problem(job: ImportJob, file: str, reason: str) -> ImportJob:
+        if len(job.problems) >= IMPORT_FAILURES_KEPT:
+            return job
+        return replace(job, problems=(*job.problems, ImportProblem(file, reason)))
+
+    def _saved(self, expected: ImportJob, job: ImportJob) -> ImportJob:
+        if self._jobs.save(job, expected.cursor):
+            return job
+        stored = self._jobs.get(job.id)
+        if stored is None:
+            raise BadEvent("import job disappeared")
+        return stored  # cancelled, or another delivery moved on: its state stands
+
+    def _finish(
+        self, job: ImportJob, status: str, reason: str | None, progress: ImportJob | None = None
+    ) -> ImportJob:
+        final = replace(progress or job, status=status, reason=reason, finished_at=self._clock())
+        done = self._saved(job, final)
+        log.info("import %s %s: %s", job.id, done.status, reason or "complete")
+        return done
+
+
+def message(tenant_id: str, job_id: str) -> dict[str, Any]:
+    return {"job": IMPORT_NOTES, "tenantId": tenant_id, "jobId": job_id}
+
+
+def parse_message(payload: dict[str, Any]) -> tuple[str, str]:
+    tenant, job_id = payload.get("tenantId"), payload.get("jobId")
+    if not isinstance(tenant, str) or not isinstance(job_id, str) or not tenant or not job_id:
+        raise BadEvent("import message is not valid")
+    return tenant, job_id
+
+
+def check_object_name(value: Any) -> str:
+    if not isinstance(value, str) or not value or len(value) > 1024:
+        raise InvalidRequest("object must be the name of an uploaded file")
+    return value

@@ -1,0 +1,230 @@
+"""Imports end to end in process: POST /imports, the job the worker runs, the notes
+it writes with their own dates, the report, re-imports, quotas, cancelling, other
+users' files, and a dated question answered from imported notes."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from footnote.domain import Note
+from footnote.evaluation.everyday import Clock
+from footnote.services.chat import RagConfig
+from footnote.services.imports import ImportService
+from footnote.wiring import Container
+from tests.inproc import Harness, settings
+
+ALICE, BOB = "alice-imp", "bob-imp"
+
+
+def vault(notes: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, body in notes.items():
+            z.writestr(name, body)
+    return buffer.getvalue()
+
+
+def front(title: str, created: str, body: str, tags: str = "[]") -> str:
+    return f"---\ntitle: {title}\ncreated: {created}\ntags: {tags}\n---\n{body}\n"
+
+
+VAULT = vault(
+    {
+        "v/march-pricing.md": front(
+            "Pricing call",
+            "2023-03-09T10:00:00Z",
+            "We decided to charge 8 euros a month.",
+            "[work]",
+        ),
+        "v/march-hiring.md": front(
+            "Hiring", "2023-03-21T16:00:00Z", "Decided to hire a designer before the summer."
+        ),
+        "v/june.md": front("Garden", "2023-06-02T08:00:00Z", "Planted the tomatoes by the fence."),
+        "v/empty.md": "   ",
+        "v/../escape.md": "nope",
+    }
+)
+
+
+def upload(h: Harness, tenant: str, data: bytes, name: str = "vault.zip", **kw: Any) -> Any:
+    return h.call(
+        "POST", f"/imports?name={name}", tenant, data=data,
+        headers={"Content-Type": "application/zip", **kw.pop("headers", {})}, **kw,
+    )  # fmt: skip
+
+
+def run_jobs(h: Harness) -> None:
+    """The worker: deliver every published import message."""
+    queue: Any = h.container.account_queue
+    while queue.published:
+        m = queue.published.pop(0)
+        assert m["job"] == "importNotes"
+        h.container.imports.run(m["tenantId"], m["jobId"])
+
+
+def imported(h: Harness, tenant: str) -> dict[str, Note]:
+    return {n.title: n for n in h.store.notes.values() if n.tenant_id == tenant}
+
+
+def test_an_upload_imports_every_note_with_its_own_dates_and_reports_the_rest() -> None:
+    h = Harness()
+    r = upload(h, ALICE, VAULT)
+    assert r.status_code == 202, r.get_data(as_text=True)
+    job = r.get_json()
+    assert job["status"] == "queued" and job["imported"] == 0
+    run_jobs(h)
+    done = h.call("GET", f"/imports/{job['id']}", ALICE).get_json()
+    assert done["status"] == "done" and done["finishedAt"]
+    assert (done["found"], done["imported"], done["duplicates"], done["failed"]) == (3, 3, 0, 2)
+    reasons = {p["file"]: p["reason"] for p in done["problems"]}
+    assert "empty note" in reasons["v/empty.md"] and "unsafe" in reasons["v/../escape.md"]
+    notes = imported(h, ALICE)
+    assert notes["Pricing call"].created_at == datetime(2023, 3, 9, 10, tzinfo=UTC)
+    assert notes["Pricing call"].tags == ("work",)
+    assert notes["Garden"].text == "Planted the tomatoes by the fence."
+    # The notes list shows them in their own order, oldest last.
+    listed = h.call("GET", "/notes", ALICE).get_json()["notes"]
+    assert [n["title"] for n in listed] == ["Garden", "Hiring", "Pricing call"]
+    assert listed[0]["createdAt"].startswith("2023-06-02")
+
+
+def test_importing_the_same_export_again_adds_nothing() -> None:
+    h = Harness()
+    upload(h, ALICE, VAULT)
+    run_jobs(h)
+    before = dict(h.store.notes)
+    again = upload(h, ALICE, VAULT).get_json()
+    run_jobs(h)
+    report = h.call("GET", f"/imports/{again['id']}", ALICE).get_json()
+    assert (report["imported"], report["duplicates"]) == (0, 3)
+    assert h.store.notes == before
+
+
+def test_a_redelivered_message_counts_nothing_twice() -> None:
+    h = Harness()
+    job = upload(h, ALICE, VAULT).get_json()
+    queue: Any = h.container.account_queue
+    message = dict(queue.published[0])
+    run_jobs(h)
+    h.container.imports.run(message["tenantId"], message["jobId"])  # at-least-once
+    report = h.call("GET", f"/imports/{job['id']}", ALICE).get_json()
+    assert report["imported"] == 3 and len(imported(h, ALICE)) == 3
+
+
+def test_a_crash_mid_import_resumes_where_it_stopped_and_loses_nothing() -> None:
+    h = Harness()
+    c = h.container
+    notes_per_page = 2
+    service = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue, page_size=notes_per_page
+    )
+    many = vault(
+        {
+            f"n{i}.md": front(f"Note {i}", f"2023-01-0{1 + i % 9}T00:00:00Z", f"Body {i}")
+            for i in range(7)
+        }
+    )
+    job = upload(h, ALICE, many).get_json()
+    original = c.store.create_note
+    writes = {"n": 0}
+
+    def crash_on_the_fifth(note: Note) -> Note:
+        writes["n"] += 1
+        if writes["n"] == 5:
+            raise ConnectionError("the instance died")
+        return original(note)
+
+    c.store.create_note = crash_on_the_fifth  # type: ignore[method-assign]
+    with pytest.raises(ConnectionError):
+        service.run(ALICE, job["id"])
+    stored = c.import_jobs.get(job["id"])
+    assert stored is not None and stored.cursor == 4 and stored.status == "running"
+    c.store.create_note = original  # type: ignore[method-assign]
+    final = service.run(ALICE, job["id"])  # the redelivery
+    assert final.status == "done" and final.imported == 7 and final.duplicates == 0
+    assert len(imported(h, ALICE)) == 7
+
+
+def test_the_quota_stops_an_import_cleanly_with_the_reason() -> None:
+    h = Harness(quotas=True, QUOTA_NOTES_PER_DAY=2)
+    job = upload(h, ALICE, VAULT).get_json()
+    run_jobs(h)
+    report = h.call("GET", f"/imports/{job['id']}", ALICE).get_json()
+    assert report["status"] == "done" and report["imported"] == 2
+    assert "quota" in report["reason"] and "2 per day" in report["reason"]
+    assert len(imported(h, ALICE)) == 2  # nothing half-written
+
+
+def test_cancelling_stops_the_job() -> None:
+    h = Harness()
+    job = upload(h, ALICE, VAULT).get_json()
+    cancelled = h.call("DELETE", f"/imports/{job['id']}", ALICE)
+    assert cancelled.status_code == 200 and cancelled.get_json()["status"] == "cancelled"
+    run_jobs(h)
+    assert imported(h, ALICE) == {}
+    assert h.call("GET", f"/imports/{job['id']}", ALICE).get_json()["status"] == "cancelled"
+
+
+def test_another_users_upload_or_job_is_not_found() -> None:
+    h = Harness()
+    job = upload(h, ALICE, VAULT).get_json()
+    object_name = h.container.import_jobs.get(job["id"]).object_name  # type: ignore[union-attr]
+    assert object_name.startswith(f"users/{ALICE}/")
+    theft = h.call("POST", "/imports", BOB, json={"object": object_name})
+    assert theft.status_code == 404
+    assert h.call("GET", f"/imports/{job['id']}", BOB).status_code == 404
+    assert h.call("DELETE", f"/imports/{job['id']}", BOB).status_code == 404
+    # Alice's own uploaded object, named in JSON, starts a job.
+    mine = h.call("POST", "/imports", ALICE, json={"object": object_name})
+    assert mine.status_code == 202
+
+
+def test_bad_uploads_get_clear_errors_and_write_nothing() -> None:
+    h = Harness(IMPORT_UPLOAD_MAX_BYTES=4096)
+    assert upload(h, ALICE, b"").status_code == 400
+    big = upload(h, ALICE, b"x" * 5000)
+    assert big.status_code == 413 and "larger than 4096 bytes" in big.get_data(as_text=True)
+    corrupt = upload(h, ALICE, VAULT[: len(VAULT) // 2]).get_json()
+    run_jobs(h)
+    report = h.call("GET", f"/imports/{corrupt['id']}", ALICE).get_json()
+    assert report["status"] == "failed" and "damaged" in report["reason"]
+    assert imported(h, ALICE) == {}
+    bad_json = h.call("POST", "/imports", ALICE, json={"object": 5})
+    assert bad_json.status_code == 400
+
+
+def test_account_deletion_removes_imports_and_uploads() -> None:
+    h = Harness()
+    upload(h, ALICE, VAULT)
+    run_jobs(h)
+    assert list(h.container.blobs.names(f"users/{ALICE}/"))
+    r = h.call("DELETE", "/account", ALICE, json={"confirm": f"{ALICE}@footnote.test"})
+    assert r.status_code == 202
+    queue: Any = h.container.account_queue
+    m = queue.published.pop()
+    h.container.accounts.run(m["tenantId"], m["jobId"])
+    assert list(h.container.blobs.names(f"users/{ALICE}/")) == []
+    assert not [j for j in h.container.import_jobs.jobs.values() if j.tenant_id == ALICE]  # type: ignore[attr-defined]
+
+
+def test_a_dated_question_is_answered_from_the_imported_notes_of_that_month() -> None:
+    clock = Clock()
+    clock.now = datetime(2026, 11, 24, 9, tzinfo=UTC)
+    c = Container(settings(), clock=clock)
+    today = Note("today", ALICE, "We decided to move the standup to 10am.", clock.now, clock.now)
+    c.store.create_note(today)
+    notes: Any = c.store
+    name = c.imports.upload(ALICE, "j1/vault.zip", VAULT)
+    c.imports.start(ALICE, "j1", name)
+    assert c.imports.run(ALICE, "j1").imported == 3
+    for note_id in list(notes.notes):
+        c.indexing.index_note(note_id)
+    out = c.chat.chat(ALICE, "What did I decide in March 2023?", None, RagConfig())
+    cited = {notes.notes[cite.note_id].title for cite in out.citations}
+    assert cited and cited <= {"Pricing call", "Hiring"}, (out.answer, cited)
+    assert "8 euros" in out.answer or "designer" in out.answer, out.answer
