@@ -1,0 +1,76 @@
+"""Imports on the local stack: the archive posted to the API, the job published on
+the real Pub/Sub emulator and pushed to the worker, notes written to the Firestore
+emulator with their own dates and indexed by the real trigger, then asked about."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from typing import Any
+
+import pytest
+
+from tests.inproc import wait_for
+
+pytestmark = [pytest.mark.emulator]
+
+
+def _vault() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(
+            "Vault/pricing.md",
+            "---\ntitle: Pricing call\ncreated: 2023-03-09T10:00:00Z\ntags: [work]\n---\n"
+            "We decided to charge 8 euros a month.\n",
+        )
+        z.writestr(
+            "Vault/garden.md",
+            "---\ntitle: Garden\ncreated: 2023-06-02T08:00:00Z\n---\nPlanted the tomatoes.\n",
+        )
+        z.writestr("Vault/empty.md", "")
+    return buffer.getvalue()
+
+
+def test_an_uploaded_vault_is_imported_with_its_dates_and_answers_a_dated_question(
+    new_user: Any,
+) -> None:
+    alice = new_user()
+    alice.add_note("We decided to move the standup to 10am.", title="Standup")
+    r = alice.call(
+        "POST", "/imports?name=vault.zip", data=_vault(),
+        headers={"Content-Type": "application/zip", "Idempotency-Key": "import-1"},
+    )  # fmt: skip
+    assert r.status_code == 202, r.text
+    job_id = r.json()["id"]
+    report: dict[str, Any] = {}
+
+    def finished() -> bool:
+        report.update(alice.call("GET", f"/imports/{job_id}").json())
+        return report["status"] in ("done", "failed", "cancelled")
+
+    wait_for(finished, timeout=90, what="the import job")
+    assert report["status"] == "done", report
+    assert (report["imported"], report["failed"]) == (2, 1), report
+    notes = alice.call("GET", "/notes").json()["notes"]
+    dated = {n["title"]: n["createdAt"][:10] for n in notes}
+    assert dated["Pricing call"] == "2023-03-09" and dated["Garden"] == "2023-06-02"
+    alice.wait_indexed(*[n["id"] for n in notes])
+    answer = alice.chat("What did I decide in March 2023?")
+    assert "8 euros" in answer["answer"], answer
+    by_id = {n["id"]: n["title"] for n in notes}
+    cited = {by_id.get(c["noteId"]) for c in answer["citations"]}
+    assert cited == {"Pricing call"}, answer["citations"]
+    # A retry of the same request (a phone that lost the answer) starts nothing new.
+    again = alice.call(
+        "POST", "/imports?name=vault.zip", data=_vault(),
+        headers={"Content-Type": "application/zip", "Idempotency-Key": "import-1"},
+    )  # fmt: skip
+    assert again.status_code == 202 and again.json()["id"] == job_id
+
+
+def test_another_users_job_is_not_found(new_user: Any) -> None:
+    alice, bob = new_user(), new_user()
+    r = alice.call("POST", "/imports", data=_vault(), headers={"Content-Type": "application/zip"})
+    assert r.status_code == 202
+    assert bob.call("GET", f"/imports/{r.json()['id']}").status_code == 404
+    assert bob.call("POST", "/imports", json={"object": f"users/{alice.uid}/x"}).status_code == 404
