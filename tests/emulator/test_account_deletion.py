@@ -81,6 +81,14 @@ def _alice(new_user: Any, stack: Any, firestore_client: Any) -> Any:
     )
     ref = firestore_client.collection("reindexJobs").document(job)
     wait_for(lambda: (ref.get().to_dict() or {}).get("done") is True, 120, "the re-index job")
+    # An import: its job record, its notes (dated in 2023) and the uploaded archive.
+    imported = alice.call(
+        "POST", "/imports?name=old.md", data=f"# Old plan\nThe {SECRET} plan from 2023.".encode(),
+        headers={"Content-Type": "text/markdown"},
+    )  # fmt: skip
+    assert imported.status_code == 202, imported.text
+    path = f"/imports/{imported.json()['id']}"
+    wait_for(lambda: alice.call("GET", path).json()["status"] == "done", 90, "the import")
     return alice
 
 
