@@ -45,6 +45,7 @@ locals {
     QUOTA_SEARCH_PER_MINUTE = tostring(var.quota_search_per_minute)
     QUOTA_NOTES_PER_DAY     = tostring(var.quota_notes_per_day)
     QUOTA_STORED_CHARS      = tostring(var.quota_stored_chars)
+    QUOTA_EXPORTS_PER_DAY   = tostring(var.quota_exports_per_day)
     APP_CHECK               = var.app_check
     ACCOUNTS_TOPIC          = google_pubsub_topic.accounts.name # DELETE /account starts a job
     BLOB_STORE              = "gcs"                             # POST /imports stores an archive sent in its body

@@ -17,6 +17,7 @@ from werkzeug.wrappers import Request, Response
 from footnote.api.http import Api
 from footnote.config import Settings
 from footnote.errors import Unauthenticated
+from footnote.services.exports import ExportService
 from footnote.services.imports import ImportService
 from footnote.services.notes import NotesService
 from footnote.wiring import Container
@@ -87,6 +88,7 @@ class Harness:
             c._built["imports"] = ImportService(
                 c.settings, c.store, c.blobs, c.import_jobs, c.account_queue
             )
+            c._built["exports"] = ExportService(c.store, c.blobs, c.export_jobs, c.account_queue)
         self.api = Api(
             c.settings,
             TokenTable(),
@@ -97,6 +99,7 @@ class Harness:
             accounts=lambda: c.accounts,
             idempotency=lambda: c.idempotency,
             imports=lambda: c.imports,
+            exports=lambda: c.exports,
         )
         self.requests = 0
         self._lock = threading.Lock()

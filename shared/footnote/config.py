@@ -97,6 +97,8 @@ class Settings(BaseSettings):
     quota_search_per_minute: int = Field(120, alias="QUOTA_SEARCH_PER_MINUTE", ge=0)
     quota_notes_per_day: int = Field(1000, alias="QUOTA_NOTES_PER_DAY", ge=0)
     quota_stored_chars: int = Field(10_000_000, alias="QUOTA_STORED_CHARS", ge=0)
+    # An export reads every note and conversation: a few a day is plenty for a person.
+    quota_exports_per_day: int = Field(5, alias="QUOTA_EXPORTS_PER_DAY", ge=0)
 
     # --- sync and retries (services/idempotency.py, the change feed, token checks)
     # How long an Idempotency-Key answers retries with the first response.

@@ -450,3 +450,24 @@ def imported_note_id(tenant_id: str, source: str, text: str, created: datetime |
     same id, so a re-import (or a redelivered page) finds it and adds nothing."""
     key = "\x00".join((tenant_id, source, created.isoformat() if created else "", text))
     return "imp" + hashlib.sha256(key.encode()).hexdigest()[:29]
+
+
+# -- exports ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExportJob:
+    """An export of everything a user keeps (``exports/{jobId}``): one zip in the blob
+    store. A redelivered message writes the whole archive again (it is derived data,
+    and the object is only replaced once complete)."""
+
+    id: str
+    tenant_id: str
+    created_at: datetime
+    status: str = "queued"  # queued, done, failed
+    object_name: str = ""  # users/{uid}/exports/{jobId}.zip once done
+    notes: int = 0
+    conversations: int = 0
+    size: int = 0  # bytes of the archive
+    finished_at: datetime | None = None
+    reason: str | None = None

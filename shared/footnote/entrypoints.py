@@ -73,6 +73,7 @@ def handle_reindex_message(cloud_event: CloudEvent) -> None:
 
 def handle_account_job(payload: dict[str, Any]) -> None:
     from footnote.services.accounts import DELETE_ACCOUNT, SWEEP_ACCOUNTS
+    from footnote.services.exports import EXPORT_NOTES
     from footnote.services.imports import IMPORT_NOTES
     from footnote.services.imports import parse_message as parse_import
 
@@ -89,6 +90,13 @@ def handle_account_job(payload: dict[str, Any]) -> None:
             imported=done.imported,
             duplicates=done.duplicates,
             failed=done.failed,
+        )
+        return
+    if job == EXPORT_NOTES:
+        tenant_id, export_id = parse_import(payload)  # the same fields
+        exported = c.exports.run(tenant_id, export_id)  # raises → redelivered, written again
+        logs.event(
+            log, f"export {export_id}: {exported.status}", jobId=export_id, notes=exported.notes
         )
         return
     if job == SWEEP_ACCOUNTS:

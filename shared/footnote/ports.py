@@ -19,6 +19,7 @@ from footnote.domain import (
     ConversationPage,
     DeletionJob,
     Draft,
+    ExportJob,
     Hit,
     ImportJob,
     IndexState,
@@ -567,3 +568,16 @@ class ImportJobStore(Protocol):
     def cancel(self, job_id: str) -> ImportJob | None:
         """Mark an unfinished job cancelled; the job as stored (None if none)."""
         ...
+
+
+@runtime_checkable
+class ExportJobStore(Protocol):
+    """Export jobs (``exports/{jobId}`` in Firestore, with their ``tenantId``)."""
+
+    def create(self, job: ExportJob) -> ExportJob:
+        """Store the job unless one with its id exists; the job as stored."""
+        ...
+
+    def get(self, job_id: str) -> ExportJob | None: ...
+
+    def save(self, job: ExportJob) -> None: ...

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Classifier,
         Embedder,
         EmbeddingCache,
+        ExportJobStore,
         Generator,
         IdempotencyStore,
         ImportJobStore,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from footnote.retrieval.retriever import Retriever
     from footnote.services.accounts import AccountService
     from footnote.services.chat import ChatService
+    from footnote.services.exports import ExportService
     from footnote.services.idempotency import IdempotencyService
     from footnote.services.imports import ImportService
     from footnote.services.indexing import IndexingService
@@ -376,6 +378,7 @@ class Container:
                 cast(Any, self.term_stats),
                 idempotency=cast(Any, self.idempotency_store),
                 imports=cast(Any, self.import_jobs),
+                exports=self.export_jobs,
             )
         from footnote.adapters.firestore_accounts import FirestoreTenantData
 
@@ -450,6 +453,24 @@ class Container:
         )
 
     @lazy
+    def export_jobs(self) -> ExportJobStore:
+        if self.settings.note_store == "memory":
+            from footnote.adapters.memory_imports import MemoryExportJobs
+
+            return MemoryExportJobs()
+        from footnote.adapters.firestore_imports import FirestoreExportJobs
+
+        return FirestoreExportJobs(self._firestore().client)
+
+    @lazy
+    def exports(self) -> ExportService:
+        from footnote.services.exports import ExportService
+
+        return ExportService(
+            self.store, self.blobs, self.export_jobs, self.account_queue, self.quotas, self.clock
+        )
+
+    @lazy
     def idempotency_store(self) -> IdempotencyStore:
         if self.settings.note_store == "memory":
             from footnote.adapters.memory_idempotency import MemoryIdempotencyStore
@@ -490,6 +511,7 @@ class Container:
             accounts=lambda: self.accounts,
             idempotency=lambda: self.idempotency,
             imports=lambda: self.imports,
+            exports=lambda: self.exports,
         )
 
     @lazy

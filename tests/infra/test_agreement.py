@@ -55,6 +55,7 @@ QUOTAS = {
     "QUOTA_SEARCH_PER_MINUTE",
     "QUOTA_NOTES_PER_DAY",
     "QUOTA_STORED_CHARS",
+    "QUOTA_EXPORTS_PER_DAY",
 }
 REQUIRED: dict[str, set[str]] = {
     # CORS default "*"; App Check is chosen per environment (off until the web sends tokens)

@@ -117,6 +117,9 @@ _DESCRIBED_BEFORE = {
     ("POST", "/imports"): {202, 400, 401, 404, 413, 415, 429},  # issue 23
     ("GET", "/imports/{importId}"): {200, 401, 404},
     ("DELETE", "/imports/{importId}"): {200, 401, 404},
+    ("POST", "/exports"): {202, 401, 429},  # issue 24
+    ("GET", "/exports/{exportId}"): {200, 401, 404},
+    ("GET", "/exports/{exportId}/archive"): {200, 401, 404},
 }
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from footnote.adapters.firestore_common import FirestoreRepository
-from footnote.domain import ImportJob, ImportProblem
+from footnote.domain import ExportJob, ImportJob, ImportProblem
 
 IMPORTS = "imports"
 
@@ -102,3 +102,60 @@ class FirestoreImportJobs(FirestoreRepository):
 
         result: ImportJob | None = run(self.client.transaction())
         return result
+
+
+EXPORTS = "exports"
+
+
+class FirestoreExportJobs(FirestoreRepository):
+    """Export jobs: ``exports/{jobId}``, with the ``tenantId`` account deletion finds
+    them by (its ``exports`` step)."""
+
+    def _ref(self, job_id: str) -> Any:
+        return self.client.collection(EXPORTS).document(job_id)
+
+    def create(self, job: ExportJob) -> ExportJob:
+        from google.api_core.exceptions import AlreadyExists
+
+        try:
+            self._ref(job.id).create(_export_doc(job))
+            return job
+        except AlreadyExists:
+            stored = self.get(job.id)
+            assert stored is not None
+            return stored
+
+    def get(self, job_id: str) -> ExportJob | None:
+        snap = self._ref(job_id).get()
+        if not snap.exists:
+            return None
+        d = snap.to_dict() or {}
+        return ExportJob(
+            id=job_id,
+            tenant_id=d["tenantId"],
+            created_at=d["createdAt"],
+            status=d.get("status", "queued"),
+            object_name=d.get("object", ""),
+            notes=int(d.get("notes", 0)),
+            conversations=int(d.get("conversations", 0)),
+            size=int(d.get("size", 0)),
+            finished_at=d.get("finishedAt"),
+            reason=d.get("reason"),
+        )
+
+    def save(self, job: ExportJob) -> None:
+        self._ref(job.id).set(_export_doc(job))
+
+
+def _export_doc(job: ExportJob) -> dict[str, Any]:
+    return {
+        "tenantId": job.tenant_id,
+        "createdAt": job.created_at,
+        "status": job.status,
+        "object": job.object_name,
+        "notes": job.notes,
+        "conversations": job.conversations,
+        "size": job.size,
+        "finishedAt": job.finished_at,
+        "reason": job.reason,
+    }

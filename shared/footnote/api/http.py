@@ -10,7 +10,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from werkzeug.exceptions import HTTPException
@@ -45,6 +45,7 @@ from footnote.errors import (
 from footnote.ports import AppCheckVerifier, StoredResponse, TokenVerifier
 from footnote.services.accounts import AccountService
 from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
+from footnote.services.exports import ExportService
 from footnote.services.idempotency import IdempotencyService
 from footnote.services.imports import ImportService
 from footnote.services.notes import NotesService
@@ -74,6 +75,7 @@ class Api:
         accounts: Callable[[], AccountService] | None = None,
         idempotency: Callable[[], IdempotencyService] | None = None,
         imports: Callable[[], ImportService] | None = None,
+        exports: Callable[[], ExportService] | None = None,
     ) -> None:
         self._s = settings
         self._models = request_models(settings)
@@ -86,6 +88,7 @@ class Api:
         self._health = health
         self._accounts = accounts  # None: no account endpoints (in-process harnesses)
         self._imports = imports  # None: no import endpoints
+        self._exports = exports  # None: no export endpoints
 
     # -- entry -----------------------------------------------------------------
     def handle(self, request: Request) -> Response:
@@ -317,6 +320,38 @@ class Api:
         self, request: Request, tenant: str, fields: dict[str, Any], import_id: str
     ) -> Response:
         return _json(wire.import_job(self._import_service().cancel(tenant, import_id)), 200)
+
+    def _on_exports_start(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        def start() -> Response:
+            job = self._export_service().start(tenant, "exp" + uuid.uuid4().hex[:20])
+            fields["exportJob"] = job.id
+            return _json(wire.export_job(job), 202)
+
+        return self._idempotent(request, tenant, "exports_start", start)
+
+    def _on_export_get(
+        self, request: Request, tenant: str, fields: dict[str, Any], export_id: str
+    ) -> Response:
+        return _json(wire.export_job(self._export_service().get(tenant, export_id)), 200)
+
+    def _on_export_archive(
+        self, request: Request, tenant: str, fields: dict[str, Any], export_id: str
+    ) -> Response:
+        job, stream = self._export_service().archive(tenant, export_id)
+        # Streamed in pieces: the archive is never held whole, and Cloud Run's 32 MiB
+        # response limit does not apply to a streamed body.
+        response = Response(
+            _chunks(stream), status=200, mimetype="application/zip", direct_passthrough=True
+        )
+        response.headers["Content-Disposition"] = f'attachment; filename="footnote-{job.id}.zip"'
+        response.headers["Content-Length"] = str(job.size)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def _export_service(self) -> ExportService:
+        if self._exports is None:
+            raise NotFound("no such endpoint")
+        return self._exports()
 
     def _import_service(self) -> ImportService:
         if self._imports is None:
@@ -613,3 +648,9 @@ def _safe_file_name(name: str) -> str:
     """The last path segment, in letters, digits, dots, dashes, underscores and spaces."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     return re.sub(r"[^\w .-]", "_", base).strip(" .")[:120]
+
+
+def _chunks(stream: IO[bytes], size: int = 256 * 1024) -> Iterator[bytes]:
+    with stream:
+        while block := stream.read(size):
+            yield block

@@ -93,6 +93,16 @@ ROUTE_TABLE = (
     Route("DELETE", "/imports/{importId}", "import_cancel", "cancelImport",
           "Cancel an import (notes already imported stay)", 200, schemas.ImportJob,
           "The import job.", (401, 404)),
+    Route("POST", "/exports", "exports_start", "startExport",
+          "Export every note and conversation as one zip (a job; a few a day)", 202,
+          schemas.ExportJob, "The export job.", (401, 409, 422, 429),
+          headers=("Idempotency-Key",)),
+    Route("GET", "/exports/{exportId}", "export_get", "getExport",
+          "An export's progress; once done, where to download it", 200, schemas.ExportJob,
+          "The export job.", (401, 404)),
+    Route("GET", "/exports/{exportId}/archive", "export_archive", "downloadExport",
+          "The finished export's zip (application/zip)", 200, None, "The archive.",
+          (401, 404)),
 )  # fmt: skip
 
 

@@ -582,3 +582,14 @@ class ImportJob(_Out):
     created_at: str
     started_at: str | None
     finished_at: str | None
+
+
+class ExportJob(_Out):
+    id: str
+    status: str = Field(description="queued, done or failed.")
+    notes: int
+    conversations: int
+    size: int = Field(description="Bytes of the archive, once done.")
+    download: str | None = Field(description="Where to GET the zip once done (with the token).")
+    created_at: str
+    finished_at: str | None

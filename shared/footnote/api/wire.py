@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from footnote.domain import Citation, Conversation, DeletionJob, ImportJob, Note, TimeWindow
+from footnote.domain import (
+    Citation,
+    Conversation,
+    DeletionJob,
+    ExportJob,
+    ImportJob,
+    Note,
+    TimeWindow,
+)
 from footnote.services.chat import ChatOutcome
 from footnote.services.results import (
     AnswerSummary,
@@ -221,5 +229,18 @@ def import_job(job: ImportJob) -> dict[str, Any]:
         "reason": job.reason,
         "createdAt": iso(job.created_at),
         "startedAt": iso(job.started_at) if job.started_at else None,
+        "finishedAt": iso(job.finished_at) if job.finished_at else None,
+    }
+
+
+def export_job(job: ExportJob) -> dict[str, Any]:
+    return {
+        "id": job.id,
+        "status": job.status,
+        "notes": job.notes,
+        "conversations": job.conversations,
+        "size": job.size,
+        "download": f"/exports/{job.id}/archive" if job.status == "done" else None,
+        "createdAt": iso(job.created_at),
         "finishedAt": iso(job.finished_at) if job.finished_at else None,
     }

@@ -81,6 +81,24 @@ class QuotaService:
             )
         return key
 
+    # -- exports --------------------------------------------------------------------
+    def charge_export(self, tenant_id: str) -> None:
+        """Count one export started today; QuotaExceeded past QUOTA_EXPORTS_PER_DAY."""
+        limit = self._s.quota_exports_per_day
+        if limit <= 0:
+            return
+        now = self._clock()
+        day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        end = day + timedelta(days=1)
+        key = f"{tenant_id}:exports:{day:%Y%m%d}"
+        if self._counter.consume(key, 1, limit, end + timedelta(hours=1)) is None:
+            raise QuotaExceeded(
+                f"too many exports today: at most {limit} per day",
+                quota="exportsPerDay",
+                limit=limit,
+                retry_after=_seconds_until(now, end),
+            )
+
     # -- notes ----------------------------------------------------------------------
     def reserve_note(self, tenant_id: str, chars: int, new_note: bool) -> Reservation:
         """Before a note is written: one note of today's allowance (if new) and

@@ -1,0 +1,141 @@
+"""Exports in process: the archive holds every note (JSON and Markdown with front
+matter), every conversation with its citations, and a README; it downloads through
+the API; it imports into a fresh account exactly; it is a few a day, and gone with
+the account."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+import frontmatter
+
+from footnote.domain import MemoryType
+from tests.inproc import Harness
+
+ALICE, BOB = "alice-exp", "bob-exp"
+
+
+def deliver(h: Harness) -> None:
+    """The worker: every published export or import message."""
+    queue: Any = h.container.account_queue
+    while queue.published:
+        m = queue.published.pop(0)
+        if m["job"] == "exportNotes":
+            h.container.exports.run(m["tenantId"], m["jobId"])
+        elif m["job"] == "importNotes":
+            h.container.imports.run(m["tenantId"], m["jobId"])
+
+
+def notebook(h: Harness) -> list[str]:
+    ids = [
+        h.add_note(ALICE, "We chose Firestore for real-time sync.", title="Storage", tags=["work"]),
+        h.add_note(ALICE, "Call the bank about the mortgage on Monday.", type="task"),
+        h.add_note(ALICE, 'Ünïcödé and "quotes": --- not front matter ---\nSecond line.'),
+    ]
+    h.index_all()
+    answer = h.call("POST", "/chat", ALICE, json={"message": "Why did we choose Firestore?"})
+    assert answer.status_code == 200
+    return ids
+
+
+def export(h: Harness, tenant: str = ALICE) -> zipfile.ZipFile:
+    r = h.call("POST", "/exports", tenant)
+    assert r.status_code == 202, r.get_data(as_text=True)
+    job = r.get_json()
+    assert job["status"] == "queued" and job["download"] is None
+    deliver(h)
+    done = h.call("GET", f"/exports/{job['id']}", tenant).get_json()
+    assert done["status"] == "done" and done["download"] == f"/exports/{job['id']}/archive"
+    archive = h.call("GET", done["download"], tenant)
+    assert archive.status_code == 200 and archive.mimetype == "application/zip"
+    assert len(archive.data) == done["size"]
+    return zipfile.ZipFile(io.BytesIO(archive.data))
+
+
+def test_the_archive_holds_every_note_every_conversation_and_says_what_is_what() -> None:
+    h = Harness()
+    ids = notebook(h)
+    z = export(h)
+    names = set(z.namelist())
+    assert {"notes.json", "conversations.json", "README.md"} <= names
+    assert {f"notes/{i}.md" for i in ids} <= names
+    notes = {n["id"]: n for n in json.loads(z.read("notes.json"))}
+    stored = h.store.notes
+    for note_id in ids:
+        n, s = notes[note_id], stored[note_id]
+        assert (n["text"], n["title"], tuple(n["tags"])) == (s.text, s.title, s.tags)
+        assert n["created"].startswith(s.created_at.strftime("%Y-%m-%dT%H:%M:%S"))
+        # The Markdown copy reads back with the same fields.
+        md = frontmatter.loads(z.read(f"notes/{note_id}.md").decode())
+        assert md.content == s.text and md["id"] == note_id and md["title"] == s.title
+    assert notes[ids[1]]["type"] == MemoryType.TASK.value
+    (conversation,) = json.loads(z.read("conversations.json"))
+    question, answer = conversation["messages"]
+    assert question["role"] == "user" and "Firestore" in question["text"]
+    assert answer["citations"] and answer["citations"][0]["noteId"] == ids[0]
+    assert "notes.json" in z.read("README.md").decode()
+
+
+def test_an_export_imports_into_a_fresh_account_exactly() -> None:
+    h = Harness()
+    notebook(h)
+    data = io.BytesIO()
+    with export(h) as z, zipfile.ZipFile(data, "w") as copy:
+        for info in z.infolist():
+            copy.writestr(info, z.read(info))
+    r = h.call(
+        "POST", "/imports?name=footnote.zip", BOB, data=data.getvalue(),
+        headers={"Content-Type": "application/zip"},
+    )  # fmt: skip
+    assert r.status_code == 202
+    deliver(h)
+    report = h.call("GET", f"/imports/{r.get_json()['id']}", BOB).get_json()
+    assert (report["imported"], report["failed"]) == (3, 0), report
+
+    def shape(tenant: str) -> list[tuple[Any, ...]]:
+        return sorted(
+            (n.title, n.text, n.tags, n.created_at, n.updated_at)
+            for n in h.store.notes.values()
+            if n.tenant_id == tenant
+        )
+
+    assert shape(BOB) == shape(ALICE)
+
+
+def test_the_download_is_the_owners_only_and_only_when_ready() -> None:
+    h = Harness()
+    notebook(h)
+    job = h.call("POST", "/exports", ALICE).get_json()
+    assert h.call("GET", f"/exports/{job['id']}/archive", ALICE).status_code == 404  # not yet
+    deliver(h)
+    assert h.call("GET", f"/exports/{job['id']}", BOB).status_code == 404
+    assert h.call("GET", f"/exports/{job['id']}/archive", BOB).status_code == 404
+    assert h.call("GET", f"/exports/{job['id']}/archive", ALICE).status_code == 200
+
+
+def test_exports_are_a_few_a_day() -> None:
+    h = Harness(quotas=True, QUOTA_EXPORTS_PER_DAY=2)
+    assert h.call("POST", "/exports", ALICE).status_code == 202
+    assert h.call("POST", "/exports", ALICE).status_code == 202
+    third = h.call("POST", "/exports", ALICE)
+    assert third.status_code == 429 and "2 per day" in third.get_data(as_text=True)
+    assert h.call("POST", "/exports", BOB).status_code == 202  # per user
+
+
+def test_account_deletion_removes_exports_and_their_archives() -> None:
+    h = Harness()
+    notebook(h)
+    export(h)
+    blobs = h.container.blobs
+    assert list(blobs.names(f"users/{ALICE}/exports/"))
+    r = h.call("DELETE", "/account", ALICE, json={"confirm": f"{ALICE}@footnote.test"})
+    assert r.status_code == 202
+    queue: Any = h.container.account_queue
+    m = queue.published.pop()
+    h.container.accounts.run(m["tenantId"], m["jobId"])
+    assert list(blobs.names(f"users/{ALICE}/")) == []
+    jobs: Any = h.container.export_jobs
+    assert not [j for j in jobs.jobs.values() if j.tenant_id == ALICE]
