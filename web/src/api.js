@@ -42,6 +42,7 @@ export function describeError(err) {
           chatPerMinute: "You have asked a lot of questions in the last minute.",
           searchPerMinute: "You have searched a lot in the last minute.",
           notesPerDay: "You have saved as many notes as one day allows.",
+          exportsPerDay: "You have exported as many times as one day allows.",
         }[quota] || "You have reached a usage limit.";
         return `${what} Try again ${waitFor(retry)}.`;
       }
@@ -123,6 +124,23 @@ export class Api {
     const q = new URLSearchParams({ limit: String(limit) });
     if (cursor) q.set("cursor", cursor);
     return this.json("GET", `/conversations?${q}`);
+  }
+  /** POST /imports with the file itself as the body (its name says its format). */
+  async startImport(file) {
+    const headers = { Authorization: `Bearer ${await this.getToken()}`, "Content-Type": file.type && file.type !== "application/json" ? file.type : "application/octet-stream" };
+    const response = await fetch(`${this.base}/imports?name=${encodeURIComponent(file.name)}`, {
+      method: "POST", headers, body: file, cache: "no-store", signal: this.signal,
+    });
+    if (!response.ok) throw await toError(response);
+    return response.json();
+  }
+  getImport(id) { return this.json("GET", `/imports/${encodeURIComponent(id)}`); }
+  cancelImport(id) { return this.json("DELETE", `/imports/${encodeURIComponent(id)}`); }
+  startExport() { return this.json("POST", "/exports"); }
+  getExport(id) { return this.json("GET", `/exports/${encodeURIComponent(id)}`); }
+  /** The finished export's zip, as a Blob (the download needs the token). */
+  async exportArchive(path) {
+    return (await this.request("GET", path, undefined, {}, this.signal)).blob();
   }
   messages(conversationId) { return this.json("GET", `/conversations/${encodeURIComponent(conversationId)}/messages`); }
   sources(messageId) { return this.json("GET", `/messages/${encodeURIComponent(messageId)}/sources`); }

@@ -107,6 +107,10 @@ const state = {
   openTicket: 0,
   epoch: 0, // one per signed-in session: a response for an earlier one is dropped
   shownCitations: [], // what the sources panel shows, to redraw it once titles are known
+  importId: null, // the import being followed
+  importTimer: 0,
+  exportTimer: 0,
+  exportUrl: null, // the object URL of the downloaded archive, revoked at sign-out
 };
 
 async function boot() {
@@ -232,7 +236,8 @@ function resetSession() {
   }
   $("sources-empty").hidden = false;
   $("more-conversations").hidden = true;
-  for (const form of ["note-form", "ask-form", "search-form", "note-edit"]) $(form).reset();
+  for (const form of ["note-form", "ask-form", "search-form", "note-edit", "import-form"]) $(form).reset();
+  resetDataCard();
   if ($("note-dialog").open) $("note-dialog").close();
   delete $("note-dialog").dataset.current;
   hidePreview();
@@ -961,6 +966,134 @@ $("new-conversation").addEventListener("click", () => {
   renderSources([]);
   renderConversationList();
   $("question").focus();
+});
+
+// -- import and export ------------------------------------------------------------------
+const JOB_POLL_MS = 1000;
+
+/** The import/export card as a new user sees it: nothing in progress, nothing reported. */
+function resetDataCard() {
+  clearTimeout(state.importTimer);
+  clearTimeout(state.exportTimer);
+  state.importId = null;
+  if (state.exportUrl) URL.revokeObjectURL(state.exportUrl);
+  state.exportUrl = null;
+  for (const id of ["import-status", "export-status"]) $(id).textContent = "";
+  $("import-problems").replaceChildren();
+  $("import-progress").hidden = true;
+  $("import-cancel").hidden = true;
+  $("import-start").disabled = false;
+  $("export-start").disabled = false;
+  $("export-link").hidden = true;
+  $("export-link").removeAttribute("href");
+}
+
+function plural(n, one, many = `${one}s`) { return `${n} ${n === 1 ? one : many}`; }
+
+function showImport(job) {
+  const running = job.status === "queued" || job.status === "running";
+  const counts = [`${plural(job.imported, "note")} imported`];
+  if (job.duplicates) counts.push(`${plural(job.duplicates, "note")} already here`);
+  if (job.failed) counts.push(`${plural(job.failed, "file")} not imported`);
+  const lead = { queued: "Starting the import…", running: "Importing…", done: "Import finished:",
+    cancelled: "Import cancelled:", failed: "The import failed:" }[job.status] || job.status;
+  $("import-status").textContent = [lead, running && !job.found ? "" : counts.join(", ") + ".", job.reason || ""]
+    .filter(Boolean).join(" ");
+  $("import-progress").hidden = !running;
+  if (job.found) $("import-progress").removeAttribute("value"); // indeterminate: the total is unknown until the end
+  $("import-cancel").hidden = !running;
+  $("import-start").disabled = running;
+  $("import-problems").replaceChildren(...job.problems.map((p) => el("li", { text: `${p.file}: ${p.reason}` })));
+}
+
+async function pollImport(epoch) {
+  if (epoch !== state.epoch || !state.importId) return;
+  try {
+    const job = await state.api.getImport(state.importId);
+    if (epoch !== state.epoch) return;
+    showImport(job);
+    if (job.status === "queued" || job.status === "running") {
+      state.importTimer = setTimeout(() => pollImport(epoch), JOB_POLL_MS);
+    } else {
+      state.importId = null;
+      refreshNotes(); // the imported notes join the list, each at its own date
+    }
+  } catch (err) {
+    if (epoch === state.epoch) $("import-status").textContent = `Could not follow the import. ${describeError(err)}`;
+  }
+}
+
+$("import-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const file = $("import-file").files[0];
+  if (!file) { $("import-status").textContent = "Choose a file to import first."; return; }
+  const epoch = state.epoch;
+  $("import-start").disabled = true;
+  $("import-problems").replaceChildren();
+  $("import-status").textContent = `Uploading ${file.name}…`;
+  try {
+    const job = await state.api.startImport(file);
+    if (epoch !== state.epoch) return;
+    state.importId = job.id;
+    showImport(job);
+    state.importTimer = setTimeout(() => pollImport(epoch), JOB_POLL_MS);
+  } catch (err) {
+    if (epoch !== state.epoch) return;
+    $("import-start").disabled = false;
+    $("import-status").textContent = `The import could not start. ${describeError(err)}`;
+  }
+});
+
+$("import-cancel").addEventListener("click", async () => {
+  if (!state.importId) return;
+  const epoch = state.epoch;
+  try {
+    const job = await state.api.cancelImport(state.importId);
+    if (epoch === state.epoch) showImport(job);
+  } catch (err) {
+    if (epoch === state.epoch) $("import-status").textContent = `Could not cancel. ${describeError(err)}`;
+  }
+});
+
+async function pollExport(epoch, id) {
+  if (epoch !== state.epoch) return;
+  try {
+    const job = await state.api.getExport(id);
+    if (epoch !== state.epoch) return;
+    if (job.status !== "done") {
+      state.exportTimer = setTimeout(() => pollExport(epoch, id), JOB_POLL_MS);
+      return;
+    }
+    const blob = await state.api.exportArchive(job.download);
+    if (epoch !== state.epoch) return;
+    state.exportUrl = URL.createObjectURL(blob);
+    const link = $("export-link");
+    link.href = state.exportUrl;
+    link.download = `footnote-export-${job.finishedAt.slice(0, 10)}.zip`;
+    link.hidden = false;
+    $("export-status").textContent = `Your archive is ready: ${plural(job.notes, "note")} and ${plural(job.conversations, "conversation")}.`;
+    $("export-start").disabled = false;
+    link.focus();
+  } catch (err) {
+    if (epoch !== state.epoch) return;
+    $("export-start").disabled = false;
+    $("export-status").textContent = `The export failed. ${describeError(err)}`;
+  }
+}
+
+$("export-start").addEventListener("click", async () => {
+  const epoch = state.epoch;
+  $("export-start").disabled = true;
+  $("export-link").hidden = true;
+  $("export-status").textContent = "Preparing your archive…";
+  try {
+    const job = await state.api.startExport();
+    if (epoch === state.epoch) pollExport(epoch, job.id);
+  } catch (err) {
+    if (epoch !== state.epoch) return;
+    $("export-start").disabled = false;
+    $("export-status").textContent = `The export could not start. ${describeError(err)}`;
+  }
 });
 
 // -- search ----------------------------------------------------------------------------

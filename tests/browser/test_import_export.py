@@ -1,0 +1,82 @@
+"""Bringing notes in and taking them out, in Chromium against the local stack: an
+Obsidian vault picked in the Import form lands in the list with its own dates and a
+report of what was not imported; "Download my data" saves a zip that holds them;
+signing out leaves no trace of either."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import SHOTS
+from tests.browser.test_web_client import ANSWER_TIMEOUT, sign_up
+
+pytestmark = [pytest.mark.emulator, pytest.mark.browser]
+
+
+def _vault(folder: Path) -> Path:
+    path = folder / "My vault.zip"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        # As a zipped vault has them: each file's date is when it was last edited.
+        z.writestr(
+            zipfile.ZipInfo("My vault/Pricing.md", date_time=(2023, 3, 9, 10, 0, 0)),
+            "---\ntitle: Pricing call\ncreated: 2023-03-09T10:00:00Z\n---\n"
+            "We decided to charge 8 euros a month.\n",
+        )
+        z.writestr(
+            zipfile.ZipInfo("My vault/Garden.md", date_time=(2023, 6, 2, 8, 0, 0)),
+            "# Garden\nPlanted the tomatoes by the fence.\n",
+        )
+        z.writestr("My vault/Empty.md", "")
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def test_import_a_vault_then_download_everything(
+    page: Page, web_url: str, email: str, tmp_path: Path
+) -> None:
+    sign_up(page, web_url, email)
+    card = page.locator("#data-card")
+    expect(card).to_be_visible()
+    page.get_by_label("Import notes from another app").set_input_files(str(_vault(tmp_path)))
+    page.get_by_role("button", name="Import", exact=True).click()
+    status = page.locator("#import-status")
+    expect(status).to_contain_text("Import finished", timeout=ANSWER_TIMEOUT)
+    expect(status).to_contain_text("2 notes imported, 1 file not imported")
+    expect(page.locator("#import-problems li")).to_have_text(
+        ["My vault/Empty.md: empty note: nothing to import"]
+    )
+    expect(page.locator("#import-progress")).to_be_hidden()
+    # The imported notes join the list at their own dates: March 2023 is the oldest.
+    pricing = page.locator("#notes-list > li", has_text="8 euros a month")
+    expect(pricing).to_be_visible(timeout=ANSWER_TIMEOUT)
+    expect(pricing).to_contain_text("2023")
+    expect(page.locator("#notes-list > li").last).to_contain_text("8 euros a month")
+    card.scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "desktop-import.png"), full_page=True)
+
+    page.get_by_role("button", name="Download my data").click()
+    link = page.get_by_role("link", name="Save the archive")
+    expect(link).to_be_visible(timeout=ANSWER_TIMEOUT)
+    expect(page.locator("#export-status")).to_contain_text("2 notes")
+    with page.expect_download() as download:
+        link.click()
+    saved = tmp_path / "export.zip"
+    download.value.save_as(saved)
+    with zipfile.ZipFile(saved) as z:
+        notes = json.loads(z.read("notes.json"))
+    assert sorted(n["title"] for n in notes) == ["Garden", "Pricing call"]
+    assert {n["title"]: n["created"][:10] for n in notes}["Pricing call"] == "2023-03-09"
+
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    for trace in ("Import finished", "Empty.md", "Your archive is ready"):
+        expect(page.get_by_text(trace)).to_have_count(0)
+    expect(card).to_be_hidden()
