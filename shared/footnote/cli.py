@@ -1,4 +1,4 @@
-"""The ``footnote`` command: run the local stack, re-index, evaluate."""
+"""The ``footnote`` command: run the local stack, import, re-index, evaluate."""
 
 from __future__ import annotations
 
@@ -163,6 +163,42 @@ def _reindex(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import(args: argparse.Namespace) -> int:
+    """Import an archive into an account of the running local stack, following the
+    job with a one-line progress report."""
+    import time
+    from pathlib import Path
+
+    from footnote.dev.demo import DEMO_PASSWORD, DemoClient
+
+    path = Path(args.path)
+    if not path.is_file():
+        print(f"no such file: {path}", file=sys.stderr)
+        return 2
+    client = DemoClient(args.api, args.auth, args.project)
+    token = client.sign_up(args.user, args.password or DEMO_PASSWORD)
+    with path.open("rb") as body:
+        started = client.call(
+            "POST", "/imports", token, params={"name": path.name}, data=body,
+            headers={"Content-Type": "application/octet-stream"},
+        )  # fmt: skip
+    if started.status_code != 202:
+        print(f"the import could not start: {started.text}", file=sys.stderr)
+        return 1
+    job = started.json()
+    while job["status"] in ("queued", "running"):
+        print(
+            f"\r{job['status']}: {job['imported']} imported, {job['duplicates']} already "
+            f"there, {job['failed']} failed",
+            end="", file=sys.stderr, flush=True,
+        )  # fmt: skip
+        time.sleep(1)
+        job = client.call("GET", f"/imports/{job['id']}", token).json()
+    print(file=sys.stderr)
+    print(json.dumps(job, indent=2))
+    return 0 if job["status"] == "done" else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="footnote", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -198,6 +234,17 @@ def main(argv: list[str] | None = None) -> int:
     reindex.add_argument("--job")
     reindex.add_argument("--force", action="store_true")
     reindex.set_defaults(run=_reindex)
+
+    importer = sub.add_parser(
+        "import", help="import an archive (Obsidian, Evernote, Keep, Notion, Footnote) locally"
+    )
+    importer.add_argument("path", help="the exported file: a .zip, .enex or .md")
+    importer.add_argument("--user", required=True, help="the account's email (created if new)")
+    importer.add_argument("--password", help="the account's password (default: the demo's)")
+    importer.add_argument("--api", default="http://127.0.0.1:8080", help="the stack's API")
+    importer.add_argument("--auth", default="127.0.0.1:9099", help="the Auth emulator")
+    importer.add_argument("--project", default="demo-footnote")
+    importer.set_defaults(run=_import)
 
     from footnote.evaluation.cli import register as register_eval
 

@@ -75,3 +75,27 @@ def test_another_users_job_is_not_found(new_user: Any) -> None:
     assert r.status_code == 202
     assert bob.call("GET", f"/imports/{r.json()['id']}").status_code == 404
     assert bob.call("POST", "/imports", json={"object": f"users/{alice.uid}/x"}).status_code == 404
+
+
+def test_the_import_command_follows_the_job_to_its_report(stack: Any, tmp_path: Any) -> None:
+    import json
+    import subprocess
+    import sys
+    import uuid
+
+    from footnote.dev.timeouts import scaled
+
+    archive = tmp_path / "vault.zip"
+    archive.write_bytes(_vault())
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "footnote.cli", "import", str(archive),
+            "--user", f"cli-{uuid.uuid4().hex[:8]}@footnote.test", "--api", stack.api_url,
+            "--auth", stack.client_env()["FIREBASE_AUTH_EMULATOR_HOST"],
+            "--project", stack.project,
+        ],
+        capture_output=True, text=True, timeout=scaled(120),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["status"], report["imported"], report["failed"]) == ("done", 2, 1)
