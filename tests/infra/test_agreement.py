@@ -547,17 +547,22 @@ def test_reindex_topic_names_match(tf: Terraform) -> None:
     assert expression(dl_sub["topic"]) == "google_pubsub_topic.reindex_dead_letter.id"
 
 
-def test_scheduled_sweep_publishes_a_request_the_reindexer_accepts(tf: Terraform) -> None:
-    from footnote.services.reindexing import parse_request
-
-    job = tf.resource("google_cloud_scheduler_job", "sweep_unindexed")
-    target = blocks(job, "pubsub_target")[0]
-    assert expression(target["topic_name"]) == "google_pubsub_topic.reindex.id"
+def scheduled_message(tf: Terraform, job: str) -> tuple[str, Any]:
+    """A Cloud Scheduler job's Pub/Sub target: its topic and its message as Python."""
+    target = blocks(tf.resource("google_cloud_scheduler_job", job), "pubsub_target")[0]
     data = expression(target["data"]) or ""
     payload = re.fullmatch(r"base64encode\(jsonencode\((\{.*\})\)\)", data.replace("\n", " "))
     assert payload, data
-    # python-hcl2 renders the HCL object as a Python literal; the re-indexer parses it.
-    assert parse_request(ast.literal_eval(payload.group(1))).scope == "unindexed"
+    # python-hcl2 renders the HCL object as a Python literal.
+    return expression(target["topic_name"]) or "", ast.literal_eval(payload.group(1))
+
+
+def test_scheduled_sweep_publishes_a_request_the_reindexer_accepts(tf: Terraform) -> None:
+    from footnote.services.reindexing import parse_request
+
+    topic, message = scheduled_message(tf, "sweep_unindexed")
+    assert topic == "google_pubsub_topic.reindex.id"
+    assert parse_request(message).scope == "unindexed"
 
 
 def test_scheduled_orphan_sweep_publishes_the_sweep_job_on_the_accounts_topic(
@@ -565,13 +570,9 @@ def test_scheduled_orphan_sweep_publishes_the_sweep_job_on_the_accounts_topic(
 ) -> None:
     from footnote.services.accounts import sweep_message
 
-    job = tf.resource("google_cloud_scheduler_job", "sweep_orphaned_accounts")
-    target = blocks(job, "pubsub_target")[0]
-    assert expression(target["topic_name"]) == "google_pubsub_topic.accounts.id"
-    data = expression(target["data"]) or ""
-    payload = re.fullmatch(r"base64encode\(jsonencode\((\{.*\})\)\)", data.replace("\n", " "))
-    assert payload, data
-    assert ast.literal_eval(payload.group(1)) == sweep_message()
+    topic, message = scheduled_message(tf, "sweep_orphaned_accounts")
+    assert topic == "google_pubsub_topic.accounts.id"
+    assert message == sweep_message()
 
 
 # -- entry points and identities --------------------------------------------------

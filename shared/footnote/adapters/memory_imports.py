@@ -4,22 +4,46 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
+from typing import Generic, Protocol, TypeVar
 
 from footnote.domain import ExportJob, ImportJob
 
 
-class MemoryImportJobs:
+class _TenantJob(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def tenant_id(self) -> str: ...
+
+
+J = TypeVar("J", bound=_TenantJob)
+
+
+class _MemoryJobs(Generic[J]):
+    """Jobs by id, each owned by a tenant: what both kinds share."""
+
     def __init__(self) -> None:
-        self.jobs: dict[str, ImportJob] = {}
+        self.jobs: dict[str, J] = {}
         self._lock = threading.Lock()
 
-    def create(self, job: ImportJob) -> ImportJob:
+    def create(self, job: J) -> J:
         with self._lock:
             return self.jobs.setdefault(job.id, job)
 
-    def get(self, job_id: str) -> ImportJob | None:
+    def get(self, job_id: str) -> J | None:
         return self.jobs.get(job_id)
 
+    def purge(self, tenant_id: str, limit: int) -> int:
+        """Account deletion: up to ``limit`` of the tenant's jobs; how many went."""
+        with self._lock:
+            mine = [k for k, j in self.jobs.items() if j.tenant_id == tenant_id][:limit]
+            for key in mine:
+                del self.jobs[key]
+            return len(mine)
+
+
+class MemoryImportJobs(_MemoryJobs[ImportJob]):
     def save(self, job: ImportJob, expected_cursor: int) -> bool:
         with self._lock:
             stored = self.jobs.get(job.id)
@@ -35,35 +59,8 @@ class MemoryImportJobs:
                 job = self.jobs[job_id] = replace(job, status="cancelled")
             return job
 
-    def purge(self, tenant_id: str, limit: int) -> int:
-        with self._lock:
-            mine = [k for k, j in self.jobs.items() if j.tenant_id == tenant_id][:limit]
-            for key in mine:
-                del self.jobs[key]
-            return len(mine)
 
-
-class MemoryExportJobs:
-    """Export jobs in process memory: the offline twin of ``FirestoreExportJobs``."""
-
-    def __init__(self) -> None:
-        self.jobs: dict[str, ExportJob] = {}
-        self._lock = threading.Lock()
-
-    def create(self, job: ExportJob) -> ExportJob:
-        with self._lock:
-            return self.jobs.setdefault(job.id, job)
-
-    def get(self, job_id: str) -> ExportJob | None:
-        return self.jobs.get(job_id)
-
+class MemoryExportJobs(_MemoryJobs[ExportJob]):
     def save(self, job: ExportJob) -> None:
         with self._lock:
             self.jobs[job.id] = job
-
-    def purge(self, tenant_id: str, limit: int) -> int:
-        with self._lock:
-            mine = [k for k, j in self.jobs.items() if j.tenant_id == tenant_id][:limit]
-            for key in mine:
-                del self.jobs[key]
-            return len(mine)
