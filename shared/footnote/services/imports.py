@@ -34,6 +34,7 @@ from footnote.domain import (
 from footnote.errors import BadEvent, Conflict, InvalidRequest, NotFound, QuotaExceeded
 from footnote.ports import BlobStore, ImportJobStore, NoteStore, ReindexQueue
 from footnote.services.quotas import QuotaService
+from footnote.text import normalize
 
 if TYPE_CHECKING:
     from footnote.archives import ImportedNote, ImportRecord
@@ -161,6 +162,10 @@ class ImportService:
             return self._problem(replace(job, failed=job.failed + 1), record.source, record.reason)
         job = replace(job, found=job.found + 1)
         outcome = self._write(job.tenant_id, record)
+        if outcome == "empty":  # nothing left once tidied (control characters only)
+            return self._problem(
+                replace(job, failed=job.failed + 1), record.source, "empty note: nothing to import"
+            )
         if outcome == "duplicate":
             job = replace(job, duplicates=job.duplicates + 1)
         else:
@@ -173,16 +178,21 @@ class ImportService:
         now = self._clock()
         created = record.created_at or now
         note_id = imported_note_id(tenant_id, record.source, record.text, record.created_at)
+        text = normalize(record.text)
+        if not text:
+            return "empty"
         if self._notes.get_note(tenant_id, note_id) is not None:
             return "duplicate"
         note = Note(
             id=note_id,
             tenant_id=tenant_id,
-            text=record.text,
+            # Stored as POST /notes stores text (NFKC, no control characters, tidy
+            # spaces), so an imported note reads, indexes and exports like any other.
+            text=text,
             created_at=created,
             updated_at=max(record.updated_at or created, created),
-            title=record.title[: self._s.note_title_max_chars],
-            tags=record.tags[: self._s.note_max_tags],
+            title=normalize(record.title)[: self._s.note_title_max_chars],
+            tags=tuple(t for t in map(normalize, record.tags) if t)[: self._s.note_max_tags],
             version=1,
         )
         try:
