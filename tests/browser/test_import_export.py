@@ -44,7 +44,7 @@ def test_import_a_vault_then_download_everything(
     sign_up(page, web_url, email)
     card = page.locator("#data-card")
     expect(card).to_be_visible()
-    page.get_by_label("Import notes from another app").set_input_files(str(_vault(tmp_path)))
+    page.get_by_label("Import from another app").set_input_files(str(_vault(tmp_path)))
     page.get_by_role("button", name="Import", exact=True).click()
     status = page.locator("#import-status")
     expect(status).to_contain_text("Import finished", timeout=ANSWER_TIMEOUT)
