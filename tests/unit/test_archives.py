@@ -240,3 +240,49 @@ def test_empty_notes_and_wrong_formats_are_reported() -> None:
     binary = bytes(range(256)) * 20
     (wrong,) = _read(io.BytesIO(binary), "photo.jpg")
     assert isinstance(wrong, ImportFailure)
+
+
+def _corrupt_deflate(archive: io.BytesIO) -> io.BytesIO:
+    """The archive with the first entry's compressed bytes scrambled (its headers and
+    sizes intact): zlib, not the zip directory, is the first to notice."""
+    data = bytearray(archive.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as z:
+        info = z.infolist()[0]
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for i in range(start, start + info.compress_size):
+        data[i] = (data[i] * 7 + 13) % 256
+    return io.BytesIO(bytes(data))
+
+
+def test_a_damaged_entry_is_reported_and_the_others_read() -> None:
+    body = "A paragraph about the garden and what to plant next spring. " * 40
+    records = _read(_corrupt_deflate(_zip({"a/broken.md": body, "a/fine.md": "fine"})))
+    assert isinstance(records[0], ImportFailure) and records[0].source == "a/broken.md"
+    assert "could not be read from the zip" in records[0].reason
+    assert [r.text for r in records if isinstance(r, ImportedNote)] == ["fine"]
+
+
+def test_a_zip_of_an_unknown_version_is_refused_with_a_reason() -> None:
+    data = bytearray(_zip({"a.md": "hello"}).getvalue())
+    directory = data.rfind(b"PK\x01\x02")
+    data[directory + 6] = 189  # "version needed to extract": 18.9, which no reader knows
+    with pytest.raises(ArchiveRefused, match="damaged or incomplete"):
+        _read(io.BytesIO(bytes(data)))
+
+
+def test_a_nameless_entry_is_reported_and_the_others_read() -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr(zipfile.ZipInfo(""), "a note in a file with no name")
+        z.writestr("ok.md", "fine")
+    buffer.seek(0)
+    records = _read(buffer)
+    assert isinstance(records[0], ImportFailure) and "no name" in records[0].reason
+    assert [r.text for r in records if isinstance(r, ImportedNote)] == ["fine"]
+
+
+@pytest.mark.parametrize("encoding", ["UTz-8", "Shift_JIS"])
+def test_an_enex_in_an_encoding_xml_cannot_read_is_reported(encoding: str) -> None:
+    enex = f'<?xml version="1.0" encoding="{encoding}"?><en-export><note><title>t</title></note></en-export>'
+    (failure,) = _read(io.BytesIO(enex.encode()), "odd.enex")
+    assert isinstance(failure, ImportFailure) and "encoding" in failure.reason

@@ -13,10 +13,16 @@ import json
 import posixpath
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
+
+# What a damaged or unusual zip raises while it is opened or an entry inflated: zipfile
+# lets zlib's own error through (scrambled deflate data) and refuses versions it does
+# not know with NotImplementedError.
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError)
 
 # Notion names each page "<Title> <32 hex digits>.md".
 _NOTION_NAME = re.compile(r"^(?P<title>.+?) [0-9a-f]{32}\.md$")
@@ -90,9 +96,10 @@ def _zip(stream: IO[bytes], limits: ArchiveLimits) -> Iterator[ImportRecord]:
     try:
         archive = zipfile.ZipFile(stream)
         infos = archive.infolist()
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+    except _ZIP_ERRORS as exc:
         raise ArchiveRefused(f"the zip file is damaged or incomplete ({exc})") from None
-    files = [i for i in infos if not i.is_dir()]
+    # Not ZipInfo.is_dir(): it raises IndexError on an entry with no name.
+    files = [i for i in infos if not i.filename.endswith("/")]
     if len(files) > limits.max_entries:
         raise ArchiveRefused(
             f"the zip holds {len(files):,} files; at most {limits.max_entries:,} are read"
@@ -116,6 +123,9 @@ def _zip_entry(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget
 ) -> Iterator[ImportRecord]:
     name = info.filename
+    if not name:
+        yield ImportFailure(name, "a file with no name in the zip: skipped")
+        return
     if _unsafe(name):
         yield ImportFailure(name, "unsafe file name (absolute or with '..'): skipped")
         return
@@ -149,7 +159,7 @@ def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget) -
         with archive.open(info) as member:
             # Never trust the declared size: read at most one byte more than allowed.
             data = member.read(limits.max_entry_bytes + 1)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+    except _ZIP_ERRORS as exc:
         raise ArchiveRefused(f"could not be read from the zip ({exc})") from None
     if len(data) > limits.max_entry_bytes:
         raise ArchiveRefused(f"larger than {limits.max_entry_bytes:,} bytes: skipped")
@@ -389,6 +399,9 @@ def _enex(name: str, data: bytes) -> Iterator[ImportRecord]:
         return
     except ParseError as exc:
         yield ImportFailure(name, f"not valid Evernote XML ({exc})")
+        return
+    except (LookupError, ValueError) as exc:  # an encoding declared that expat cannot read
+        yield ImportFailure(name, f"not valid Evernote XML: {exc}")
         return
     if root.tag != "en-export":
         yield ImportFailure(name, "not an Evernote export (.enex): skipped")
