@@ -3,10 +3,14 @@ documentation (no third-party data), and the bad inputs a person can upload."""
 
 from __future__ import annotations
 
+import base64
 import io
 import json
+import os
+import tracemalloc
 import zipfile
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -103,6 +107,8 @@ def test_an_evernote_export_reads_each_note_with_its_dates_and_tags() -> None:
         '<!DOCTYPE en-export [<!ENTITY a "lol"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>',
         # an external entity that would read a local file
         '<!DOCTYPE en-export [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+        # an external parameter entity (XXE through the DTD)
+        '<!DOCTYPE en-export [<!ENTITY % p SYSTEM "http://127.0.0.1:1/evil.dtd"> %p;]>',
     ],
 )
 def test_an_enex_with_entities_is_refused_not_expanded(doctype: str) -> None:
@@ -286,3 +292,77 @@ def test_an_enex_in_an_encoding_xml_cannot_read_is_reported(encoding: str) -> No
     enex = f'<?xml version="1.0" encoding="{encoding}"?><en-export><note><title>t</title></note></en-export>'
     (failure,) = _read(io.BytesIO(enex.encode()), "odd.enex")
     assert isinstance(failure, ImportFailure) and "encoding" in failure.reason
+
+
+def _enex_note(title: str, body: str, attachment: bytes = b"") -> bytes:
+    resource = (
+        b"<resource><data encoding='base64'>"
+        + base64.encodebytes(attachment)
+        + b"</data><mime>image/jpeg</mime></resource>"
+        if attachment
+        else b""
+    )
+    return (
+        (
+            f"<note><title>{title}</title><content><![CDATA[<en-note><div>{body}</div></en-note>]]>"
+            "</content><created>20230301T090000Z</created>"
+        ).encode()
+        + resource
+        + b"</note>"
+    )
+
+
+_ENEX_HEAD = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n'
+    b'<!DOCTYPE en-export SYSTEM "http://xml.evernote.com/pub/evernote-export4.dtd">\n'
+    b'<en-export export-date="20240101T000000Z" application="Evernote" version="10.0">'
+)
+
+
+def test_an_evernote_export_bigger_than_a_file_may_be_streams_in_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    """A notebook with photos: 5.9 MB of base64 in a 1 MB per-file limit, read from
+    disk and from a zip, neither held whole (the attachments are never kept)."""
+    path = tmp_path / "Photos.enex"
+    with path.open("wb") as out:
+        out.write(_ENEX_HEAD)
+        for i in range(4):
+            out.write(_enex_note(f"Trip {i}", f"Day {i} by the lake.", os.urandom(1_100_000)))
+        out.write(b"</en-export>")
+    zipped = tmp_path / "Evernote.zip"
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as z:
+        z.write(path, "Evernote/Photos.enex")
+    assert path.stat().st_size > 5_500_000
+    for upload in (path, zipped):
+        tracemalloc.start()
+        try:
+            with upload.open("rb") as stream:
+                records = list(
+                    read_archive(stream, upload.name, ArchiveLimits(max_entry_bytes=1_000_000))
+                )
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert [r.text for r in records if isinstance(r, ImportedNote)] == [
+            f"Day {i} by the lake." for i in range(4)
+        ], records
+        assert peak < 1_000_000, f"{upload.name}: peak {peak:,} bytes"
+
+
+def test_a_truncated_enex_keeps_the_notes_before_the_cut_and_reports_it() -> None:
+    enex = _ENEX_HEAD + _enex_note("One", "first") + _enex_note("Two", "second")
+    records = _read(io.BytesIO(enex[:-40]), "cut.enex")
+    assert [r.title for r in records if isinstance(r, ImportedNote)] == ["One"]
+    assert isinstance(records[-1], ImportFailure)
+    assert "not valid Evernote XML" in records[-1].reason
+
+
+def test_an_enex_note_too_long_to_keep_is_reported_and_the_others_read() -> None:
+    notes = _enex_note("Huge", "word " * 3000) + _enex_note("Small", "kept")
+    records = _read(
+        io.BytesIO(_ENEX_HEAD + notes + b"</en-export>"), "big.enex", max_entry_bytes=10_000
+    )
+    assert isinstance(records[0], ImportFailure) and records[0].source == "big.enex#1"
+    assert "longer than 10,000 characters" in records[0].reason
+    assert [r.text for r in records[1:] if isinstance(r, ImportedNote)] == ["kept"]

@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
+from xml.sax.handler import ContentHandler
+from xml.sax.xmlreader import AttributesImpl, IncrementalParser
 
 # What a damaged or unusual zip raises while it is opened or an entry inflated: zipfile
 # lets zlib's own error through (scrambled deflate data) and refuses versions it does
@@ -85,6 +87,10 @@ def read_archive(
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         yield from _zip(stream, limits)
         return
+    if name.lower().endswith(".enex") or b"<en-export" in head:
+        # An Evernote notebook with its attachments runs to hundreds of MB: streamed.
+        yield from _split_long(_enex(name, _chunks(stream, _Budget(limits)), limits), limits)
+        return
     data = _read_capped(stream, limits.max_entry_bytes, name)
     yield from _split_long(_file(name, data, None), limits)
 
@@ -140,6 +146,9 @@ def _zip_entry(
         else lower.endswith((*_NOTE_SUFFIXES, ".enex", ".html", ".htm"))
     ):
         return  # attachments and settings: not notes
+    if not keep and lower.endswith(".enex"):
+        yield from _split_long(_zipped_enex(archive, info, budget), budget.limits)
+        return
     try:
         data = _inflate(archive, info, budget)
     except ArchiveRefused as refused:
@@ -149,12 +158,53 @@ def _zip_entry(
     yield from _split_long(records, budget.limits)
 
 
+def _zipped_enex(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget
+) -> Iterator[ImportRecord]:
+    """An .enex in the zip, parsed as it inflates: no size limit of its own (the
+    archive's total and the ratio still hold), never held whole."""
+    try:
+        _check_ratio(info, budget.limits)
+        member = archive.open(info)
+    except ArchiveRefused as refused:
+        yield ImportFailure(info.filename, str(refused))
+        return
+    except _ZIP_ERRORS as exc:
+        yield ImportFailure(info.filename, f"could not be read from the zip ({exc})")
+        return
+    with member:
+        yield from _enex(info.filename, _chunks(member, budget, damaged=_ZIP_ERRORS), budget.limits)
+
+
+def _chunks(
+    stream: IO[bytes], budget: _Budget, damaged: tuple[type[Exception], ...] = ()
+) -> Iterator[bytes]:
+    """The stream in pieces, each charged to the archive's inflated total; ``damaged``
+    are the errors that mean the bytes themselves are bad (a zip entry's), reported as
+    such rather than raised for a retry."""
+    while True:
+        try:
+            chunk = stream.read(1 << 16)
+        except damaged as exc:
+            raise ArchiveRefused(f"could not be read from the zip ({exc})") from None
+        if not chunk:
+            return
+        budget.inflated += len(chunk)
+        if budget.inflated > budget.limits.max_total_bytes:
+            raise ArchiveRefused("the archive inflates past the size limit: the rest is skipped")
+        yield chunk
+
+
+def _check_ratio(info: zipfile.ZipInfo, limits: ArchiveLimits) -> None:
+    if info.compress_size and info.file_size / info.compress_size > limits.max_ratio:
+        raise ArchiveRefused("compressed suspiciously well (a zip bomb?): skipped")
+
+
 def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget) -> bytes:
     limits = budget.limits
     if info.file_size > limits.max_entry_bytes:
         raise ArchiveRefused(f"larger than {limits.max_entry_bytes:,} bytes: skipped")
-    if info.compress_size and info.file_size / info.compress_size > limits.max_ratio:
-        raise ArchiveRefused("compressed suspiciously well (a zip bomb?): skipped")
+    _check_ratio(info, limits)
     try:
         with archive.open(info) as member:
             # Never trust the declared size: read at most one byte more than allowed.
@@ -192,7 +242,7 @@ def _file(name: str, data: bytes, mtime: datetime | None) -> Iterator[ImportReco
     if lower.endswith(".enex") or (
         text.lstrip().startswith("<?xml") and "<en-export" in text[:2000]
     ):
-        yield from _enex(name, data)
+        yield from _enex(name, iter([data]), ArchiveLimits())
     elif lower.endswith((".html", ".htm")):
         yield _note_or_empty(name, _html_text(text), _stem(name), (), mtime, mtime, ())
     elif _NOTION_NAME.match(posixpath.basename(name)):
@@ -383,39 +433,133 @@ def _notion(name: str, text: str, mtime: datetime | None) -> ImportRecord:
 # -- Evernote -----------------------------------------------------------------------
 
 
-def _enex(name: str, data: bytes) -> Iterator[ImportRecord]:
-    from xml.etree.ElementTree import ParseError
+def _enex(name: str, chunks: Iterator[bytes], limits: ArchiveLimits) -> Iterator[ImportRecord]:
+    """An Evernote export, note by note as its bytes arrive: expat through
+    defusedxml's SAX driver (entity declarations, and so billion laughs and external
+    entities, refused), attachments' base64 passed over, never kept; a note's own
+    text is kept up to ``limits.max_entry_bytes`` characters. The notes read
+    before a problem (a truncated file) are kept; the problem is reported after them."""
+    from xml.sax import SAXParseException
 
     from defusedxml import DefusedXmlException
-    from defusedxml.ElementTree import fromstring
 
+    notes = _EnexNotes(name, limits.max_entry_bytes)
+    parser = _enex_parser()
+    parser.setContentHandler(notes)
+    problem: str | None = None
     try:
-        root = fromstring(data, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+        for chunk in chunks:
+            parser.feed(chunk)
+            yield from notes.take()
+        parser.close()
+    except ArchiveRefused as refused:
+        problem = str(refused)
     except DefusedXmlException:
-        yield ImportFailure(
-            name,
-            "the file declares XML entities (refused: a billion-laughs or external-entity attack)",
+        problem = (
+            "the file declares XML entities (refused: a billion-laughs or external-entity attack)"
         )
-        return
-    except ParseError as exc:
-        yield ImportFailure(name, f"not valid Evernote XML ({exc})")
-        return
+    except _NotEnex:
+        problem = "not an Evernote export (.enex): skipped"
+    except SAXParseException as exc:
+        problem = f"not valid Evernote XML ({exc.getMessage()}: line {exc.getLineNumber()})"
     except (LookupError, ValueError) as exc:  # an encoding declared that expat cannot read
-        yield ImportFailure(name, f"not valid Evernote XML: {exc}")
-        return
-    if root.tag != "en-export":
-        yield ImportFailure(name, "not an Evernote export (.enex): skipped")
-        return
-    for index, note in enumerate(root.iter("note"), start=1):
-        source = f"{name}#{index}"
-        title = (note.findtext("title") or "").strip()
-        content = note.findtext("content") or ""
+        problem = f"not valid Evernote XML: {exc}"
+    yield from notes.take()
+    if problem is not None:
+        yield ImportFailure(name, problem)
+
+
+def _enex_parser() -> IncrementalParser:
+    """defusedxml's SAX driver, told never to look at an external DTD: every .enex
+    names Evernote's (``<!DOCTYPE en-export SYSTEM "http://…">``), which the stdlib
+    driver asks about and defusedxml then refuses as an external reference. Entity
+    declarations, the only way to an entity, stay refused."""
+    from xml.parsers import expat
+
+    from defusedxml.expatreader import DefusedExpatParser
+
+    class EnexParser(DefusedExpatParser):  # type: ignore[misc]  # defusedxml is untyped
+        def reset(self) -> None:
+            super().reset()
+            self._parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    parser: IncrementalParser = EnexParser(
+        forbid_dtd=False, forbid_entities=True, forbid_external=True
+    )
+    return parser
+
+
+class _NotEnex(Exception):
+    """The XML's root is not <en-export>."""
+
+
+class _EnexNotes(ContentHandler):
+    """Collects each <note>'s title, content, dates and tags as the parser goes;
+    the text of anything else (<resource> data above all) is never kept."""
+
+    _KEPT = frozenset({"title", "content", "created", "updated", "tag"})
+
+    def __init__(self, name: str, max_chars: int) -> None:
+        super().__init__()
+        self._name = name
+        self._max_chars = max_chars
+        self._chars = 0  # of the note being read
+        self._path: list[str] = []
+        self._note: dict[str, list[str]] | None = None
+        self._tags: list[str] = []
+        self._text: list[str] | None = None  # the kept element being read
+        self._count = 0
+        self._ready: list[ImportRecord] = []
+
+    def take(self) -> list[ImportRecord]:
+        ready, self._ready = self._ready, []
+        return ready
+
+    def startElement(self, name: str, attrs: AttributesImpl) -> None:
+        if not self._path and name != "en-export":
+            raise _NotEnex(name)
+        self._path.append(name)
+        if self._path == ["en-export", "note"]:
+            self._note, self._tags, self._chars = {}, [], 0
+        elif self._note is not None and len(self._path) == 3 and name in self._KEPT:
+            self._text = []
+
+    def characters(self, content: str) -> None:
+        if self._text is not None:
+            self._chars += len(content)
+            if self._chars <= self._max_chars:
+                self._text.append(content)
+
+    def endElement(self, name: str) -> None:
+        if self._text is not None and self._note is not None:
+            text = "".join(self._text)
+            if name == "tag":
+                self._tags.append(text)
+            else:
+                self._note[name] = [text]
+            self._text = None
+        elif self._path == ["en-export", "note"] and self._note is not None:
+            self._ready.append(self._record(self._note))
+            self._note = None
+        self._path.pop()
+
+    def _record(self, note: dict[str, list[str]]) -> ImportRecord:
+        self._count += 1
+        source = f"{self._name}#{self._count}"
+        if self._chars > self._max_chars:
+            return ImportFailure(source, f"longer than {self._max_chars:,} characters: skipped")
+        field = {key: value[0] for key, value in note.items()}
         warnings: list[str] = []
-        created = _enex_date(note.findtext("created"), "created", warnings)
-        updated = _enex_date(note.findtext("updated"), "updated", warnings)
-        tags = tuple(t.text or "" for t in note.findall("tag"))
-        yield _note_or_empty(
-            source, _html_text(content), title, tags, created, updated, tuple(warnings)
+        created = _enex_date(field.get("created"), "created", warnings)
+        updated = _enex_date(field.get("updated"), "updated", warnings)
+        return _note_or_empty(
+            source,
+            _html_text(field.get("content", "")),
+            field.get("title", "").strip(),
+            tuple(self._tags),
+            created,
+            updated,
+            tuple(warnings),
         )
 
 
