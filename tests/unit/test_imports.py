@@ -231,3 +231,48 @@ def test_a_dated_question_is_answered_from_the_imported_notes_of_that_month() ->
     cited = {notes.notes[cite.note_id].title for cite in out.citations}
     assert cited and cited <= {"Pricing call", "Hiring"}, (out.answer, cited)
     assert "8 euros" in out.answer or "designer" in out.answer, out.answer
+
+
+def test_two_imports_of_the_same_file_at_once_write_each_note_once() -> None:
+    """Both jobs run a note a page, taking turns (each page publishes its job's next):
+    whichever job reaches a note first imports it, the other counts it a duplicate,
+    and the stored-character quota is charged once per note."""
+    h = Harness(quotas=True, QUOTA_STORED_CHARS=1_000_000)
+    c = h.container
+    taking_turns = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue, c.quotas,
+        page_size=1, budget_s=-1.0,
+    )  # fmt: skip
+    first = upload(h, ALICE, VAULT).get_json()
+    second = upload(h, ALICE, VAULT).get_json()
+    queue: Any = c.account_queue
+    delivered = []
+    while queue.published:
+        m = queue.published.pop(0)
+        delivered.append(m["jobId"])
+        taking_turns.run(m["tenantId"], m["jobId"])
+    assert delivered[:4] == [first["id"], second["id"]] * 2  # they did interleave
+    reports = [h.call("GET", f"/imports/{j['id']}", ALICE).get_json() for j in (first, second)]
+    assert [r["status"] for r in reports] == ["done", "done"]
+    assert sum(r["imported"] for r in reports) == 3
+    assert sum(r["duplicates"] for r in reports) == 3
+    notes = imported(h, ALICE)
+    assert len(notes) == 3
+    assert c.quotas.stored_chars(ALICE) == sum(len(n.text) for n in notes.values())
+
+
+def test_a_note_written_between_the_check_and_the_write_is_a_duplicate_charged_nothing() -> None:
+    """The race the turn-taking test cannot show: the other job's write lands after
+    this one looked and before it wrote. The create conflicts, the note counts as a
+    duplicate, and the quota reserved for it is given back."""
+    h = Harness(quotas=True, QUOTA_STORED_CHARS=1_000_000)
+    c = h.container
+    upload(h, ALICE, VAULT)
+    run_jobs(h)
+    chars = c.quotas.stored_chars(ALICE)
+    c.store.get_note = lambda tenant_id, note_id: None  # type: ignore[method-assign]
+    again = upload(h, ALICE, VAULT).get_json()
+    run_jobs(h)
+    report = c.import_jobs.get(again["id"])
+    assert report is not None and (report.imported, report.duplicates) == (0, 3)
+    assert c.quotas.stored_chars(ALICE) == chars
