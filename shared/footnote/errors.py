@@ -31,6 +31,15 @@ class Unauthenticated(FootnoteError):
     code = "unauthenticated"
 
 
+class Forbidden(FootnoteError):
+    """The caller named something that is plainly not theirs (a file outside their
+    own ``users/{uid}/`` prefix): refused on the name alone, so nothing is learnt
+    about whether it exists."""
+
+    status = 403
+    code = "permission_denied"
+
+
 class NotFound(FootnoteError):
     status = 404
     code = "not_found"

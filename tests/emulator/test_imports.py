@@ -69,12 +69,12 @@ def test_an_uploaded_vault_is_imported_with_its_dates_and_answers_a_dated_questi
     assert again.status_code == 202 and again.json()["id"] == job_id
 
 
-def test_another_users_job_is_not_found(new_user: Any) -> None:
+def test_another_users_job_is_not_found_and_their_upload_forbidden(new_user: Any) -> None:
     alice, bob = new_user(), new_user()
     r = alice.call("POST", "/imports", data=_vault(), headers={"Content-Type": "application/zip"})
     assert r.status_code == 202
     assert bob.call("GET", f"/imports/{r.json()['id']}").status_code == 404
-    assert bob.call("POST", "/imports", json={"object": f"users/{alice.uid}/x"}).status_code == 404
+    assert bob.call("POST", "/imports", json={"object": f"users/{alice.uid}/x"}).status_code == 403
 
 
 def test_the_import_command_follows_the_job_to_its_report(stack: Any, tmp_path: Any) -> None:

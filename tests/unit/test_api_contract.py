@@ -114,7 +114,7 @@ _DESCRIBED_BEFORE = {
     ("GET", "/conversations/{conversationId}/messages"): {200, 401, 404},
     ("GET", "/messages/{messageId}/sources"): {200, 401, 404},
     ("DELETE", "/account"): {202, 400, 401, 404, 413, 415},  # issue 24
-    ("POST", "/imports"): {202, 400, 401, 404, 413, 415, 429},  # issue 23
+    ("POST", "/imports"): {202, 400, 401, 403, 404, 413, 415, 429},  # issue 23
     ("GET", "/imports/{importId}"): {200, 401, 404},
     ("DELETE", "/imports/{importId}"): {200, 401, 404},
     ("POST", "/exports"): {202, 401, 429},  # issue 24

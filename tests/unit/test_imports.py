@@ -173,13 +173,20 @@ def test_cancelling_stops_the_job() -> None:
     assert h.call("GET", f"/imports/{job['id']}", ALICE).get_json()["status"] == "cancelled"
 
 
-def test_another_users_upload_or_job_is_not_found() -> None:
+def test_another_users_upload_is_forbidden_and_their_job_not_found() -> None:
     h = Harness()
     job = upload(h, ALICE, VAULT).get_json()
     object_name = h.container.import_jobs.get(job["id"]).object_name  # type: ignore[union-attr]
     assert object_name.startswith(f"users/{ALICE}/")
     theft = h.call("POST", "/imports", BOB, json={"object": object_name})
-    assert theft.status_code == 404
+    assert theft.status_code == 403 and theft.get_json()["error"]["code"] == "permission_denied"
+    # Refused on the name: a name that exists nowhere gets the same answer.
+    nowhere = h.call("POST", "/imports", BOB, json={"object": f"users/{ALICE}/uploads/none.zip"})
+    assert nowhere.status_code == 403
+    climb = h.call("POST", "/imports", BOB, json={"object": f"users/{BOB}/../{ALICE}/x.zip"})
+    assert climb.status_code == 403
+    missing = h.call("POST", "/imports", BOB, json={"object": f"users/{BOB}/uploads/none.zip"})
+    assert missing.status_code == 404
     assert h.call("GET", f"/imports/{job['id']}", BOB).status_code == 404
     assert h.call("DELETE", f"/imports/{job['id']}", BOB).status_code == 404
     # Alice's own uploaded object, named in JSON, starts a job.

@@ -24,6 +24,7 @@ from footnote.config import Settings
 _ERRORS = {
     400: "Invalid request (bad JSON, bad field, empty text, bad cursor or page size).",
     401: "Missing or invalid Firebase ID token.",
+    403: "The named object is outside the caller's own uploads (users/{uid}/).",
     404: "No such resource for this caller (another tenant's ids look missing too).",
     413: "Request body or note text too large.",
     415: "Body is not application/json.",

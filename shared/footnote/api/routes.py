@@ -86,7 +86,7 @@ ROUTE_TABLE = (
           "Import an archive of notes (Markdown/Obsidian, Evernote, Keep, Notion, Footnote) "
           "with their dates: a job; JSON names an uploaded object, any other body is the "
           "archive itself", 202, schemas.ImportJob, "The import job.",
-          (*_BODY_ERRORS, 404, 409, 422), body="import_start", headers=("Idempotency-Key",)),
+          (*_BODY_ERRORS, 403, 404, 409, 422), body="import_start", headers=("Idempotency-Key",)),
     Route("GET", "/imports/{importId}", "import_get", "getImport",
           "An import's progress and report", 200, schemas.ImportJob, "The import job.",
           (401, 404)),

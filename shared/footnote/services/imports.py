@@ -31,7 +31,14 @@ from footnote.domain import (
     Note,
     imported_note_id,
 )
-from footnote.errors import BadEvent, Conflict, InvalidRequest, NotFound, QuotaExceeded
+from footnote.errors import (
+    BadEvent,
+    Conflict,
+    Forbidden,
+    InvalidRequest,
+    NotFound,
+    QuotaExceeded,
+)
 from footnote.ports import BlobStore, ImportJobStore, NoteStore, ReindexQueue
 from footnote.services.quotas import QuotaService
 from footnote.text import normalize
@@ -84,7 +91,9 @@ class ImportService:
 
     def start(self, tenant_id: str, job_id: str, object_name: str) -> ImportJob:
         if not object_name.startswith(user_prefix(tenant_id)) or ".." in object_name.split("/"):
-            raise NotFound("no such upload")  # another user's object is never named
+            # Decided on the name alone, before any lookup: another user's object is
+            # refused whether or not it exists.
+            raise Forbidden(f"only your own uploads ({user_prefix(tenant_id)}…) can be imported")
         if self._blobs.size(object_name) is None:
             raise NotFound("no such upload")
         job = self._jobs.create(ImportJob(job_id, tenant_id, object_name, self._clock()))
