@@ -366,3 +366,21 @@ def test_an_enex_note_too_long_to_keep_is_reported_and_the_others_read() -> None
     assert isinstance(records[0], ImportFailure) and records[0].source == "big.enex#1"
     assert "longer than 10,000 characters" in records[0].reason
     assert [r.text for r in records[1:] if isinstance(r, ImportedNote)] == ["kept"]
+
+
+def test_folders_that_only_look_like_keep_or_an_export_are_read_as_notes() -> None:
+    """Takeout's Keep folder and Footnote's notes.json are recognised by where they
+    sit, so a vault's Bookkeep/ folder, its own Keep/ notes or a notes.json data file
+    deep in it lose nothing."""
+    vault = _zip(
+        {
+            "Vault/Housekeeping/Boiler.md": "# Boiler\nService due in October.",
+            "Vault/Bookkeep/Taxes.md": "# Taxes\nFile by the end of May.",
+            "Vault/Keep/Idea.md": "# Idea\nA shelf for the hallway.",
+            "Vault/scripts/data/notes.json": json.dumps({"settings": True}),
+            "Vault/README.md": "# Read me\nThis vault holds my house notes.",
+        }
+    )
+    notes = _notes(_read(vault))
+    assert set(notes) == {"Boiler", "Taxes", "Idea", "Read me"}
+    assert notes["Boiler"].text == "Service due in October."

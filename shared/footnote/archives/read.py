@@ -116,13 +116,27 @@ def _zip(stream: IO[bytes], limits: ArchiveLimits) -> Iterator[ImportRecord]:
             f"the zip inflates to {declared:,} bytes; at most {limits.max_total_bytes:,} are read"
         )
     budget = _Budget(limits)
-    export = [i for i in files if posixpath.basename(i.filename) == "notes.json"]
-    if export:
+    export = _footnote_notes_json(files)
+    if export is not None:
         # Footnote's own export: notes.json is exact; the .md copies beside it are for people.
-        yield from _footnote_export(archive, min(export, key=lambda i: len(i.filename)), budget)
+        yield from _footnote_export(archive, export, budget)
         return
     for info in files:
         yield from _zip_entry(archive, info, budget)
+
+
+def _footnote_notes_json(files: list[zipfile.ZipInfo]) -> zipfile.ZipInfo | None:
+    """Footnote's own export: a notes.json beside its README.md or conversations.json,
+    at the top of the zip or of its one folder. A notes.json anywhere else (a vault's
+    own data file) makes no export of the archive around it."""
+    names = {info.filename for info in files}
+    for info in sorted(files, key=lambda i: len(i.filename)):
+        folder, base = posixpath.split(info.filename)
+        if base == "notes.json" and "/" not in folder and not _unsafe(info.filename):
+            beside = (posixpath.join(folder, n) for n in ("README.md", "conversations.json"))
+            if any(name in names for name in beside):
+                return info
+    return None
 
 
 def _zip_entry(
@@ -138,13 +152,14 @@ def _zip_entry(
     lower = name.lower()
     if posixpath.basename(name).startswith(".") or "/." in name or "__macosx/" in lower:
         return  # hidden files and folders (.obsidian settings, macOS resource forks)
-    # Takeout writes each Keep note twice, as .json and .html: the JSON has the dates.
-    keep = "keep/" in lower
-    if not (
-        lower.endswith(".json")
-        if keep
-        else lower.endswith((*_NOTE_SUFFIXES, ".enex", ".html", ".htm"))
-    ):
+    # Takeout's Keep folder holds each note twice, as .json (with the dates) and .html,
+    # and a Labels.txt: only the JSON is read there. A folder that merely ends in
+    # "keep" (Bookkeep/), or a vault's own Keep/ of Markdown, is a folder of notes.
+    in_keep = "keep" in lower.split("/")[:-1]
+    keep = in_keep and lower.endswith(".json")
+    if in_keep and lower.endswith((".html", ".htm", "/labels.txt")):
+        return  # Takeout's copies of what the JSON holds
+    if not keep and not lower.endswith((*_NOTE_SUFFIXES, ".enex", ".html", ".htm")):
         return  # attachments and settings: not notes
     if not keep and lower.endswith(".enex"):
         yield from _split_long(_zipped_enex(archive, info, budget), budget.limits)
