@@ -23,6 +23,7 @@ from footnote.archives import (
     ImportRecord,
     read_archive,
 )
+from footnote.domain import MemoryType
 
 
 def _zip(files: dict[str, bytes | str], compression: int = zipfile.ZIP_DEFLATED) -> io.BytesIO:
@@ -175,7 +176,7 @@ def test_footnotes_own_export_is_read_from_notes_json_exactly() -> None:
         {"id": "a1", "title": "Plan", "tags": ["work"], "type": "decision",
          "created": "2023-03-01T08:00:00+00:00", "updated": "2023-03-02T09:00:00+00:00",
          "text": "We ship on the 15th."},
-        {"id": "b2", "title": "", "tags": [], "type": None,
+        {"id": "b2", "title": "", "tags": [], "type": "mood",
          "created": "2023-03-05T08:00:00+00:00", "updated": "2023-03-05T08:00:00+00:00",
          "text": "Call the bank."},
     ]  # fmt: skip
@@ -187,6 +188,8 @@ def test_footnotes_own_export_is_read_from_notes_json_exactly() -> None:
         }
     )
     records = _read(export)
+    assert [r.type for r in records] == [MemoryType.DECISION, None]
+    assert records[1].warnings == ("type: 'mood' is not a memory type: left unset",)
     assert [(r.title, r.text, r.tags, r.created_at, r.updated_at) for r in records] == [
         ("Plan", "We ship on the 15th.", ("work",), datetime(2023, 3, 1, 8, tzinfo=UTC),
          datetime(2023, 3, 2, 9, tzinfo=UTC)),

@@ -97,7 +97,7 @@ def test_an_export_imports_into_a_fresh_account_exactly() -> None:
 
     def shape(tenant: str) -> list[tuple[Any, ...]]:
         return sorted(
-            (n.title, n.text, n.tags, n.created_at, n.updated_at)
+            (n.title, n.text, n.tags, n.type or "", n.created_at, n.updated_at)
             for n in h.store.notes.values()
             if n.tenant_id == tenant
         )

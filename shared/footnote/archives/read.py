@@ -15,11 +15,13 @@ import re
 import zipfile
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import IO, Any
 from xml.sax.handler import ContentHandler
 from xml.sax.xmlreader import AttributesImpl, IncrementalParser
+
+from footnote.domain import MemoryType
 
 # What a damaged or unusual zip raises while it is opened or an entry inflated: zipfile
 # lets zlib's own error through (scrambled deflate data) and refuses versions it does
@@ -57,6 +59,7 @@ class ImportedNote:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     warnings: tuple[str, ...] = ()  # read, but something was not (an invalid date)
+    type: MemoryType | None = None  # Footnote's own export: the memory type the person set
 
 
 @dataclass(frozen=True)
@@ -676,23 +679,30 @@ def _footnote_export(
         created = _meta_date(note, ("created",), warnings)
         updated = _meta_date(note, ("updated",), warnings)
         tags: list[str] = [str(t) for t in note.get("tags") or [] if isinstance(t, str)]
-        yield from _split_long(
-            iter(
-                [
-                    _note_or_empty(
-                        source,
-                        note.get("text") or "",
-                        str(note.get("title") or ""),
-                        tuple(tags),
-                        created,
-                        updated,
-                        tuple(warnings),
-                        True,
-                    )
-                ]
-            ),
-            budget.limits,
+        memory_type = _memory_type(note.get("type"), warnings)
+        record = _note_or_empty(
+            source,
+            note.get("text") or "",
+            str(note.get("title") or ""),
+            tuple(tags),
+            created,
+            updated,
+            tuple(warnings),
+            True,
         )
+        if isinstance(record, ImportedNote) and memory_type is not None:
+            record = replace(record, type=memory_type)
+        yield from _split_long(iter([record]), budget.limits)
+
+
+def _memory_type(value: Any, warnings: list[str]) -> MemoryType | None:
+    if value is None:
+        return None
+    try:
+        return MemoryType(value)
+    except ValueError:
+        warnings.append(f"type: {str(value)[:40]!r} is not a memory type: left unset")
+        return None
 
 
 # -- long notes ---------------------------------------------------------------------
@@ -701,8 +711,6 @@ def _footnote_export(
 def _split_long(records: Iterator[ImportRecord], limits: ArchiveLimits) -> Iterator[ImportRecord]:
     """A note longer than a note may be is kept, in parts ("Title (part 2 of 3)"),
     each cut at a paragraph (or line, or space) break, and says so."""
-    from dataclasses import replace
-
     for record in records:
         if isinstance(record, ImportFailure) or len(record.text) <= limits.max_note_chars:
             yield record

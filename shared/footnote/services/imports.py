@@ -202,6 +202,7 @@ class ImportService:
             updated_at=max(record.updated_at or created, created),
             title=normalize(record.title)[: self._s.note_title_max_chars],
             tags=tuple(t for t in map(normalize, record.tags) if t)[: self._s.note_max_tags],
+            type=record.type,
             version=1,
         )
         try:
