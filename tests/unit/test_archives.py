@@ -387,3 +387,26 @@ def test_folders_that_only_look_like_keep_or_an_export_are_read_as_notes() -> No
     notes = _notes(_read(vault))
     assert set(notes) == {"Boiler", "Taxes", "Idea", "Read me"}
     assert notes["Boiler"].text == "Service due in October."
+
+
+def test_a_zip_of_files_in_mixed_encodings_reads_each_in_its_own() -> None:
+    french = "Réunion déjà prévue à l'école, très important: apporter le goûter des élèves."
+    russian = "Сегодня мы решили перенести встречу на следующую неделю, после отпуска."
+    japanese = "今日は会議で新しい計画を決めました。来週から始めます。"
+    vault = _zip(
+        {
+            "v/utf8.md": ("# Eight\n" + french).encode("utf-8"),
+            "v/utf16.md": ("# Sixteen\n" + french).encode("utf-16"),
+            "v/cp1252.md": ("# Latin\n" + french).encode("cp1252"),
+            "v/cp1251.md": ("# Cyrillic\n" + russian).encode("cp1251"),
+            "v/sjis.md": ("# Japanese\n" + japanese).encode("shift_jis"),
+        }
+    )
+    texts = {title: note.text for title, note in _notes(_read(vault)).items()}
+    assert texts == {
+        "Eight": french,
+        "Sixteen": french,
+        "Latin": french,
+        "Cyrillic": russian,
+        "Japanese": japanese,
+    }
