@@ -410,3 +410,28 @@ def test_a_zip_of_files_in_mixed_encodings_reads_each_in_its_own() -> None:
         "Cyrillic": russian,
         "Japanese": japanese,
     }
+
+
+def test_evernote_checklists_keep_their_boxes_and_encrypted_text_is_left_out_and_said() -> None:
+    content = (
+        "<en-note><div><en-todo checked='true'/>book the venue</div>"
+        '<div><en-todo checked="false"/>send invitations</div><div><en-todo/>order cake</div>'
+        '<div>Door code: <en-crypt hint="usual" cipher="AES">RU5DMI1mnQ7fKjBk9f0a</en-crypt></div>'
+        "</en-note>"
+    )
+    enex = (
+        _ENEX_HEAD
+        + f"<note><title>Party</title><content><![CDATA[{content}]]></content></note>".encode()
+        + b"</en-export>"
+    )
+    (party,) = _read(io.BytesIO(enex), "party.enex")
+    assert isinstance(party, ImportedNote)
+    assert [line for line in party.text.splitlines() if line] == [
+        "[x] book the venue",
+        "[ ] send invitations",
+        "[ ] order cake",
+        "Door code:",
+    ]
+    assert party.warnings == (
+        "holds text encrypted in Evernote, which cannot be imported: left out",
+    )

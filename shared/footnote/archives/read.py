@@ -33,6 +33,9 @@ _NOTION_NAME = re.compile(r"^(?P<title>.+?) [0-9a-f]{32}\.md$")
 _NOTION_PROPERTY = re.compile(r"^(?P<key>[A-Z][\w ]{0,40}): (?P<value>.+)$")
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
 _HASHTAG = re.compile(r"(?<![\w#&/])#([A-Za-z][\w/-]{0,60})")
+_EN_TODO = re.compile(r"<en-todo\b([^>]*?)/?>(?:</en-todo>)?", re.IGNORECASE)
+_CHECKED = re.compile(r"\bchecked\s*=\s*[\"']true[\"']", re.IGNORECASE)
+_EN_CRYPT = re.compile(r"<en-crypt\b[^>]*>.*?</en-crypt>", re.IGNORECASE | re.DOTALL)
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 
@@ -572,13 +575,25 @@ class _EnexNotes(ContentHandler):
         updated = _enex_date(field.get("updated"), "updated", warnings)
         return _note_or_empty(
             source,
-            _html_text(field.get("content", "")),
+            _enml_text(field.get("content", ""), warnings),
             field.get("title", "").strip(),
             tuple(self._tags),
             created,
             updated,
             tuple(warnings),
         )
+
+
+def _enml_text(enml: str, warnings: list[str]) -> str:
+    """ENML's own elements, which HTML readers do not know: a checklist box
+    (<en-todo checked="true"/>) becomes "[x] " or "[ ] " as Keep's lists do; text
+    encrypted in Evernote (<en-crypt>) cannot be read here, so it is left out and
+    said, rather than imported as a run of ciphertext."""
+    enml = _EN_TODO.sub(lambda m: "[x] " if _CHECKED.search(m.group(1)) else "[ ] ", enml)
+    enml, encrypted = _EN_CRYPT.subn("", enml)
+    if encrypted:
+        warnings.append("holds text encrypted in Evernote, which cannot be imported: left out")
+    return _html_text(enml)
 
 
 def _enex_date(value: str | None, what: str, warnings: list[str]) -> datetime | None:
