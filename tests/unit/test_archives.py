@@ -7,6 +7,7 @@ import base64
 import io
 import json
 import os
+import re
 import tracemalloc
 import zipfile
 from datetime import UTC, datetime
@@ -435,3 +436,53 @@ def test_evernote_checklists_keep_their_boxes_and_encrypted_text_is_left_out_and
     assert party.warnings == (
         "holds text encrypted in Evernote, which cannot be imported: left out",
     )
+
+
+def _export_note(i: int, text: str) -> dict[str, Any]:
+    return {"id": f"n{i}", "title": f"Note {i}", "tags": [], "type": None,
+            "created": "2023-03-01T08:00:00+00:00", "updated": "2023-03-01T08:00:00+00:00",
+            "text": text}  # fmt: skip
+
+
+def test_footnotes_own_export_bigger_than_a_file_may_be_is_read_note_by_note() -> None:
+    """An account's notes.json can outgrow the per-file limit (a full account of
+    Japanese notes is 30 MB of UTF-8): it is read a note at a time, multi-byte
+    characters cut across the reader's pieces included."""
+
+    def kanji(i: int) -> str:  # varied enough not to compress like a zip bomb
+        return "".join(chr(0x4E00 + (i * 7919 + k * 104729) % 20000) for k in range(3600))
+
+    notes = [_export_note(i, kanji(i)) for i in range(60)]
+    export = _zip({"notes.json": json.dumps(notes, ensure_ascii=False, indent=1), "README.md": "x"})
+    records = _read(export, max_entry_bytes=50_000)
+    assert len(json.dumps(notes, ensure_ascii=False).encode()) > 600_000
+    assert [r.text for r in records] == [n["text"] for n in notes]
+
+
+def test_a_damaged_notes_json_keeps_the_notes_before_the_damage_and_says_so() -> None:
+    whole = json.dumps([_export_note(i, f"note {i}") for i in range(3)])
+    cut = _zip({"notes.json": whole[: whole.index('"n2"')], "README.md": "x"})
+    records = _read(cut)
+    assert [r.text for r in records if isinstance(r, ImportedNote)] == ["note 0", "note 1"]
+    assert isinstance(records[-1], ImportFailure) and records[-1].source == "notes.json"
+    assert "not read" in records[-1].reason
+    for not_a_list in ('{"notes": []}', "", "[", '[{"id": '):
+        with pytest.raises(ArchiveRefused, match=r"notes\.json"):
+            _read(_zip({"notes.json": not_a_list, "README.md": "x"}))
+    assert _read(_zip({"notes.json": " [ ] ", "README.md": "x"})) == []
+
+
+def test_a_password_protected_entry_is_reported_and_the_others_read() -> None:
+    data = bytearray(
+        _zip({"locked.md": "secret", "v/open.enex": b"<en-export/>", "ok.md": "fine"}).getvalue()
+    )
+    # The first two entries marked encrypted in the zip's directory (its general-purpose
+    # flag, bit 0), as a password-protected zip marks them.
+    for directory in [m.start() for m in re.finditer(rb"PK\x01\x02", bytes(data))][:2]:
+        data[directory + 8] |= 0x1
+    records = _read(io.BytesIO(bytes(data)))
+    failures = {r.source: r.reason for r in records if isinstance(r, ImportFailure)}
+    assert failures == dict.fromkeys(
+        ["locked.md", "v/open.enex"], "encrypted (a password-protected zip): skipped"
+    )
+    assert [r.text for r in records if isinstance(r, ImportedNote)] == ["fine"]

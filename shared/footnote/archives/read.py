@@ -185,7 +185,7 @@ def _zipped_enex(
     """An .enex in the zip, parsed as it inflates: no size limit of its own (the
     archive's total and the ratio still hold), never held whole."""
     try:
-        _check_ratio(info, budget.limits)
+        _check_entry(info, budget.limits)
         member = archive.open(info)
     except ArchiveRefused as refused:
         yield ImportFailure(info.filename, str(refused))
@@ -216,7 +216,10 @@ def _chunks(
         yield chunk
 
 
-def _check_ratio(info: zipfile.ZipInfo, limits: ArchiveLimits) -> None:
+def _check_entry(info: zipfile.ZipInfo, limits: ArchiveLimits) -> None:
+    """What the zip's directory already says of an entry, before it is opened."""
+    if info.flag_bits & 0x1:  # zipfile would raise RuntimeError for want of a password
+        raise ArchiveRefused("encrypted (a password-protected zip): skipped")
     if info.compress_size and info.file_size / info.compress_size > limits.max_ratio:
         raise ArchiveRefused("compressed suspiciously well (a zip bomb?): skipped")
 
@@ -225,7 +228,7 @@ def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget) -
     limits = budget.limits
     if info.file_size > limits.max_entry_bytes:
         raise ArchiveRefused(f"larger than {limits.max_entry_bytes:,} bytes: skipped")
-    _check_ratio(info, limits)
+    _check_entry(info, limits)
     try:
         with archive.open(info) as member:
             # Never trust the declared size: read at most one byte more than allowed.
@@ -676,38 +679,114 @@ def _usec(value: Any, what: str, warnings: list[str]) -> datetime | None:
 def _footnote_export(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget
 ) -> Iterator[ImportRecord]:
+    """notes.json, a note at a time as it inflates: an account's export can hold
+    more text than one file may (30 MB of UTF-8 at the default character quota).
+    Damage before the first note refuses the archive; damage later keeps the notes
+    before it and reports the rest unread."""
     try:
-        data = _inflate(archive, info, budget)
-        notes = json.loads(data.decode("utf-8"))
+        _check_entry(info, budget.limits)
+        member = archive.open(info)
     except ArchiveRefused as refused:
         raise ArchiveRefused(f"notes.json: {refused}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ArchiveRefused(f"notes.json is not valid JSON ({exc})") from None
-    if not isinstance(notes, list):
-        raise ArchiveRefused("notes.json must be a list of notes")
-    for index, note in enumerate(notes):
-        source = f"notes.json#{note.get('id') if isinstance(note, dict) else index}"
-        if not isinstance(note, dict) or not isinstance(note.get("text", ""), str):
-            yield ImportFailure(source, "not a note object: skipped")
-            continue
-        warnings: list[str] = []
-        created = _meta_date(note, ("created",), warnings)
-        updated = _meta_date(note, ("updated",), warnings)
-        tags: list[str] = [str(t) for t in note.get("tags") or [] if isinstance(t, str)]
-        memory_type = _memory_type(note.get("type"), warnings)
-        record = _note_or_empty(
-            source,
-            note.get("text") or "",
-            str(note.get("title") or ""),
-            tuple(tags),
-            created,
-            updated,
-            tuple(warnings),
-            True,
+    except _ZIP_ERRORS as exc:
+        raise ArchiveRefused(f"notes.json could not be read from the zip ({exc})") from None
+    with member:
+        notes = _json_list(
+            _chunks(member, budget, damaged=_ZIP_ERRORS), budget.limits.max_entry_bytes
         )
-        if isinstance(record, ImportedNote) and memory_type is not None:
-            record = replace(record, type=memory_type)
-        yield from _split_long(iter([record]), budget.limits)
+        index = -1
+        try:
+            for index, note in enumerate(notes):
+                yield from _footnote_note(index, note, budget.limits)
+        except ArchiveRefused as refused:
+            if index < 0:
+                raise
+            yield ImportFailure("notes.json", f"{refused}: the notes after it are not read")
+
+
+def _json_list(chunks: Iterator[bytes], max_item_chars: int) -> Iterator[Any]:
+    """The items of a JSON list as its bytes arrive, each read by the stdlib's
+    decoder; only the item being read is ever held."""
+    import codecs
+
+    decoder = json.JSONDecoder()
+    utf8 = codecs.getincrementaldecoder("utf-8-sig")()
+    buffer, pos, done = "", 0, False
+
+    def more() -> bool:  # the next piece, after what is left of the buffer
+        nonlocal buffer, pos, done
+        if done:
+            return False
+        chunk = next(chunks, None)
+        try:
+            text = utf8.decode(chunk or b"", final=chunk is None)
+        except UnicodeDecodeError:
+            raise ArchiveRefused("notes.json is not UTF-8") from None
+        buffer, pos, done = buffer[pos:] + text, 0, chunk is None
+        return True
+
+    def next_char() -> str | None:  # the next one that is not white space
+        nonlocal pos
+        while True:
+            while pos < len(buffer) and buffer[pos] in " \t\r\n":
+                pos += 1
+            if pos < len(buffer):
+                return buffer[pos]
+            if not more():
+                return None
+
+    if next_char() != "[":
+        raise ArchiveRefused("notes.json must be a list of notes")
+    pos += 1
+    if next_char() == "]":
+        return
+    while True:
+        if next_char() is None:
+            raise ArchiveRefused("notes.json ends before its list does")
+        while True:  # an item ends where the decoder says, once a byte after it is read
+            try:
+                item, end = decoder.raw_decode(buffer, pos)
+                if end < len(buffer) or done:
+                    break
+            except json.JSONDecodeError as exc:
+                if done:
+                    raise ArchiveRefused(f"notes.json is not valid JSON ({exc.msg})") from None
+            if len(buffer) - pos > max_item_chars:
+                raise ArchiveRefused(f"a note in notes.json is over {max_item_chars:,} characters")
+            more()
+        pos = end
+        yield item
+        separator = next_char()
+        if separator == "]":
+            return
+        if separator != ",":
+            raise ArchiveRefused("notes.json is not valid JSON (a ',' or ']' is missing)")
+        pos += 1
+
+
+def _footnote_note(index: int, note: Any, limits: ArchiveLimits) -> Iterator[ImportRecord]:
+    source = f"notes.json#{note.get('id') if isinstance(note, dict) else index}"
+    if not isinstance(note, dict) or not isinstance(note.get("text", ""), str):
+        yield ImportFailure(source, "not a note object: skipped")
+        return
+    warnings: list[str] = []
+    created = _meta_date(note, ("created",), warnings)
+    updated = _meta_date(note, ("updated",), warnings)
+    tags: list[str] = [str(t) for t in note.get("tags") or [] if isinstance(t, str)]
+    memory_type = _memory_type(note.get("type"), warnings)
+    record = _note_or_empty(
+        source,
+        note.get("text") or "",
+        str(note.get("title") or ""),
+        tuple(tags),
+        created,
+        updated,
+        tuple(warnings),
+        True,
+    )
+    if isinstance(record, ImportedNote) and memory_type is not None:
+        record = replace(record, type=memory_type)
+    yield from _split_long(iter([record]), limits)
 
 
 def _memory_type(value: Any, warnings: list[str]) -> MemoryType | None:
