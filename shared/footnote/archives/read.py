@@ -185,13 +185,9 @@ def _zipped_enex(
     """An .enex in the zip, parsed as it inflates: no size limit of its own (the
     archive's total and the ratio still hold), never held whole."""
     try:
-        _check_entry(info, budget.limits)
-        member = archive.open(info)
+        member = _open_entry(archive, info, budget.limits)
     except ArchiveRefused as refused:
         yield ImportFailure(info.filename, str(refused))
-        return
-    except _ZIP_ERRORS as exc:
-        yield ImportFailure(info.filename, f"could not be read from the zip ({exc})")
         return
     with member:
         yield from _enex(info.filename, _chunks(member, budget, damaged=_ZIP_ERRORS), budget.limits)
@@ -224,17 +220,26 @@ def _check_entry(info: zipfile.ZipInfo, limits: ArchiveLimits) -> None:
         raise ArchiveRefused("compressed suspiciously well (a zip bomb?): skipped")
 
 
+def _open_entry(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, limits: ArchiveLimits
+) -> IO[bytes]:
+    _check_entry(info, limits)
+    try:
+        return archive.open(info)
+    except _ZIP_ERRORS as exc:
+        raise ArchiveRefused(f"could not be read from the zip ({exc})") from None
+
+
 def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: _Budget) -> bytes:
     limits = budget.limits
     if info.file_size > limits.max_entry_bytes:
         raise ArchiveRefused(f"larger than {limits.max_entry_bytes:,} bytes: skipped")
-    _check_entry(info, limits)
-    try:
-        with archive.open(info) as member:
+    with _open_entry(archive, info, limits) as member:
+        try:
             # Never trust the declared size: read at most one byte more than allowed.
             data = member.read(limits.max_entry_bytes + 1)
-    except _ZIP_ERRORS as exc:
-        raise ArchiveRefused(f"could not be read from the zip ({exc})") from None
+        except _ZIP_ERRORS as exc:
+            raise ArchiveRefused(f"could not be read from the zip ({exc})") from None
     if len(data) > limits.max_entry_bytes:
         raise ArchiveRefused(f"larger than {limits.max_entry_bytes:,} bytes: skipped")
     budget.inflated += len(data)
@@ -684,12 +689,9 @@ def _footnote_export(
     Damage before the first note refuses the archive; damage later keeps the notes
     before it and reports the rest unread."""
     try:
-        _check_entry(info, budget.limits)
-        member = archive.open(info)
+        member = _open_entry(archive, info, budget.limits)
     except ArchiveRefused as refused:
         raise ArchiveRefused(f"notes.json: {refused}") from None
-    except _ZIP_ERRORS as exc:
-        raise ArchiveRefused(f"notes.json could not be read from the zip ({exc})") from None
     with member:
         notes = _json_list(
             _chunks(member, budget, damaged=_ZIP_ERRORS), budget.limits.max_entry_bytes
