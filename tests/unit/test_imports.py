@@ -283,3 +283,17 @@ def test_a_note_written_between_the_check_and_the_write_is_a_duplicate_charged_n
     report = c.import_jobs.get(again["id"])
     assert report is not None and (report.imported, report.duplicates) == (0, 3)
     assert c.quotas.stored_chars(ALICE) == chars
+
+
+def test_twenty_thousand_tiny_files_import_to_the_daily_quota_and_say_where_they_stopped() -> None:
+    """Issue 23's 20,000 tiny files: read (under the 50,000-file cap), imported up to
+    the notes-per-day quota, the job done with the reason, nothing half-written."""
+    h = Harness(quotas=True, QUOTA_NOTES_PER_DAY=1000)
+    tiny = vault({f"v/n{i:05}.md": f"tiny note {i}" for i in range(20_000)})
+    job = upload(h, ALICE, tiny).get_json()
+    run_jobs(h)
+    report = h.call("GET", f"/imports/{job['id']}", ALICE).get_json()
+    assert report["status"] == "done" and "quota" in report["reason"]
+    assert (report["imported"], report["failed"]) == (1000, 0)
+    assert len(imported(h, ALICE)) == 1000
+    assert {n.text for n in imported(h, ALICE).values()} == {f"tiny note {i}" for i in range(1000)}
