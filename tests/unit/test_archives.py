@@ -486,3 +486,13 @@ def test_a_password_protected_entry_is_reported_and_the_others_read() -> None:
         ["locked.md", "v/open.enex"], "encrypted (a password-protected zip): skipped"
     )
     assert [r.text for r in records if isinstance(r, ImportedNote)] == ["fine"]
+
+
+def test_hashes_in_code_are_not_tags() -> None:
+    body = (
+        "Build notes #cpp\n\n```c\n#include <stdio.h>\n#define MAX 10\n```\n\n"
+        "Use `#pragma once` in headers. #todo\n~~~\n#ifdef DEBUG\n~~~\n"
+    )
+    (note,) = _read(io.BytesIO(body.encode()), "build.md")
+    assert isinstance(note, ImportedNote) and note.tags == ("cpp", "todo")
+    assert "#include <stdio.h>" in note.text  # the code itself is kept as written

@@ -36,6 +36,8 @@ _HASHTAG = re.compile(r"(?<![\w#&/])#([A-Za-z][\w/-]{0,60})")
 _EN_TODO = re.compile(r"<en-todo\b([^>]*?)/?>(?:</en-todo>)?", re.IGNORECASE)
 _CHECKED = re.compile(r"\bchecked\s*=\s*[\"']true[\"']", re.IGNORECASE)
 _EN_CRYPT = re.compile(r"<en-crypt\b[^>]*>.*?</en-crypt>", re.IGNORECASE | re.DOTALL)
+# Code, fenced or inline: its '#include' and '#define' are no tags (nor are they in Obsidian).
+_CODE = re.compile(r"^(```|~~~).*?^\1|`[^`\n]+`", re.MULTILINE | re.DOTALL)
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 
@@ -365,7 +367,7 @@ def _markdown(name: str, text: str, mtime: datetime | None) -> ImportRecord:
         body = "\n".join(lines[1:])
     title = title or _stem(name)
     tags = list(_tag_list(meta.get("tags") or meta.get("tag")))
-    tags += _HASHTAG.findall(body)
+    tags += _HASHTAG.findall(_CODE.sub(" ", body))
     body = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), body)
     created = _meta_date(meta, ("created", "date", "created_at", "creation date"), warnings)
     updated = _meta_date(meta, ("updated", "modified", "updated_at", "last modified"), warnings)
