@@ -20,6 +20,8 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 # The counts a note's own phrases use: up to ten (their values: footnote.text.NUMBER_WORDS).
 _NUM = r"(?P<n>\d{1,2}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
 _UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
+# "Sat 24 Jan" names its month: an absolute date (``has_absolute_date``), not "Sat 24".
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
 # Full names in any case; the short forms ("Sat 24 Jan", "Tues") only capitalised, since
 # "sat", "wed" and "sun" are words too.
 _WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)"
@@ -35,6 +37,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("in_n", rf"in\s+{_NUM}\s+{_UNIT}"),
         ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}"),
         ("next_weekday", rf"next\s+{_WD}"),
+        # "pick up Fri 21": a weekday with its day of the month names one day, whichever
+        # side of the day of writing it falls ("2-4pm", "21:50" are times, not days)
+        (
+            "weekday_day",
+            rf"{_WD}\s+(?P<dom>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\d:.]|\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH})",
+        ),
         (
             "last_period",
             r"(?:last|this\s+past)\s+(?P<period>week|weekend|month|year|summer|winter)",
@@ -52,6 +60,9 @@ class Resolved:
     meaning: str  # "7 May 2023", "the week before 9 June 2023", "2022"
     start: int
     end: int
+    # before the day of writing, read backwards from it ("yesterday", "last Saturday",
+    # "two weeks ago", "on Friday" in a record): the note records what happened then
+    past: bool = False
 
 
 def day_text(d: date) -> str:
@@ -139,6 +150,8 @@ def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
         if unit == "month":
             return month_text(_add_months(written, n))
         return str(written.year + n)
+    if kind == "weekday_day":
+        return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written)
     if kind in ("last_weekday", "next_weekday", "weekday"):
         wd = _weekday(m["wd"])
         name = _WEEKDAYS[wd].capitalize()
@@ -171,6 +184,25 @@ def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
     return str(written.year)
 
 
+def _weekday_day(wd: int, dom: int, written: date) -> str | None:
+    """ "Fri 21" in a note of Tuesday 18 November: Friday 21 November — of the months
+    around the day of writing, the nearest where the 21st is a Friday."""
+    found: list[date] = []
+    for shift in (0, 1, -1, 2, -2):
+        first = _add_months(written, shift)
+        if dom <= calendar.monthrange(first.year, first.month)[1]:
+            day = first.replace(day=dom)
+            if day.weekday() == wd:
+                found.append(day)
+    if not found:
+        return None
+    day = min(found, key=lambda d: abs((d - written).days))
+    return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
+
+
+_PAST_KINDS = frozenset({"day_before_yesterday", "yesterday", "ago", "last_weekday", "last_period"})
+
+
 def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
     """Relative time phrases of ``text`` with what they mean for a note written on ``written``."""
     day = written.date() if isinstance(written, datetime) else written
@@ -183,7 +215,8 @@ def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
             meaning = _meaning(kind, m, day)
             if meaning is None:
                 continue
-            found.append(Resolved(m.group(0), meaning, m.start(), m.end()))
+            past = kind in _PAST_KINDS or (kind == "weekday" and not _looks_ahead(m))
+            found.append(Resolved(m.group(0), meaning, m.start(), m.end(), past))
             taken.append((m.start(), m.end()))
     found.sort(key=lambda r: r.start)
     return found
@@ -195,6 +228,24 @@ _ABSOLUTE = re.compile(
     r"|\d{4}-\d{2}-\d{2})\b",
     re.IGNORECASE,
 )
+
+
+# A date that closes a span of time: "by Friday", "before the 19th", "due Monday 9am",
+# "deadline: Nov 3". It answers "By when…?"; "When…?" asks when a thing happens.
+_DEADLINE_LEAD = re.compile(
+    r"\b(?:by|before|until|till|due|deadline|no\s+later\s+than)\W{0,3}(?:on\s+|the\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def is_deadline(text: str, start: int) -> bool:
+    """The date phrase at ``start`` of ``text`` is a deadline ("by Friday")."""
+    return bool(_DEADLINE_LEAD.search(text[max(0, start - 24) : start]))
+
+
+def absolute_starts(text: str) -> list[int]:
+    """Where the dates the text names itself begin."""
+    return [m.start() for m in _ABSOLUTE.finditer(text)]
 
 
 def has_absolute_date(text: str) -> bool:

@@ -23,7 +23,13 @@ from datetime import datetime, tzinfo
 
 from footnote.domain import Draft, Intent, QueryAnalysis, Source
 from footnote.generation import answer_types
-from footnote.generation.dates import day_text, has_absolute_date, resolve_phrases
+from footnote.generation.dates import (
+    absolute_starts,
+    day_text,
+    has_absolute_date,
+    is_deadline,
+    resolve_phrases,
+)
 from footnote.generation.names import missing_names, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.speakers import (
@@ -67,6 +73,8 @@ NAMED_TITLE_BONUS = 0.25
 OTHER_MARGIN = 0.0
 # "When did…", "When was…": a question about something done, which its record dates.
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
+# "By when…", "… due?", "What's the deadline for…": the end of a span of time.
+_ASKS_DEADLINE = re.compile(r"^\W*(?:by|until|till)\s+when\b|\bdue\b|\bdeadlines?\b", re.IGNORECASE)
 # A "when" question reads this many of the best sentences for one that states a date.
 DATED_CANDIDATES = 5
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
@@ -391,10 +399,18 @@ def _dated_answer(
     """
     wanted = set(question_terms)
 
+    def share(found: frozenset[str] | set[str]) -> float:
+        return len(found & wanted) / len(wanted) if wanted else 1.0
+
     def covers(c: _Candidate) -> bool:
-        return not wanted or len(c.terms & wanted) / len(wanted) >= MIN_COVERAGE
+        return share(c.terms) >= MIN_COVERAGE
 
     by_cid = {s.cid: s.chunk for s in sources}
+    # What each note says of the question, all its sentences together: "order the bird
+    # by Tuesday" is about the faraona its note's other sentence names.
+    in_note: dict[str, set[str]] = {}
+    for c in pool:
+        in_note.setdefault(c.cid, set()).update(c.terms & wanted)
 
     def written_of(c: _Candidate) -> datetime:
         written = by_cid[c.cid].created_at
@@ -404,38 +420,84 @@ def _dated_answer(
     if not pool or not covers(pool[0]):
         return NOT_ENOUGH
 
-    def stated(c: _Candidate) -> str | None:
-        """The date the sentence states, or its title when the sentence states none
-        ("design doc review tmrw" over the doc's comments)."""
-        if has_absolute_date(c.text):  # "Sat 24 Jan": the date it names, not the weekday's
-            return speaker_prefix(c.text, c.speaker)
+    def dates_of(c: _Candidate) -> list[_Dated]:
+        """The dates the sentence states, or its title when the sentence states none
+        ("design doc review tmrw" over the doc's comments). A sentence naming a date
+        itself ("Sat 24 Jan") is quoted, not the weekday's reading."""
+        if has_absolute_date(c.text):
+            quoted = speaker_prefix(c.text, c.speaker)
+            return [
+                _Dated(quoted, is_deadline(c.text, at), False) for at in absolute_starts(c.text)
+            ]
         for text in (c.text, by_cid[c.cid].title):
             resolved = resolve_phrases(text, written_of(c))
             if resolved:
-                return resolved[0].meaning
+                return [_Dated(r.meaning, is_deadline(text, r.start), r.past) for r in resolved]
+        return []
+
+    def first(c: _Candidate, keep: Callable[[_Dated], bool]) -> str | None:
+        return next((d.text for d in dates_of(c) if keep(d)), None)
+
+    def alternative(keep: Callable[[_Dated], bool], floor: float) -> str | None:
+        """The best other sentence covering the question as well as ``floor`` whose
+        date is of the kind wanted."""
+        for c in pool[1:]:
+            if share(c.terms) >= floor and (said_when := first(c, keep)) is not None:
+                return _cite(said_when, c.cid)
         return None
 
+    if _ASKS_DEADLINE.search(question):
+        # "By when…": a deadline ("he'll confirm by Friday") in the note about it, even
+        # when another sentence covers the question better ("Tiago said yes. start Aug 18").
+        due = [
+            c
+            for c in pool
+            if c.terms & wanted
+            and share(in_note[c.cid]) >= MIN_COVERAGE
+            and first(c, lambda d: d.deadline) is not None
+        ]
+        if due:
+            c = max(due, key=lambda c: (share(in_note[c.cid]), share(c.terms), c.score))
+            return _cite(first(c, lambda d: d.deadline) or "", c.cid)
     best = pool[0]
-    said_when = stated(best)
-    if said_when is not None:
-        return _cite(said_when, best.cid)
+    dated = dates_of(best)
+    if dated:
+        if not _ASKS_DEADLINE.search(question) and all(d.deadline for d in dated):
+            # "When did I present…?" over "portfolio presentation. they'll send times by
+            # Friday": a deadline is not when the thing happens; a sentence covering the
+            # question as well that dates it is ("date: Thu Jan 22").
+            event = alternative(lambda d: not d.deadline, share(best.terms))
+            if event is not None:
+                return event
+        return _cite(dated[0].text, best.cid)
     # A personal record ("domain renewed, done", "We signed the lease"): the day it was
     # written is the day it happened.
     recorded = bool(best.speaker or first_person(best.text) or first_person(question))
     if _ASKS_PAST.search(question):
-        # "When did I renew the domain?": the record of it, not the plan to ("renew
-        # domain (expires 4 March!)"); an undated sentence of someone else's past says
-        # nothing of when.
+        # "When did the pg primary run out of memory?": a sentence covering it as well
+        # that dates what happened ("yesterday 21:50 pg primary OOM") ...
+        happened = alternative(lambda d: d.past, share(best.terms))
+        if happened is not None:
+            return happened
+        # ... else the record of it, not the plan to ("renew domain (expires 4 March!)");
+        # an undated sentence of someone else's past says nothing of when.
         return _cite(day_text(written_of(best).date()), best.cid) if recorded else NOT_ENOUGH
     # What is coming: the best sentence is about the event but says nothing of when
     # ("RSVPd yes to Isla's party"): the next ones that cover the question may ("Isla's
     # 9th, Sat 24 Jan").
     for c in pool[1:DATED_CANDIDATES]:
-        if covers(c) and (said_when := stated(c)) is not None:
+        if covers(c) and (said_when := first(c, lambda d: True)) is not None:
             return _cite(said_when, c.cid)
     if recorded:
         return _cite(day_text(written_of(best).date()), best.cid)
     return NOT_ENOUGH
+
+
+@dataclass(frozen=True)
+class _Dated:
+    text: str  # what the answer says: the resolved date, or the sentence naming it
+    deadline: bool  # "by Friday", "due Monday": the end of a span, not an event's day
+    past: bool  # read backwards from the day of writing ("yesterday", "last Saturday")
 
 
 def _clean(sentence: str) -> str:

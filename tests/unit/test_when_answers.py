@@ -1,0 +1,76 @@
+"""Which date answers a "when" question: a deadline for "by when", an event's day for
+"when", what happened for "when did" — each read in the note about it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from footnote.domain import Chunk, MemoryType, Source
+from footnote.generation.dates import resolve_phrases
+from footnote.generation.extractive import compose
+from footnote.retrieval.query import analyze
+
+MON_4_AUG = datetime(2025, 8, 4, 12, tzinfo=UTC)
+FRI_8_AUG = datetime(2025, 8, 8, 17, tzinfo=UTC)
+ASKED = datetime(2025, 10, 1, tzinfo=UTC)
+
+
+def _source(cid: str, text: str, when: datetime, title: str = "") -> Source:
+    body = f"{title}\n\n{text}" if title else text
+    chunk = Chunk(f"{cid}_c", f"{cid}_n", "t", 0, body, (), MemoryType.NOTE, when, (), "m", title)
+    return Source(cid, chunk, 1.0)
+
+
+def _answer(question: str, sources: list[Source]) -> str:
+    return compose(question, sources, analyze(question, ASKED))
+
+
+def test_a_weekday_with_its_day_of_the_month_is_that_day_either_side_of_the_note() -> None:
+    tuesday = datetime(2025, 11, 18, tzinfo=UTC)
+    (pick_up,) = resolve_phrases("faraona ordered, pick up Fri 21 after 5pm", tuesday)
+    assert pick_up.meaning == "Friday, 21 November 2025"
+    (met,) = resolve_phrases("met Omar Thu 13", tuesday)
+    assert met.meaning == "Thursday, 13 November 2025"
+    # a time or a month after it is not a day of the month read this way
+    assert [r.meaning for r in resolve_phrases("Sat 24 Jan", tuesday)] != [
+        "Saturday, 24 November 2025"
+    ]
+
+
+def test_by_when_is_answered_by_the_deadline_in_the_note_about_it() -> None:
+    notes = [
+        _source("N1", "Tiago confirmed the booking page: start Aug 18 after my holiday", FRI_8_AUG),
+        _source("N2", "Tiago wants a rental booking page. he'll confirm by Friday", MON_4_AUG),
+    ]
+    answer = _answer("By when was Tiago supposed to confirm the booking page?", notes)
+    assert answer == "Friday, 8 August 2025 [N2]."
+
+
+def test_when_a_thing_happens_is_not_the_deadline_of_something_about_it() -> None:
+    notes = [
+        _source(
+            "N1",
+            "next: portfolio presentation for Relay, 45 min. they'll send times by Friday",
+            MON_4_AUG,
+        ),
+        _source(
+            "N2",
+            "1. intro\n2. case study\ndate: Thu Aug 21, 1pm, Zoom",
+            datetime(2025, 8, 14, tzinfo=UTC),
+            title="Relay portfolio presentation prep",
+        ),
+    ]
+    answer = _answer("When did I present my portfolio to Relay?", notes)
+    assert "Thu Aug 21" in answer and answer.endswith("[N2].")
+
+
+def test_when_did_prefers_a_sentence_that_dates_what_happened() -> None:
+    notes = [
+        _source("N1", "alert on pg memory > 85% (me)", datetime(2025, 8, 26, tzinfo=UTC)),
+        _source(
+            "N2",
+            "yesterday 21:50 pg primary OOM -> failed over to replica-2.",
+            datetime(2025, 8, 25, 9, tzinfo=UTC),
+        ),
+    ]
+    assert _answer("When did the pg primary run out of memory?", notes) == "24 August 2025 [N2]."
