@@ -410,6 +410,9 @@ class DeletionJob:
 
 IMPORT_STATUSES = ("queued", "running", "done", "cancelled", "failed")
 IMPORT_FAILURES_KEPT = 200  # the report lists this many problems; the count is exact
+# A file's name or a reason in the report is cut to this many characters: a zip entry's
+# name may run to 65,535 bytes, and the whole report is one Firestore document (1 MiB).
+IMPORT_PROBLEM_CHARS = 300
 
 
 @dataclass(frozen=True)

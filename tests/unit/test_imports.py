@@ -5,6 +5,7 @@ users' files, and a dated question answered from imported notes."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from datetime import UTC, datetime
 from typing import Any
@@ -297,3 +298,21 @@ def test_twenty_thousand_tiny_files_import_to_the_daily_quota_and_say_where_they
     assert (report["imported"], report["failed"]) == (1000, 0)
     assert len(imported(h, ALICE)) == 1000
     assert {n.text for n in imported(h, ALICE).values()} == {f"tiny note {i}" for i in range(1000)}
+
+
+def test_the_report_stays_one_firestore_document_whatever_the_names_in_the_zip() -> None:
+    """A zip entry's name may run to 65,535 bytes; 250 bad entries with long names
+    must not make a report Firestore refuses (1 MiB a document), which would fail
+    every save and leave the job running until its message is dead-lettered."""
+    deep = "/".join(["a-folder-with-a-long-name"] * 240)  # 6,239 characters
+    bad = vault({f"{deep}/{i}/../../escape-{i}.md": "x" for i in range(250)})
+    assert 200 * len(deep) > 1024 * 1024  # the 200 problems kept, named in full: too big
+    h = Harness()
+    job = upload(h, ALICE, bad).get_json()
+    run_jobs(h)
+    report = h.call("GET", f"/imports/{job['id']}", ALICE).get_json()
+    assert report["status"] == "done" and report["failed"] == 250
+    assert len(report["problems"]) == 200
+    assert all(len(p["file"]) <= 300 and len(p["reason"]) <= 300 for p in report["problems"])
+    assert report["problems"][0]["file"].endswith("/0/../../escape-0.md")
+    assert len(json.dumps(report).encode()) < 200_000

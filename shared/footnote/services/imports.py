@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from footnote.config import Settings
 from footnote.domain import (
     IMPORT_FAILURES_KEPT,
+    IMPORT_PROBLEM_CHARS,
     ImportJob,
     ImportProblem,
     Note,
@@ -219,7 +220,10 @@ class ImportService:
     def _problem(job: ImportJob, file: str, reason: str) -> ImportJob:
         if len(job.problems) >= IMPORT_FAILURES_KEPT:
             return job
-        return replace(job, problems=(*job.problems, ImportProblem(file, reason)))
+        if len(file) > IMPORT_PROBLEM_CHARS:  # the end of a path names the file
+            file = "…" + file[-(IMPORT_PROBLEM_CHARS - 1) :]
+        problem = ImportProblem(file, _clipped(reason))
+        return replace(job, problems=(*job.problems, problem))
 
     def _saved(self, expected: ImportJob, job: ImportJob) -> ImportJob:
         if self._jobs.save(job, expected.cursor):
@@ -232,10 +236,21 @@ class ImportService:
     def _finish(
         self, job: ImportJob, status: str, reason: str | None, progress: ImportJob | None = None
     ) -> ImportJob:
-        final = replace(progress or job, status=status, reason=reason, finished_at=self._clock())
+        final = replace(
+            progress or job,
+            status=status,
+            reason=_clipped(reason) if reason else reason,
+            finished_at=self._clock(),
+        )
         done = self._saved(job, final)
         log.info("import %s %s: %s", job.id, done.status, reason or "complete")
         return done
+
+
+def _clipped(reason: str) -> str:
+    return (
+        reason if len(reason) <= IMPORT_PROBLEM_CHARS else reason[: IMPORT_PROBLEM_CHARS - 1] + "…"
+    )
 
 
 def message(tenant_id: str, job_id: str) -> dict[str, Any]:
