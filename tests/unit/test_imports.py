@@ -22,7 +22,7 @@ from tests.inproc import Harness, settings
 ALICE, BOB = "alice-imp", "bob-imp"
 
 
-def vault(notes: dict[str, str]) -> bytes:
+def vault(notes: dict[str, str] | dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         for name, body in notes.items():
@@ -316,3 +316,23 @@ def test_the_report_stays_one_firestore_document_whatever_the_names_in_the_zip()
     assert all(len(p["file"]) <= 300 and len(p["reason"]) <= 300 for p in report["problems"])
     assert report["problems"][0]["file"].endswith("/0/../../escape-0.md")
     assert len(json.dumps(report).encode()) < 200_000
+
+
+def test_an_archive_with_no_notes_says_so_and_a_zip_in_the_zip_is_reported() -> None:
+    h = Harness()
+    photos = upload(h, ALICE, vault({"Photos/beach.jpg": "\x89PNG", "doc.pdf": "%PDF"})).get_json()
+    parts = upload(
+        h, ALICE, vault({"Export-1/Export-1-Part-1.zip": vault({"a.md": "a"})})
+    ).get_json()
+    run_jobs(h)
+    nothing = h.call("GET", f"/imports/{photos['id']}", ALICE).get_json()
+    assert nothing["status"] == "done" and nothing["imported"] == 0
+    assert nothing["reason"].startswith("no notes found")
+    nested = h.call("GET", f"/imports/{parts['id']}", ALICE).get_json()
+    assert nested["failed"] == 1 and nested["reason"] is None
+    assert nested["problems"] == [
+        {
+            "file": "Export-1/Export-1-Part-1.zip",
+            "reason": "a zip inside the zip is not read: import it on its own",
+        }
+    ]

@@ -167,6 +167,9 @@ def _zip_entry(
     keep = in_keep and lower.endswith(".json")
     if in_keep and lower.endswith((".html", ".htm", "/labels.txt")):
         return  # Takeout's copies of what the JSON holds
+    if lower.endswith(".zip"):  # a big Notion workspace comes as a zip of part zips
+        yield ImportFailure(name, "a zip inside the zip is not read: import it on its own")
+        return
     if not keep and not lower.endswith((*_NOTE_SUFFIXES, ".enex", ".html", ".htm")):
         return  # attachments and settings: not notes
     if not keep and lower.endswith(".enex"):

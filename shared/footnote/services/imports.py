@@ -50,6 +50,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IMPORT_NOTES = "importNotes"  # the ``job`` of an import message
+# The report's reason when an archive read cleanly but held nothing to import (a zip
+# of photos, a folder of PDFs): without it the job would say "done" and nothing else.
+NOTHING_FOUND = (
+    "no notes found: Footnote reads Markdown and text files, Evernote .enex, "
+    "Google Keep Takeout, Notion and Footnote exports"
+)
 
 
 def user_prefix(tenant_id: str) -> str:
@@ -163,6 +169,8 @@ class ImportService:
                 if self._monotonic() - started > self._budget:
                     self._queue.publish(message(job.tenant_id, job.id))
                     return job
+        if progress.found == 0 and progress.failed == 0:
+            return self._finish(job, "done", NOTHING_FOUND, progress)
         return self._finish(job, "done", None, progress)
 
     def _account(self, job: ImportJob, record: ImportRecord) -> ImportJob:
