@@ -336,3 +336,61 @@ def test_an_archive_with_no_notes_says_so_and_a_zip_in_the_zip_is_reported() -> 
             "reason": "a zip inside the zip is not read: import it on its own",
         }
     ]
+
+
+def test_a_fault_that_recurs_at_one_place_fails_the_job_before_its_message_is_dead_lettered() -> (
+    None
+):
+    """Each delivery raises at the same note (the fault is in the data or the code,
+    not the weather): after three such runs the next delivery ends the job 'failed'
+    with the reason, rather than leaving it 'running' until Pub/Sub dead-letters the
+    message. A run past its time budget publishes a new message, counted afresh."""
+    h = Harness()
+    c = h.container
+    service = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue, page_size=2
+    )
+    many = vault(
+        {f"n{i}.md": front(f"Note {i}", "2023-01-02T00:00:00Z", f"Body {i}") for i in range(7)}
+    )
+    job = upload(h, ALICE, many).get_json()
+    original = c.store.create_note
+    failing = {"title": "Note 3"}
+
+    def fails_on_one_note(note: Note) -> Note:
+        if note.title == failing["title"]:
+            raise ConnectionError("the same fault, every time")
+        return original(note)
+
+    c.store.create_note = fails_on_one_note  # type: ignore[method-assign]
+    for _ in range(3):  # the first run imports notes 0-2 and saves the cursor at 2
+        with pytest.raises(ConnectionError):
+            service.run(ALICE, job["id"])
+    stuck = c.import_jobs.get(job["id"])
+    assert stuck is not None and stuck.status == "running" and stuck.cursor == 2
+    failed = service.run(ALICE, job["id"])  # the fourth delivery: no fourth try
+    assert failed.status == "failed" and failed.finished_at is not None
+    assert failed.reason is not None and "3 tries in a row" in failed.reason
+    assert sorted(imported(h, ALICE)) == ["Note 0", "Note 1", "Note 2"]
+    assert service.run(ALICE, job["id"]).status == "failed"  # a late redelivery: nothing
+
+
+def test_a_long_import_continued_by_new_messages_is_not_counted_as_failing() -> None:
+    h = Harness()
+    c = h.container
+    ticks = iter(range(1000))
+    service = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue,
+        page_size=1, budget_s=0.5, monotonic=lambda: float(next(ticks)),
+    )  # fmt: skip
+    many = vault({f"n{i}.md": f"Body {i}" for i in range(6)})
+    job = upload(h, ALICE, many).get_json()
+    queue: Any = c.account_queue
+    runs = 0
+    while queue.published:
+        m = queue.published.pop(0)
+        runs += 1
+        service.run(m["tenantId"], m["jobId"])
+    done = c.import_jobs.get(job["id"])
+    assert runs > 3  # more runs than one message may have, each a new message
+    assert done is not None and done.status == "done" and done.imported == 6

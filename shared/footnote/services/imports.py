@@ -27,6 +27,7 @@ from footnote.config import Settings
 from footnote.domain import (
     IMPORT_FAILURES_KEPT,
     IMPORT_PROBLEM_CHARS,
+    IMPORT_RUNS_PER_MESSAGE,
     ImportJob,
     ImportProblem,
     Note,
@@ -132,10 +133,20 @@ class ImportService:
         from footnote.archives import ArchiveLimits, ArchiveRefused, read_archive
 
         started = self._monotonic()
-        if job.status == "queued":
-            job = self._saved(job, replace(job, status="running", started_at=self._clock()))
-            if job.finished:
-                return job
+        if job.attempts >= IMPORT_RUNS_PER_MESSAGE:
+            log.error("import %s: %d runs failed, at record %d", job.id, job.attempts, job.cursor)
+            return self._finish(job, "failed", STUCK.format(runs=job.attempts, done=job.cursor))
+        job = self._saved(
+            job,
+            replace(
+                job,
+                status="running",
+                started_at=job.started_at or self._clock(),
+                attempts=job.attempts + 1,
+            ),
+        )
+        if job.finished:
+            return job
         try:
             stream = self._blobs.open_read(job.object_name)
         except FileNotFoundError:
@@ -167,6 +178,7 @@ class ImportService:
                 if job.finished:
                     return job  # cancelled meanwhile
                 if self._monotonic() - started > self._budget:
+                    job = self._saved(job, replace(job, attempts=0))  # a new message's count
                     self._queue.publish(message(job.tenant_id, job.id))
                     return job
         if progress.found == 0 and progress.failed == 0:
@@ -253,6 +265,13 @@ class ImportService:
         done = self._saved(job, final)
         log.info("import %s %s: %s", job.id, done.status, reason or "complete")
         return done
+
+
+STUCK = (
+    "stopped: {runs} tries in a row failed (after {done} files or notes of the archive). "
+    "The notes read before are imported; the same file can be imported again, and "
+    "nothing is imported twice"
+)
 
 
 def _clipped(reason: str) -> str:
