@@ -410,6 +410,16 @@ class DeletionJob:
 
 IMPORT_STATUSES = ("queued", "running", "done", "cancelled", "failed")
 IMPORT_FAILURES_KEPT = 200  # the report lists this many problems; the count is exact
+# A file's name or a reason in the report is cut to this many characters: a zip entry's
+# name may run to 65,535 bytes, and the whole report is one Firestore document (1 MiB).
+IMPORT_PROBLEM_CHARS = 300
+# Runs one import message may have (each delivery a run; a run that raises is
+# delivered again): the next delivery ends the job as failed instead. A fault that
+# recurs would otherwise be retried until the message is dead-lettered (at 5
+# deliveries at least, infra/variables.tf, counted by Pub/Sub on a best effort),
+# leaving the job 'running' for good. A run that outlasts its time budget publishes a
+# new message, whose runs are counted afresh.
+IMPORT_RUNS_PER_MESSAGE = 3
 
 
 @dataclass(frozen=True)
@@ -439,6 +449,7 @@ class ImportJob:
     reason: str | None = None  # why the job stopped early (quota, a refused archive)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    attempts: int = 0  # runs of the current message so far (IMPORT_RUNS_PER_MESSAGE)
 
     @property
     def finished(self) -> bool:

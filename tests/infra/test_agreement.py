@@ -677,3 +677,22 @@ def test_a_push_delivery_decodes_to_the_reindex_request() -> None:
     assert event["type"] == "google.cloud.pubsub.topic.v1.messagePublished"
     request = parse_request(entrypoints._pubsub_json(event.data))
     assert (request.scope, request.tenant_id) == ("tenant", "alice")
+
+
+def test_an_import_fails_its_job_before_pubsub_dead_letters_its_message(tf: Terraform) -> None:
+    """The delivery after IMPORT_RUNS_PER_MESSAGE runs ends a failing import's job; it
+    must come before the last delivery Pub/Sub makes (which counts on a best effort),
+    in production and on the local stack, or the job would stay 'running'."""
+    from footnote.domain import IMPORT_RUNS_PER_MESSAGE
+
+    push = tf.resource("google_pubsub_subscription", "accounts_push")
+    policy = blocks(push, "dead_letter_policy")[0]
+    assert expression(policy["max_delivery_attempts"]) == "var.reindex_max_delivery_attempts"
+    deliveries = {
+        tf.default("reindex_max_delivery_attempts"),
+        *(tfvars(p).get("reindex_max_delivery_attempts") for p in TFVARS),
+        dev_stack.Stack.max_delivery_attempts,
+    } - {None}
+    assert deliveries and all(d > IMPORT_RUNS_PER_MESSAGE + 1 for d in deliveries), deliveries
+    validation = str(tf.variables["reindex_max_delivery_attempts"])
+    assert "reindex_max_delivery_attempts >= 5" in validation  # no deployment allows fewer

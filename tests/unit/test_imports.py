@@ -5,6 +5,7 @@ users' files, and a dated question answered from imported notes."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from datetime import UTC, datetime
 from typing import Any
@@ -21,7 +22,7 @@ from tests.inproc import Harness, settings
 ALICE, BOB = "alice-imp", "bob-imp"
 
 
-def vault(notes: dict[str, str]) -> bytes:
+def vault(notes: dict[str, str] | dict[str, bytes]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
         for name, body in notes.items():
@@ -297,3 +298,99 @@ def test_twenty_thousand_tiny_files_import_to_the_daily_quota_and_say_where_they
     assert (report["imported"], report["failed"]) == (1000, 0)
     assert len(imported(h, ALICE)) == 1000
     assert {n.text for n in imported(h, ALICE).values()} == {f"tiny note {i}" for i in range(1000)}
+
+
+def test_the_report_stays_one_firestore_document_whatever_the_names_in_the_zip() -> None:
+    """A zip entry's name may run to 65,535 bytes; 250 bad entries with long names
+    must not make a report Firestore refuses (1 MiB a document), which would fail
+    every save and leave the job running until its message is dead-lettered."""
+    deep = "/".join(["a-folder-with-a-long-name"] * 240)  # 6,239 characters
+    bad = vault({f"{deep}/{i}/../../escape-{i}.md": "x" for i in range(250)})
+    assert 200 * len(deep) > 1024 * 1024  # the 200 problems kept, named in full: too big
+    h = Harness()
+    job = upload(h, ALICE, bad).get_json()
+    run_jobs(h)
+    report = h.call("GET", f"/imports/{job['id']}", ALICE).get_json()
+    assert report["status"] == "done" and report["failed"] == 250
+    assert len(report["problems"]) == 200
+    assert all(len(p["file"]) <= 300 and len(p["reason"]) <= 300 for p in report["problems"])
+    assert report["problems"][0]["file"].endswith("/0/../../escape-0.md")
+    assert len(json.dumps(report).encode()) < 200_000
+
+
+def test_an_archive_with_no_notes_says_so_and_a_zip_in_the_zip_is_reported() -> None:
+    h = Harness()
+    photos = upload(h, ALICE, vault({"Photos/beach.jpg": "\x89PNG", "doc.pdf": "%PDF"})).get_json()
+    parts = upload(
+        h, ALICE, vault({"Export-1/Export-1-Part-1.zip": vault({"a.md": "a"})})
+    ).get_json()
+    run_jobs(h)
+    nothing = h.call("GET", f"/imports/{photos['id']}", ALICE).get_json()
+    assert nothing["status"] == "done" and nothing["imported"] == 0
+    assert nothing["reason"].startswith("no notes found")
+    nested = h.call("GET", f"/imports/{parts['id']}", ALICE).get_json()
+    assert nested["failed"] == 1 and nested["reason"] is None
+    assert nested["problems"] == [
+        {
+            "file": "Export-1/Export-1-Part-1.zip",
+            "reason": "a zip inside the zip is not read: import it on its own",
+        }
+    ]
+
+
+def test_a_fault_that_recurs_at_one_place_fails_the_job_before_its_message_is_dead_lettered() -> (
+    None
+):
+    """Each delivery raises at the same note (the fault is in the data or the code,
+    not the weather): after three such runs the next delivery ends the job 'failed'
+    with the reason, rather than leaving it 'running' until Pub/Sub dead-letters the
+    message. A run past its time budget publishes a new message, counted afresh."""
+    h = Harness()
+    c = h.container
+    service = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue, page_size=2
+    )
+    many = vault(
+        {f"n{i}.md": front(f"Note {i}", "2023-01-02T00:00:00Z", f"Body {i}") for i in range(7)}
+    )
+    job = upload(h, ALICE, many).get_json()
+    original = c.store.create_note
+    failing = {"title": "Note 3"}
+
+    def fails_on_one_note(note: Note) -> Note:
+        if note.title == failing["title"]:
+            raise ConnectionError("the same fault, every time")
+        return original(note)
+
+    c.store.create_note = fails_on_one_note  # type: ignore[method-assign]
+    for _ in range(3):  # the first run imports notes 0-2 and saves the cursor at 2
+        with pytest.raises(ConnectionError):
+            service.run(ALICE, job["id"])
+    stuck = c.import_jobs.get(job["id"])
+    assert stuck is not None and stuck.status == "running" and stuck.cursor == 2
+    failed = service.run(ALICE, job["id"])  # the fourth delivery: no fourth try
+    assert failed.status == "failed" and failed.finished_at is not None
+    assert failed.reason is not None and "3 tries in a row" in failed.reason
+    assert sorted(imported(h, ALICE)) == ["Note 0", "Note 1", "Note 2"]
+    assert service.run(ALICE, job["id"]).status == "failed"  # a late redelivery: nothing
+
+
+def test_a_long_import_continued_by_new_messages_is_not_counted_as_failing() -> None:
+    h = Harness()
+    c = h.container
+    ticks = iter(range(1000))
+    service = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue,
+        page_size=1, budget_s=0.5, monotonic=lambda: float(next(ticks)),
+    )  # fmt: skip
+    many = vault({f"n{i}.md": f"Body {i}" for i in range(6)})
+    job = upload(h, ALICE, many).get_json()
+    queue: Any = c.account_queue
+    runs = 0
+    while queue.published:
+        m = queue.published.pop(0)
+        runs += 1
+        service.run(m["tenantId"], m["jobId"])
+    done = c.import_jobs.get(job["id"])
+    assert runs > 3  # more runs than one message may have, each a new message
+    assert done is not None and done.status == "done" and done.imported == 6

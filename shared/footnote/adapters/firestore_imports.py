@@ -28,6 +28,7 @@ def _doc(job: ImportJob) -> dict[str, Any]:
         "reason": job.reason,
         "startedAt": job.started_at,
         "finishedAt": job.finished_at,
+        "attempts": job.attempts,
         "updatedAt": datetime.now(UTC),
     }
 
@@ -48,6 +49,7 @@ def _job(job_id: str, d: dict[str, Any]) -> ImportJob:
         reason=d.get("reason"),
         started_at=d.get("startedAt"),
         finished_at=d.get("finishedAt"),
+        attempts=int(d.get("attempts", 0)),
     )
 
 

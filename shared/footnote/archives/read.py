@@ -167,6 +167,9 @@ def _zip_entry(
     keep = in_keep and lower.endswith(".json")
     if in_keep and lower.endswith((".html", ".htm", "/labels.txt")):
         return  # Takeout's copies of what the JSON holds
+    if lower.endswith(".zip"):  # a big Notion workspace comes as a zip of part zips
+        yield ImportFailure(name, "a zip inside the zip is not read: import it on its own")
+        return
     if not keep and not lower.endswith((*_NOTE_SUFFIXES, ".enex", ".html", ".htm")):
         return  # attachments and settings: not notes
     if not keep and lower.endswith(".enex"):
@@ -536,7 +539,7 @@ class _EnexNotes(ContentHandler):
         self._max_chars = max_chars
         self._chars = 0  # of the note being read
         self._path: list[str] = []
-        self._note: dict[str, list[str]] | None = None
+        self._note: dict[str, str] | None = None
         self._tags: list[str] = []
         self._text: list[str] | None = None  # the kept element being read
         self._count = 0
@@ -567,19 +570,18 @@ class _EnexNotes(ContentHandler):
             if name == "tag":
                 self._tags.append(text)
             else:
-                self._note[name] = [text]
+                self._note[name] = text
             self._text = None
         elif self._path == ["en-export", "note"] and self._note is not None:
             self._ready.append(self._record(self._note))
             self._note = None
         self._path.pop()
 
-    def _record(self, note: dict[str, list[str]]) -> ImportRecord:
+    def _record(self, field: dict[str, str]) -> ImportRecord:
         self._count += 1
         source = f"{self._name}#{self._count}"
         if self._chars > self._max_chars:
             return ImportFailure(source, f"longer than {self._max_chars:,} characters: skipped")
-        field = {key: value[0] for key, value in note.items()}
         warnings: list[str] = []
         created = _enex_date(field.get("created"), "created", warnings)
         updated = _enex_date(field.get("updated"), "updated", warnings)

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from footnote.config import Settings
 from footnote.domain import (
     IMPORT_FAILURES_KEPT,
+    IMPORT_PROBLEM_CHARS,
+    IMPORT_RUNS_PER_MESSAGE,
     ImportJob,
     ImportProblem,
     Note,
@@ -49,6 +51,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IMPORT_NOTES = "importNotes"  # the ``job`` of an import message
+# The report's reason when an archive read cleanly but held nothing to import (a zip
+# of photos, a folder of PDFs): without it the job would say "done" and nothing else.
+NOTHING_FOUND = (
+    "no notes found: Footnote reads Markdown and text files, Evernote .enex, "
+    "Google Keep Takeout, Notion and Footnote exports"
+)
 
 
 def user_prefix(tenant_id: str) -> str:
@@ -125,10 +133,20 @@ class ImportService:
         from footnote.archives import ArchiveLimits, ArchiveRefused, read_archive
 
         started = self._monotonic()
-        if job.status == "queued":
-            job = self._saved(job, replace(job, status="running", started_at=self._clock()))
-            if job.finished:
-                return job
+        if job.attempts >= IMPORT_RUNS_PER_MESSAGE:
+            log.error("import %s: %d runs failed, at record %d", job.id, job.attempts, job.cursor)
+            return self._finish(job, "failed", STUCK.format(runs=job.attempts, done=job.cursor))
+        job = self._saved(
+            job,
+            replace(
+                job,
+                status="running",
+                started_at=job.started_at or self._clock(),
+                attempts=job.attempts + 1,
+            ),
+        )
+        if job.finished:
+            return job
         try:
             stream = self._blobs.open_read(job.object_name)
         except FileNotFoundError:
@@ -160,8 +178,11 @@ class ImportService:
                 if job.finished:
                     return job  # cancelled meanwhile
                 if self._monotonic() - started > self._budget:
+                    job = self._saved(job, replace(job, attempts=0))  # a new message's count
                     self._queue.publish(message(job.tenant_id, job.id))
                     return job
+        if progress.found == 0 and progress.failed == 0:
+            return self._finish(job, "done", NOTHING_FOUND, progress)
         return self._finish(job, "done", None, progress)
 
     def _account(self, job: ImportJob, record: ImportRecord) -> ImportJob:
@@ -219,7 +240,10 @@ class ImportService:
     def _problem(job: ImportJob, file: str, reason: str) -> ImportJob:
         if len(job.problems) >= IMPORT_FAILURES_KEPT:
             return job
-        return replace(job, problems=(*job.problems, ImportProblem(file, reason)))
+        if len(file) > IMPORT_PROBLEM_CHARS:  # the end of a path names the file
+            file = "…" + file[-(IMPORT_PROBLEM_CHARS - 1) :]
+        problem = ImportProblem(file, _clipped(reason))
+        return replace(job, problems=(*job.problems, problem))
 
     def _saved(self, expected: ImportJob, job: ImportJob) -> ImportJob:
         if self._jobs.save(job, expected.cursor):
@@ -232,10 +256,28 @@ class ImportService:
     def _finish(
         self, job: ImportJob, status: str, reason: str | None, progress: ImportJob | None = None
     ) -> ImportJob:
-        final = replace(progress or job, status=status, reason=reason, finished_at=self._clock())
+        final = replace(
+            progress or job,
+            status=status,
+            reason=_clipped(reason) if reason else reason,
+            finished_at=self._clock(),
+        )
         done = self._saved(job, final)
         log.info("import %s %s: %s", job.id, done.status, reason or "complete")
         return done
+
+
+STUCK = (
+    "stopped: {runs} tries in a row failed (after {done} files or notes of the archive). "
+    "The notes read before are imported; the same file can be imported again, and "
+    "nothing is imported twice"
+)
+
+
+def _clipped(reason: str) -> str:
+    return (
+        reason if len(reason) <= IMPORT_PROBLEM_CHARS else reason[: IMPORT_PROBLEM_CHARS - 1] + "…"
+    )
 
 
 def message(tenant_id: str, job_id: str) -> dict[str, Any]:
