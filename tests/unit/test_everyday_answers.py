@@ -97,3 +97,12 @@ def test_a_weekday_in_the_plural_is_no_name_the_notes_must_hold() -> None:
 def test_a_count_or_a_rank_is_not_a_value_asked_for_by_name() -> None:
     chat = [_source("N1", "John", "John: Last week I scored 40 points, my highest ever.")]
     assert "40 points" in _answer("What was the highest number of points John scored?", chat)
+
+
+def test_a_code_the_question_names_must_be_in_the_note_that_answers() -> None:
+    notes = [
+        _source("N1", "INC-2334 DB failover", "Root cause: runaway analytics query."),
+        _source("N2", "standup", "INC-2310 resolved, PM pending"),
+    ]
+    assert _answer("What was the root cause of INC-2310?", notes) == NOT_ENOUGH
+    assert "runaway" in _answer("What was the root cause of INC-2334?", notes)

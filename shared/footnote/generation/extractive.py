@@ -60,6 +60,8 @@ FACTUAL_SENTENCES = 3
 # more often a same-topic neighbour than a source (HotpotQA: precision 0.707 with
 # 3 notes, 0.764 with 2, citation recall 0.785 vs 0.765).
 FACTUAL_NOTES = 2
+# Letters and digits joined: a ticket, a model, a course ("INC-2310", "SN2", "CS101").
+_CODE = re.compile(r"\b[A-Za-z]+-\d+[A-Za-z0-9-]*\b|\b[A-Z]+\d+[A-Z0-9]*\b")
 # A list answer quotes at most this many items of the note's list ...
 LIST_ITEMS = 10
 # ... a list being at least this many lines marked as items.
@@ -344,7 +346,7 @@ def compose(
     kind = None if listing else answer_types.expected(question)
     if kind is not None and chosen:
         chosen = _with_answer_of_kind(kind, chosen, pool, set(question_terms))
-    if not chosen:
+    if not chosen or not _holds_codes(question, chosen[0], sources):
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:
         by_date = {s.cid: s.chunk.created_at for s in sources}
@@ -356,6 +358,18 @@ def compose(
     if analysis.intent in (Intent.LIST, Intent.TIMELINE) or the_list:
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+def _holds_codes(question: str, lead: _Candidate, sources: Sequence[Source]) -> bool:
+    """The note that answers holds every code the question names ("INC-2310", "SN2").
+
+    A code names one thing exactly; a note about its neighbour ("INC-2334", sharing
+    "root cause") answers another question, however many words it shares."""
+    codes = _CODE.findall(question)
+    if not codes:
+        return True
+    text = next(s.chunk.text for s in sources if s.cid == lead.cid).lower()
+    return all(code.lower() in text for code in codes)
 
 
 def _the_list(pool: Sequence[_Candidate], sources: Sequence[Source]) -> list[_Candidate]:
