@@ -48,14 +48,52 @@ _DURATION = re.compile(
 )
 _AMOUNT = re.compile(rf"[$€£¥]\s*\d|\b{_NUMBER}\b|%|\bpercent\b", re.IGNORECASE)
 
+# Money: a number with its currency ("4€", "$400/week", "¥14,170", "145k", "2,400 EUR").
+_MONEY = re.compile(
+    r"[$€£¥₹]\s*\d|\d[\d,.]*\s*(?:[kK]\b|[$€£¥₹]|(?:eur|usd|gbp|sek|nok|dkk|chf|jpy|"
+    r"euros?|dollars?|bucks|pounds|quid|yen)\b)",
+    re.IGNORECASE,
+)
+# A number, code or reference ("KX7M2Q", "22-8-35", "IL-77820193", "sunflower2026",
+# "07700 900 412") holds digits; an email address an "@".
+_IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}|\d+(?:\s\d+)+")
+_EMAIL = re.compile(r"\S@\S")
+# A time of day ("9:30", "5pm", "noon").
+_CLOCK = re.compile(
+    r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}[:.h]\d{2}\b|\bnoon\b|\bmidnight\b", re.I
+)
+
 REASON = re.compile(
     r"\b(?:because|since|so\s+that|so\b|due\s+to|thanks\s+to|reasons?|in\s+order\s+to|"
     r"as\s+(?:it|we|they|he|she|i)\b|why|cause[sd]?|for\s+(?:the\s+)?\w+(?:ing|ity|ness)\b)",
     re.IGNORECASE,
 )
 
+# What a "what/which" question asks for, when it names it: "What's my IBAN?", "What's
+# her number?", "What salary…", "How much did it cost?".
+_WHAT = r"^\W*(?:and\s+|but\s+|so\s+)?(?:what|which|how\s+much)\b[^?]*?"
 # The question's opening decides what kind of answer it wants ("For how long…" too).
 _ASKS = (
+    (re.compile(_WHAT + r"\be-?mail\s+address", re.IGNORECASE), _EMAIL),
+    (
+        re.compile(
+            # the thing asked for, closing its phrase: "her number?", "the code to get in",
+            # not "the number of points" or "his number one goal"
+            _WHAT + r"\b(?:number|code|pin|password|passcode|combination|reference|iban)"
+            r"(?:\s*[?.!,]|\s*$|\s+(?:for|to|at|on|in|from|with)\b)",
+            re.IGNORECASE,
+        ),
+        _IDENTIFIER,
+    ),
+    (
+        re.compile(
+            _WHAT + r"\b(?:cost|costs|pay|paid|price|charge|charges|salary|fee|fees|rent|"
+            r"spend|spent)\b",
+            re.IGNORECASE,
+        ),
+        _MONEY,
+    ),
+    (re.compile(r"^\W*(?:and\s+|but\s+|so\s+)?(?:at\s+)?what\s+time\b", re.IGNORECASE), _CLOCK),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+often\b", re.IGNORECASE), _FREQUENCY),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+much\b", re.IGNORECASE), _AMOUNT),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+long\b(?!\s+ago)", re.IGNORECASE), _DURATION),
@@ -63,6 +101,12 @@ _ASKS = (
     # the answer. Preferred, not required: "The audit delayed the launch" is a reason too.
     (re.compile(r"^\W*(?:and\s+|but\s+|so\s+)?why\b", re.IGNORECASE), REASON),
 )
+
+
+# A value the question asks for by name (an email address, a code, a price, a time of
+# day) is stated beside what it is of: a sentence holding one that shares no word with
+# the question ("NIF 245 883 120" for "What's my IBAN?") is another value.
+SLOTS = frozenset({_EMAIL, _IDENTIFIER, _MONEY, _CLOCK})
 
 
 def expected(question: str) -> re.Pattern[str] | None:

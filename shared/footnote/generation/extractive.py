@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
-from footnote.domain import Draft, Intent, QueryAnalysis, Source
+from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
 from footnote.generation.dates import (
     absolute_starts,
@@ -60,6 +60,13 @@ FACTUAL_SENTENCES = 3
 # more often a same-topic neighbour than a source (HotpotQA: precision 0.707 with
 # 3 notes, 0.764 with 2, citation recall 0.785 vs 0.765).
 FACTUAL_NOTES = 2
+# Letters and digits joined: a ticket, a model, a course ("INC-2310", "SN2", "CS101").
+_CODE = re.compile(r"\b[A-Za-z]+-\d+[A-Za-z0-9-]*\b|\b[A-Z]+\d+[A-Z0-9]*\b")
+# A list answer quotes at most this many items of the note's list ...
+LIST_ITEMS = 10
+# ... a list being at least this many lines marked as items.
+LIST_MIN_ITEMS = 3
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+(.+)$", re.MULTILINE)
 # Notes named by a quoted sentence (by title) join the answer: the second hop.
 MAX_LINKED = 1
 # A note whose title the question names is what the question is about: its
@@ -81,7 +88,7 @@ DATED_CANDIDATES = 5
 RELEVANCE_WEIGHT = 1.0
 # "When did …", "What date …", "What year …": answered with a date.
 _WHEN_QUESTION = re.compile(
-    r"^\W*(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month|time)\b|"
+    r"^\W*(?:(?:and|but|so)\s+)?(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month)\b|"
     r"which\s+(?:date|day|year|month)\b|"
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
     re.IGNORECASE,
@@ -250,16 +257,20 @@ def linked_notes(
     A note the question itself names is no next hop: it had its chance to be
     chosen for what it says (measured: 1 source in 12 such links).
     """
-    quoted = " ".join(c.text.lower() for c in chosen)
+    quoted = " ".join(c.text for c in chosen)
     cited = {c.cid for c in chosen} | set(named)
     out: list[_Candidate] = []
     for source in sources:
         if len(out) >= MAX_LINKED:
             break
-        title = source.chunk.title.strip().lower()
+        title = source.chunk.title.strip()
         if source.cid in cited or len(title) < 4:
             continue
-        if not re.search(rf"(?<!\w){re.escape(title)}(?!\w)", quoted):
+        # Named as a name is: capitalised where the sentence says it ("founded by Henry
+        # J. Kaiser"). A title that is a common phrase ("long run") labels a kind of
+        # note; "since Sunday's long run" does not point to that note.
+        found = re.search(rf"(?<!\w){re.escape(title)}(?!\w)", quoted, re.IGNORECASE)
+        if found is None or not found.group(0)[0].isupper():
             continue
         best = next((c for c in pool if c.cid == source.cid), None)
         if best is not None:
@@ -313,7 +324,16 @@ def compose(
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
         return _dated_answer(all_terms, pool, sources, question, zone)
-    if listing:
+    # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
+    # item of a list (or heads one), the answer is that list, whole and from its note.
+    the_list = (
+        _the_list(pool, sources)
+        if analysis.intent is Intent.LIST or MemoryType.TASK in analysis.types
+        else []
+    )
+    if the_list:
+        chosen = the_list
+    elif listing:
         chosen = select_sentences(pool, 5)
     else:
         chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named)
@@ -325,19 +345,57 @@ def compose(
             chosen = [c for c in chosen if c.cid == chosen[0].cid]
     kind = None if listing else answer_types.expected(question)
     if kind is not None and chosen:
-        chosen = _with_answer_of_kind(kind, chosen, pool)
-    if not chosen:
+        chosen = _with_answer_of_kind(kind, chosen, pool, set(question_terms))
+    if not chosen or not _holds_codes(question, chosen[0], sources):
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:
         by_date = {s.cid: s.chunk.created_at for s in sources}
         chosen.sort(key=lambda c: (by_date[c.cid], c.position))
-    elif listing:
+    elif listing or the_list:
         chosen.sort(key=lambda c: (c.source_rank, c.position))
     # A factual answer keeps relevance order: the best sentence is the answer.
     lines = [_cite(speaker_prefix(c.text, c.speaker), c.cid) for c in chosen]
-    if analysis.intent in (Intent.LIST, Intent.TIMELINE):
+    if analysis.intent in (Intent.LIST, Intent.TIMELINE) or the_list:
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+def _holds_codes(question: str, lead: _Candidate, sources: Sequence[Source]) -> bool:
+    """The note that answers holds every code the question names ("INC-2310", "SN2").
+
+    A code names one thing exactly; a note about its neighbour ("INC-2334", sharing
+    "root cause") answers another question, however many words it shares."""
+    codes = _CODE.findall(question)
+    if not codes:
+        return True
+    text = next(s.chunk.text for s in sources if s.cid == lead.cid).lower()
+    return all(code.lower() in text for code in codes)
+
+
+def _the_list(pool: Sequence[_Candidate], sources: Sequence[Source]) -> list[_Candidate]:
+    """The items of the list the best sentence belongs to or heads ("Action items:"),
+    in the note's order; none when that sentence is not in a list of its note.
+
+    A list is lines marked as items ("- ", "* ", "1. ", "[ ] "), at least
+    ``LIST_MIN_ITEMS`` of them: a note's list is written as one, whatever the topic.
+    """
+    if not pool or not pool[0].terms:
+        return []
+    lead = pool[0]
+    text = next(s.chunk.text for s in sources if s.cid == lead.cid)
+    items = [_clean(m.group(1)).lower() for m in _LIST_ITEM.finditer(text)]
+    if len(items) < LIST_MIN_ITEMS:
+        return []
+
+    def is_item(c: _Candidate) -> bool:
+        said_text = c.text.lower()
+        return any(said_text[:24] in i or i[:24] in said_text for i in items)
+
+    heads = lead.text.rstrip().endswith(":")
+    if not (heads or is_item(lead)):
+        return []
+    mine = [c for c in pool if c.cid == lead.cid and (c is lead or is_item(c))]
+    return select_sentences(sorted(mine, key=lambda c: c.position), LIST_ITEMS)
 
 
 def _without_trailing_asides(text: str) -> str:
@@ -353,18 +411,26 @@ def _without_trailing_asides(text: str) -> str:
 
 
 def _with_answer_of_kind(
-    kind: re.Pattern[str], chosen: list[_Candidate], pool: Sequence[_Candidate]
+    kind: re.Pattern[str],
+    chosen: list[_Candidate],
+    pool: Sequence[_Candidate],
+    wanted: set[str] | None = None,
 ) -> list[_Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
-    often…": a frequency), taken from the chosen passages; none when they do not say."""
+    often…": a frequency), taken from the chosen passages; none when they do not say.
+    A value asked for by name (``answer_types.SLOTS``) is taken only from a sentence
+    that shares a word with the question."""
 
     def says_it(c: _Candidate) -> bool:
         return kind.search(said(c.text) or c.text) is not None
 
-    if any(map(says_it, chosen)):
+    def about_it(c: _Candidate) -> bool:
+        return kind not in answer_types.SLOTS or not wanted or bool(c.terms & wanted)
+
+    if any(says_it(c) and about_it(c) for c in chosen):
         return chosen
     passages = {c.cid for c in chosen}
-    typed = [c for c in pool if c.cid in passages and says_it(c)]
+    typed = [c for c in pool if c.cid in passages and says_it(c) and about_it(c)]
     if typed:
         return [typed[0], *chosen][: len(chosen)]
     return chosen if kind is answer_types.REASON else []

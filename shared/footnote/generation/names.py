@@ -107,7 +107,7 @@ def name_phrases(question: str, analysis: QueryAnalysis | None = None) -> list[t
     for i, token in enumerate(tokens):
         low = token.lower()
         name = token[:1].isupper() or token[:1].isdigit()
-        if token == "I" or low in _CALENDAR:
+        if token == "I" or low in _CALENDAR or low.removesuffix("s") in _CALENDAR:
             name = False
         if i == 0 and low in _OPENERS | STOPWORDS | QUERY_FILLER:
             name = False

@@ -1,0 +1,108 @@
+"""Answers from everyday notes: a list is answered by the list, and a note named in
+passing is no second source."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from footnote.domain import Chunk, MemoryType, Source
+from footnote.generation.extractive import asks_when, compose
+from footnote.generation.prompt import NOT_ENOUGH
+from footnote.retrieval.query import analyze
+
+WRITTEN = datetime(2026, 2, 20, 20, tzinfo=UTC)
+ASKED = datetime(2026, 4, 5, tzinfo=UTC)
+
+
+def _source(cid: str, title: str, text: str) -> Source:
+    body = f"{title}\n\n{text}"
+    chunk = Chunk(
+        f"{cid}_c", f"{cid}_n", "t", 0, body, (), MemoryType.NOTE, WRITTEN, (), "m", title
+    )
+    return Source(cid, chunk, 1.0)
+
+
+def _answer(question: str, sources: list[Source]) -> str:
+    return compose(question, sources, analyze(question, ASKED))
+
+
+def test_a_list_question_is_answered_by_the_whole_list_of_one_note() -> None:
+    notes = [
+        _source(
+            "N1",
+            "To read",
+            "- The Covenant of Water\n- Mrs Dalloway\n- Stoner (Léa keeps pushing it)\n"
+            "- The Power Broker\n- Yoga by Emmanuel Carrère\n- Piranesi by Susanna Clarke",
+        ),
+        _source("N2", "Reading goals", "- read 30 books\n- more non-fiction to read"),
+    ]
+    answer = _answer("What's on my to-read list?", notes)
+    assert "[N2]" not in answer
+    for book in ("Covenant of Water", "Mrs Dalloway", "Stoner", "Power Broker", "Yoga", "Piranesi"):
+        assert book in answer
+
+
+def test_a_heading_line_brings_the_items_under_it() -> None:
+    notes = [
+        _source(
+            "N1",
+            "Postmortem",
+            "Attendees: me, Priscilla, Tom\nAction items:\n- Diego: alert on processor "
+            "error rate\n- Tom: reduce consul propagation time\n- Priscilla: failover doc",
+        ),
+        _source("N2", "Card auth incident", "14:02 alert: p99 card auth latency 4.2s"),
+    ]
+    answer = _answer("What action items came out of the card auth postmortem?", notes)
+    assert "propagation" in answer and "failover doc" in answer and "[N2]" not in answer
+
+
+def test_a_note_named_in_passing_that_adds_nothing_is_not_cited() -> None:
+    notes = [
+        _source("N1", "physio", "left calf tight since Sunday's long run. soleus strain, mild"),
+        _source("N2", "long run", "14k easy 5:50, calf ok, stopped to stretch twice"),
+    ]
+    answer = _answer("What did the physio say was wrong with my calf?", notes)
+    assert "soleus" in answer and "[N2]" not in answer
+
+
+def test_a_follow_up_opening_with_and_asks_when() -> None:
+    assert asks_when("and when do I start?")
+    assert asks_when("But when is it due?")
+
+
+def test_a_value_asked_for_by_name_must_be_stated_beside_it() -> None:
+    bank = [
+        _source("N1", "admin", "IBAN is in the bank app, not writing it here.\nNIF 245 883 120")
+    ]
+    assert _answer("What's my IBAN?", bank) == NOT_ENOUGH
+    wifi = [_source("N1", "office", "guest wifi password: sunflower2026, on the fridge")]
+    assert "sunflower2026" in _answer("what's the password for the guest wifi?", wifi)
+    shoes = [_source("N1", "shoes", "Pegasus 40 at ~620km – retire soon. try on Novablast 5")]
+    assert _answer("How much did I pay for the Pegasus 40?", shoes) == NOT_ENOUGH
+    bought = [_source("N1", "shoes", "bought the Pegasus 40 today, paid 120€ in the sale")]
+    assert "120€" in _answer("How much did I pay for the Pegasus 40?", bought)
+    teacher = [_source("N1", "school", "Miss Hartley: Ava needs to practise her times tables")]
+    assert _answer("What's Miss Hartley's email address?", teacher) == NOT_ENOUGH
+    nursery = [_source("N1", "nursery", "Little Oaks closed 24 Dec – 2 Jan for the holidays")]
+    assert _answer("What time does Little Oaks close?", nursery) == NOT_ENOUGH
+    hours = [_source("N1", "nursery", "Little Oaks closes at 6pm, late fee after that")]
+    assert "6pm" in _answer("What time does Little Oaks close?", hours)
+
+
+def test_a_weekday_in_the_plural_is_no_name_the_notes_must_hold() -> None:
+    rota = [_source("N1", "school run rota", "Mon – me\nWed – Priyanka takes both girls")]
+    assert "Priyanka" in _answer("who does the school run on Wednesdays?", rota)
+
+
+def test_a_count_or_a_rank_is_not_a_value_asked_for_by_name() -> None:
+    chat = [_source("N1", "John", "John: Last week I scored 40 points, my highest ever.")]
+    assert "40 points" in _answer("What was the highest number of points John scored?", chat)
+
+
+def test_a_code_the_question_names_must_be_in_the_note_that_answers() -> None:
+    notes = [
+        _source("N1", "INC-2334 DB failover", "Root cause: runaway analytics query."),
+        _source("N2", "standup", "INC-2310 resolved, PM pending"),
+    ]
+    assert _answer("What was the root cause of INC-2310?", notes) == NOT_ENOUGH
+    assert "runaway" in _answer("What was the root cause of INC-2334?", notes)
