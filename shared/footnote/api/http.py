@@ -44,7 +44,7 @@ from footnote.errors import (
 )
 from footnote.ports import AppCheckVerifier, StoredResponse, TokenVerifier
 from footnote.services.accounts import AccountService
-from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
+from footnote.services.chat import ChatService, RagConfig, StreamEvent
 from footnote.services.exports import ExportService
 from footnote.services.idempotency import IdempotencyService
 from footnote.services.imports import ImportService
@@ -252,8 +252,9 @@ class Api:
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
                 )
             outcome = service.chat(tenant, body.message, body.conversation_id, rag, body.time_zone)
-        fields.update(outcome.log_fields)
-        return _json(wire.chat(outcome), 200)
+        answer = wire.chat(outcome)
+        fields.update(outcome.log_fields, timings=answer.meta.timings)
+        return _json(answer.body(), 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.search, self._s.request_max_bytes)
@@ -631,8 +632,8 @@ def _recorded(
 
 def _sse(events: Iterator[StreamEvent]) -> Iterator[str]:
     try:
-        for name, data in events:
-            body = wire.chat(data) if isinstance(data, ChatOutcome) else data
+        for event in events:
+            name, body = wire.stream_event(event)
             yield f"event: {name}\ndata: {json.dumps(body, ensure_ascii=False)}\n\n"
     finally:
         close = getattr(events, "close", None)

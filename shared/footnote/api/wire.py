@@ -1,14 +1,17 @@
 """The JSON the API writes: service results to camelCase bodies.
 
-The only place the wire format is made. The shapes are described by the response
-models in ``api/schemas.py``; tests check every body against them. Scores and
-times are rounded here, for the wire only.
+The only place the wire format is made. A chat answer and the events of a streamed
+one are built as their response models (``api/schemas.py``: the one definition of
+those shapes, which also writes the OpenAPI description) straight from the services'
+results; the other bodies are still written here by hand, described by those models
+and checked against them by tests. Scores and times are rounded for the wire only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from footnote.api import schemas
 from footnote.domain import (
     Citation,
     Conversation,
@@ -18,9 +21,11 @@ from footnote.domain import (
     Note,
     TimeWindow,
 )
-from footnote.services.chat import ChatOutcome
+from footnote.services.chat import ChatOutcome, StreamEvent
 from footnote.services.results import (
+    AnswerStarted,
     AnswerSummary,
+    AnswerText,
     ChangeListing,
     ConversationListing,
     Message,
@@ -75,25 +80,29 @@ def changes(listing: ChangeListing) -> dict[str, Any]:
     }
 
 
-def chat(outcome: ChatOutcome) -> dict[str, Any]:
-    m = outcome.meta
-    return {
-        "answer": outcome.answer,
-        "citations": [citation(c) for c in outcome.citations],
-        "conversationId": outcome.conversation_id,
-        "messageId": outcome.message_id,
-        "meta": {
-            "model": m.model,
-            "confidence": m.confidence,
-            "retrieval": _retrieval(m.retrieval),
-            "timings": dict(m.timings),
-            "fallbacks": list(m.fallbacks),
-            "regenerated": m.regenerated,
-            "intent": m.intent.value,
-            "followUp": m.follow_up,
-            "declined": m.declined,
-        },
-    }
+def chat(outcome: ChatOutcome) -> schemas.ChatResponse:
+    """The answer as its response model: every field read from the outcome (and its
+    meta) by name, so a field added to both needs nothing here."""
+    return schemas.ChatResponse.model_validate(outcome, from_attributes=True)
+
+
+_EVENT_NAMES = {model: name for name, model in schemas.STREAM_EVENTS}
+
+
+def stream_event(event: StreamEvent) -> tuple[str, dict[str, Any]]:
+    """A streamed answer's event: its name and its data, as described by
+    ``schemas.STREAM_EVENTS``."""
+    model: schemas.ResponseModel
+    if isinstance(event, AnswerStarted):
+        model = schemas.StreamMeta(
+            conversation_id=event.conversation_id,
+            meta=schemas.StreamMetaFields(intent=event.intent),
+        )
+    elif isinstance(event, AnswerText):
+        model = schemas.StreamDelta.model_validate(event, from_attributes=True)
+    else:
+        model = chat(event)
+    return _EVENT_NAMES[type(model)], model.body()
 
 
 def search(result: SearchResult) -> dict[str, Any]:
