@@ -44,7 +44,7 @@ from footnote.errors import (
 )
 from footnote.ports import AppCheckVerifier, StoredResponse, TokenVerifier
 from footnote.services.accounts import AccountService
-from footnote.services.chat import ChatService, RagConfig, StreamEvent
+from footnote.services.chat import ChatService, StreamEvent
 from footnote.services.exports import ExportService
 from footnote.services.idempotency import IdempotencyService
 from footnote.services.imports import ImportService
@@ -235,9 +235,8 @@ class Api:
 
     def _answer(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.chat, self._s.request_max_bytes)
-        rc = body.rag_config
         service = self._chat()
-        rag = RagConfig(rc.enable_rag, rc.max_sources, rc.include_citations, tuple(rc.types))
+        rag = body.rag_config.options()
         with self._charged(tenant, "chat"):
             if wants_event_stream(request):
                 # Sentences are sent as the generator writes them; closing the response

@@ -50,6 +50,7 @@ from pydantic_core import CoreSchema, PydanticCustomError
 from footnote.config import Settings
 from footnote.domain import Fallback, IndexStatus, Intent, MemoryType, Strategy
 from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
+from footnote.services.chat import RagConfig as RagOptions
 from footnote.services.results import Stage, iso
 from footnote.text import normalize
 
@@ -165,11 +166,20 @@ class NotePatch(_Strict):
         return self
 
 
+_RAG = RagOptions()
+
+
+# ragConfig: the chat service's options (services.chat.RagConfig, which gives the
+# fields and their defaults) with the API's aliases and limits; options() hands them over.
 class RagConfig(_Strict):
-    enable_rag: StrictBool = Field(True, alias="enableRag")
-    max_sources: StrictInt = Field(8, alias="maxSources", ge=1, le=MAX_SOURCES)
-    include_citations: StrictBool = Field(True, alias="includeCitations")
+
+    enable_rag: StrictBool = Field(_RAG.enable_rag, alias="enableRag")
+    max_sources: StrictInt = Field(_RAG.max_sources, alias="maxSources", ge=1, le=MAX_SOURCES)
+    include_citations: StrictBool = Field(_RAG.include_citations, alias="includeCitations")
     types: list[MemoryType] = Field(default_factory=list, max_length=RAG_TYPES_MAX)
+
+    def options(self) -> RagOptions:
+        return RagOptions(**{**dict(self), "types": tuple(self.types)})
 
 
 def _known_zone(name: str) -> str:

@@ -81,6 +81,10 @@ RAG_OFF_OFFLINE = "Answers without your notes need a language model; the offline
 
 @dataclass(frozen=True)
 class RagConfig:
+    """How to answer: with the notes (``enable_rag``), from at most ``max_sources``,
+    citing them, from notes of ``types`` only (any type when empty). The defaults are
+    the API's (``ragConfig``); its limits are the API's request model's."""
+
     enable_rag: bool = True
     max_sources: int = 8
     include_citations: bool = True
