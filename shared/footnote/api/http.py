@@ -252,8 +252,8 @@ class Api:
                 )
             outcome = service.chat(tenant, body.message, body.conversation_id, rag, body.time_zone)
         answer = wire.chat(outcome)
-        fields.update(outcome.log_fields, timings=answer.meta.timings)
-        return _json(answer.body(), 200)
+        fields.update(outcome.log_fields, timings=answer["meta"]["timings"])
+        return _json(answer, 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.search, self._s.request_max_bytes)

@@ -36,6 +36,7 @@ from pydantic import (
     ConfigDict,
     Field,
     GetJsonSchemaHandler,
+    PlainSerializer,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -172,7 +173,6 @@ _RAG = RagOptions()
 # ragConfig: the chat service's options (services.chat.RagConfig, which gives the
 # fields and their defaults) with the API's aliases and limits; options() hands them over.
 class RagConfig(_Strict):
-
     enable_rag: StrictBool = Field(_RAG.enable_rag, alias="enableRag")
     max_sources: StrictInt = Field(_RAG.max_sources, alias="maxSources", ge=1, le=MAX_SOURCES)
     include_citations: StrictBool = Field(_RAG.include_citations, alias="includeCitations")
@@ -426,6 +426,13 @@ def _rounded(digits: int) -> AfterValidator:
 
 # An instant as the API writes it: ISO 8601 in UTC with a Z (a service gives a datetime).
 Instant = Annotated[str, BeforeValidator(_instant)]
+# The same, described as a date-time (the serializer is unannotated so the description
+# keeps the field's own schema).
+Moment = Annotated[datetime, PlainSerializer(lambda moment: iso(moment), when_used="json")]
+
+
+def _omitted_when_none(value: Any) -> bool:
+    return value is None
 
 
 def _timing_names(timings: Any) -> Any:
@@ -452,17 +459,17 @@ class Note(ResponseModel):
     title: str
     tags: list[str]
     type: MemoryType | None
-    created_at: datetime
-    updated_at: datetime
+    created_at: Moment
+    updated_at: Moment
     etag: str = Field(
         description="The note's version, quotes included, as the ETag header carries it: "
         "send it back in If-Match to edit or delete only that version (412 otherwise)."
     )
     # chunkCount only on GET /notes/{noteId}; memoryType (the type it was indexed
     # as: its own or the classifier's) once it is indexed.
-    index_status: IndexStatus | None = None
-    chunk_count: int | None = None
-    memory_type: MemoryType | None = None
+    index_status: IndexStatus | None = Field(None, exclude_if=_omitted_when_none)
+    chunk_count: int | None = Field(None, exclude_if=_omitted_when_none)
+    memory_type: MemoryType | None = Field(None, exclude_if=_omitted_when_none)
 
 
 class NotePage(ResponseModel):
@@ -473,7 +480,7 @@ class NotePage(ResponseModel):
 
 class Change(ResponseModel):
     id: str
-    changed_at: datetime = Field(description="When the change committed: the feed's order.")
+    changed_at: Moment = Field(description="When the change committed: the feed's order.")
     deleted: bool = Field(description="A tombstone: the note was deleted (note is null).")
     note: Note | None = Field(description="The note as it is now; null when deleted.")
 
@@ -506,7 +513,7 @@ class RetrievalMeta(ResponseModel):
     confidence: Annotated[float, _rounded(4)]
     fallbacks: list[Fallback]
     # Search only: the whole call (absent from a chat answer's meta).
-    total_ms: float | None = Field(None, exclude_if=lambda v: v is None)
+    total_ms: float | None = Field(None, exclude_if=_omitted_when_none)
 
 
 class ChatMeta(ResponseModel):
@@ -567,8 +574,8 @@ STREAM_EVENTS: tuple[tuple[str, type[ResponseModel]], ...] = (
 
 
 class Window(ResponseModel):
-    start: str | None
-    end: str | None
+    start: Instant | None
+    end: Instant | None
     label: str
 
 
@@ -589,12 +596,14 @@ class SearchHit(ResponseModel):
     note_id: str
     title: str = Field(description="The note's title as indexed; the text starts with it.")
     text: str
-    created_at: str
+    created_at: Instant
     memory_type: MemoryType
-    score: float
-    similarity: float
+    score: Annotated[float, _rounded(6)]
+    similarity: Annotated[float, _rounded(4)]
     sources: list[str]
-    breakdown: dict[str, float]
+    breakdown: Annotated[
+        dict[str, float], AfterValidator(lambda scores: {k: round(v, 6) for k, v in scores.items()})
+    ]
 
 
 class SearchResponse(ResponseModel):
@@ -612,17 +621,17 @@ class Message(ResponseModel):
     conversation_id: str
     role: str
     text: str
-    created_at: str
+    created_at: Instant
     citations: list[Citation]
     # An answer's confidence and retrieval strategy, as recorded with it.
-    meta: AnswerSummary | None = None
+    meta: AnswerSummary | None = Field(None, exclude_if=_omitted_when_none)
 
 
 class Conversation(ResponseModel):
     id: str
     title: str = Field(description="The first question, on one line, shortened to fit a list.")
-    created_at: datetime
-    updated_at: datetime = Field(description="The latest turn: lists are ordered by it.")
+    created_at: Moment
+    updated_at: Moment = Field(description="The latest turn: lists are ordered by it.")
     message_count: int = Field(description="Questions and answers: the turns of .../messages.")
 
 
@@ -666,9 +675,9 @@ class ImportJob(ResponseModel):
         description="The failures and warnings, each with its file (the first 200)."
     )
     reason: str | None = Field(description="Why the import stopped early, if it did.")
-    created_at: str
-    started_at: str | None
-    finished_at: str | None
+    created_at: Instant
+    started_at: Instant | None
+    finished_at: Instant | None
 
 
 class ExportJob(ResponseModel):
@@ -678,5 +687,5 @@ class ExportJob(ResponseModel):
     conversations: int
     size: int = Field(description="Bytes of the archive, once done.")
     download: str | None = Field(description="Where to GET the zip once done (with the token).")
-    created_at: str
-    finished_at: str | None
+    created_at: Instant
+    finished_at: Instant | None
