@@ -1,5 +1,8 @@
 """What the services return: typed, frozen values. The JSON the API writes from them
-(camelCase, rounding, ISO instants) is made in ``api/wire.py`` alone."""
+(camelCase, rounding, ISO instants, the names of timings and of a stream's events) is
+made by the API's response models (``api/schemas.py``), which ``api/wire.py`` builds
+from these by attribute name: a field that is to reach the wire has the same name here
+and on its model."""
 
 from __future__ import annotations
 
