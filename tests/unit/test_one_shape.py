@@ -18,7 +18,7 @@ from pydantic import create_model
 
 from footnote.api import schemas, wire
 from footnote.api.openapi import build_spec
-from footnote.domain import Intent, MemoryType
+from footnote.domain import MemoryType
 from footnote.services.chat import ChatOutcome
 from footnote.services.chat import RagConfig as RagOptions
 from footnote.services.results import AnswerMeta, RetrievalReport, Stage
@@ -148,24 +148,15 @@ def test_a_field_added_to_the_result_and_the_model_reaches_the_wire_with_no_mapp
     assert "answerLanguage" in described["$defs"]["ChatMeta"]["properties"]
 
 
-def test_the_api_names_the_timings() -> None:
+def test_the_api_names_the_timings(harness: Harness) -> None:
     """The services time stages (Stage); the API writes them as <stage>Ms, in order."""
-    meta = schemas.ChatMeta.model_validate(
-        {
-            "model": "m",
-            "confidence": 0.5,
-            "retrieval": RetrievalReport(8, "none", 0, 0, 1.234, False, 0.0, ()),  # type: ignore[arg-type]
-            "timings": {Stage.ANALYZE: 1.0, Stage.RETRIEVE: 2.0, Stage.GENERATE: 3.0},
-            "fallbacks": [],
-            "regenerated": False,
-            "intent": Intent.FACTUAL,
-            "follow_up": False,
-            "declined": False,
-        }
-    )
-    body = meta.body()
-    assert list(body["timings"]) == ["analyzeMs", "retrieveMs", "generateMs"]
-    assert body["retrieval"]["timeMs"] == 1.23 and "totalMs" not in body["retrieval"]
+    outcome = harness.container.chat.chat("shape", "Why Firestore?", None, RagOptions())
+    assert all(isinstance(stage, Stage) for stage in outcome.meta.timings)
+    body = wire.chat(outcome)
+    assert list(body["meta"]["timings"]) == [f"{s.value}Ms" for s in outcome.meta.timings]
+    assert list(body["meta"]["timings"])[:2] == ["analyzeMs", "retrieveMs"]
+    assert list(body["meta"]["timings"].values()) == list(outcome.meta.timings.values())
+    assert "totalMs" not in body["meta"]["retrieval"]  # search only
 
 
 def test_no_wire_names_below_the_api() -> None:
