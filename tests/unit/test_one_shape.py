@@ -185,3 +185,23 @@ def test_rag_config_is_the_services_options_with_the_apis_limits() -> None:
         {"enableRag": False, "maxSources": 3, "includeCitations": False, "types": ["metric"]}
     )
     assert sent.options() == RagOptions(False, 3, False, (MemoryType.METRIC,))
+
+
+def test_an_unexpected_failure_is_the_described_error_envelope() -> None:
+    """A bug surfaces as 500 in the error envelope (schemas.Error), with the request id."""
+    h = Harness()
+
+    def broken() -> Any:
+        raise RuntimeError("a bug")
+
+    h.api._chat = broken
+    r = h.call("POST", "/chat", "shape", json={"message": "Why?"})
+    assert r.status_code == 500
+    assert r.get_json() == {
+        "error": {
+            "code": "internal",
+            "message": "internal error",
+            "details": {"requestId": r.headers["X-Request-Id"]},
+        }
+    }
+    schemas.Error.model_validate(r.get_json())

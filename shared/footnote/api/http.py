@@ -105,7 +105,7 @@ class Api:
             else:
                 response = self._dispatch(request, fields)
         except FootnoteError as exc:
-            response = _json(exc.envelope(), exc.status)
+            response = _json(wire.error(exc.code, exc.message, exc.details), exc.status)
             fields["error"] = exc.code
             if isinstance(exc, QuotaExceeded | Contention | IdempotencyInProgress):
                 response.headers["Retry-After"] = str(exc.retry_after)
@@ -114,14 +114,7 @@ class Api:
         except Exception:
             log.exception("unhandled error", extra={"fields": {"requestId": request_id}})
             response = _json(
-                {
-                    "error": {
-                        "code": "internal",
-                        "message": "internal error",
-                        "details": {"requestId": request_id},
-                    }
-                },
-                500,
+                wire.error("internal", "internal error", {"requestId": request_id}), 500
             )
         self._cors(request, response)
         response.headers["X-Request-Id"] = request_id
@@ -150,7 +143,7 @@ class Api:
         except (RequestRedirect, HTTPException):  # NotFound, and any redirect left
             raise NotFound("no such endpoint") from None
         if endpoint == "health":
-            return _json(self._health(), 200)
+            return _json(wire.health(self._health()), 200)
         if endpoint == "openapi":  # public, like /healthz
             return self._on_openapi(request)
         if self._app_check is not None:

@@ -41,6 +41,18 @@ def _build(model: type[M], source: Any, **computed: Any) -> M:
     return model.model_validate({**fields, **computed})
 
 
+def error(code: str, message: str, details: Any) -> dict[str, Any]:
+    """The error envelope: ``{"error": {"code", "message", "details"}}``."""
+    return schemas.Error(
+        error=schemas.ErrorBody(code=code, message=message, details=details)
+    ).body()
+
+
+def health(report: dict[str, Any]) -> dict[str, Any]:
+    """``GET /healthz``: the wiring's report of its backends, as described."""
+    return schemas.Health.model_validate(report).body()
+
+
 def etag(n: Note) -> str:
     """The note's ETag, as the ``ETag`` header and the body's ``etag`` carry it (one
     string, quotes included, so a client sends it back in ``If-Match`` as it is)."""
