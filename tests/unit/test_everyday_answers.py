@@ -106,3 +106,34 @@ def test_a_code_the_question_names_must_be_in_the_note_that_answers() -> None:
     ]
     assert _answer("What was the root cause of INC-2310?", notes) == NOT_ENOUGH
     assert "runaway" in _answer("What was the root cause of INC-2334?", notes)
+
+
+def test_an_amount_is_taken_from_the_sentence_about_what_it_is_of() -> None:
+    notes = [
+        _source("N1", "garden", "planted the plum tree by the fence, mulched w/ compost"),
+        _source("N2", "club", "Ines (treasurer): pay the club fee by 1 May or €10 extra"),
+    ]
+    # "pay" is shared with the fee's sentence, but the fee is not what the tree cost
+    assert _answer("How much did I pay for the plum tree?", notes) == NOT_ENOUGH
+    bought = [_source("N1", "garden", "plum tree from the nursery on Elm St, paid €35")]
+    assert "€35" in _answer("How much did I pay for the plum tree?", bought)
+    rent = [_source("N1", "club", "paid the club rent €142 by transfer")]
+    assert "€142" in _answer("How much is the club rent now?", rent)
+
+
+def test_what_someone_said_needs_a_note_that_reports_their_words() -> None:
+    named_only = [
+        _source("N1", "infra ideas", "- shard the events table\n- cache warmup (Omar, infra team)")
+    ]
+    assert _answer("What did Omar say about the cache warmup?", named_only) == NOT_ENOUGH
+    reported = [_source("N1", "infra sync", "Omar says cache warmup should run before deploys")]
+    assert "before deploys" in _answer("What did Omar say about the cache warmup?", reported)
+    labelled = [_source("N1", "infra sync", "Omar: cache warmup is flaky, run it twice")]
+    assert "flaky" in _answer("What did Omar say about the cache warmup?", labelled)
+
+
+def test_the_day_a_plan_was_written_does_not_date_it() -> None:
+    planned = [_source("N1", "audit", "my fire safety audit: expected sometime in the spring")]
+    assert _answer("When is my fire safety audit?", planned) == NOT_ENOUGH
+    booked = [_source("N1", "audit", "my fire safety audit is booked for Thu 12 March, 10:00")]
+    assert "12 March" in _answer("When is my fire safety audit?", booked)
