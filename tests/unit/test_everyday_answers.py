@@ -137,3 +137,29 @@ def test_the_day_a_plan_was_written_does_not_date_it() -> None:
     assert _answer("When is my fire safety audit?", planned) == NOT_ENOUGH
     booked = [_source("N1", "audit", "my fire safety audit is booked for Thu 12 March, 10:00")]
     assert "12 March" in _answer("When is my fire safety audit?", booked)
+
+
+def test_how_many_counts_a_series_of_notes_or_a_list() -> None:
+    log = [
+        _source(f"N{i}", f"pottery log #{i}", text)
+        for i, text in enumerate(
+            ["thrown 2 bowls, too thick at the base", "trimmed, glaze test", "first mug!"],
+            start=1,
+        )
+    ]
+    answer = _answer("How many sessions are in my pottery log?", log)
+    assert answer.startswith("3 ") and all(f"[N{i}]" in answer for i in (1, 2, 3))
+    wishlist = [_source("N1", "birthday ideas", "- kite\n- puzzle (1000)\n- headphones")]
+    assert _answer("How many birthday ideas do I have?", wishlist).startswith("3 ")
+    stated = [_source("N1", "metrics", "MRR 20.1k\nsignups 312\nchurned 6")]
+    assert "312" in _answer("How many signups did we get?", stated)
+
+
+def test_a_bare_weekday_in_a_plan_is_the_next_one() -> None:
+    from footnote.generation.dates import resolve_phrases
+
+    friday = datetime(2026, 1, 9, 16, tzinfo=UTC)  # a Friday
+    plan = resolve_phrases("farm gives straw away - go Sat morning w/ the trailer", friday)
+    assert plan[0].meaning == "Saturday, 10 January 2026" and not plan[0].past
+    record = resolve_phrases("went to the farm Sat, got straw", friday)
+    assert record[0].meaning == "Saturday, 3 January 2026" and record[0].past

@@ -23,6 +23,7 @@ from datetime import datetime, tzinfo
 
 from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
+from footnote.generation.counting import count_answer
 from footnote.generation.dates import (
     absolute_starts,
     day_text,
@@ -95,6 +96,13 @@ _REPORTING = (
     r"lov(?:es?|ed)|hat(?:es?|ed)|prefer(?:s|red)?|wants?|wanted|wrote|writes|repl(?:y|ied|ies)|"
     r"agree[sd]?|answer(?:s|ed)?|explain(?:s|ed)?|warn(?:s|ed)?|insist(?:s|ed)?)\b"
 )
+# A time that names no day: a month, a season, "next week", "soon".
+_VAGUE_TIME = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:weeks?|weekends?|months?|years?|spring|summer|autumn|fall|winter|soon|later|"
+    r"sometime|someday|eventually|tbc|tbd)\b",
+    re.IGNORECASE,
+)
 # A "when" question reads this many of the best sentences for one that states a date.
 DATED_CANDIDATES = 5
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
@@ -103,6 +111,8 @@ RELEVANCE_WEIGHT = 1.0
 _WHEN_QUESTION = re.compile(
     r"^\W*(?:(?:and|but|so)\s+)?(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month)\b|"
     r"which\s+(?:date|day|year|month)\b|"
+    # "What was the deadline for…", "What's the due date of…": the date of a deadline
+    r"what(?:['’]s|\s+is|\s+was|\s+are|\s+were)?\s+the\s+(?:deadline|due\s+date|date)\b|"
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
     re.IGNORECASE,
 )
@@ -164,7 +174,7 @@ def candidates(
         for position, (sentence, speaker) in enumerate(turns):
             clean = _clean(sentence)
             # The indexed text starts with the note's title; a title is a label, not a claim.
-            if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
+            if len(clean) < 6 or (title and clean.rstrip(".!?").lower() == title):
                 continue
             have = frozenset(terms(clean)) | frozenset(terms(speaker)) | titled
             if decided and DECISION_VERBS.search(clean):
@@ -333,6 +343,8 @@ def compose(
         # tell whether a sentence answers it.
         spoken = {t for p in people for t in p}
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
+    if not when and (counted := count_answer(question, [(c.text, c.cid) for c in pool], sources)):
+        return counted
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
@@ -592,8 +604,11 @@ def _dated_answer(
     for c in pool[1:DATED_CANDIDATES]:
         if covers(c) and (said_when := first(c, lambda d: True)) is not None:
             return _cite(said_when, c.cid)
-    # The day a note was written dates what it records, not what it plans: "CQC visit
-    # expected sometime in March", written on 20 January, does not date the visit.
+    # The day a record was written dates what it records ("we signed the lease"), but not
+    # a sentence that puts it at another, vaguer time: "CQC visit expected sometime in
+    # March", written on 20 January, does not happen on the 20th.
+    if recorded and not _VAGUE_TIME.search(best.text):
+        return _cite(day_text(written_of(best).date()), best.cid)
     return NOT_ENOUGH
 
 
