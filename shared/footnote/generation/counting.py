@@ -44,22 +44,27 @@ def counted(question: str) -> list[str] | None:
     return found or None
 
 
+def stated_count(question: str, ranked: Sequence[str]) -> int | None:
+    """Which of the best sentences (``ranked``, best first) states the number a "how
+    many" question asks for, beside what is counted ("signups 312"); None if none does."""
+    what = counted(question)
+    if what is None:
+        return None
+    return next((i for i, text in enumerate(ranked[:5]) if _states_count(text, what[-1])), None)
+
+
 def count_answer(
     question: str, ranked: Sequence[tuple[str, str]], sources: Sequence[Source]
 ) -> str | None:
-    """The answer to a "how many" question, or None to answer it as any other.
+    """A count of what the notes keep for a "how many" question, or None to answer it
+    as any other (a number the notes state is quoted instead: ``stated_count``).
 
-    ``ranked``: the candidate sentences, best first, as (text, citation id).
-    A sentence stating a number beside what is counted is the answer (quoted); else the
-    best note's series of like-titled notes, or the best note's list, is counted.
+    ``ranked``: the candidate sentences, best first, as (text, citation id). The best
+    note's series of like-titled notes, or the best note's list, is counted.
     """
     what = counted(question)
     if what is None or not ranked:
         return None
-    head = what[-1]
-    for text, cid in ranked[:5]:
-        if _states_count(text, head):
-            return f"{text.rstrip('.')} [{cid}]."
     by_cid = {s.cid: s for s in sources}
     best = by_cid.get(ranked[0][1])
     if best is None:

@@ -23,7 +23,7 @@ from datetime import datetime, tzinfo
 
 from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
-from footnote.generation.counting import count_answer
+from footnote.generation.counting import count_answer, stated_count
 from footnote.generation.dates import (
     absolute_starts,
     day_text,
@@ -96,11 +96,12 @@ _REPORTING = (
     r"lov(?:es?|ed)|hat(?:es?|ed)|prefer(?:s|red)?|wants?|wanted|wrote|writes|repl(?:y|ied|ies)|"
     r"agree[sd]?|answer(?:s|ed)?|explain(?:s|ed)?|warn(?:s|ed)?|insist(?:s|ed)?)\b"
 )
-# A time that names no day: a month, a season, "next week", "soon".
+# A time that names no day, placing the thing there: "in March", "next month", "by the
+# summer", "sometime", "tbc" ("the warm summer breeze" places nothing).
 _VAGUE_TIME = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
-    r"\b(?:weeks?|weekends?|months?|years?|spring|summer|autumn|fall|winter|soon|later|"
-    r"sometime|someday|eventually|tbc|tbd)\b",
+    r"\b(?:in|by|until|till|around|from|early|late|mid|next|this|end\s+of)\s+(?:the\s+)?"
+    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|spring|summer|autumn|"
+    r"fall|winter|month|year|weeks?)\b|\b(?:sometime|someday|eventually|tbc|tbd)\b",
     re.IGNORECASE,
 )
 # A "when" question reads this many of the best sentences for one that states a date.
@@ -343,7 +344,10 @@ def compose(
         # tell whether a sentence answers it.
         spoken = {t for p in people for t in p}
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
-    if not when and (counted := count_answer(question, [(c.text, c.cid) for c in pool], sources)):
+    if not when and (stated := stated_count(question, [c.text for c in pool])) is not None:
+        # "How many signups…" over "signups 312": that sentence leads the answer.
+        pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
+    elif not when and (counted := count_answer(question, [(c.text, c.cid) for c in pool], sources)):
         return counted
     if when:
         # The date is of the person's event: their name counts towards covering it.
