@@ -163,3 +163,10 @@ def test_a_bare_weekday_in_a_plan_is_the_next_one() -> None:
     assert plan[0].meaning == "Saturday, 10 January 2026" and not plan[0].past
     record = resolve_phrases("went to the farm Sat, got straw", friday)
     assert record[0].meaning == "Saturday, 3 January 2026" and record[0].past
+
+
+def test_a_holiday_is_a_date_not_a_name_the_notes_must_spell() -> None:
+    gifts = [_source("N1", "Xmas gifts", "Mia: art set, book\nJo: balance bike, torch")]
+    assert "balance bike" in _answer("Which gifts did I get Jo for Christmas?", gifts)
+    # a name still must be there
+    assert _answer("Which gifts did I get Rosa for Christmas?", gifts) == NOT_ENOUGH
