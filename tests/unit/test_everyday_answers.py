@@ -3,6 +3,7 @@ passing is no second source."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from footnote.domain import Chunk, MemoryType, Source
@@ -170,3 +171,14 @@ def test_a_holiday_is_a_date_not_a_name_the_notes_must_spell() -> None:
     assert "balance bike" in _answer("Which gifts did I get Jo for Christmas?", gifts)
     # a name still must be there
     assert _answer("Which gifts did I get Rosa for Christmas?", gifts) == NOT_ENOUGH
+
+
+def test_a_question_ending_in_an_exclamation_is_still_a_question() -> None:
+    chat = [_source("N1", "", "Jon: I've been to Lisbon yesterday! Loved it.\nGina: Lisbon?! Wow.")]
+
+    def favour_the_exclamation(question: str, texts: Sequence[str]) -> list[float]:
+        return [1.0 if "?!" in t else 0.0 for t in texts]
+
+    question = "When was Jon in Lisbon?"
+    answer = compose(question, chat, analyze(question, ASKED), favour_the_exclamation)
+    assert "19 February 2026" in answer

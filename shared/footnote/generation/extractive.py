@@ -327,7 +327,7 @@ def compose(
         # A question in a note ("What motivated you?") asks; it does not answer.
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
         # it an answer.
-        pool = [c for c in pool if not _without_trailing_asides(c.text).endswith("?")]
+        pool = [c for c in pool if not _without_trailing_asides(c.text).rstrip("!").endswith("?")]
     people = asked_people(question, sources)
     all_terms = question_terms
     if people:
