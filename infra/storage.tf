@@ -15,6 +15,12 @@ resource "google_storage_bucket" "uploads" {
     enabled = false # an upload is read once by its import job; no history to keep
   }
 
+  # No soft delete: by default a bucket keeps a deleted object restorable for 7 days,
+  # so a deleted account's uploads and exports would outlive the deletion job.
+  soft_delete_policy {
+    retention_duration_seconds = 0
+  }
+
   lifecycle_rule {
     condition {
       age            = var.upload_retention_days
