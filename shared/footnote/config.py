@@ -182,11 +182,6 @@ class Settings(BaseSettings):
     import_upload_max_bytes: int = Field(
         30 * 1024 * 1024, alias="IMPORT_UPLOAD_MAX_BYTES", ge=1024, le=32 * 1024 * 1024
     )
-    # Local stack only: the origin through which clients reach the storage server, put
-    # in the upload URLs POST /uploads hands out (footnote dev: the web origin, whose
-    # proxy forwards /upload/storage/v1/ to it, so the browser stays same-origin).
-    # Refused when deployed: production's URLs are Cloud Storage's own.
-    blob_upload_origin: str = Field("", alias="BLOB_UPLOAD_ORIGIN")
 
     # --- HTTP -----------------------------------------------------------------------
     cors_origins: str = Field("*", alias="CORS_ORIGINS")
@@ -214,8 +209,6 @@ class Settings(BaseSettings):
             )
         if self.blob_store == "gcs" and not self.blob_bucket:
             raise ValueError("BLOB_STORE=gcs needs BLOB_BUCKET (the uploads bucket)")
-        if self.blob_upload_origin and self.cloud_run_service:
-            raise ValueError("BLOB_UPLOAD_ORIGIN is for the local stack only (K_SERVICE is set)")
         if self.project_id.startswith(PLACEHOLDER_PROJECT_PREFIX) and self.cloud_run_service:
             # Deployed (Cloud Run and Cloud Functions set K_SERVICE) with the default or
             # another demo-* id: every Google call would go to a project that is not ours.

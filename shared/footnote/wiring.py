@@ -427,9 +427,7 @@ class Container:
             return MemoryBlobStore()
         from footnote.adapters.gcs_blobs import GcsBlobStore
 
-        return GcsBlobStore(
-            self.settings.project_id, self.settings.blob_bucket, self.settings.blob_upload_origin
-        )
+        return GcsBlobStore(self.settings.project_id, self.settings.blob_bucket)
 
     @lazy
     def import_jobs(self) -> ImportJobStore:

@@ -127,7 +127,6 @@ MAY_DEFAULT = {
     "REINDEX_PAGE_SIZE",
     "ACCOUNT_DELETION_GRACE_S",  # the indexer's timeout and a margin (services/accounts.py)
     "IMPORT_UPLOAD_MAX_BYTES",  # under Cloud Run's 32 MiB request limit
-    "BLOB_UPLOAD_ORIGIN",  # local stack only (refused when K_SERVICE is set)
     "VECTOR_SEARCH_TIMEOUT_MS",
     "EMBEDDING_TIMEOUT_MS",
     "GOOGLE_RETRY_ATTEMPTS",

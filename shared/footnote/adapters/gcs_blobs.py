@@ -13,17 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO, cast
-from urllib.parse import urlsplit, urlunsplit
 
 
 class GcsBlobStore:
-    def __init__(self, project_id: str, bucket: str, upload_origin: str = "") -> None:
+    def __init__(self, project_id: str, bucket: str) -> None:
         from google.cloud import storage  # type: ignore[attr-defined]  # untyped namespace part
 
         self._bucket: Any = storage.Client(project=project_id).bucket(bucket)
-        # Local stack only (BLOB_UPLOAD_ORIGIN): where clients reach the storage server,
-        # when that is not where this process reaches it (the web origin's proxy).
-        self._upload_origin = upload_origin
 
     def open_read(self, name: str) -> BinaryIO:
         from google.api_core.exceptions import NotFound
@@ -59,15 +55,11 @@ class GcsBlobStore:
     ) -> str | None:
         # The size is declared (X-Upload-Content-Length): Cloud Storage refuses any
         # other. The origin makes Cloud Storage answer the browser's CORS requests.
-        url = str(
+        return str(
             self._bucket.blob(name).create_resumable_upload_session(
                 content_type=content_type, size=size, origin=origin
             )
         )
-        if self._upload_origin:
-            public = urlsplit(self._upload_origin)
-            url = urlunsplit(urlsplit(url)._replace(scheme=public.scheme, netloc=public.netloc))
-        return url
 
     def delete_prefix(self, prefix: str) -> int:
         gone = 0

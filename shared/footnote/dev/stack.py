@@ -381,6 +381,7 @@ class Stack:
                 f"--api={self.api_url}",
                 f"--hosting=http://127.0.0.1:{self.ports.hosting}",
                 f"--auth=http://127.0.0.1:{self.ports.auth}",
+                f"--storage={self.storage_url}",
                 f"--project={self.project}",
             ],
         )
