@@ -180,3 +180,35 @@ def test_an_export_is_written_to_storage_and_read_back_from_it(stack: Any, new_u
         notes = json.loads(z.read("notes.json"))
     exported = notes["notes"] if isinstance(notes, dict) else notes
     assert [(n["id"], n["text"]) for n in exported] == [(note, "The boiler was serviced in May.")]
+
+
+@pytest.mark.slow
+def test_an_archive_over_the_body_limit_imports_through_the_upload_url(
+    stack: Any, new_user: Any
+) -> None:
+    """A vault with a 34 MiB photo: refused as a body (30 MiB, under Cloud Run's 32),
+    imported when uploaded straight to Cloud Storage."""
+    import os
+
+    import requests
+
+    from footnote.dev.timeouts import scaled
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("Vault/trip.md", "---\ntitle: Trip\n---\nThe ferry leaves at nine.\n")
+        z.writestr("Vault/attachments/photo.jpg", os.urandom(34 * 1024 * 1024))
+    archive = buffer.getvalue()
+    alice = new_user()
+    body = alice.call(
+        "POST", "/imports?name=vault.zip", data=archive, headers={"Content-Type": "application/zip"}
+    )
+    assert body.status_code == 413, body.text
+    upload = alice.call("POST", "/uploads", json={"name": "vault.zip", "size": len(archive)})
+    assert upload.status_code == 201, upload.text
+    put = requests.put(upload.json()["uploadUrl"], data=archive, timeout=scaled(120))
+    assert put.status_code in (200, 201), put.text
+    started = alice.call("POST", "/imports", json={"object": upload.json()["object"]})
+    assert started.status_code == 202, started.text
+    report = _wait(alice, f"/imports/{started.json()['id']}", "the import of a big upload")
+    assert (report["status"], report["imported"], report["failed"]) == ("done", 1, 0), report
