@@ -233,6 +233,10 @@ def import_job(job: ImportJob) -> dict[str, Any]:
     }
 
 
+def upload(object_name: str, url: str) -> dict[str, Any]:
+    return {"object": object_name, "uploadUrl": url, "method": "PUT"}
+
+
 def export_job(job: ExportJob) -> dict[str, Any]:
     return {
         "id": job.id,
