@@ -1,6 +1,7 @@
 # Uploads: archives a user imports (POST /imports stores one sent in its body; the
-# web and mobile clients upload bigger ones straight here with the Firebase Storage
-# SDK, under users/{uid}/, which storage.rules enforces). Personal data: account
+# clients upload bigger ones straight here, through a resumable upload session the
+# API creates for one object under users/{uid}/uploads/ - POST /uploads; storage.rules
+# guards Firebase access should the bucket ever be linked to Firebase). Personal data: account
 # deletion's "files" step deletes users/{uid}/ (footnote.services.accounts); the
 # lifecycle rule below only sweeps uploads an import has long finished with.
 resource "google_storage_bucket" "uploads" {
@@ -13,6 +14,12 @@ resource "google_storage_bucket" "uploads" {
 
   versioning {
     enabled = false # an upload is read once by its import job; no history to keep
+  }
+
+  # No soft delete: by default a bucket keeps a deleted object restorable for 7 days,
+  # so a deleted account's uploads and exports would outlive the deletion job.
+  soft_delete_policy {
+    retention_duration_seconds = 0
   }
 
   lifecycle_rule {
@@ -32,7 +39,8 @@ resource "google_storage_bucket" "uploads" {
 # import job and deletes a user's files with the account.
 resource "google_storage_bucket_iam_member" "uploads" {
   for_each = {
-    # writes an archive sent in the body of POST /imports (never reads or deletes)
+    # writes an archive sent in the body of POST /imports and creates the upload
+    # sessions of POST /uploads (storage.objects.create; never deletes)
     api = "roles/storage.objectCreator"
     # reads uploads for import jobs and deletes users/{uid}/ with the account
     reindexer = "roles/storage.objectAdmin"
@@ -41,4 +49,13 @@ resource "google_storage_bucket_iam_member" "uploads" {
   bucket = google_storage_bucket.uploads.name
   role   = each.value
   member = google_service_account.function[each.key].member
+}
+
+# The API also reads objects: an upload's metadata before POST /imports starts its job
+# (a missing one is 404) and a finished export it streams to its owner
+# (GET /exports/{id}/archive). storage.objects.get alone: no listing, no deleting.
+resource "google_storage_bucket_iam_member" "uploads_api_read" {
+  bucket = google_storage_bucket.uploads.name
+  role   = "roles/storage.legacyObjectReader"
+  member = google_service_account.function["api"].member
 }

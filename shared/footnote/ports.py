@@ -549,6 +549,14 @@ class BlobStore(Protocol):
         """Delete every object under the prefix; how many went."""
         ...
 
+    def upload_session(
+        self, name: str, content_type: str, size: int, origin: str | None
+    ) -> str | None:
+        """A URL to which a client PUTs exactly ``size`` bytes that become this one
+        object (a resumable upload session, created with the caller's rights, for a
+        browser at ``origin``); None if this store takes no uploads from clients."""
+        ...
+
 
 @runtime_checkable
 class ImportJobStore(Protocol):

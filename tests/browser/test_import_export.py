@@ -1,7 +1,8 @@
 """Bringing notes in and taking them out, in Chromium against the local stack: an
-Obsidian vault picked in the Import form lands in the list with its own dates and a
-report of what was not imported; "Download my data" saves a zip that holds them;
-signing out leaves no trace of either."""
+Obsidian vault picked in the Import form is uploaded straight to the stack's Cloud
+Storage server (through the upload URL the API hands out, never in an API request's
+body), lands in the list with its own dates and a report of what was not imported;
+"Download my data" saves a zip that holds them; signing out leaves no trace of either."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from footnote.dev.stack import Stack
 from tests.browser.conftest import SHOTS
 from tests.browser.test_web_client import ANSWER_TIMEOUT, sign_up
 
@@ -39,15 +41,31 @@ def _vault(folder: Path) -> Path:
 
 
 def test_import_a_vault_then_download_everything(
-    page: Page, web_url: str, email: str, tmp_path: Path
+    page: Page, web_url: str, email: str, tmp_path: Path, stack: Stack
 ) -> None:
     sign_up(page, web_url, email)
     card = page.locator("#data-card")
     expect(card).to_be_visible()
-    page.get_by_label("Import from another app").set_input_files(str(_vault(tmp_path)))
+    sent: list[tuple[str, str]] = []
+    page.on("request", lambda r: sent.append((r.method, r.url)))
+    vault = _vault(tmp_path)
+    page.get_by_label("Import from another app").set_input_files(str(vault))
     page.get_by_role("button", name="Import", exact=True).click()
     status = page.locator("#import-status")
     expect(status).to_contain_text("Import finished", timeout=ANSWER_TIMEOUT)
+    # The file went to Cloud Storage in one PUT to the upload session, same-origin
+    # through the local web origin; no API request carried it.
+    puts = [url.split("?")[0] for method, url in sent if method == "PUT"]
+    assert puts == [f"{web_url}/upload/storage/v1/b/{stack.bucket}/o"], sent
+    assert not [url for method, url in sent if method == "POST" and "/api/imports?" in url]
+    from google.cloud import storage  # type: ignore[attr-defined]
+
+    stored = [
+        blob.download_as_bytes()
+        for blob in storage.Client(project=stack.project).list_blobs(stack.bucket, prefix="users/")
+        if "/uploads/" in blob.name and blob.name.endswith("/My vault.zip")
+    ]
+    assert stored == [vault.read_bytes()]  # the object the import read, byte for byte
     expect(status).to_contain_text("2 notes imported, 1 file not imported")
     expect(page.locator("#import-problems li")).to_have_text(
         ["My vault/Empty.md: empty note: nothing to import"]

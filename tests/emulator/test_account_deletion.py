@@ -12,6 +12,12 @@ list of known names — and compares it with the listing taken before the accoun
 existed: the same documents with the same contents and update times (the other
 user's byte for byte), plus exactly one new document, the job's record, which names
 no one.
+
+Cloud Storage is proven the same way on the stack's storage server (the real
+google-cloud-storage SDK over the GCS JSON API): every object of every bucket is
+listed, soft-deleted ones too (a restorable copy would still be the user's file), and
+after the deletion none is under the tenant's ``users/{uid}/`` prefix while every other
+object, the other user's upload included, is there byte for byte.
 """
 
 from __future__ import annotations
@@ -51,11 +57,40 @@ def dump(client: Any) -> dict[str, tuple[str, Any]]:
     return out
 
 
+def dump_storage() -> dict[str, bytes]:
+    """Every object in every bucket of the storage server (``bucket/name`` → bytes),
+    and every soft-deleted one (``…#deleted``), listed without a prefix."""
+    from google.cloud import storage  # type: ignore[attr-defined]
+
+    gcs = storage.Client()  # STORAGE_EMULATOR_HOST: the stack's server
+    out: dict[str, bytes] = {}
+    for bucket in gcs.list_buckets():
+        for blob in gcs.list_blobs(bucket.name):
+            out[f"{bucket.name}/{blob.name}"] = blob.download_as_bytes()
+        for blob in gcs.list_blobs(bucket.name, soft_deleted=True):
+            out[f"{bucket.name}/{blob.name}#deleted"] = b""
+    return out
+
+
+def _import(user: Any, name: str, text: str) -> None:
+    r = user.call(
+        "POST",
+        f"/imports?name={name}",
+        data=text.encode(),
+        headers={"Content-Type": "text/markdown"},
+    )
+    assert r.status_code == 202, r.text
+    path = f"/imports/{r.json()['id']}"
+    wait_for(lambda: user.call("GET", path).json()["status"] == "done", 90, "the import")
+
+
 def _bob(new_user: Any) -> Any:
     bob = new_user()
     note = bob.add_note("Bob's plan: the garden shed ships on Friday.", title="Shed")
     bob.wait_indexed(note)
     bob.chat("When does the shed ship?")
+    _import(bob, "shed.md", "# Shed\nThe shed's paint is green.")  # an object of his
+    bob.wait_indexed(*[n["id"] for n in bob.call("GET", "/notes").json()["notes"]])
     return bob
 
 
@@ -82,13 +117,12 @@ def _alice(new_user: Any, stack: Any, firestore_client: Any) -> Any:
     ref = firestore_client.collection("reindexJobs").document(job)
     wait_for(lambda: (ref.get().to_dict() or {}).get("done") is True, 120, "the re-index job")
     # An import: its job record, its notes (dated in 2023) and the uploaded archive.
-    imported = alice.call(
-        "POST", "/imports?name=old.md", data=f"# Old plan\nThe {SECRET} plan from 2023.".encode(),
-        headers={"Content-Type": "text/markdown"},
-    )  # fmt: skip
-    assert imported.status_code == 202, imported.text
-    path = f"/imports/{imported.json()['id']}"
-    wait_for(lambda: alice.call("GET", path).json()["status"] == "done", 90, "the import")
+    _import(alice, "old.md", f"# Old plan\nThe {SECRET} plan from 2023.")
+    # An export: its job record and the zip in Cloud Storage.
+    exported = alice.call("POST", "/exports")
+    assert exported.status_code == 202, exported.text
+    path = f"/exports/{exported.json()['id']}"
+    wait_for(lambda: alice.call("GET", path).json()["status"] == "done", 90, "the export")
     return alice
 
 
@@ -120,6 +154,18 @@ def _assert_nothing_left(
     assert changed == []  # every other document, the other user's included, untouched
 
 
+def _assert_no_file_left(before: dict[str, bytes], after: dict[str, bytes], uid: str) -> None:
+    leftovers = [name for name in after if f"/users/{uid}/" in name or uid in name]
+    assert leftovers == []
+    assert after == before  # every other object (the other user's upload) byte for byte
+
+
+def _alice_has_files(uid: str) -> list[str]:
+    kinds = sorted({name.split("/")[3] for name in dump_storage() if f"/users/{uid}/" in name})
+    assert kinds == ["exports", "imports"], kinds  # the proof below has something to find
+    return kinds
+
+
 @pytest.mark.parametrize("point", crash_points())
 def test_deletion_crashed_after_any_step_leaves_nothing(
     stack, new_user, firestore_client, point
@@ -127,10 +173,12 @@ def test_deletion_crashed_after_any_step_leaves_nothing(
     from footnote.adapters.firebase_accounts import FirebaseAccountAuth
 
     bob = _bob(new_user)
-    before = dump(firestore_client)
+    before, files_before = dump(firestore_client), dump_storage()
+    assert any(f"/users/{bob.uid}/imports/" in name for name in files_before)
     alice = _alice(new_user, stack, firestore_client)
     email = alice.email
     assert any(alice.uid in body for body, _ in dump(firestore_client).values())
+    _alice_has_files(alice.uid)
     _faults(stack, "DELETE")
     _faults(stack, "POST", {"account_job": {"at": point, "count": 1}})
     try:
@@ -140,6 +188,7 @@ def test_deletion_crashed_after_any_step_leaves_nothing(
         _faults(stack, "DELETE")
     time.sleep(1.5)  # late indexer events of the deleted notes: they must write nothing
     _assert_nothing_left(before, dump(firestore_client), alice.uid, job_id)
+    _assert_no_file_left(files_before, dump_storage(), alice.uid)
     auth = FirebaseAccountAuth(stack.project)
     assert auth.user(alice.uid) is None and auth.user(bob.uid) is not None
     assert alice.call("POST", "/notes", json={"text": "still here?"}).status_code == 401
@@ -150,8 +199,9 @@ def test_notes_posted_while_the_account_is_deleted_do_not_survive(
     stack, new_user, firestore_client
 ) -> None:
     _bob(new_user)
-    before = dump(firestore_client)
+    before, files_before = dump(firestore_client), dump_storage()
     alice = _alice(new_user, stack, firestore_client)
+    _alice_has_files(alice.uid)
     stop = threading.Event()
     codes: list[int] = []
 
@@ -173,6 +223,7 @@ def test_notes_posted_while_the_account_is_deleted_do_not_survive(
     assert 401 in codes  # refused once the deletion began
     time.sleep(1.5)
     _assert_nothing_left(before, dump(firestore_client), alice.uid, job_id)
+    _assert_no_file_left(files_before, dump_storage(), alice.uid)
 
 
 def test_the_listing_finds_what_the_deletion_would_miss(stack, new_user, firestore_client) -> None:
@@ -189,3 +240,38 @@ def test_the_listing_finds_what_the_deletion_would_miss(stack, new_user, firesto
         assert any(path.endswith("/sub/y") for path in after)
     finally:
         stray.collection("sub").document("y").delete()
+
+
+def test_the_storage_listing_finds_what_the_deletion_would_miss(stack, new_user) -> None:
+    """The check can fail: a file left under the tenant's prefix, or kept restorable
+    as a soft-deleted object, or another user's file changed, is found."""
+    from google.cloud import storage  # type: ignore[attr-defined]
+
+    before = dump_storage()
+    alice, bob = new_user(), new_user()
+    gcs = storage.Client()
+    kept = gcs.bucket(stack.bucket).blob(f"users/{alice.uid}/uploads/stray/notes.zip")
+    kept.upload_from_string(b"left behind")
+    with pytest.raises(AssertionError):
+        _assert_no_file_left(before, dump_storage(), alice.uid)
+    kept.delete()
+    _assert_no_file_left(before, dump_storage(), alice.uid)  # deleted: nothing left
+    # A bucket with soft delete keeps a deleted object restorable: still the user's.
+    soft = gcs.bucket(stack.bucket)
+    soft.soft_delete_policy.retention_duration_seconds = 7 * 24 * 3600
+    soft.patch()
+    try:
+        gcs.bucket(stack.bucket).blob(f"users/{alice.uid}/x").upload_from_string(b"x")
+        gcs.bucket(stack.bucket).blob(f"users/{alice.uid}/x").delete()
+        with pytest.raises(AssertionError):
+            _assert_no_file_left(before, dump_storage(), alice.uid)
+    finally:
+        soft.soft_delete_policy.retention_duration_seconds = 0
+        soft.patch()
+    # Another user's file changed is found too.
+    other = gcs.bucket(stack.bucket).blob(f"users/{bob.uid}/imports/a.md")
+    other.upload_from_string(b"v1")
+    snapshot = dump_storage()
+    other.upload_from_string(b"v2")
+    with pytest.raises(AssertionError):
+        _assert_no_file_left(snapshot, dump_storage(), alice.uid)

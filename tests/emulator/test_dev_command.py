@@ -5,7 +5,7 @@ Found by a probe: with `make dev 2>&1 | tee dev.log`, Ctrl-C kills tee first, th
 shutdown path died writing "Stopping…" to the closed pipe, and the emulators and the
 functions host kept running. A second `make dev` then failed obscurely on a taken port.
 
-Every run here uses free ports for all seven of the stack's ports (never the dev
+Every run here uses free ports for all eight of the stack's ports (never the dev
 ports a person's `make dev` uses) and a data folder of its own; the `dev` fixture
 stops each run whatever happens to the test (Ctrl-C, then SIGTERM, then SIGKILL of
 its process group, after which footnote.dev.reaper stops the emulators).
@@ -48,6 +48,7 @@ def _argv(ports: Ports, data_dir: Path, *extra: str) -> list[str]:
         f"--hosting-port={ports.hosting}",
         f"--web-port={ports.web}",
         f"--hub-port={ports.hub}",
+        f"--storage-port={ports.storage}",
         f"--data-dir={data_dir}",
         *extra,
     ]
@@ -201,6 +202,12 @@ def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
     assert saved.status_code == 201, saved.text
     note_id = saved.json()["id"]
     client.wait_indexed(user, [note_id], timeout=120)
+    archive = b"# Fern\n\nThe spare key is under the fern.\n"
+    uploaded = client.call(
+        "POST", "/imports", user, params={"name": "fern.md"}, data=archive,
+        headers={"Content-Type": "application/octet-stream"},
+    )  # fmt: skip
+    assert uploaded.status_code == 202, uploaded.text
     assert first.ctrl_c() == 0
     assert _wait_all_free(ports) == []
 
@@ -215,6 +222,18 @@ def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
     assert note.json()["text"] == "The spare key is under the fern."
     found = client.call("POST", "/search", token, json={"query": "spare key fern"}).json()
     assert note_id in {r["noteId"] for r in found["results"]}  # its chunks came back too
+    # The uploaded file is still in Cloud Storage: read back through the SDK.
+    from google.cloud import storage  # type: ignore[attr-defined]
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("STORAGE_EMULATOR_HOST", f"http://127.0.0.1:{ports.storage}")
+        gcs = storage.Client(project="demo-footnote")
+        kept = [
+            blob.download_as_bytes()
+            for blob in gcs.list_blobs("demo-footnote-footnote-uploads", prefix="users/")
+            if blob.name.endswith("/fern.md")
+        ]
+    assert kept == [archive]
     demo = client.sign_up(DEMO_EMAIL)
     titles = [str(n.get("title")) for n in client.notes(demo)]
     assert sorted(titles) == sorted(n["title"] for n in DEMO_NOTES)  # each once

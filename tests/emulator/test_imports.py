@@ -1,6 +1,8 @@
-"""Imports on the local stack: the archive posted to the API, the job published on
-the real Pub/Sub emulator and pushed to the worker, notes written to the Firestore
-emulator with their own dates and indexed by the real trigger, then asked about."""
+"""Imports on the local stack: the archive posted to the API, or uploaded straight to
+the stack's Cloud Storage server through the URL ``POST /uploads`` hands out, the job
+published on the real Pub/Sub emulator and pushed to the worker, notes written to the
+Firestore emulator with their own dates and indexed by the real trigger, then asked
+about. Exports are written to and read back from the same Cloud Storage."""
 
 from __future__ import annotations
 
@@ -85,7 +87,7 @@ def test_the_import_command_follows_the_job_to_its_report(stack: Any, tmp_path: 
 
     from footnote.dev.timeouts import scaled
 
-    archive = tmp_path / "vault.zip"
+    archive = tmp_path / "cli-vault.zip"
     archive.write_bytes(_vault())
     result = subprocess.run(
         [
@@ -99,3 +101,114 @@ def test_the_import_command_follows_the_job_to_its_report(stack: Any, tmp_path: 
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert (report["status"], report["imported"], report["failed"]) == ("done", 2, 1)
+    # It went straight to Cloud Storage (POST /uploads), not through the API's body.
+    uploaded = [
+        blob.download_as_bytes()
+        for blob in _bucket(stack).client.list_blobs(stack.bucket, prefix="users/")
+        if blob.name.endswith("/cli-vault.zip") and "/uploads/" in blob.name
+    ]
+    assert uploaded == [archive.read_bytes()]
+
+
+def _bucket(stack: Any) -> Any:
+    """The uploads bucket on the stack's storage server, through the SDK."""
+    from google.cloud import storage  # type: ignore[attr-defined]
+
+    return storage.Client(project=stack.project).bucket(stack.bucket)
+
+
+def _wait(user: Any, path: str, what: str) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+
+    def finished() -> bool:
+        report.update(user.call("GET", path).json())
+        return report["status"] in ("done", "failed", "cancelled")
+
+    wait_for(finished, timeout=90, what=what)
+    return report
+
+
+def test_an_archive_uploaded_straight_to_storage_is_imported(stack: Any, new_user: Any) -> None:
+    import requests
+
+    from footnote.dev.timeouts import scaled
+
+    alice, bob = new_user(), new_user()
+    archive = _vault()
+    r = alice.call("POST", "/uploads", json={"name": "vault.zip", "size": len(archive)})
+    assert r.status_code == 201, r.text
+    upload = r.json()
+    name = upload["object"]
+    assert name.startswith(f"users/{alice.uid}/uploads/") and name.endswith("/vault.zip")
+    assert upload["uploadUrl"].startswith(stack.storage_url + "/upload/storage/v1/")
+    # The bytes go to Cloud Storage, with no token: the session URL is the capability.
+    put = requests.put(upload["uploadUrl"], data=archive, timeout=scaled(30))
+    assert put.status_code in (200, 201), put.text
+    assert _bucket(stack).blob(name).download_as_bytes() == archive
+    assert bob.call("POST", "/imports", json={"object": name}).status_code == 403
+    started = alice.call("POST", "/imports", json={"object": name})
+    assert started.status_code == 202, started.text
+    report = _wait(alice, f"/imports/{started.json()['id']}", "the import of the upload")
+    assert (report["status"], report["imported"], report["failed"]) == ("done", 2, 1), report
+    titles = {n["title"] for n in alice.call("GET", "/notes").json()["notes"]}
+    assert titles == {"Pricing call", "Garden"}
+    # Bob's upload URL is for his own prefix, whatever name he asks for.
+    theirs = bob.call("POST", "/uploads", json={"name": f"../{alice.uid}/x.zip", "size": 3})
+    assert theirs.status_code == 201 and theirs.json()["object"].startswith(f"users/{bob.uid}/")
+
+
+def test_an_export_is_written_to_storage_and_read_back_from_it(stack: Any, new_user: Any) -> None:
+    import json
+
+    alice = new_user()
+    note = alice.add_note("The boiler was serviced in May.", title="Boiler")
+    r = alice.call("POST", "/exports")
+    assert r.status_code == 202, r.text
+    report = _wait(alice, f"/exports/{r.json()['id']}", "the export")
+    assert report["status"] == "done", report
+    stored = [
+        blob
+        for blob in _bucket(stack).client.list_blobs(stack.bucket, prefix=f"users/{alice.uid}/")
+    ]
+    assert [b.name for b in stored] == [f"users/{alice.uid}/exports/{report['id']}.zip"]
+    in_storage = stored[0].download_as_bytes()
+    assert report["size"] == len(in_storage)
+    downloaded = alice.call("GET", report["download"])
+    assert downloaded.status_code == 200
+    assert downloaded.content == in_storage  # streamed from Cloud Storage, byte for byte
+    with zipfile.ZipFile(io.BytesIO(in_storage)) as z:
+        notes = json.loads(z.read("notes.json"))
+    exported = notes["notes"] if isinstance(notes, dict) else notes
+    assert [(n["id"], n["text"]) for n in exported] == [(note, "The boiler was serviced in May.")]
+
+
+@pytest.mark.slow
+def test_an_archive_over_the_body_limit_imports_through_the_upload_url(
+    stack: Any, new_user: Any
+) -> None:
+    """A vault with a 34 MiB photo: refused as a body (30 MiB, under Cloud Run's 32),
+    imported when uploaded straight to Cloud Storage."""
+    import os
+
+    import requests
+
+    from footnote.dev.timeouts import scaled
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("Vault/trip.md", "---\ntitle: Trip\n---\nThe ferry leaves at nine.\n")
+        z.writestr("Vault/attachments/photo.jpg", os.urandom(34 * 1024 * 1024))
+    archive = buffer.getvalue()
+    alice = new_user()
+    body = alice.call(
+        "POST", "/imports?name=vault.zip", data=archive, headers={"Content-Type": "application/zip"}
+    )
+    assert body.status_code == 413, body.text
+    upload = alice.call("POST", "/uploads", json={"name": "vault.zip", "size": len(archive)})
+    assert upload.status_code == 201, upload.text
+    put = requests.put(upload.json()["uploadUrl"], data=archive, timeout=scaled(120))
+    assert put.status_code in (200, 201), put.text
+    started = alice.call("POST", "/imports", json={"object": upload.json()["object"]})
+    assert started.status_code == 202, started.text
+    report = _wait(alice, f"/imports/{started.json()['id']}", "the import of a big upload")
+    assert (report["status"], report["imported"], report["failed"]) == ("done", 1, 0), report

@@ -221,3 +221,16 @@ def test_firebase_json_declares_emulators_rules_and_hosting() -> None:
     rules = (ROOT / "firestore.rules").read_text()
     assert "rules_version = '2'" in rules
     assert "match /{document=**}" in rules and "allow read, write: if false" in rules
+
+
+def test_storage_rules_open_only_the_callers_own_folder_and_firebase_json_deploys_them() -> None:
+    config = json.loads((ROOT / "firebase.json").read_text())
+    assert config["storage"] == [{"target": "uploads", "rules": "storage.rules"}]
+    rules = (ROOT / "storage.rules").read_text()
+    assert "rules_version = '2'" in rules
+    assert "match /users/{uid}/{allPaths=**}" in rules
+    assert "request.auth.uid == uid" in rules
+    # every allow names the caller's uid, but the closing catch-all that denies
+    allows = [line.strip() for line in rules.splitlines() if line.strip().startswith("allow ")]
+    assert allows[-1] == "allow read, write: if false;"
+    assert all("request.auth.uid == uid" in line for line in allows[:-1]), allows

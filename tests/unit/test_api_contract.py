@@ -136,6 +136,7 @@ _DESCRIBED_BEFORE = {
     ("GET", "/messages/{messageId}/sources"): {200, 401, 404},
     ("DELETE", "/account"): {202, 400, 401, 404, 413, 415},  # issue 24
     ("POST", "/imports"): {202, 400, 401, 403, 404, 413, 415, 429},  # issue 23
+    ("POST", "/uploads"): {201, 400, 401, 404, 413, 415, 429},  # issues 23 and 24
     ("GET", "/imports/{importId}"): {200, 401, 404},
     ("DELETE", "/imports/{importId}"): {200, 401, 404},
     ("POST", "/exports"): {202, 401, 429},  # issue 24

@@ -118,3 +118,14 @@ def test_every_port_is_checked_and_its_holder_named() -> None:
     assert f"held by pid {os.getpid()}" in message
     with pytest.raises(PortTaken, match="twice"):
         Stack(Ports(1, 1, 2, 3, 4, 5, 6)).check_ports()
+
+
+def test_the_storage_servers_port_is_checked_too() -> None:
+    ports = Ports.free()
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", ports.storage))
+        squatter.listen()
+        with pytest.raises(PortTaken) as taken:
+            Stack(ports).check_ports(with_functions=False)
+    assert f"{ports.storage} for the Cloud Storage server (--storage-port)" in str(taken.value)
+    assert Ports().storage == 9199  # dev's fixed port, which no test uses

@@ -3,6 +3,7 @@ passing is no second source."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from footnote.domain import Chunk, MemoryType, Source
@@ -106,3 +107,78 @@ def test_a_code_the_question_names_must_be_in_the_note_that_answers() -> None:
     ]
     assert _answer("What was the root cause of INC-2310?", notes) == NOT_ENOUGH
     assert "runaway" in _answer("What was the root cause of INC-2334?", notes)
+
+
+def test_an_amount_is_taken_from_the_sentence_about_what_it_is_of() -> None:
+    notes = [
+        _source("N1", "garden", "planted the plum tree by the fence, mulched w/ compost"),
+        _source("N2", "club", "Ines (treasurer): pay the club fee by 1 May or €10 extra"),
+    ]
+    # "pay" is shared with the fee's sentence, but the fee is not what the tree cost
+    assert _answer("How much did I pay for the plum tree?", notes) == NOT_ENOUGH
+    bought = [_source("N1", "garden", "plum tree from the nursery on Elm St, paid €35")]
+    assert "€35" in _answer("How much did I pay for the plum tree?", bought)
+    rent = [_source("N1", "club", "paid the club rent €142 by transfer")]
+    assert "€142" in _answer("How much is the club rent now?", rent)
+
+
+def test_what_someone_said_needs_a_note_that_reports_their_words() -> None:
+    named_only = [
+        _source("N1", "infra ideas", "- shard the events table\n- cache warmup (Omar, infra team)")
+    ]
+    assert _answer("What did Omar say about the cache warmup?", named_only) == NOT_ENOUGH
+    reported = [_source("N1", "infra sync", "Omar says cache warmup should run before deploys")]
+    assert "before deploys" in _answer("What did Omar say about the cache warmup?", reported)
+    labelled = [_source("N1", "infra sync", "Omar: cache warmup is flaky, run it twice")]
+    assert "flaky" in _answer("What did Omar say about the cache warmup?", labelled)
+
+
+def test_the_day_a_plan_was_written_does_not_date_it() -> None:
+    planned = [_source("N1", "audit", "my fire safety audit: expected sometime in the spring")]
+    assert _answer("When is my fire safety audit?", planned) == NOT_ENOUGH
+    booked = [_source("N1", "audit", "my fire safety audit is booked for Thu 12 March, 10:00")]
+    assert "12 March" in _answer("When is my fire safety audit?", booked)
+
+
+def test_how_many_counts_a_series_of_notes_or_a_list() -> None:
+    log = [
+        _source(f"N{i}", f"pottery log #{i}", text)
+        for i, text in enumerate(
+            ["thrown 2 bowls, too thick at the base", "trimmed, glaze test", "first mug!"],
+            start=1,
+        )
+    ]
+    answer = _answer("How many sessions are in my pottery log?", log)
+    assert answer.startswith("3 ") and all(f"[N{i}]" in answer for i in (1, 2, 3))
+    wishlist = [_source("N1", "birthday ideas", "- kite\n- puzzle (1000)\n- headphones")]
+    assert _answer("How many birthday ideas do I have?", wishlist).startswith("3 ")
+    stated = [_source("N1", "metrics", "MRR 20.1k\nsignups 312\nchurned 6")]
+    assert "312" in _answer("How many signups did we get?", stated)
+
+
+def test_a_bare_weekday_in_a_plan_is_the_next_one() -> None:
+    from footnote.generation.dates import resolve_phrases
+
+    friday = datetime(2026, 1, 9, 16, tzinfo=UTC)  # a Friday
+    plan = resolve_phrases("farm gives straw away - go Sat morning w/ the trailer", friday)
+    assert plan[0].meaning == "Saturday, 10 January 2026" and not plan[0].past
+    record = resolve_phrases("went to the farm Sat, got straw", friday)
+    assert record[0].meaning == "Saturday, 3 January 2026" and record[0].past
+
+
+def test_a_holiday_is_a_date_not_a_name_the_notes_must_spell() -> None:
+    gifts = [_source("N1", "Xmas gifts", "Mia: art set, book\nJo: balance bike, torch")]
+    assert "balance bike" in _answer("Which gifts did I get Jo for Christmas?", gifts)
+    # a name still must be there
+    assert _answer("Which gifts did I get Rosa for Christmas?", gifts) == NOT_ENOUGH
+
+
+def test_a_question_ending_in_an_exclamation_is_still_a_question() -> None:
+    chat = [_source("N1", "", "Jon: I've been to Lisbon yesterday! Loved it.\nGina: Lisbon?! Wow.")]
+
+    def favour_the_exclamation(question: str, texts: Sequence[str]) -> list[float]:
+        return [1.0 if "?!" in t else 0.0 for t in texts]
+
+    question = "When was Jon in Lisbon?"
+    answer = compose(question, chat, analyze(question, ASKED), favour_the_exclamation)
+    assert "19 February 2026" in answer

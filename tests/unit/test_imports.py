@@ -394,3 +394,71 @@ def test_a_long_import_continued_by_new_messages_is_not_counted_as_failing() -> 
     done = c.import_jobs.get(job["id"])
     assert runs > 3  # more runs than one message may have, each a new message
     assert done is not None and done.status == "done" and done.imported == 6
+
+
+class _SessionBlobs:
+    """The memory store, plus the upload sessions a Cloud Storage store would create."""
+
+    def __init__(self) -> None:
+        from footnote.adapters.memory_blobs import MemoryBlobStore
+
+        self.inner = MemoryBlobStore()
+        self.sessions: list[tuple[str, str, int, str | None]] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def upload_session(
+        self, name: str, content_type: str, size: int, origin: str | None
+    ) -> str | None:
+        self.sessions.append((name, content_type, size, origin))
+        return f"https://storage.example/upload?session={len(self.sessions)}"
+
+
+def _with_blobs(h: Harness, blobs: Any) -> None:
+    c = h.container
+    c._built["blobs"] = blobs
+    c._built["imports"] = ImportService(c.settings, c.store, blobs, c.import_jobs, c.account_queue)
+
+
+def test_an_upload_url_is_for_one_object_under_the_callers_own_prefix() -> None:
+    h = Harness()
+    blobs = _SessionBlobs()
+    _with_blobs(h, blobs)
+    r = h.call(
+        "POST", "/uploads", ALICE,
+        json={"name": "../../Evernote export.enex", "size": 1234, "contentType": "text/xml"},
+        headers={"Origin": "https://footnote.example"},
+    )  # fmt: skip
+    assert r.status_code == 201, r.get_data(as_text=True)
+    body = r.get_json()
+    assert body["uploadUrl"] == "https://storage.example/upload?session=1"
+    assert body["method"] == "PUT"
+    name = body["object"]
+    assert name.startswith(f"users/{ALICE}/uploads/") and name.endswith("/Evernote export.enex")
+    assert ".." not in name.split("/")
+    assert blobs.sessions == [(name, "text/xml", 1234, "https://footnote.example")]
+    # Another upload gets another object; the name is the server's, never the client's.
+    again = h.call("POST", "/uploads", ALICE, json={"name": "a.zip", "size": 1}).get_json()
+    assert again["object"] != name and again["object"].startswith(f"users/{ALICE}/uploads/")
+    # Once uploaded, Alice imports it; Bob may not.
+    with blobs.open_write(name, "text/xml") as out:
+        out.write(b"<en-export></en-export>")
+    assert h.call("POST", "/imports", BOB, json={"object": name}).status_code == 403
+    assert h.call("POST", "/imports", ALICE, json={"object": name}).status_code == 202
+
+
+def test_upload_urls_refuse_bad_sizes_and_say_when_there_are_none() -> None:
+    h = Harness()
+    _with_blobs(h, _SessionBlobs())
+    for size in (0, -1, 2 * 1024**3 + 1):
+        r = h.call("POST", "/uploads", ALICE, json={"name": "a.zip", "size": size})
+        assert r.status_code == 400, (size, r.get_data(as_text=True))
+    assert h.call("POST", "/uploads", ALICE, json={"size": 5}).status_code == 400
+    weird = h.call("POST", "/uploads", ALICE, json={"name": "a", "size": 5, "contentType": "x"})
+    assert weird.status_code == 400
+    # In process (the memory store): no URL a client could reach; the body path stays.
+    plain = Harness()
+    r = plain.call("POST", "/uploads", ALICE, json={"name": "a.zip", "size": 5})
+    assert r.status_code == 404 and "POST /imports" in r.get_json()["error"]["message"]
+    assert upload(plain, ALICE, VAULT).status_code == 202

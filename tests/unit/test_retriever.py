@@ -213,3 +213,33 @@ def test_a_before_or_until_bound_is_never_widened() -> None:
         result = w.retriever.retrieve("alice", question)
         assert "time_window_widened" not in result.fallbacks
         assert "later" not in [c.chunk.note_id for c in result.chunks if result.matched]
+
+
+def test_a_month_summed_up_after_it_ends_is_found_when_it_answers_better() -> None:
+    # NOW is Sunday 22 November 2026. October's figures were written up on 9 November; a
+    # note of October mentions the asked word in passing.
+    w = World()
+    w.add("passing", "Coffee with Dana; she asked whether signups were tracked.", days_ago=40)
+    w.add("figures", "October metrics: signups 312, churn 4.1%, NPS 41.", days_ago=13)
+    result = w.retriever.retrieve("alice", analyze("How many signups did we get in October?", NOW))
+    assert "time_window_widened" in result.fallbacks
+    assert result.chunks[0].chunk.note_id == "figures"
+
+
+def test_after_an_event_reads_the_notes_written_on_its_day() -> None:
+    from footnote.domain import TimeWindow
+
+    # "after the dinner party": the party's note dates it, so the window starts the next
+    # day; the debrief written that same evening is still read.
+    w = World()
+    w.add("party", "Dinner party tonight: 6 guests, tiramisu for dessert.", days_ago=10)
+    w.add("debrief", "Tiramisu was too sweet, use less sugar next time.", days_ago=10)
+    w.add("later", "Bought more coffee beans.", days_ago=3)
+    day_after = (NOW - timedelta(days=9)).replace(hour=0, minute=0, second=0, microsecond=0)
+    question = dataclasses.replace(
+        analyze("What did I change about the tiramisu?", NOW),
+        window=TimeWindow(day_after, None, "after the dinner party"),
+    )
+    result = w.retriever.retrieve("alice", question)
+    assert "time_window_widened" in result.fallbacks
+    assert result.chunks[0].chunk.note_id == "debrief"

@@ -125,9 +125,31 @@ export class Api {
     if (cursor) q.set("cursor", cursor);
     return this.json("GET", `/conversations?${q}`);
   }
-  /** POST /imports with the file itself as the body (its name says its format). */
+  /**
+   * Import a file: uploaded straight to Cloud Storage (POST /uploads hands out a
+   * resumable upload session for one object under the user's own folder; the bytes
+   * never pass through the API, so any size the importer reads goes), then
+   * POST /imports names the object. Where the API hands out no upload URL, the file
+   * is the body of POST /imports itself (up to its body limit). Its name says its format.
+   */
   async startImport(file) {
-    const headers = { Authorization: `Bearer ${await this.getToken()}`, "Content-Type": file.type && file.type !== "application/json" ? file.type : "application/octet-stream" };
+    const type = file.type && file.type !== "application/json" ? file.type : "application/octet-stream";
+    let session = null;
+    try {
+      session = await this.json("POST", "/uploads", { name: file.name, size: file.size, contentType: type });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === "not_found")) throw err;
+    }
+    if (session) {
+      // No token: the session URL itself is the permission, for this one object.
+      const put = await fetch(session.uploadUrl, {
+        method: session.method || "PUT", headers: { "Content-Type": type }, body: file,
+        cache: "no-store", credentials: "omit", signal: this.signal,
+      });
+      if (!put.ok) throw new ApiError(put.status, "upload_failed", "The file could not be uploaded. Try again.");
+      return this.json("POST", "/imports", { object: session.object });
+    }
+    const headers = { Authorization: `Bearer ${await this.getToken()}`, "Content-Type": type };
     const response = await fetch(`${this.base}/imports?name=${encodeURIComponent(file.name)}`, {
       method: "POST", headers, body: file, cache: "no-store", signal: this.signal,
     });

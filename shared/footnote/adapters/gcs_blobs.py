@@ -1,7 +1,12 @@
 """Files in Cloud Storage (the Firebase Storage emulator when STORAGE_EMULATOR_HOST is
 set): the production ``BlobStore``. Reads and writes are streamed through the
 client library's file objects (ranged reads, resumable uploads), so no object is
-ever held whole in an instance's memory."""
+ever held whole in an instance's memory.
+
+Clients upload big archives straight to the bucket through a resumable upload
+session the API creates for one object (``upload_session``): the session URL is the
+only capability handed out, bound to that name and size, and needs no key to sign
+with (a signed URL would need the service account's signBlob)."""
 
 from __future__ import annotations
 
@@ -44,6 +49,17 @@ class GcsBlobStore:
     def names(self, prefix: str) -> Iterator[str]:
         for blob in self._bucket.client.list_blobs(self._bucket, prefix=prefix):
             yield str(blob.name)
+
+    def upload_session(
+        self, name: str, content_type: str, size: int, origin: str | None
+    ) -> str | None:
+        # The size is declared (X-Upload-Content-Length): Cloud Storage refuses any
+        # other. The origin makes Cloud Storage answer the browser's CORS requests.
+        return str(
+            self._bucket.blob(name).create_resumable_upload_session(
+                content_type=content_type, size=size, origin=origin
+            )
+        )
 
     def delete_prefix(self, prefix: str) -> int:
         gone = 0

@@ -37,6 +37,11 @@ class MemoryBlobStore:
             found = sorted(n for n in self._objects if n.startswith(prefix))
         yield from found
 
+    def upload_session(
+        self, name: str, content_type: str, size: int, origin: str | None
+    ) -> str | None:
+        return None  # in process: no URL a client could reach
+
     def delete_prefix(self, prefix: str) -> int:
         with self._lock:
             gone = [n for n in self._objects if n.startswith(prefix)]

@@ -281,6 +281,18 @@ class Api:
         fields["deletionJob"] = job.job_id
         return _json(wire.account_deletion(job), 202)
 
+    def _on_uploads_start(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
+        body = _parse(request, self._models.upload_start, self._s.request_max_bytes)
+        name = _safe_file_name(body.name) or "upload"
+        object_name, url = self._import_service().upload_session(
+            tenant,
+            f"{uuid.uuid4().hex}/{name}",
+            body.size,
+            body.content_type,
+            request.headers.get("Origin"),
+        )
+        return _json(wire.upload(object_name, url), 201)
+
     def _on_imports_start(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         return self._idempotent(
             request, tenant, "imports_start", lambda: self._start_import(request, tenant, fields)

@@ -82,6 +82,11 @@ ROUTE_TABLE = (
           "Delete the caller's account and every piece of its data (a job)", 202,
           schemas.AccountDeletion, "The deletion job was started (or already runs).",
           (400, 401, 404, 413, 415), body="account_delete"),
+    Route("POST", "/uploads", "uploads_start", "startUpload",
+          "A URL to upload one archive straight to Cloud Storage, under the caller's own "
+          "users/{uid}/ (for archives over the body limit of POST /imports)", 201,
+          schemas.Upload, "The object's name and its upload URL.",
+          (*_BODY_ERRORS, 404), body="upload_start"),
     Route("POST", "/imports", "imports_start", "startImport",
           "Import an archive of notes (Markdown/Obsidian, Evernote, Keep, Notion, Footnote) "
           "with their dates: a job; JSON names an uploaded object, any other body is the "

@@ -262,6 +262,22 @@ class ImportStart(_Strict):
     )
 
 
+class UploadStart(_Strict):
+    """``POST /uploads``: an archive about to be uploaded straight to Cloud Storage."""
+
+    name: str = Field(
+        min_length=1, max_length=255, description="The file's name (a hint to its format)."
+    )
+    size: int = Field(ge=1, description="Its size in bytes: the upload must be exactly this.")
+    content_type: str = Field(
+        "application/octet-stream",
+        alias="contentType",
+        max_length=255,
+        pattern=r"^[\w.+-]+/[\w.+-]+$",
+        description="Its media type.",
+    )
+
+
 class ChangesQuery(_Strict):
     """The query string of ``GET /notes/changes``."""
 
@@ -281,6 +297,7 @@ class RequestModels:
     account_delete: type[AccountDelete]
     changes_query: type[ChangesQuery]
     import_start: type[ImportStart]
+    upload_start: type[UploadStart]
 
 
 def request_models(settings: Settings) -> RequestModels:
@@ -390,6 +407,7 @@ def build_models(limits: Limits) -> RequestModels:
             limit=(limit_t, PAGE_SIZE_DEFAULT),
         ),
         ImportStart,
+        UploadStart,
     )
 
 
@@ -678,6 +696,15 @@ class ImportJob(ResponseModel):
     created_at: Instant
     started_at: Instant | None
     finished_at: Instant | None
+
+
+class Upload(ResponseModel):
+    object: str = Field(description="The object's name, under users/{uid}/: POST /imports it.")
+    upload_url: str = Field(
+        description="A resumable upload session for that object alone: PUT the file's "
+        'bytes there (no Authorization header), then POST /imports {"object": ...}.'
+    )
+    method: str = Field(description="PUT.")
 
 
 class ExportJob(ResponseModel):

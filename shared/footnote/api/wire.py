@@ -164,6 +164,10 @@ def import_job(job: ImportJob) -> dict[str, Any]:
     return schemas.ImportJob.model_validate(job, from_attributes=True).body()
 
 
+def upload(object_name: str, url: str) -> dict[str, Any]:
+    return schemas.Upload(object=object_name, upload_url=url, method="PUT").body()
+
+
 def export_job(job: ExportJob) -> dict[str, Any]:
     download = f"/exports/{job.id}/archive" if job.status == "done" else None
     return _build(schemas.ExportJob, job, download=download).body()

@@ -114,6 +114,9 @@ def install(container: Any, switch: FaultSwitch) -> None:
         container.account_auth,
         container.account_queue,
         grace_s=s.account_deletion_grace_s,
+        # The same files as the real wiring: without them the "files" step deleted
+        # nothing on the test stack (found when its Cloud Storage became listable).
+        blobs=container.blobs,
         after=switch.check_step,
     )
 

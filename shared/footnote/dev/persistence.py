@@ -7,6 +7,9 @@ repository, git-ignored) keeps the last snapshot of each:
   ``POST /emulator/v1/projects/{p}:export`` endpoint, imported at the next start
   with ``--import-data``. (The emulator's own ``--export-on-exit`` was tried: on
   SIGTERM it exported nothing, or failed, so it is not relied on.)
+- ``storage/`` - the Cloud Storage server's objects (uploads, exports), written
+  there by the server itself (gcp-storage-emulator's on-disk store) as each is
+  stored: nothing to snapshot, and a crash loses nothing that was acknowledged.
 - ``auth/<n>/`` - an export of the Auth emulator's accounts through its Emulator
   Hub (``POST /_admin/export``), imported with firebase-tools' ``--import``. The
   Auth emulator also runs with ``--export-on-exit`` into ``auth/exit/``, which
@@ -62,6 +65,12 @@ class DataDir:
     @property
     def auth_on_exit(self) -> Path:
         return self.auth / "exit"
+
+    @property
+    def storage(self) -> Path:
+        """The storage server's own files: it writes each object to disk as it is
+        stored, so there is no snapshot to take and nothing to import."""
+        return self.root / "storage"
 
     # -- ownership -------------------------------------------------------------
     def acquire(self) -> None:

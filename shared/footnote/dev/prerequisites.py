@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -36,6 +37,9 @@ class Ports:
     # (footnote.dev.persistence). Not firebase-tools' default 4400: that is where the
     # Hosting emulator's own hub (which takes any free port) goes first.
     hub: int = 9098
+    # The Cloud Storage server (gcp-storage-emulator, GCS JSON API): the Firebase
+    # Storage emulator's default port, which it stands in for (footnote.dev.stack).
+    storage: int = 9199
 
     @classmethod
     def free(cls) -> Ports:
@@ -72,6 +76,10 @@ def check_prerequisites() -> dict[str, str]:
     if not firebase.exists():
         raise PrerequisiteMissing(
             "firebase-tools is missing: run 'npm ci' in the repository (Node 20+)."
+        )
+    if importlib.util.find_spec("gcp_storage_emulator") is None:
+        raise PrerequisiteMissing(
+            "The Cloud Storage server is missing: pip install -e '.[dev]' (gcp-storage-emulator)."
         )
     return {"firestore": str(firestore), "pubsub": str(pubsub), "firebase": str(firebase)}
 

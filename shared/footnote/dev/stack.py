@@ -1,5 +1,12 @@
-"""Start and stop the whole local stack: Firestore, Pub/Sub and Auth emulators,
-the functions host, the Firestore trigger and the Pub/Sub push subscription.
+"""Start and stop the whole local stack: Firestore, Pub/Sub and Auth emulators, a
+Cloud Storage server, the functions host, the Firestore trigger and the Pub/Sub push
+subscription.
+
+Cloud Storage is gcp-storage-emulator (PyPI), a server of the GCS JSON API that the
+google-cloud-storage SDK reaches through ``STORAGE_EMULATOR_HOST``. Not the Firebase
+Storage emulator: firebase-tools starts that one only with a rules-runtime jar it
+downloads from storage.googleapis.com, which no registry this project installs from
+carries, so it cannot start offline. storage.rules is therefore not evaluated locally.
 
 Used by ``footnote dev`` (``make dev``) and by the emulator tests. The tools and
 the ports it needs are checked in :mod:`footnote.dev.prerequisites`; the data kept
@@ -60,6 +67,11 @@ ACCOUNTS_DEAD_LETTER_SUBSCRIPTION = "footnote-accounts-dead-letter-sub"
 LOCAL_DELETION_GRACE_S = "2"
 
 
+def uploads_bucket(project: str) -> str:
+    """The uploads bucket's name, as infra/storage.tf names it."""
+    return f"{project}-footnote-uploads"
+
+
 @dataclass
 class Stack:
     ports: Ports = field(default_factory=Ports)
@@ -92,12 +104,21 @@ class Stack:
     def hub_url(self) -> str:
         return f"http://127.0.0.1:{self.ports.hub}"
 
+    @property
+    def storage_url(self) -> str:
+        return f"http://127.0.0.1:{self.ports.storage}"
+
+    @property
+    def bucket(self) -> str:
+        return uploads_bucket(self.project)
+
     def client_env(self) -> dict[str, str]:
         """Variables that point Google SDKs at the emulators."""
         return {
             "FIRESTORE_EMULATOR_HOST": f"127.0.0.1:{self.ports.firestore}",
             "PUBSUB_EMULATOR_HOST": f"127.0.0.1:{self.ports.pubsub}",
             "FIREBASE_AUTH_EMULATOR_HOST": f"127.0.0.1:{self.ports.auth}",
+            "STORAGE_EMULATOR_HOST": self.storage_url,
             "GOOGLE_CLOUD_PROJECT": self.project,
             "GCLOUD_PROJECT": self.project,
         }
@@ -134,6 +155,7 @@ class Stack:
             ("Pub/Sub emulator", p.pubsub, "--pubsub-port"),
             ("Auth emulator", p.auth, "--auth-port"),
             ("Auth emulator's hub", p.hub, "--hub-port"),
+            ("Cloud Storage server", p.storage, "--storage-port"),
         ]
         if with_functions:
             wanted.append(("functions host (API)", p.functions, "--port"))
@@ -194,9 +216,47 @@ class Stack:
             # Written when the emulator is stopped by a signal, also by the reaper
             # after a crash of this process; a normal stop has saved just before.
             argv.append(f"--export-on-exit={self.data.auth_on_exit}")
+        self._start_storage()
         self._start_firebase("auth", argv, f"http://127.0.0.1:{p.auth}/", "Auth emulator")
         _wait_http(f"{self.firestore_url}/", "Firestore emulator", self, "firestore")
         _wait_http(f"http://127.0.0.1:{p.pubsub}/", "Pub/Sub emulator", self, "pubsub")
+        _wait_http(f"{self.storage_url}/", "Cloud Storage server", self, "storage")
+        self._create_bucket()
+
+    def _start_storage(self) -> None:
+        """The Cloud Storage server: its objects on disk in the data folder (they
+        survive restarts as they are, like Firestore's snapshots), else in memory."""
+        argv = [
+            sys.executable,
+            "-m",
+            "gcp_storage_emulator",
+            "start",
+            "--host=127.0.0.1",
+            f"--port={self.ports.storage}",
+        ]
+        env: dict[str, str] = {}
+        if self.data is None:
+            argv.append("--in-memory")
+        else:
+            self.data.storage.mkdir(parents=True, exist_ok=True)
+            env["STORAGE_BASE"] = str(self.data.storage)  # its files: STORAGE_BASE/.cloudstorage
+        self._spawn("storage", argv, env=env, cwd=self.log_dir)
+
+    def _create_bucket(self) -> None:
+        """The uploads bucket, as infra/storage.tf declares it: no soft delete, so an
+        object deleted (by account deletion) is gone, not kept restorable for 7 days
+        (the server's default, and Cloud Storage's)."""
+        base = f"{self.storage_url}/storage/v1/b"
+        response = requests.post(
+            base, params={"project": self.project}, json={"name": self.bucket}, timeout=scaled(10)
+        )
+        if response.status_code not in (200, 409):
+            response.raise_for_status()
+        requests.patch(
+            f"{base}/{self.bucket}",
+            json={"softDeletePolicy": {"retentionDurationSeconds": 0}},
+            timeout=scaled(10),
+        ).raise_for_status()
 
     def _start_firebase(self, name: str, argv: list[str], url: str, what: str) -> None:
         """Start a firebase-tools emulator and wait until it says it is ready.
@@ -239,6 +299,10 @@ class Stack:
         env = {
             **self.client_env(),
             "ACCOUNT_DELETION_GRACE_S": LOCAL_DELETION_GRACE_S,
+            # Uploads and exports in the Cloud Storage server, through the same SDK
+            # code path as production (footnote.adapters.gcs_blobs).
+            "BLOB_STORE": "gcs",
+            "BLOB_BUCKET": self.bucket,
             **self.extra_env,
         }
         self._spawn(
@@ -317,6 +381,7 @@ class Stack:
                 f"--api={self.api_url}",
                 f"--hosting=http://127.0.0.1:{self.ports.hosting}",
                 f"--auth=http://127.0.0.1:{self.ports.auth}",
+                f"--storage={self.storage_url}",
                 f"--project={self.project}",
             ],
         )

@@ -9,6 +9,11 @@ stands in front of it on one port:
 - ``/identitytoolkit.googleapis.com/**``, ``/securetoken.googleapis.com/**``,
   ``/emulator/**`` → the Auth emulator (the client calls ``connectAuthEmulator`` with
   this origin, so the Content-Security-Policy's ``connect-src 'self'`` covers it);
+- ``/upload/storage/v1/**`` → the Cloud Storage server (gcp-storage-emulator), and
+  the upload URL in ``POST /api/uploads``'s answer is rewritten from that server's
+  origin to this one: the server answers no CORS preflight, so the browser uploads
+  same-origin here. Deployed, the URL is Cloud Storage's own, which answers CORS for
+  the origin the session was created with (the API passes the page's Origin);
 - ``/__/firebase/init.json`` → the demo project's web config (Hosting serves the real
   project's at that path), plus ``authEmulator``;
 - everything else → the Hosting emulator, with the headers firebase.json sets.
@@ -33,10 +38,13 @@ HOP_BY_HOP = {
     "upgrade",
     "host",
 }
+STORAGE_PREFIX = "/upload/storage/v1/"
 AUTH_PREFIXES = ("/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/emulator/")
 
 
-def make_handler(api: str, hosting: str, auth: str, project: str) -> type[BaseHTTPRequestHandler]:
+def make_handler(
+    api: str, hosting: str, auth: str, project: str, storage: str | None = None
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.0"  # one request per connection: streams end at close
 
@@ -49,6 +57,8 @@ def make_handler(api: str, hosting: str, auth: str, project: str) -> type[BaseHT
                 return api
             if path.startswith(AUTH_PREFIXES):
                 return auth
+            if storage and path.startswith(STORAGE_PREFIX):
+                return storage
             if path == "/__/firebase/init.json":
                 return None
             return hosting
@@ -57,6 +67,9 @@ def make_handler(api: str, hosting: str, auth: str, project: str) -> type[BaseHT
             upstream = self._route()
             if upstream is None:
                 self._init_json()
+                return
+            if storage and upstream == api and urlsplit(self.path).path == "/api/uploads":
+                self._upload_session()
                 return
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
@@ -88,6 +101,39 @@ def make_handler(api: str, hosting: str, auth: str, project: str) -> type[BaseHT
                 pass  # the browser went away
             finally:
                 conn.close()
+
+        def _upload_session(self) -> None:
+            """POST /api/uploads through the API, its URL pointed at this origin."""
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else None
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+            target = urlsplit(api)
+            conn = http.client.HTTPConnection(
+                target.hostname or "127.0.0.1", target.port, timeout=120
+            )
+            try:
+                conn.request(self.command, self.path, body=body, headers=headers)
+                response = conn.getresponse()
+                status, reason, answer = response.status, response.reason, response.read()
+                kept = [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP]
+            except OSError as exc:
+                self._error(502, f"upstream {api} unreachable: {exc}")
+                return
+            finally:
+                conn.close()
+            if status == 201 and storage:
+                session = json.loads(answer)
+                here = f"http://{self.headers.get('Host', '127.0.0.1')}"
+                if str(session.get("uploadUrl", "")).startswith(storage.rstrip("/") + "/"):
+                    session["uploadUrl"] = here + session["uploadUrl"][len(storage.rstrip("/")) :]
+                answer = json.dumps(session).encode()
+            self.send_response_only(status, reason)
+            for key, value in kept:
+                if key.lower() != "content-length":
+                    self.send_header(key, value)
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
 
         def _init_json(self) -> None:
             origin = f"http://{self.headers.get('Host', '127.0.0.1')}"
@@ -128,10 +174,12 @@ def main() -> None:
     parser.add_argument("--api", required=True, help="functions host, e.g. http://127.0.0.1:8080")
     parser.add_argument("--hosting", required=True, help="Hosting emulator, http://127.0.0.1:5002")
     parser.add_argument("--auth", required=True, help="Auth emulator, http://127.0.0.1:9099")
+    parser.add_argument("--storage", help="Cloud Storage server, e.g. http://127.0.0.1:9199")
     parser.add_argument("--project", default="demo-footnote")
     args = parser.parse_args()
     server = ThreadingHTTPServer(
-        (args.host, args.port), make_handler(args.api, args.hosting, args.auth, args.project)
+        (args.host, args.port),
+        make_handler(args.api, args.hosting, args.auth, args.project, args.storage),
     )
     server.daemon_threads = True
     server.serve_forever()

@@ -106,12 +106,23 @@ _ASKS = (
 # A value the question asks for by name (an email address, a code, a price, a time of
 # day) is stated beside what it is of: a sentence holding one that shares no word with
 # the question ("NIF 245 883 120" for "What's my IBAN?") is another value.
-SLOTS = frozenset({_EMAIL, _IDENTIFIER, _MONEY, _CLOCK})
+# "How much…" asks for an amount of something too ("How much did the manure cost?"):
+# "€15 late fee" is no answer for it.
+SLOTS = frozenset({_EMAIL, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT})
 
 
 def expected(question: str) -> re.Pattern[str] | None:
     """The phrase an answer to ``question`` must contain; None when any sentence may do."""
+    found = asked(question)
+    return found[0] if found else None
+
+
+def asked(question: str) -> tuple[re.Pattern[str], str] | None:
+    """The kind of phrase the answer must contain and the word of the question that asks
+    for it ("pay" in "How much did I pay for…", "rent" in "What's the allotment rent?"):
+    what the value is *of* is the rest of the question."""
     for asks, kind in _ASKS:
-        if asks.search(question):
-            return kind
+        if m := asks.search(question):
+            words = re.findall(r"[^\W_]+", m.group(0))
+            return kind, words[-1] if words else ""
     return None

@@ -126,7 +126,24 @@ def _looks_ahead(m: re.Match[str]) -> bool:
         (i for i in (text.find(".", m.end()), text.find("\n", m.end())) if i >= 0),
         default=len(text),
     )
-    return bool(_FUTURE.search(text[start:end]))
+    sentence = text[start:end]
+    if _FUTURE.search(sentence):
+        return True
+    # A sentence that tells what happened ("we met on Friday", "ran 10k Sat") looks back;
+    # one with no past in it is a plan or a note to self ("go Sat morning w/ the trailer",
+    # "consent forms go out Fri"), written before the day it names.
+    return not _PAST_TENSE.search(sentence)
+
+
+# A verb in the past tense: regular (-ed) or one of the common irregular ones.
+_PAST_TENSE = re.compile(
+    r"\b(?:\w{2,}ed|went|was|were|had|did|ran|met|got|came|saw|took|made|said|told|gave|"
+    r"bought|found|left|felt|thought|sent|brought|ate|drank|wrote|spoke|began|won|lost|"
+    r"paid|sold|kept|slept|swam|rode|drove|flew|fell|broke|caught|taught|heard|held|"
+    r"knew|led|meant|stood|understood|wore|forgot|hung|"
+    r"spent|built|lent|threw|grew|drew|chose|rang|sang|woke|done|been|gone)\b",
+    re.IGNORECASE,
+)
 
 
 def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:

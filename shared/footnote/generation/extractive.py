@@ -23,6 +23,7 @@ from datetime import datetime, tzinfo
 
 from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
+from footnote.generation.counting import count_answer, stated_count
 from footnote.generation.dates import (
     absolute_starts,
     day_text,
@@ -82,6 +83,27 @@ OTHER_MARGIN = 0.0
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
 # "By when…", "… due?", "What's the deadline for…": the end of a span of time.
 _ASKS_DEADLINE = re.compile(r"^\W*(?:by|until|till)\s+when\b|\bdue\b|\bdeadlines?\b", re.IGNORECASE)
+# "What did Sara say / think / ask…", "Which logo did Joana like?": a named person's words.
+_ASKS_WORDS = re.compile(
+    r"^\W*(?i:and\s+|but\s+|so\s+)?(?i:what|which|how)\b[^?]*?\bdid\s+(?P<who>[A-Z][\w’'-]*)"
+    r"(?:['’]s)?(?:\s+(?:[A-Z][\w’'-]*|de|van|von|da|di|del|la|le))*\s+"
+    r"(?:say|think|ask|suggest|recommend|tell|mention|propose|reckon|feel|like|love|hate|prefer)\b"
+)
+# How a note reports someone's words: a label's colon, or a verb of saying or thinking.
+_REPORTING = (
+    r":|\b(?:says?|said|ask(?:s|ed)?|thinks?|thought|suggest(?:s|ed)?|recommend(?:s|ed)?|"
+    r"tells?|told|mention(?:s|ed)?|propose[sd]?|reckon(?:s|ed)?|feels?|felt|lik(?:es?|ed)|"
+    r"lov(?:es?|ed)|hat(?:es?|ed)|prefer(?:s|red)?|wants?|wanted|wrote|writes|repl(?:y|ied|ies)|"
+    r"agree[sd]?|answer(?:s|ed)?|explain(?:s|ed)?|warn(?:s|ed)?|insist(?:s|ed)?)\b"
+)
+# A time that names no day, placing the thing there: "in March", "next month", "by the
+# summer", "sometime", "tbc" ("the warm summer breeze" places nothing).
+_VAGUE_TIME = re.compile(
+    r"\b(?:in|by|until|till|around|from|early|late|mid|next|this|end\s+of)\s+(?:the\s+)?"
+    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|spring|summer|autumn|"
+    r"fall|winter|month|year|weeks?)\b|\b(?:sometime|someday|eventually|tbc|tbd)\b",
+    re.IGNORECASE,
+)
 # A "when" question reads this many of the best sentences for one that states a date.
 DATED_CANDIDATES = 5
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
@@ -90,6 +112,8 @@ RELEVANCE_WEIGHT = 1.0
 _WHEN_QUESTION = re.compile(
     r"^\W*(?:(?:and|but|so)\s+)?(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month)\b|"
     r"which\s+(?:date|day|year|month)\b|"
+    # "What was the deadline for…", "What's the due date of…": the date of a deadline
+    r"what(?:['’]s|\s+is|\s+was|\s+are|\s+were)?\s+the\s+(?:deadline|due\s+date|date)\b|"
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
     re.IGNORECASE,
 )
@@ -151,7 +175,7 @@ def candidates(
         for position, (sentence, speaker) in enumerate(turns):
             clean = _clean(sentence)
             # The indexed text starts with the note's title; a title is a label, not a claim.
-            if len(clean) < 12 or (title and clean.rstrip(".!?").lower() == title):
+            if len(clean) < 6 or (title and clean.rstrip(".!?").lower() == title):
                 continue
             have = frozenset(terms(clean)) | frozenset(terms(speaker)) | titled
             if decided and DECISION_VERBS.search(clean):
@@ -303,7 +327,7 @@ def compose(
         # A question in a note ("What motivated you?") asks; it does not answer.
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
         # it an answer.
-        pool = [c for c in pool if not _without_trailing_asides(c.text).endswith("?")]
+        pool = [c for c in pool if not _without_trailing_asides(c.text).rstrip("!").endswith("?")]
     people = asked_people(question, sources)
     all_terms = question_terms
     if people:
@@ -320,6 +344,11 @@ def compose(
         # tell whether a sentence answers it.
         spoken = {t for p in people for t in p}
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
+    if not when and (stated := stated_count(question, [c.text for c in pool])) is not None:
+        # "How many signups…" over "signups 312": that sentence leads the answer.
+        pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
+    elif not when and (counted := count_answer(question, [(c.text, c.cid) for c in pool], sources)):
+        return counted
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
@@ -343,10 +372,18 @@ def compose(
             # neighbour than a source (LoCoMo: answers citing two passages held the
             # evidence in 0.31 of their citations, one passage in 0.66).
             chosen = [c for c in chosen if c.cid == chosen[0].cid]
-    kind = None if listing else answer_types.expected(question)
-    if kind is not None and chosen:
-        chosen = _with_answer_of_kind(kind, chosen, pool, set(question_terms))
-    if not chosen or not _holds_codes(question, chosen[0], sources):
+    wants = None if listing else answer_types.asked(question)
+    if wants is not None and chosen:
+        kind, asking = wants
+        # The value must be stated beside what it is of: the question's words other than
+        # those asking for it ("pay" in "How much did I pay for the manure?").
+        subject = set(question_terms) - set(terms(asking))
+        chosen = _with_answer_of_kind(kind, chosen, pool, subject or set(question_terms))
+    if (
+        not chosen
+        or not _holds_codes(question, chosen[0], sources)
+        or not _reports_words(question, chosen, sources)
+    ):
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:
         by_date = {s.cid: s.chunk.created_at for s in sources}
@@ -370,6 +407,23 @@ def _holds_codes(question: str, lead: _Candidate, sources: Sequence[Source]) -> 
         return True
     text = next(s.chunk.text for s in sources if s.cid == lead.cid).lower()
     return all(code.lower() in text for code in codes)
+
+
+def _reports_words(question: str, chosen: Sequence[_Candidate], sources: Sequence[Source]) -> bool:
+    """ "What did Sara say about…?" is answered by a note that reports Sara's words: her
+    line ("Sara: …"), or her name followed in its sentence by a verb of saying or thinking
+    ("Thomas says…", "Sofia read the deck: …"). A note that only names her beside the
+    topic ("move analytics to a replica (Sara, data team)") does not say what she said."""
+    asked = _ASKS_WORDS.search(question)
+    if asked is None:
+        return True
+    who = re.escape(asked["who"])
+    reported = re.compile(rf"(?<!\w){who}(?!\w)[^\n.!?]{{0,40}}?(?:{_REPORTING})", re.IGNORECASE)
+    notes = {s.cid: s.chunk.text for s in sources}
+    return any(
+        c.speaker.lower().startswith(asked["who"].lower()) or reported.search(notes[c.cid])
+        for c in chosen
+    )
 
 
 def _the_list(pool: Sequence[_Candidate], sources: Sequence[Source]) -> list[_Candidate]:
@@ -554,7 +608,10 @@ def _dated_answer(
     for c in pool[1:DATED_CANDIDATES]:
         if covers(c) and (said_when := first(c, lambda d: True)) is not None:
             return _cite(said_when, c.cid)
-    if recorded:
+    # The day a record was written dates what it records ("we signed the lease"), but not
+    # a sentence that puts it at another, vaguer time: "CQC visit expected sometime in
+    # March", written on 20 January, does not happen on the 20th.
+    if recorded and not _VAGUE_TIME.search(best.text):
         return _cite(day_text(written_of(best).date()), best.cid)
     return NOT_ENOUGH
 

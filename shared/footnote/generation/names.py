@@ -73,6 +73,17 @@ _CALENDAR = frozenset(
         "friday",
         "saturday",
         "sunday",
+        # holidays are days of the calendar too, written as often "Xmas" or "the 24th"
+        "christmas",
+        "xmas",
+        "eve",
+        "easter",
+        "halloween",
+        "thanksgiving",
+        "hanukkah",
+        "diwali",
+        "ramadan",
+        "eid",
     }
 )
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")

@@ -115,13 +115,16 @@ class Retriever:
     ) -> RetrievalResult:
         result = self._retrieve(tenant_id, analysis, k, fusion_name)
         widened = _widened(analysis, self._s.window_grace_days)
-        if result.matched or widened is None:
+        if widened is None:
             return result
-        # Nothing relevant was written in the window; what happened in it may have been
-        # written down in the days after ("On May 23…" told on May 27 as "last Tuesday").
+        # What happened in a period is often written down after it ("On May 23…" told on
+        # May 27 as "last Tuesday"; January's figures noted on 9 February; a race's result
+        # the day after the note that named it). The window is what the asker said, the
+        # notes are the evidence: the widened window wins when it finds a passage that
+        # supports the question better than anything written inside the window.
         t0 = time.perf_counter()
         later = self._retrieve(tenant_id, widened, k, fusion_name)
-        if not later.matched:
+        if not later.matched or (result.matched and _best_support(later) <= _best_support(result)):
             return result
         return dataclasses.replace(
             later,
@@ -563,14 +566,26 @@ def _neighbor_support(
 
 
 def _widened(analysis: QueryAnalysis, days: int) -> QueryAnalysis | None:
-    """The analysis with its window's end moved ``days`` later; None unless the window
-    is a closed period ("on May 23", "last week"). "Before X" and "until X" have no
-    start: their end is a bound the asker set, never moved."""
+    """The window as the notes about it may have been written; None when there is none.
+
+    A closed period ("on May 23", "in January") ends ``days`` later, or a third of the
+    period later for a long one (a month's figures are written up in the first days of
+    the next). "After X" starts on X's own day: the note that dates an event was written
+    that day, and so may its outcome be. "Before X" and "until X" end at a bound the
+    asker set, never moved."""
     window = analysis.window
-    if days <= 0 or window is None or window.start is None or window.end is None:
+    if days <= 0 or window is None or window.start is None:
         return None
-    later = dataclasses.replace(window, end=window.end + timedelta(days=days))
+    if window.end is None:
+        earlier = dataclasses.replace(window, start=window.start - timedelta(days=1))
+        return dataclasses.replace(analysis, window=earlier)
+    grace = max(timedelta(days=days), (window.end - window.start) / 3)
+    later = dataclasses.replace(window, end=window.end + grace)
     return dataclasses.replace(analysis, window=later)
+
+
+def _best_support(result: RetrievalResult) -> float:
+    return max((c.similarity for c in result.chunks), default=0.0)
 
 
 def _content_dates_as_keywords(

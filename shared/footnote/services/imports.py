@@ -59,6 +59,11 @@ NOTHING_FOUND = (
 )
 
 
+# An archive uploaded straight to Cloud Storage (POST /uploads): what the readers
+# take, at most (footnote.archives reads 2 GiB inflated, in bounded memory).
+UPLOAD_MAX_BYTES = 2 * 1024**3
+
+
 def user_prefix(tenant_id: str) -> str:
     return f"users/{tenant_id}/"
 
@@ -96,6 +101,20 @@ class ImportService:
         with self._blobs.open_write(name, "application/octet-stream") as out:
             out.write(data)
         return name
+
+    def upload_session(
+        self, tenant_id: str, upload_id: str, size: int, content_type: str, origin: str | None
+    ) -> tuple[str, str]:
+        """A place for one archive under the caller's own prefix, and the URL the
+        client PUTs its ``size`` bytes to: (object name, upload URL). The name is the
+        server's (``users/{uid}/uploads/{id}/{file}``), so no client picks a prefix."""
+        if not 0 < size <= UPLOAD_MAX_BYTES:
+            raise InvalidRequest(f"an archive is 1 byte to {UPLOAD_MAX_BYTES} bytes")
+        name = f"{user_prefix(tenant_id)}uploads/{upload_id}"
+        url = self._blobs.upload_session(name, content_type, size, origin)
+        if url is None:
+            raise NotFound("no direct uploads here: send the archive as the body of POST /imports")
+        return name, url
 
     def start(self, tenant_id: str, job_id: str, object_name: str) -> ImportJob:
         if not object_name.startswith(user_prefix(tenant_id)) or ".." in object_name.split("/"):

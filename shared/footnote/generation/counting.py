@@ -1,0 +1,122 @@
+""" "How many…" questions: a number the notes state, or a count of what they record.
+
+A count is stated ("signups 312", "4 lengths front crawl") or kept, one note or one
+list item at a time: a series of notes that share a title ("bake log #1", "bake log #2";
+"long run" every Sunday), or the lines of a list ("Finished Jan: 1. … 2. …"). Quoting
+one of them answers nothing; counting them does. Pure functions over the sources.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from footnote.domain import Source
+from footnote.text import QUERY_FILLER, terms
+
+# "How many loaves have I…", "how many of my work hours…", "How many long runs did I do"
+_HOW_MANY = re.compile(
+    r"^\W*(?:and\s+|so\s+)?how\s+many\s+(?:of\s+(?:my|our|the|his|her|their)\s+)?"
+    r"(?P<what>[^?]+?)\s+(?:did|do|does|have|has|had|are|were|is|was|will|can|could|"
+    r"in|on|at|during|since|from|for|this|last|so\s+far)\b",
+    re.IGNORECASE,
+)
+# A line marked as an item: "- ", "* ", "1. ", "[ ] ".
+_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+\S", re.MULTILINE)
+# What a title of a series differs by: numbers, dates, months, weekdays, marks.
+_SERIES_NOISE = re.compile(
+    r"\d+|#|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:mon|tue|tues|wed|thu|thurs|fri|sat|sun)(?:day)?\b|[^\w\s]",
+    re.IGNORECASE,
+)
+# A number beside the thing counted: "signups 312", "4 lengths", "sold 9 tees".
+_NUMBER = r"\d[\d,.]*[kK]?"
+MIN_ITEMS = 2
+
+
+def counted(question: str) -> list[str] | None:
+    """The terms of what a "how many" question counts ("long runs" -> long, run)."""
+    m = _HOW_MANY.search(question)
+    if m is None:
+        return None
+    what = re.split(r"\s+of\s+", m["what"], maxsplit=1)[0]  # "lengths of front crawl"
+    found = terms(what)
+    return found or None
+
+
+def stated_count(question: str, ranked: Sequence[str]) -> int | None:
+    """Which of the best sentences (``ranked``, best first) states the number a "how
+    many" question asks for, beside what is counted ("signups 312"); None if none does."""
+    what = counted(question)
+    if what is None:
+        return None
+    return next((i for i, text in enumerate(ranked[:5]) if _states_count(text, what[-1])), None)
+
+
+def count_answer(
+    question: str, ranked: Sequence[tuple[str, str]], sources: Sequence[Source]
+) -> str | None:
+    """A count of what the notes keep for a "how many" question, or None to answer it
+    as any other (a number the notes state is quoted instead: ``stated_count``).
+
+    ``ranked``: the candidate sentences, best first, as (text, citation id). The best
+    note's series of like-titled notes, or the best note's list, is counted.
+    """
+    what = counted(question)
+    if what is None or not ranked:
+        return None
+    by_cid = {s.cid: s for s in sources}
+    best = by_cid.get(ranked[0][1])
+    if best is None:
+        return None
+    notes: dict[str, Source] = {}
+    for s in sources:
+        notes.setdefault(s.chunk.note_id, s)
+    key = _series_key(best.chunk.title)
+    series = [s for s in notes.values() if key and _series_key(s.chunk.title) == key]
+    if len(series) >= MIN_ITEMS:
+        series.sort(key=lambda s: s.chunk.created_at)
+        total = sum(_items(s) or 1 for s in series)
+        parts = [
+            f"{_label(s)} ({_items(s)}) [{s.cid}]" if _items(s) else f"{_label(s)} [{s.cid}]"
+            for s in series
+        ]
+        return f"{total} in your notes: {'; '.join(parts)}."
+    items = _items(best)
+    if items and _about(best, what, question):
+        return f"{items} in your notes: {_label(best)} ({items}) [{best.cid}]."
+    return None
+
+
+def _about(source: Source, what: list[str], question: str) -> bool:
+    """The note is about what is counted: it names it, or half the question's words."""
+    have = set(terms(f"{source.chunk.title} {source.chunk.text}"))
+    asked = set(terms(question, QUERY_FILLER))
+    return what[-1] in have or 2 * len(asked & have) >= len(asked)
+
+
+def _states_count(text: str, head: str) -> bool:
+    words = re.findall(r"[^\W_]+(?:[.,]\d+)*[kK]?|\S", text)
+    for i, w in enumerate(words):
+        if terms(w)[:1] == [head] or w.lower().startswith(head):
+            near = words[max(0, i - 2) : i] + words[i + 1 : i + 3]
+            if any(re.fullmatch(_NUMBER, n) for n in near):
+                return True
+    return False
+
+
+def _series_key(title: str) -> str:
+    return re.sub(r"\s+", " ", _SERIES_NOISE.sub(" ", title.lower())).strip()
+
+
+def _items(source: Source) -> int:
+    found = len(_ITEM.findall(source.chunk.text))
+    return found if found >= MIN_ITEMS else 0
+
+
+def _label(source: Source) -> str:
+    title = source.chunk.title.strip()
+    if title:
+        return title.rstrip(".!?")
+    body = source.chunk.text.strip().splitlines()[0] if source.chunk.text.strip() else ""
+    return body[:60].rstrip(".!?")
