@@ -15,10 +15,7 @@ class FootnoteError(Exception):
     def __init__(self, message: str, details: Any = None) -> None:
         super().__init__(message)
         self.message = message
-        self.details = details
-
-    def envelope(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message, "details": self.details}}
+        self.details = details  # the API writes all three in its error envelope (api/wire.py)
 
 
 class InvalidRequest(FootnoteError):

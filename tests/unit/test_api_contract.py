@@ -90,6 +90,27 @@ def test_question_rules_for_chat_and_search(harness: Harness) -> None:
         assert envelope(long)["message"] == "the question is longer than 2000 characters"
 
 
+def test_the_question_limit_is_the_setting_checked_once_by_the_request_model() -> None:
+    """CHAT_MAX_QUERY_LENGTH is enforced by the request model alone (the chat service
+    no longer checks it again), for JSON and streamed answers alike."""
+    h = Harness(CHAT_MAX_QUERY_LENGTH=20)
+    for accept in ("application/json", "text/event-stream"):
+        headers = {"Accept": accept}
+        long = h.call("POST", "/chat", "limit", json={"message": "x" * 21}, headers=headers)
+        assert (long.status_code, envelope(long)["message"]) == (
+            400,
+            "the question is longer than 20 characters",
+        )
+        blank = h.call("POST", "/chat", "limit", json={"message": " \t"}, headers=headers)
+        assert (blank.status_code, envelope(blank)["message"]) == (400, "the question is empty")
+        assert (
+            h.call(
+                "POST", "/chat", "limit", json={"message": "x" * 20}, headers=headers
+            ).status_code
+            == 200
+        )
+
+
 def test_models_are_built_once_per_set_of_limits(harness: Harness) -> None:
     settings = harness.container.settings
     assert request_models(settings) is request_models(settings)

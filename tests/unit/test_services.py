@@ -15,7 +15,7 @@ from footnote.adapters.memory_vector_index import MemoryVectorIndex
 from footnote.adapters.pubsub_queue import InlineQueue
 from footnote.config import Settings
 from footnote.domain import IndexStatus, NoteChanges
-from footnote.errors import InvalidRequest, NotFound
+from footnote.errors import NotFound
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ingest.classify import RuleClassifier
 from footnote.retrieval.corpus import CorpusCache
@@ -233,14 +233,6 @@ def test_chat_records_turns_and_sources() -> None:
         w.chat.messages("bob", out.conversation_id)
     with pytest.raises(NotFound):
         w.chat.chat("alice", "q", "no-such-conversation", RagConfig())
-
-
-def test_chat_validates_the_question() -> None:
-    w = World(chat_max_query_length=20)
-    with pytest.raises(InvalidRequest):
-        w.chat.chat("alice", "   ", None, RagConfig())
-    with pytest.raises(InvalidRequest):
-        w.chat.chat("alice", "x" * 21, None, RagConfig())
 
 
 def test_include_citations_false_strips_markers() -> None:

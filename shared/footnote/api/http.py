@@ -44,7 +44,7 @@ from footnote.errors import (
 )
 from footnote.ports import AppCheckVerifier, StoredResponse, TokenVerifier
 from footnote.services.accounts import AccountService
-from footnote.services.chat import ChatOutcome, ChatService, RagConfig, StreamEvent
+from footnote.services.chat import ChatService, StreamEvent
 from footnote.services.exports import ExportService
 from footnote.services.idempotency import IdempotencyService
 from footnote.services.imports import ImportService
@@ -105,7 +105,7 @@ class Api:
             else:
                 response = self._dispatch(request, fields)
         except FootnoteError as exc:
-            response = _json(exc.envelope(), exc.status)
+            response = _json(wire.error(exc.code, exc.message, exc.details), exc.status)
             fields["error"] = exc.code
             if isinstance(exc, QuotaExceeded | Contention | IdempotencyInProgress):
                 response.headers["Retry-After"] = str(exc.retry_after)
@@ -114,14 +114,7 @@ class Api:
         except Exception:
             log.exception("unhandled error", extra={"fields": {"requestId": request_id}})
             response = _json(
-                {
-                    "error": {
-                        "code": "internal",
-                        "message": "internal error",
-                        "details": {"requestId": request_id},
-                    }
-                },
-                500,
+                wire.error("internal", "internal error", {"requestId": request_id}), 500
             )
         self._cors(request, response)
         response.headers["X-Request-Id"] = request_id
@@ -150,7 +143,7 @@ class Api:
         except (RequestRedirect, HTTPException):  # NotFound, and any redirect left
             raise NotFound("no such endpoint") from None
         if endpoint == "health":
-            return _json(self._health(), 200)
+            return _json(wire.health(self._health()), 200)
         if endpoint == "openapi":  # public, like /healthz
             return self._on_openapi(request)
         if self._app_check is not None:
@@ -235,9 +228,8 @@ class Api:
 
     def _answer(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.chat, self._s.request_max_bytes)
-        rc = body.rag_config
         service = self._chat()
-        rag = RagConfig(rc.enable_rag, rc.max_sources, rc.include_citations, tuple(rc.types))
+        rag = body.rag_config.options()
         with self._charged(tenant, "chat"):
             if wants_event_stream(request):
                 # Sentences are sent as the generator writes them; closing the response
@@ -252,8 +244,9 @@ class Api:
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
                 )
             outcome = service.chat(tenant, body.message, body.conversation_id, rag, body.time_zone)
-        fields.update(outcome.log_fields)
-        return _json(wire.chat(outcome), 200)
+        answer = wire.chat(outcome)
+        fields.update(outcome.log_fields, timings=answer["meta"]["timings"])
+        return _json(answer, 200)
 
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.search, self._s.request_max_bytes)
@@ -643,8 +636,8 @@ def _recorded(
 
 def _sse(events: Iterator[StreamEvent]) -> Iterator[str]:
     try:
-        for name, data in events:
-            body = wire.chat(data) if isinstance(data, ChatOutcome) else data
+        for event in events:
+            name, body = wire.stream_event(event)
             yield f"event: {name}\ndata: {json.dumps(body, ensure_ascii=False)}\n\n"
     finally:
         close = getattr(events, "close", None)

@@ -121,6 +121,8 @@ def _spec(limits: schemas.Limits) -> dict[str, Any]:
                 entries.append((getattr(models, name), "validation"))
         if route.response is not None:
             entries.append((route.response, "serialization"))
+        if route.streams:
+            entries.extend((model, "serialization") for _, model in schemas.STREAM_EVENTS)
     refs, top = models_json_schema(
         list(dict.fromkeys(entries)),
         ref_template="#/components/schemas/{model}",
@@ -204,7 +206,14 @@ def _operation(
     else:
         success = _json(refs[(route.response, "serialization")], route.described)
         if route.streams:
-            success["content"]["text/event-stream"] = {"schema": {"type": "string"}}
+            # Server-sent events; each event's data is the JSON of its model, in this
+            # order (OpenAPI 3.1 has no keyword for an event stream's items).
+            success["content"]["text/event-stream"] = {
+                "schema": {"type": "string"},
+                "x-events": {
+                    name: refs[(model, "serialization")] for name, model in schemas.STREAM_EVENTS
+                },
+            }
     if route.etag:
         success["headers"] = dict(_ETAG_HEADER)
     if "Idempotency-Key" in route.headers:

@@ -11,6 +11,13 @@ normalised; a note longer than the limit is 413, not 400) is checked by a valida
 that raises a :data:`RULE_ERRORS` error with the message the caller sees; the
 matching keywords (``maxLength``...) are added to the description by :class:`_Doc`.
 Text is normalised here, so the services receive what they store.
+
+The response models are the one definition of what the API writes: ``api/wire.py``
+builds them from the services' results (by attribute name; the few renamings,
+roundings and instants are the models' own validators, below) and serialises them
+with :meth:`ResponseModel.body`; ``GET /openapi.json`` describes the same models. So a field
+added to a model and to the result its service returns reaches the wire and the
+description together.
 """
 
 from __future__ import annotations
@@ -25,9 +32,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     GetJsonSchemaHandler,
+    PlainSerializer,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -42,6 +51,8 @@ from pydantic_core import CoreSchema, PydanticCustomError
 from footnote.config import Settings
 from footnote.domain import Fallback, IndexStatus, Intent, MemoryType, Strategy
 from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
+from footnote.services.chat import RagConfig as RagOptions
+from footnote.services.results import Stage, iso
 from footnote.text import normalize
 
 # Limits that are part of the API's contract rather than deployment settings.
@@ -156,11 +167,19 @@ class NotePatch(_Strict):
         return self
 
 
+_RAG = RagOptions()
+
+
+# ragConfig: the chat service's options (services.chat.RagConfig, which gives the
+# fields and their defaults) with the API's aliases and limits; options() hands them over.
 class RagConfig(_Strict):
-    enable_rag: StrictBool = Field(True, alias="enableRag")
-    max_sources: StrictInt = Field(8, alias="maxSources", ge=1, le=MAX_SOURCES)
-    include_citations: StrictBool = Field(True, alias="includeCitations")
+    enable_rag: StrictBool = Field(_RAG.enable_rag, alias="enableRag")
+    max_sources: StrictInt = Field(_RAG.max_sources, alias="maxSources", ge=1, le=MAX_SOURCES)
+    include_citations: StrictBool = Field(_RAG.include_citations, alias="includeCitations")
     types: list[MemoryType] = Field(default_factory=list, max_length=RAG_TYPES_MAX)
+
+    def options(self) -> RagOptions:
+        return RagOptions(**{**dict(self), "types": tuple(self.types)})
 
 
 def _known_zone(name: str) -> str:
@@ -393,59 +412,98 @@ def build_models(limits: Limits) -> RequestModels:
 
 
 # -- response models ------------------------------------------------------------------
-# What api/wire.py writes, for the description; tests check the API's responses
-# against them (extra="forbid": a key written but not described fails).
+# What the API writes, and what the description says it writes: api/wire.py builds
+# these from the services' results and serialises them (extra="forbid": a test that
+# validates a body fails on a key not described).
 
 
-class _Out(BaseModel):
+class ResponseModel(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        # Built from a service's result by attribute name (wire.py): a field the
+        # result and the model share needs no mapping of its own.
+        from_attributes=True,
     )
 
+    def body(self) -> dict[str, Any]:
+        """The JSON body: camelCase keys, enums as their values, fields described as
+        omitted when empty left out."""
+        return self.model_dump(mode="json", by_alias=True)
 
-class ErrorBody(_Out):
+
+def _instant(value: Any) -> Any:
+    return iso(value) if isinstance(value, datetime) else value
+
+
+def _rounded(digits: int) -> AfterValidator:
+    return AfterValidator(lambda value: round(value, digits))
+
+
+# An instant as the API writes it: ISO 8601 in UTC with a Z (a service gives a datetime).
+Instant = Annotated[str, BeforeValidator(_instant)]
+# The same, described as a date-time (the serializer is unannotated so the description
+# keeps the field's own schema).
+Moment = Annotated[datetime, PlainSerializer(lambda moment: iso(moment), when_used="json")]
+
+
+def _omitted_when_none(value: Any) -> bool:
+    return value is None
+
+
+def _timing_names(timings: Any) -> Any:
+    """The services time stages (``Stage``); the API names each timing
+    ``<stage>Ms`` ("generateMs"). Names already given (a body read back) stay."""
+    if isinstance(timings, dict):
+        return {f"{k.value}Ms" if isinstance(k, Stage) else k: v for k, v in timings.items()}
+    return timings
+
+
+class ErrorBody(ResponseModel):
     code: str
     message: str
     details: Any
 
 
-class Error(_Out):
+class Error(ResponseModel):
     error: ErrorBody
 
 
-class Note(_Out):
+class Note(ResponseModel):
     id: str
     text: str
     title: str
     tags: list[str]
     type: MemoryType | None
-    created_at: datetime
-    updated_at: datetime
+    created_at: Moment
+    updated_at: Moment
     etag: str = Field(
         description="The note's version, quotes included, as the ETag header carries it: "
         "send it back in If-Match to edit or delete only that version (412 otherwise)."
     )
     # chunkCount only on GET /notes/{noteId}; memoryType (the type it was indexed
     # as: its own or the classifier's) once it is indexed.
-    index_status: IndexStatus | None = None
-    chunk_count: int | None = None
-    memory_type: MemoryType | None = None
+    index_status: IndexStatus | None = Field(None, exclude_if=_omitted_when_none)
+    chunk_count: int | None = Field(None, exclude_if=_omitted_when_none)
+    memory_type: MemoryType | None = Field(None, exclude_if=_omitted_when_none)
 
 
-class NotePage(_Out):
+class NotePage(ResponseModel):
     notes: list[Note]
     cursor: str | None
     has_more: bool
 
 
-class Change(_Out):
+class Change(ResponseModel):
     id: str
-    changed_at: datetime = Field(description="When the change committed: the feed's order.")
+    changed_at: Moment = Field(description="When the change committed: the feed's order.")
     deleted: bool = Field(description="A tombstone: the note was deleted (note is null).")
     note: Note | None = Field(description="The note as it is now; null when deleted.")
 
 
-class ChangePage(_Out):
+class ChangePage(ResponseModel):
     changes: list[Change]
     token: str = Field(
         description="Send it as since next time (the same position again when nothing "
@@ -454,32 +512,37 @@ class ChangePage(_Out):
     has_more: bool
 
 
-class Citation(_Out):
+class Citation(ResponseModel):
     cid: str = Field(pattern=r"^N[0-9]+$")
     note_id: str
     chunk_id: str
-    created_at: str
+    created_at: Instant
     snippet: str
     score: float
 
 
-class RetrievalMeta(_Out):
+class RetrievalMeta(ResponseModel):
     k: int
     strategy: Strategy
     candidate_count: int
     rerank_count: int
-    time_ms: float
+    time_ms: Annotated[float, _rounded(2)]
     matched: bool
-    confidence: float
+    confidence: Annotated[float, _rounded(4)]
     fallbacks: list[Fallback]
-    total_ms: float | None = None  # search only
+    # Search only: the whole call (absent from a chat answer's meta).
+    total_ms: float | None = Field(None, exclude_if=_omitted_when_none)
 
 
-class ChatMeta(_Out):
+class ChatMeta(ResponseModel):
     model: str
     confidence: float
     retrieval: RetrievalMeta
-    timings: dict[str, float]
+    timings: Annotated[
+        dict[str, float],
+        BeforeValidator(_timing_names),
+        Field(description="Milliseconds per stage, in the order they ran (analyzeMs...)."),
+    ]
     fallbacks: list[Fallback]
     regenerated: bool
     intent: Intent
@@ -489,7 +552,9 @@ class ChatMeta(_Out):
     )
 
 
-class ChatResponse(_Out):
+class ChatResponse(ResponseModel):
+    """POST /chat's answer; the done event of a streamed answer carries the same."""
+
     answer: str
     citations: list[Citation]
     conversation_id: str
@@ -497,13 +562,42 @@ class ChatResponse(_Out):
     meta: ChatMeta
 
 
-class Window(_Out):
-    start: str | None
-    end: str | None
+# -- the events of a streamed answer (POST /chat, Accept: text/event-stream) -----------
+
+
+class StreamMetaFields(ResponseModel):
+    intent: Intent
+
+
+class StreamMeta(ResponseModel):
+    """The first event: the conversation (minted for a new one, recorded once the answer
+    is done) and how the question was read."""
+
+    conversation_id: str
+    meta: StreamMetaFields
+
+
+class StreamDelta(ResponseModel):
+    """The next checked sentence of the answer, as the client shows it."""
+
+    text: str
+
+
+# Each event's name and the model of its data, in the order a stream sends them.
+STREAM_EVENTS: tuple[tuple[str, type[ResponseModel]], ...] = (
+    ("meta", StreamMeta),
+    ("delta", StreamDelta),
+    ("done", ChatResponse),
+)
+
+
+class Window(ResponseModel):
+    start: Instant | None
+    end: Instant | None
     label: str
 
 
-class QueryMeta(_Out):
+class QueryMeta(ResponseModel):
     keywords: list[str]
     intent: Intent
     types: list[MemoryType]
@@ -515,78 +609,80 @@ class SearchMeta(RetrievalMeta):
     query: QueryMeta
 
 
-class SearchHit(_Out):
+class SearchHit(ResponseModel):
     chunk_id: str
     note_id: str
     title: str = Field(description="The note's title as indexed; the text starts with it.")
     text: str
-    created_at: str
+    created_at: Instant
     memory_type: MemoryType
-    score: float
-    similarity: float
+    score: Annotated[float, _rounded(6)]
+    similarity: Annotated[float, _rounded(4)]
     sources: list[str]
-    breakdown: dict[str, float]
+    breakdown: Annotated[
+        dict[str, float], AfterValidator(lambda scores: {k: round(v, 6) for k, v in scores.items()})
+    ]
 
 
-class SearchResponse(_Out):
+class SearchResponse(ResponseModel):
     results: list[SearchHit]
     meta: SearchMeta
 
 
-class AnswerSummary(_Out):
+class AnswerSummary(ResponseModel):
     confidence: float | None
     strategy: str | None
 
 
-class Message(_Out):
+class Message(ResponseModel):
     id: str
     conversation_id: str
     role: str
     text: str
-    created_at: str
+    created_at: Instant
     citations: list[Citation]
     # An answer's confidence and retrieval strategy, as recorded with it.
-    meta: AnswerSummary | None = None
+    meta: AnswerSummary | None = Field(None, exclude_if=_omitted_when_none)
 
 
-class Conversation(_Out):
+class Conversation(ResponseModel):
     id: str
     title: str = Field(description="The first question, on one line, shortened to fit a list.")
-    created_at: datetime
-    updated_at: datetime = Field(description="The latest turn: lists are ordered by it.")
+    created_at: Moment
+    updated_at: Moment = Field(description="The latest turn: lists are ordered by it.")
     message_count: int = Field(description="Questions and answers: the turns of .../messages.")
 
 
-class ConversationPage(_Out):
+class ConversationPage(ResponseModel):
     conversations: list[Conversation]
     cursor: str | None
     has_more: bool
 
 
-class Messages(_Out):
+class Messages(ResponseModel):
     messages: list[Message]
 
 
-class Sources(_Out):
+class Sources(ResponseModel):
     sources: list[Citation]
 
 
-class Health(_Out):
+class Health(ResponseModel):
     status: str
     backends: dict[str, str]
 
 
-class AccountDeletion(_Out):
+class AccountDeletion(ResponseModel):
     job_id: str = Field(description="The deletion job: the same for a repeated request.")
     status: str = Field(description="deleting, or deleted once every step has run.")
 
 
-class ImportProblem(_Out):
+class ImportProblem(ResponseModel):
     file: str = Field(description="Where in the archive.")
     reason: str = Field(description="What went wrong, for a person.")
 
 
-class ImportJob(_Out):
+class ImportJob(ResponseModel):
     id: str
     status: str = Field(description="queued, running, done, cancelled or failed.")
     found: int = Field(description="Notes read from the archive so far.")
@@ -597,12 +693,12 @@ class ImportJob(_Out):
         description="The failures and warnings, each with its file (the first 200)."
     )
     reason: str | None = Field(description="Why the import stopped early, if it did.")
-    created_at: str
-    started_at: str | None
-    finished_at: str | None
+    created_at: Instant
+    started_at: Instant | None
+    finished_at: Instant | None
 
 
-class Upload(_Out):
+class Upload(ResponseModel):
     object: str = Field(description="The object's name, under users/{uid}/: POST /imports it.")
     upload_url: str = Field(
         description="A resumable upload session for that object alone: PUT the file's "
@@ -611,12 +707,12 @@ class Upload(_Out):
     method: str = Field(description="PUT.")
 
 
-class ExportJob(_Out):
+class ExportJob(ResponseModel):
     id: str
     status: str = Field(description="queued, done or failed.")
     notes: int
     conversations: int
     size: int = Field(description="Bytes of the archive, once done.")
     download: str | None = Field(description="Where to GET the zip once done (with the token).")
-    created_at: str
-    finished_at: str | None
+    created_at: Instant
+    finished_at: Instant | None

@@ -1,14 +1,17 @@
 """The JSON the API writes: service results to camelCase bodies.
 
-The only place the wire format is made. The shapes are described by the response
-models in ``api/schemas.py``; tests check every body against them. Scores and
-times are rounded here, for the wire only.
+The only place the wire format is made. Every body is built as its response model
+(``api/schemas.py``: the one definition of each shape, which also writes the OpenAPI
+description) from the services' results, by attribute name (:func:`_build`); what
+is computed for the wire (an ETag, ``hasMore``, a download path) is named here, and
+the rounding of scores and times and the writing of instants are the models' own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
+from footnote.api import schemas
 from footnote.domain import (
     Citation,
     Conversation,
@@ -16,22 +19,38 @@ from footnote.domain import (
     ExportJob,
     ImportJob,
     Note,
-    TimeWindow,
 )
-from footnote.services.chat import ChatOutcome
+from footnote.services.chat import ChatOutcome, StreamEvent
 from footnote.services.results import (
-    AnswerSummary,
+    AnswerStarted,
+    AnswerText,
     ChangeListing,
     ConversationListing,
     Message,
     NoteListing,
     NoteView,
-    QueryReport,
-    RetrievalReport,
     SearchResult,
-    citation_record,
-    iso,
 )
+
+M = TypeVar("M", bound=schemas.ResponseModel)
+
+
+def _build(model: type[M], source: Any, **computed: Any) -> M:
+    """``model`` from ``source``'s attributes of the same names, and ``computed``."""
+    fields = {n: getattr(source, n) for n in model.model_fields if n not in computed}
+    return model.model_validate({**fields, **computed})
+
+
+def error(code: str, message: str, details: Any) -> dict[str, Any]:
+    """The error envelope: ``{"error": {"code", "message", "details"}}``."""
+    return schemas.Error(
+        error=schemas.ErrorBody(code=code, message=message, details=details)
+    ).body()
+
+
+def health(report: dict[str, Any]) -> dict[str, Any]:
+    """``GET /healthz``: the wiring's report of its backends, as described."""
+    return schemas.Health.model_validate(report).body()
 
 
 def etag(n: Note) -> str:
@@ -41,210 +60,114 @@ def etag(n: Note) -> str:
 
 
 def note(view: NoteView) -> dict[str, Any]:
-    body = _note(view.note)
-    if view.index_status is not None:
-        body["indexStatus"] = view.index_status.value
-    if view.chunk_count is not None:
-        body["chunkCount"] = view.chunk_count
-    if view.memory_type is not None:
-        body["memoryType"] = view.memory_type.value
-    return body
+    return _note(view).body()
+
+
+def _note(view: NoteView) -> schemas.Note:
+    return _build(
+        schemas.Note,
+        view.note,
+        etag=etag(view.note),
+        index_status=view.index_status,
+        chunk_count=view.chunk_count,
+        memory_type=view.memory_type,
+    )
 
 
 def note_page(listing: NoteListing) -> dict[str, Any]:
-    return {
-        "notes": [note(v) for v in listing.notes],
-        "cursor": listing.cursor,
-        "hasMore": listing.cursor is not None,
-    }
+    return schemas.NotePage(
+        notes=[_note(v) for v in listing.notes],
+        cursor=listing.cursor,
+        has_more=listing.cursor is not None,
+    ).body()
 
 
 def changes(listing: ChangeListing) -> dict[str, Any]:
-    return {
-        "changes": [
-            {
-                "id": c.mark.note_id,
-                "changedAt": iso(c.mark.moment),
-                "deleted": c.note is None,
-                "note": None if c.note is None else _note(c.note),
-            }
+    return schemas.ChangePage(
+        changes=[
+            schemas.Change(
+                id=c.mark.note_id,
+                changed_at=c.mark.moment,
+                deleted=c.note is None,
+                note=None if c.note is None else _note(NoteView(c.note)),
+            )
             for c in listing.changes
         ],
-        "token": listing.token,
-        "hasMore": listing.more,
-    }
+        token=listing.token,
+        has_more=listing.more,
+    ).body()
 
 
 def chat(outcome: ChatOutcome) -> dict[str, Any]:
-    m = outcome.meta
-    return {
-        "answer": outcome.answer,
-        "citations": [citation(c) for c in outcome.citations],
-        "conversationId": outcome.conversation_id,
-        "messageId": outcome.message_id,
-        "meta": {
-            "model": m.model,
-            "confidence": m.confidence,
-            "retrieval": _retrieval(m.retrieval),
-            "timings": dict(m.timings),
-            "fallbacks": list(m.fallbacks),
-            "regenerated": m.regenerated,
-            "intent": m.intent.value,
-            "followUp": m.follow_up,
-            "declined": m.declined,
-        },
-    }
+    return _answer(outcome).body()
+
+
+def _answer(outcome: ChatOutcome) -> schemas.ChatResponse:
+    """The answer as its response model: every field read from the outcome (and its
+    meta) by name, so a field added to both needs nothing here."""
+    return schemas.ChatResponse.model_validate(outcome, from_attributes=True)
+
+
+_EVENT_NAMES = {model: name for name, model in schemas.STREAM_EVENTS}
+
+
+def stream_event(event: StreamEvent) -> tuple[str, dict[str, Any]]:
+    """A streamed answer's event: its name and its data, as described by
+    ``schemas.STREAM_EVENTS``."""
+    model: schemas.ResponseModel
+    if isinstance(event, AnswerStarted):
+        model = schemas.StreamMeta(
+            conversation_id=event.conversation_id,
+            meta=schemas.StreamMetaFields(intent=event.intent),
+        )
+    elif isinstance(event, AnswerText):
+        model = schemas.StreamDelta.model_validate(event, from_attributes=True)
+    else:
+        model = _answer(event)
+    return _EVENT_NAMES[type(model)], model.body()
 
 
 def search(result: SearchResult) -> dict[str, Any]:
-    return {
-        "results": [
-            {
-                "chunkId": h.chunk_id,
-                "noteId": h.note_id,
-                "title": h.title,
-                "text": h.text,
-                "createdAt": iso(h.created_at),
-                "memoryType": h.memory_type.value,
-                "score": round(h.score, 6),
-                "similarity": round(h.similarity, 4),
-                "sources": list(h.sources),
-                "breakdown": {k: round(v, 6) for k, v in h.breakdown.items()},
-            }
-            for h in result.hits
-        ],
-        "meta": {**_retrieval(result.retrieval), "query": _query(result.query)},
-    }
+    return schemas.SearchResponse(
+        results=[schemas.SearchHit.model_validate(h, from_attributes=True) for h in result.hits],
+        meta=_build(schemas.SearchMeta, result.retrieval, query=result.query),
+    ).body()
 
 
 def conversation_page(listing: ConversationListing) -> dict[str, Any]:
-    return {
-        "conversations": [_conversation(c) for c in listing.conversations],
-        "cursor": listing.cursor,
-        "hasMore": listing.cursor is not None,
-    }
+    return schemas.ConversationPage(
+        conversations=[_conversation(c) for c in listing.conversations],
+        cursor=listing.cursor,
+        has_more=listing.cursor is not None,
+    ).body()
+
+
+def _conversation(c: Conversation) -> schemas.Conversation:
+    return schemas.Conversation.model_validate(c, from_attributes=True)
 
 
 def messages(turns: tuple[Message, ...]) -> dict[str, Any]:
-    return {
-        "messages": [
-            {
-                "id": t.id,
-                "conversationId": t.conversation_id,
-                "role": t.role,
-                "text": t.text,
-                "createdAt": iso(t.created_at),
-                "citations": [citation(c) for c in t.citations],
-                **({} if t.meta is None else {"meta": _answer_summary(t.meta)}),
-            }
-            for t in turns
-        ]
-    }
+    return schemas.Messages.model_validate({"messages": turns}).body()
 
 
 def sources(citations: tuple[Citation, ...]) -> dict[str, Any]:
-    return {"sources": [citation(c) for c in citations]}
-
-
-def citation(c: Citation) -> dict[str, Any]:
-    # A turn stores its citations in exactly the shape the API returns, so one
-    # function writes both (GET /conversations/{id}/messages serves them as stored).
-    return citation_record(c)
-
-
-def _note(n: Note) -> dict[str, Any]:
-    return {
-        "id": n.id,
-        "text": n.text,
-        "title": n.title,
-        "tags": list(n.tags),
-        "type": n.type.value if n.type else None,
-        "createdAt": iso(n.created_at),
-        "updatedAt": iso(n.updated_at),
-        "etag": etag(n),
-    }
-
-
-def _conversation(c: Conversation) -> dict[str, Any]:
-    return {
-        "id": c.id,
-        "title": c.title,
-        "createdAt": iso(c.created_at),
-        "updatedAt": iso(c.updated_at),
-        "messageCount": c.message_count,
-    }
-
-
-def _answer_summary(s: AnswerSummary) -> dict[str, Any]:
-    return {"confidence": s.confidence, "strategy": s.strategy}
-
-
-def _retrieval(r: RetrievalReport) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "k": r.k,
-        "strategy": r.strategy,
-        "candidateCount": r.candidate_count,
-        "rerankCount": r.rerank_count,
-        "timeMs": round(r.time_ms, 2),
-        "matched": r.matched,
-        "confidence": round(r.confidence, 4),
-        "fallbacks": list(r.fallbacks),
-    }
-    if r.total_ms is not None:
-        body["totalMs"] = r.total_ms
-    return body
-
-
-def _query(q: QueryReport) -> dict[str, Any]:
-    return {
-        "keywords": list(q.keywords),
-        "intent": q.intent.value,
-        "types": [t.value for t in q.types],
-        "window": None if q.window is None else _window(q.window),
-        "unresolved": list(q.unresolved),
-    }
-
-
-def _window(w: TimeWindow) -> dict[str, Any]:
-    return {
-        "start": iso(w.start) if w.start else None,
-        "end": iso(w.end) if w.end else None,
-        "label": w.label,
-    }
+    return schemas.Sources.model_validate({"sources": citations}).body()
 
 
 def account_deletion(job: DeletionJob) -> dict[str, Any]:
-    return {"jobId": job.job_id, "status": "deleted" if job.done else "deleting"}
+    return schemas.AccountDeletion(
+        job_id=job.job_id, status="deleted" if job.done else "deleting"
+    ).body()
 
 
 def import_job(job: ImportJob) -> dict[str, Any]:
-    return {
-        "id": job.id,
-        "status": job.status,
-        "found": job.found,
-        "imported": job.imported,
-        "duplicates": job.duplicates,
-        "failed": job.failed,
-        "problems": [{"file": p.file, "reason": p.reason} for p in job.problems],
-        "reason": job.reason,
-        "createdAt": iso(job.created_at),
-        "startedAt": iso(job.started_at) if job.started_at else None,
-        "finishedAt": iso(job.finished_at) if job.finished_at else None,
-    }
+    return schemas.ImportJob.model_validate(job, from_attributes=True).body()
 
 
 def upload(object_name: str, url: str) -> dict[str, Any]:
-    return {"object": object_name, "uploadUrl": url, "method": "PUT"}
+    return schemas.Upload(object=object_name, upload_url=url, method="PUT").body()
 
 
 def export_job(job: ExportJob) -> dict[str, Any]:
-    return {
-        "id": job.id,
-        "status": job.status,
-        "notes": job.notes,
-        "conversations": job.conversations,
-        "size": job.size,
-        "download": f"/exports/{job.id}/archive" if job.status == "done" else None,
-        "createdAt": iso(job.created_at),
-        "finishedAt": iso(job.finished_at) if job.finished_at else None,
-    }
+    download = f"/exports/{job.id}/archive" if job.status == "done" else None
+    return _build(schemas.ExportJob, job, download=download).body()

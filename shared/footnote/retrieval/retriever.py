@@ -58,6 +58,7 @@ class RetrievalResult:
     candidate_count: int
     confidence: float
     fallbacks: tuple[Fallback, ...] = ()
+    # Milliseconds per retrieval stage ("load", "search"...); the API reports their sum.
     timings_ms: dict[str, float] = field(default_factory=dict)
     matched: bool = True  # False: nothing relevant; chunks are recent notes, if any
 
@@ -129,7 +130,7 @@ class Retriever:
             later,
             fallbacks=(*later.fallbacks, Fallback.TIME_WINDOW_WIDENED),
             # the first pass's stages cost time too: keep them, and the second pass's total
-            timings_ms={**result.timings_ms, "widenedMs": _ms(t0)},
+            timings_ms={**result.timings_ms, "widened": _ms(t0)},
         )
 
     def _retrieve(
@@ -154,7 +155,7 @@ class Retriever:
         assert self._corpora is not None
         t0 = time.perf_counter()
         corpus = self._corpora.get(tenant_id)
-        timings["loadMs"] = _ms(t0)
+        timings["load"] = _ms(t0)
         with corpus.lock:
             return self._retrieve_memory(
                 corpus, tenant_id, analysis, k, fusion_name, timings, fallbacks
@@ -187,12 +188,12 @@ class Retriever:
 
         t1 = time.perf_counter()
         query_vector, vector_hits = self._dense(tenant_id, analysis, corpus, mask, fallbacks)
-        timings["vectorMs"] = _ms(t1)
+        timings["vector"] = _ms(t1)
         top_k = s.retrieval_top_k
         t2 = time.perf_counter()
         feedback = Feedback(s.feedback_terms, s.feedback_docs, s.feedback_weight)
         keyword_hits = corpus.keyword_hits(analysis.keywords, top_k, mask, feedback)
-        timings["keywordMs"] = _ms(t2)
+        timings["keyword"] = _ms(t2)
         recent_hits = corpus.recent_hits(top_k, mask)
 
         rankings: dict[str, Sequence[Hit]] = {"keyword": keyword_hits}
@@ -219,7 +220,7 @@ class Retriever:
                 )
                 for cid in picked
             ]
-            timings["rerankMs"] = _ms(t3)
+            timings["rerank"] = _ms(t3)
             conf = confidence([c.similarity for c in chunks])
             strategy = _dense_strategy(fallbacks) if query_vector is not None else KEYWORD_RECENCY
             matched = conf >= s.min_confidence
@@ -250,7 +251,7 @@ class Retriever:
         s = self._s
         t1 = time.perf_counter()
         vector = self._embed(analysis, fallbacks)
-        timings["embedMs"] = _ms(t1)
+        timings["embed"] = _ms(t1)
         model_id = self._embedder.model_id if self._embedder is not None else ""
         query = HybridQuery(
             tenant_id,
@@ -271,7 +272,7 @@ class Retriever:
             hits = self._search_managed(dataclasses.replace(query, types=()), fallbacks)
             if hits is None:
                 return None
-        timings["searchMs"] = _ms(t2)
+        timings["search"] = _ms(t2)
         hits = _within(hits, analysis)
         if vector is not None and any(n.vector is None for n in hits.keyword):
             # Mid-migration: chunks not yet re-embedded are found by keyword only.
@@ -313,13 +314,13 @@ class Retriever:
             dtype=np.float32,
         ).reshape(len(pool), dim)
         picked = self._mmr(pool, vectors, by_id, k)
-        timings["rerankMs"] = _ms(t3)
+        timings["rerank"] = _ms(t3)
         t4 = time.perf_counter()
         assert self._chunks is not None
         # The only chunk reads of the query: the k winners, in one batch. A note
         # deleted or edited since it was indexed has no chunk documents left.
         stored = {c.chunk_id: c for c in self._chunks.get_chunks(tenant_id, picked)}
-        timings["fetchMs"] = _ms(t4)
+        timings["fetch"] = _ms(t4)
         if len(stored) < len(picked):
             fallbacks.append(Fallback.STALE_HITS_DROPPED)
         chunks = [

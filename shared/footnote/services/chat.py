@@ -6,10 +6,13 @@ context), ``_draft`` (generate), and ``_finish`` (``_validate`` the citations,
 format, ``_record`` the turns, describe them in ``_chat_meta``/``_log_fields``).
 ``chat_stream`` runs the same stages, generating sentence by sentence in between.
 
-Why this module is over ~400 lines: about a quarter of it builds the wire format
-(the camelCase dictionaries), which issue 17 moves to ``api/`` with the services'
-typed results; what stays is the one pipeline both chat paths share, and
-splitting it would scatter one sequence of stages over several files.
+It returns typed results (``services/results.py``, :class:`ChatOutcome`); their JSON,
+the names of the timings and of the stream's events are the API's
+(``api/schemas.py``).
+
+Why this module is over ~400 lines: it is the one pipeline both chat paths share,
+and splitting it would scatter one sequence of stages over several files
+(issue 26 splits query reading and retrieval out of it).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from footnote.domain import (
     Strategy,
     Turn,
 )
-from footnote.errors import UPSTREAM_ERRORS, BackendUnavailable, InvalidRequest, NotFound
+from footnote.errors import UPSTREAM_ERRORS, BackendUnavailable, NotFound
 from footnote.generation.citations import (
     MARKER,
     SentenceChecker,
@@ -53,13 +56,16 @@ from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.services.results import (
     AnswerMeta,
+    AnswerStarted,
     AnswerSummary,
+    AnswerText,
     ConversationListing,
     Message,
     QueryReport,
     RetrievalReport,
     SearchHit,
     SearchResult,
+    Stage,
     citation_from_record,
     citation_record,
 )
@@ -75,6 +81,10 @@ RAG_OFF_OFFLINE = "Answers without your notes need a language model; the offline
 
 @dataclass(frozen=True)
 class RagConfig:
+    """How to answer: with the notes (``enable_rag``), from at most ``max_sources``,
+    citing them, from notes of ``types`` only (any type when empty). The defaults are
+    the API's (``ragConfig``); its limits are the API's request model's."""
+
     enable_rag: bool = True
     max_sources: int = 8
     include_citations: bool = True
@@ -83,7 +93,8 @@ class RagConfig:
 
 @dataclass(frozen=True)
 class ChatOutcome:
-    """An answer, as recorded; ``api/wire.py`` writes its JSON."""
+    """An answer, as recorded (a stream's last event); the API maps it to its
+    response model (``api/schemas.ChatResponse``)."""
 
     answer: str
     citations: tuple[Citation, ...]
@@ -93,8 +104,9 @@ class ChatOutcome:
     log_fields: Mapping[str, Any] = field(default_factory=dict)
 
 
-# A server-sent event: its name and its data ("done" carries the recorded answer).
-StreamEvent = tuple[str, dict[str, Any] | ChatOutcome]
+# What a streamed answer yields, in order: one AnswerStarted, AnswerText per checked
+# sentence, then the recorded ChatOutcome. The API names the events and writes them.
+StreamEvent = AnswerStarted | AnswerText | ChatOutcome
 
 
 @dataclass
@@ -113,7 +125,7 @@ class _Prepared:
     analysis: QueryAnalysis
     result: RetrievalResult
     sources: list[Source]
-    timings: dict[str, float]
+    timings: dict[Stage, float]
     fallbacks: list[Fallback]
     follow_up: bool
     history: tuple[tuple[str, str], ...] = ()
@@ -166,8 +178,8 @@ class ChatService:
     def search(
         self, tenant_id: str, query: str, k: int, time_zone: str | None = None
     ) -> SearchResult:
-        # The API's request model has checked the query (only POST /search calls this);
-        # chat() checks its question itself: the evaluation asks it directly too.
+        # The API's request model has checked the query, as it checks chat()'s question
+        # (its limits are the API's: api/schemas.py). The evaluation asks directly.
         started = time.perf_counter()
         analysis = analyze(query, self._now(time_zone), self._retriever.events(tenant_id))
         result = self._retriever.retrieve(tenant_id, analysis, k=k)
@@ -205,7 +217,7 @@ class ChatService:
         p = self._prepare(tenant_id, message, conversation_id, rag, time_zone)
         t = time.perf_counter()
         draft = self._draft(p)
-        p.timings["generateMs"] = _ms(t)
+        p.timings[Stage.GENERATE] = _ms(t)
         return self._finish(p, draft, allow_retry=True)
 
     def _prepare(
@@ -217,13 +229,12 @@ class ChatService:
         time_zone: str | None = None,
     ) -> _Prepared:
         """The stages before generation, shared by :meth:`chat` and :meth:`chat_stream`."""
-        self._check_query(message)
         earlier = self._earlier_turns(tenant_id, conversation_id)
-        timings: dict[str, float] = {}
+        timings: dict[Stage, float] = {}
         started = time.perf_counter()
         now = self._now(time_zone)
         reading = self._read(tenant_id, message, earlier, rag, now)
-        timings["analyzeMs"] = _ms(started)
+        timings[Stage.ANALYZE] = _ms(started)
         result = self._retrieve(tenant_id, message, reading.analysis, rag, timings)
         return _Prepared(
             tenant_id,
@@ -291,7 +302,7 @@ class ChatService:
         message: str,
         analysis: QueryAnalysis,
         rag: RagConfig,
-        timings: dict[str, float],
+        timings: dict[Stage, float],
     ) -> RetrievalResult:
         """Retrieve (unless RAG is off), then rerank against the words the user wrote."""
         t = time.perf_counter()
@@ -300,7 +311,7 @@ class ChatService:
             if rag.enable_rag
             else RetrievalResult([], Strategy.DISABLED, 0, 0.0, matched=False)
         )
-        timings["retrieveMs"] = _ms(t)
+        timings[Stage.RETRIEVE] = _ms(t)
         return self._rerank(message, result, timings)
 
     def _draft(self, p: _Prepared) -> Draft:
@@ -316,7 +327,7 @@ class ChatService:
         """The stages after generation: validate, format, store, describe."""
         t = time.perf_counter()
         checked = self._validate(p, draft, allow_retry)
-        p.timings["validateMs"] = _ms(t)
+        p.timings[Stage.VALIDATE] = _ms(t)
         answer = checked.answer
         if not p.rag.include_citations:
             answer = MARKER.sub("", answer).replace(" .", ".").strip()
@@ -385,7 +396,8 @@ class ChatService:
         rag: RagConfig,
         time_zone: str | None = None,
     ) -> Iterator[StreamEvent]:
-        """Server-sent events as the generator writes: meta, one ``delta`` per sentence, done.
+        """The answer as the generator writes it: AnswerStarted, one AnswerText per
+        sentence, then the recorded ChatOutcome (the API's meta, delta and done events).
 
         Retrieval (and any bad request or unknown conversation) happens before this
         returns, so errors are ordinary responses. Each sentence is sent once it is
@@ -399,24 +411,19 @@ class ChatService:
         return self._stream_events(p)
 
     def _stream_events(self, p: _Prepared) -> Iterator[StreamEvent]:
-        yield (
-            "meta",
-            {"conversationId": p.conversation_id, "meta": {"intent": p.analysis.intent.value}},
-        )
+        yield AnswerStarted(p.conversation_id, p.analysis.intent)
         t = time.perf_counter()
         if not (p.rag.enable_rag and p.sources and p.result.strategy != strategies.NONE):
             draft = self._draft(p)
             for piece in sentences(draft.text) or [draft.text]:
-                yield "delta", {"text": piece + " "}
+                yield AnswerText(piece + " ")
         else:
             draft = yield from self._streamed_draft(p)
-        p.timings["generateMs"] = _ms(t)
+        p.timings[Stage.GENERATE] = _ms(t)
         outcome = self._finish(p, draft, allow_retry=False)
-        yield "done", outcome
+        yield outcome
 
-    def _streamed_draft(
-        self, p: _Prepared
-    ) -> collections.abc.Generator[tuple[str, dict[str, Any]], None, Draft]:
+    def _streamed_draft(self, p: _Prepared) -> collections.abc.Generator[AnswerText, None, Draft]:
         """Yield each checked sentence as the generator completes it; return the draft."""
         written: list[str] = []
         checker = SentenceChecker(p.sources, self._s.citation_min_overlap)
@@ -426,7 +433,7 @@ class ChatService:
                 written.append(sentence)
                 shown = checker.check(sentence)
                 if shown:
-                    yield "delta", {"text": shown}
+                    yield AnswerText(shown)
         finally:
             close = getattr(pieces, "close", None)
             if close is not None:
@@ -499,14 +506,6 @@ class ChatService:
         now = self._clock()
         return now.astimezone(ZoneInfo(time_zone)) if time_zone else now
 
-    def _check_query(self, text: str) -> None:
-        if not text.strip():
-            raise InvalidRequest("the question is empty")
-        if len(text) > self._s.chat_max_query_length:
-            raise InvalidRequest(
-                f"the question is longer than {self._s.chat_max_query_length} characters"
-            )
-
     def _context(self, result: RetrievalResult, analysis: QueryAnalysis) -> list[Source]:
         chunks: Sequence[ScoredChunk] = result.chunks
         if not result.matched:
@@ -527,7 +526,7 @@ class ChatService:
         return out
 
     def _rerank(
-        self, query: str, result: RetrievalResult, timings: dict[str, float]
+        self, query: str, result: RetrievalResult, timings: dict[Stage, float]
     ) -> RetrievalResult:
         """The optional rerank stage; on any failure the retrieval order stands."""
         if self._reranker is None or not result.matched or len(result.chunks) < 2:
@@ -549,7 +548,7 @@ class ChatService:
                 result, fallbacks=(*result.fallbacks, Fallback.RERANKER_SKIPPED)
             )
         finally:
-            timings["rerankMs"] = _ms(t)
+            timings[Stage.RERANK] = _ms(t)
         return dataclasses.replace(result, chunks=chunks)
 
     def _generate(
@@ -629,7 +628,6 @@ def _log_fields(p: _Prepared, confidence: float, citations: int) -> dict[str, An
         "chunkIds": [c.chunk.chunk_id for c in p.result.chunks],
         "scores": [round(c.score, 4) for c in p.result.chunks],
         "fallbacks": p.fallbacks,
-        "timings": p.timings,
         "citations": citations,
     }
 

@@ -1,11 +1,15 @@
 """What the services return: typed, frozen values. The JSON the API writes from them
-(camelCase, rounding, ISO instants) is made in ``api/wire.py`` alone."""
+(camelCase, rounding, ISO instants, the names of timings and of a stream's events) is
+made by the API's response models (``api/schemas.py``), which ``api/wire.py`` builds
+from these by attribute name: a field that is to reach the wire has the same name here
+and on its model."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 from footnote.domain import (
@@ -72,12 +76,22 @@ class RetrievalReport:
     total_ms: float | None = None  # search only: the whole call
 
 
+class Stage(str, Enum):
+    """A timed stage of answering a question; the API names its timing (``api/schemas.py``)."""
+
+    ANALYZE = "analyze"
+    RETRIEVE = "retrieve"
+    RERANK = "rerank"
+    GENERATE = "generate"
+    VALIDATE = "validate"
+
+
 @dataclass(frozen=True)
 class AnswerMeta:
     model: str
     confidence: float
     retrieval: RetrievalReport
-    timings: Mapping[str, float]  # stage name ("retrieveMs") to milliseconds
+    timings: Mapping[Stage, float]  # milliseconds per stage, in the order they ran
     fallbacks: tuple[Fallback, ...]
     regenerated: bool
     intent: Intent
@@ -85,6 +99,22 @@ class AnswerMeta:
     # The answer says the notes do not answer the question: a client shows it as such,
     # and an evaluation counts it, without reading the answer's text.
     declined: bool = False
+
+
+@dataclass(frozen=True)
+class AnswerStarted:
+    """A streamed answer's first event: its conversation (minted for a new one) and how
+    the question was read."""
+
+    conversation_id: str
+    intent: Intent
+
+
+@dataclass(frozen=True)
+class AnswerText:
+    """A streamed answer's next checked sentence (or piece), as the client shows it."""
+
+    text: str
 
 
 @dataclass(frozen=True)
