@@ -46,6 +46,7 @@ locals {
     QUOTA_NOTES_PER_DAY     = tostring(var.quota_notes_per_day)
     QUOTA_STORED_CHARS      = tostring(var.quota_stored_chars)
     QUOTA_EXPORTS_PER_DAY   = tostring(var.quota_exports_per_day)
+    QUOTA_UPLOADS_PER_DAY   = tostring(var.quota_uploads_per_day)
     APP_CHECK               = var.app_check
     ACCOUNTS_TOPIC          = google_pubsub_topic.accounts.name # DELETE /account starts a job
     BLOB_STORE              = "gcs"                             # POST /imports stores an archive sent in its body

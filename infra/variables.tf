@@ -357,6 +357,17 @@ variable "quota_exports_per_day" {
   }
 }
 
+variable "quota_uploads_per_day" {
+  type        = number
+  description = "Upload sessions (POST /uploads) a user may open per UTC day (QUOTA_UPLOADS_PER_DAY); 0 disables the limit."
+  default     = 20
+
+  validation {
+    condition     = var.quota_uploads_per_day >= 0 && var.quota_uploads_per_day <= 1000 && floor(var.quota_uploads_per_day) == var.quota_uploads_per_day
+    error_message = "quota_uploads_per_day must be a whole number from 0 (off) to 1000."
+  }
+}
+
 variable "app_check" {
   type        = string
   description = "Firebase App Check on the API (APP_CHECK): \"enforce\" refuses requests without a valid X-Firebase-AppCheck token. Turn it on once the web client sends tokens (docs/deploy.md)."

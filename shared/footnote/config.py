@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     quota_stored_chars: int = Field(10_000_000, alias="QUOTA_STORED_CHARS", ge=0)
     # An export reads every note and conversation: a few a day is plenty for a person.
     quota_exports_per_day: int = Field(5, alias="QUOTA_EXPORTS_PER_DAY", ge=0)
+    # Each upload session reserves up to 2 GiB for a week: a person moving an archive
+    # needs a few, a script that asks for thousands would fill the bucket.
+    quota_uploads_per_day: int = Field(20, alias="QUOTA_UPLOADS_PER_DAY", ge=0)
 
     # --- sync and retries (services/idempotency.py, the change feed, token checks)
     # How long an Idempotency-Key answers retries with the first response.

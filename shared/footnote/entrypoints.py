@@ -106,9 +106,11 @@ def handle_account_job(payload: dict[str, Any]) -> None:
         sweep = c.accounts.sweep(after)
         logs.event(
             log,
-            f"orphan sweep: {sweep.checked} tenants checked, {len(sweep.begun)} deletions begun",
+            f"orphan sweep: {sweep.checked} tenants checked, {len(sweep.begun)} deletions begun,"
+            f" late files of {len(sweep.files)} deleted users removed",
             checked=sweep.checked,
             begun=len(sweep.begun),
+            files=len(sweep.files),
             continued=sweep.continued,
         )
         return

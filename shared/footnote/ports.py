@@ -549,6 +549,11 @@ class BlobStore(Protocol):
         """Delete every object under the prefix; how many went."""
         ...
 
+    def folders(self, prefix: str) -> Iterator[str]:
+        """The names of the "folders" right under the prefix ("users/" -> each uid),
+        without listing the objects inside them."""
+        ...
+
     def upload_session(
         self, name: str, content_type: str, size: int, origin: str | None
     ) -> str | None:

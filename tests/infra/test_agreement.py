@@ -56,6 +56,7 @@ QUOTAS = {
     "QUOTA_NOTES_PER_DAY",
     "QUOTA_STORED_CHARS",
     "QUOTA_EXPORTS_PER_DAY",
+    "QUOTA_UPLOADS_PER_DAY",
 }
 REQUIRED: dict[str, set[str]] = {
     # CORS default "*"; App Check is chosen per environment (off until the web sends tokens)

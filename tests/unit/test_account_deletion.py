@@ -105,6 +105,7 @@ def _service(h: Harness, after: Any = None) -> AccountService:
     return AccountService(
         c.tenant_data, c.vector_index, c.account_auth, c.account_queue, grace_s=0, after=after,
         page_size=2,  # several pages per area
+        blobs=c.blobs,
     )  # fmt: skip
 
 
@@ -453,3 +454,56 @@ def test_an_auth_lookup_that_fails_deletes_nothing(world) -> None:
     with pytest.raises(ConnectionError):
         service.sweep()
     assert c.tenant_data.deletion(deletion_job_id(ALICE)) is None
+
+
+def _sweeper(h: Harness) -> AccountService:
+    c = h.container
+    return AccountService(
+        c.tenant_data, c.vector_index, c.account_auth, c.account_queue, grace_s=0,
+        blobs=c.blobs,
+    )  # fmt: skip
+
+
+def test_the_sweep_deletes_a_file_that_arrived_after_the_account_was_deleted(world) -> None:
+    h, _ = world
+    c = h.container
+    with c.blobs.open_write(f"users/{BOB}/uploads/s1/keep.zip", "application/zip") as f:
+        f.write(b"bob's archive")
+    assert _delete(h).status_code == 202
+    _run_published(h)
+    assert list(c.blobs.names(f"users/{ALICE}/")) == []
+    # An upload session handed out before the deletion completes after it.
+    with c.blobs.open_write(f"users/{ALICE}/uploads/s2/late.zip", "application/zip") as f:
+        f.write(SECRET.encode())
+    run = _sweeper(h).sweep()
+    assert run.files == (ALICE,) and run.begun == ()
+    assert list(c.blobs.names(f"users/{ALICE}/")) == []
+    assert list(c.blobs.names(f"users/{BOB}/")) == [f"users/{BOB}/uploads/s1/keep.zip"]
+    assert _sweeper(h).sweep().files == ()  # nothing left to do
+
+
+def test_the_sweep_starts_the_deletion_of_a_user_who_left_only_files(world) -> None:
+    h, _ = world
+    c = h.container
+    gone = "carol-1Zz"  # only an upload of hers is left, and she was deleted elsewhere
+    with c.blobs.open_write(f"users/{gone}/uploads/s3/a.zip", "application/zip") as f:
+        f.write(b"carol's")
+    auth: Any = c.account_auth
+    auth.delete(gone)
+    run = _sweeper(h).sweep()
+    assert run.begun == () and run.files == ()  # her files are her deletion job's
+    queue: Any = c.account_queue
+    assert [m.get("tenantId") for m in queue.published] == [gone]
+    _run_published(h)
+    assert list(c.blobs.names(f"users/{gone}/")) == []
+    assert list(c.blobs.names("users/")) == []
+
+
+def test_the_sweep_leaves_the_files_of_users_who_exist_alone(world) -> None:
+    h, _ = world
+    c = h.container
+    with c.blobs.open_write(f"users/{ALICE}/uploads/s4/mine.zip", "application/zip") as f:
+        f.write(b"alice's")
+    run = _sweeper(h).sweep()
+    assert run.begun == () and run.files == ()
+    assert list(c.blobs.names(f"users/{ALICE}/")) == [f"users/{ALICE}/uploads/s4/mine.zip"]

@@ -462,3 +462,20 @@ def test_upload_urls_refuse_bad_sizes_and_say_when_there_are_none() -> None:
     r = plain.call("POST", "/uploads", ALICE, json={"name": "a.zip", "size": 5})
     assert r.status_code == 404 and "POST /imports" in r.get_json()["error"]["message"]
     assert upload(plain, ALICE, VAULT).status_code == 202
+
+
+def test_upload_sessions_are_limited_per_day() -> None:
+    h = Harness(quotas=True, QUOTA_UPLOADS_PER_DAY=2)
+    c = h.container
+    blobs = _SessionBlobs()
+    c._built["blobs"] = blobs
+    c._built["imports"] = ImportService(
+        c.settings, c.store, blobs, c.import_jobs, c.account_queue, c.quotas
+    )
+    ask = {"name": "a.zip", "size": 10}
+    assert [h.call("POST", "/uploads", ALICE, json=ask).status_code for _ in range(2)] == [201, 201]
+    third = h.call("POST", "/uploads", ALICE, json=ask)
+    assert third.status_code == 429 and third.headers.get("Retry-After")
+    assert third.get_json()["error"]["details"]["quota"] == "uploadsPerDay"
+    assert len(blobs.sessions) == 2  # the refused one opened no session
+    assert h.call("POST", "/uploads", BOB, json=ask).status_code == 201  # per user

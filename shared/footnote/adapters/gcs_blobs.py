@@ -50,6 +50,13 @@ class GcsBlobStore:
         for blob in self._bucket.client.list_blobs(self._bucket, prefix=prefix):
             yield str(blob.name)
 
+    def folders(self, prefix: str) -> Iterator[str]:
+        # A delimited listing returns each folder once, however many objects it holds.
+        pages = self._bucket.client.list_blobs(self._bucket, prefix=prefix, delimiter="/")
+        for page in pages.pages:
+            for folder in sorted(page.prefixes):
+                yield str(folder)[len(prefix) :].rstrip("/")
+
     def upload_session(
         self, name: str, content_type: str, size: int, origin: str | None
     ) -> str | None:

@@ -37,6 +37,13 @@ class MemoryBlobStore:
             found = sorted(n for n in self._objects if n.startswith(prefix))
         yield from found
 
+    def folders(self, prefix: str) -> Iterator[str]:
+        with self._lock:
+            found = {
+                n[len(prefix) :].split("/", 1)[0] for n in self._objects if n.startswith(prefix)
+            }
+        yield from sorted(f for f in found if f)
+
     def upload_session(
         self, name: str, content_type: str, size: int, origin: str | None
     ) -> str | None:

@@ -186,15 +186,41 @@ class AccountService:
             if self._monotonic() - started > self._budget:
                 self._queue.publish(sweep_message(after))
                 return SweepRun(checked, tuple(begun), continued=True)
-        if begun:
-            log.info("orphan sweep: deleting %d tenants without an Auth user", len(begun))
-        return SweepRun(checked, tuple(begun))
+        files = self._sweep_files(set(begun))
+        if begun or files:
+            log.info(
+                "orphan sweep: deleting %d tenants without an Auth user, files of %d deleted",
+                len(begun),
+                len(files),
+            )
+        return SweepRun(checked, tuple(begun), files)
+
+    def _sweep_files(self, begun: set[str]) -> tuple[str, ...]:
+        """Files of users who no longer exist. An upload session handed out before an
+        account's deletion can complete after its files step (Cloud Storage keeps a
+        session open for a week); a user deleted elsewhere may hold only files. The
+        first are deleted here, the second get a deletion job like any orphan."""
+        if self._blobs is None:
+            return ()
+        cleared: list[str] = []
+        for uid in self._blobs.folders("users/"):
+            if uid in begun or self._auth.user(uid) is not None:
+                continue
+            job_id = deletion_job_id(uid)
+            job = self._data.deletion(job_id)
+            if job is None:
+                self._data.begin_deletion(job_id, self._clock())
+                self._queue.publish(message(uid, job_id))
+            elif job.done and self._blobs.delete_prefix(f"users/{uid}/"):
+                cleared.append(uid)
+        return tuple(cleared)
 
 
 @dataclass(frozen=True)
 class SweepRun:
     checked: int  # tenants looked at by this delivery
     begun: tuple[str, ...] = ()  # tenants whose deletion it started
+    files: tuple[str, ...] = ()  # deleted users whose files that arrived late it deleted
     continued: bool = False  # out of time: a continuation message was published
 
 

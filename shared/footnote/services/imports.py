@@ -111,6 +111,8 @@ class ImportService:
         if not 0 < size <= UPLOAD_MAX_BYTES:
             raise InvalidRequest(f"an archive is 1 byte to {UPLOAD_MAX_BYTES} bytes")
         name = f"{user_prefix(tenant_id)}uploads/{upload_id}"
+        if self._quotas is not None:
+            self._quotas.charge_upload(tenant_id)
         url = self._blobs.upload_session(name, content_type, size, origin)
         if url is None:
             raise NotFound("no direct uploads here: send the archive as the body of POST /imports")

@@ -84,17 +84,24 @@ class QuotaService:
     # -- exports --------------------------------------------------------------------
     def charge_export(self, tenant_id: str) -> None:
         """Count one export started today; QuotaExceeded past QUOTA_EXPORTS_PER_DAY."""
-        limit = self._s.quota_exports_per_day
+        self._charge_day(tenant_id, "exports", self._s.quota_exports_per_day)
+
+    def charge_upload(self, tenant_id: str) -> None:
+        """Count one upload session handed out today; QuotaExceeded past
+        QUOTA_UPLOADS_PER_DAY."""
+        self._charge_day(tenant_id, "uploads", self._s.quota_uploads_per_day)
+
+    def _charge_day(self, tenant_id: str, what: str, limit: int) -> None:
         if limit <= 0:
             return
         now = self._clock()
         day = now.replace(hour=0, minute=0, second=0, microsecond=0)
         end = day + timedelta(days=1)
-        key = f"{tenant_id}:exports:{day:%Y%m%d}"
+        key = f"{tenant_id}:{what}:{day:%Y%m%d}"
         if self._counter.consume(key, 1, limit, end + timedelta(hours=1)) is None:
             raise QuotaExceeded(
-                f"too many exports today: at most {limit} per day",
-                quota="exportsPerDay",
+                f"too many {what} today: at most {limit} per day",
+                quota=f"{what}PerDay",
                 limit=limit,
                 retry_after=_seconds_until(now, end),
             )
