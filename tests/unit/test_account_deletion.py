@@ -453,3 +453,12 @@ def test_an_auth_lookup_that_fails_deletes_nothing(world) -> None:
     with pytest.raises(ConnectionError):
         service.sweep()
     assert c.tenant_data.deletion(deletion_job_id(ALICE)) is None
+
+
+def test_the_request_itself_ends_the_users_sessions(world) -> None:
+    h, _ = world
+    auth: Any = h.container.account_auth
+    assert _delete(h).status_code == 202
+    assert ALICE in auth.revoked  # before any job message was delivered
+    queue: Any = h.container.account_queue
+    assert queue.published  # the job is still to run
