@@ -512,7 +512,9 @@ class AccountAuth(Protocol):
         ...
 
     def revoke(self, uid: str) -> None:
-        """Revoke the user's refresh tokens; nothing when the user is gone."""
+        """End the user's sessions: revoke their refresh tokens and disable sign-in
+        (a deleted account must not sign in while its data is being deleted);
+        nothing when the user is gone."""
         ...
 
     def delete(self, uid: str) -> None:

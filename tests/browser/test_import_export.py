@@ -98,3 +98,42 @@ def test_import_a_vault_then_download_everything(
     for trace in ("Import finished", "Empty.md", "Your archive is ready"):
         expect(page.get_by_text(trace)).to_have_count(0)
     expect(card).to_be_hidden()
+
+
+def test_delete_my_account_signs_out_and_the_account_cannot_sign_in_again(
+    page: Page, web_url: str, email: str, stack: Stack
+) -> None:
+    from tests.browser.test_web_client import PASSWORD, save_note
+
+    sign_up(page, web_url, email)
+    save_note(page, "A note that goes with the account.")
+    form = page.locator("#delete-account-form")
+    form.scroll_into_view_if_needed()
+    expect(form).to_be_visible()
+    confirm = page.get_by_label("To confirm, type the address you sign in with")
+    button = page.get_by_role("button", name="Delete my account")
+    # Another address deletes nothing: the account stays signed in, and says why.
+    confirm.fill("someone.else@footnote.test")
+    button.click()
+    expect(page.locator("#delete-account-error")).to_contain_text(
+        f"type the address you sign in with ({email})"
+    )
+    expect(page.locator("#notes-view")).to_be_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "desktop-delete-account.png"), full_page=True)
+    # Its own address, in any case, deletes it: signed out at once, and told so.
+    confirm.fill(email.upper())
+    button.click()
+    expect(page.locator("#auth-notice")).to_contain_text("being deleted", timeout=ANSWER_TIMEOUT)
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    for hidden in ("#tabs", "#account", "#notes-view", "#ask-view", "#search-view"):
+        expect(page.locator(hidden)).to_be_hidden()
+    expect(page.get_by_text("A note that goes with the account.")).to_have_count(0)
+    expect(page.get_by_label("Email")).to_have_value("")
+    page.screenshot(path=str(SHOTS / "desktop-account-deleted.png"), full_page=True)
+    # The password no longer signs in.
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#auth-error")).to_contain_text("Sign in failed")
+    expect(page.locator("#notes-view")).to_be_hidden()

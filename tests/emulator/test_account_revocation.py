@@ -53,3 +53,21 @@ def test_a_deleted_users_token_gets_401_everywhere(stack, new_user) -> None:
 
     snap = firestore.Client(project=stack.project).collection("notes").document(note_id).get()
     assert snap.exists and snap.get("text") == "I wrote this before deleting my account."
+
+
+def test_an_account_being_deleted_cannot_sign_in_again(stack, new_user) -> None:
+    from footnote.dev.demo import DEMO_PASSWORD
+
+    user = new_user()
+    r = user.call("DELETE", "/account", json={"confirm": user.email})
+    assert r.status_code == 202, r.text
+    # At once, before the deletion job has run: the password no longer signs in ...
+    signed = requests.post(
+        f"http://{stack.client_env()['FIREBASE_AUTH_EMULATOR_HOST']}"
+        "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=demo",
+        json={"email": user.email, "password": DEMO_PASSWORD, "returnSecureToken": True},
+        timeout=10,
+    )
+    assert signed.status_code == 400, signed.text
+    # ... disabled, or already deleted if the job got there first
+    assert signed.json()["error"]["message"] in ("USER_DISABLED", "EMAIL_NOT_FOUND"), signed.text

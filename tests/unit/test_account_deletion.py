@@ -507,3 +507,12 @@ def test_the_sweep_leaves_the_files_of_users_who_exist_alone(world) -> None:
     run = _sweeper(h).sweep()
     assert run.begun == () and run.files == ()
     assert list(c.blobs.names(f"users/{ALICE}/")) == [f"users/{ALICE}/uploads/s4/mine.zip"]
+
+
+def test_the_request_itself_ends_the_users_sessions(world) -> None:
+    h, _ = world
+    auth: Any = h.container.account_auth
+    assert _delete(h).status_code == 202
+    assert ALICE in auth.revoked  # before any job message was delivered
+    queue: Any = h.container.account_queue
+    assert queue.published  # the job is still to run

@@ -159,6 +159,8 @@ export class Api {
   getImport(id) { return this.json("GET", `/imports/${encodeURIComponent(id)}`); }
   cancelImport(id) { return this.json("DELETE", `/imports/${encodeURIComponent(id)}`); }
   startExport() { return this.json("POST", "/exports"); }
+  /** DELETE /account: ``confirm`` is the account's email address, as the user typed it. */
+  deleteAccount(confirm) { return this.json("DELETE", "/account", { confirm }); }
   getExport(id) { return this.json("GET", `/exports/${encodeURIComponent(id)}`); }
   /** The finished export's zip, as a Blob (the download needs the token). */
   async exportArchive(path) {

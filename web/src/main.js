@@ -83,6 +83,7 @@ async function firebaseConfig() {
 const state = {
   user: null,
   api: null,
+  auth: null, // the Firebase Auth instance: signing out after the account is deleted
   notes: new Map(), // id -> note, as last seen
   cursor: null,
   hasMore: true,
@@ -125,6 +126,7 @@ async function boot() {
   // initializeAuth without a popup/redirect resolver: e-mail sign-in needs no auth iframe.
   const auth = initializeAuth(app, { persistence: browserLocalPersistence });
   if (config.authEmulator) connectAuthEmulator(auth, config.authEmulator, { disableWarnings: true });
+  state.auth = auth;
   state.api = new Api(config.apiBase || "/api", () => auth.currentUser.getIdToken());
   state.api.signal = state.session.signal;
 
@@ -162,6 +164,7 @@ function authMessage(err) {
     "auth/invalid-email": "that is not a valid email address.",
     "auth/weak-password": "the password must have at least 6 characters.",
     "auth/network-request-failed": "the sign-in service could not be reached.",
+    "auth/user-disabled": "this account was deleted.",
   };
   return known[code] || (err && err.message) || String(err);
 }
@@ -177,6 +180,7 @@ function onUser(user) {
   $("who").textContent = user ? user.email : "";
   if (signedIn) {
     $("password").value = "";
+    $("auth-notice").textContent = "";
     showView("notes", false);
     loadMoreNotes().then(() => {
       if (user !== state.user) return;
@@ -986,7 +990,39 @@ function resetDataCard() {
   $("export-start").disabled = false;
   $("export-link").hidden = true;
   $("export-link").removeAttribute("href");
+  $("delete-account-form").reset();
+  $("delete-account-error").textContent = "";
+  $("delete-account").disabled = false;
 }
+
+// -- account deletion -------------------------------------------------------------------
+$("delete-account-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const typed = $("delete-account-confirm").value.trim();
+  const email = (state.user && state.user.email) || "";
+  $("delete-account-error").textContent = "";
+  if (!email || typed.toLowerCase() !== email.toLowerCase()) {
+    $("delete-account-error").textContent = `To delete this account, type the address you sign in with (${email}).`;
+    $("delete-account-confirm").focus();
+    return;
+  }
+  const epoch = state.epoch;
+  $("delete-account").disabled = true;
+  try {
+    await state.api.deleteAccount(typed);
+  } catch (err) {
+    if (epoch !== state.epoch) return;
+    $("delete-account").disabled = false;
+    $("delete-account-error").textContent = `Your account was not deleted. ${describeError(err)}`;
+    return;
+  }
+  // The account can no longer sign in (the API disabled it before answering); its data
+  // is being deleted. Sign out here, which clears the page as for any sign-out.
+  await signOut(state.auth);
+  $("auth-form").reset();
+  $("auth-error").textContent = "";
+  $("auth-notice").textContent = "Your account and everything in it are being deleted. It can no longer sign in.";
+});
 
 function plural(n, one, many = `${one}s`) { return `${n} ${n === 1 ? one : many}`; }
 

@@ -1,5 +1,6 @@
 """Firebase Auth's admin side for account deletion (firebase-admin; the Auth emulator
-locally): look a user up, revoke their refresh tokens, delete them."""
+locally): look a user up, end their sessions (disabled, refresh tokens revoked),
+delete them."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class FirebaseAccountAuth(FirebaseAppUser):
         from firebase_admin import auth
 
         with contextlib.suppress(auth.UserNotFoundError):  # already deleted: nothing to revoke
+            auth.update_user(uid, disabled=True, app=self._get_app())  # no new sign-in
             auth.revoke_refresh_tokens(uid, app=self._get_app())
 
     def delete(self, uid: str) -> None:

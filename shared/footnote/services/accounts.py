@@ -99,6 +99,9 @@ class AccountService:
         if confirm.strip().casefold() != expected.strip().casefold():
             raise InvalidRequest("confirm must be the account's email address")
         job = self._data.begin_deletion(job_id, self._clock())
+        # At once, not when the job runs: from this answer on, the account cannot sign
+        # in again nor refresh a token (the job's revoke step repeats it, idempotently).
+        self._auth.revoke(tenant_id)
         if not job.done:
             # Published on every request: a replay after a lost publish restarts the
             # job; a duplicate runs idempotent steps twice, nothing worse.
