@@ -16,7 +16,7 @@ from enum import Enum
 
 from footnote.config import Settings
 from footnote.domain import IndexState, IndexStatus
-from footnote.errors import MalformedNote
+from footnote.errors import MalformedNote, QuotaExhausted
 from footnote.ingest.pipeline import build_chunks, prepare
 from footnote.ports import (
     ChunkStore,
@@ -90,6 +90,15 @@ class IndexingService:
             else:
                 self._mark_failed(note_id, exc)
             result = IndexResult(note_id, Outcome.REJECTED)
+        except QuotaExhausted as exc:
+            # A quota (Vertex AI embeddings or Vector Search said RESOURCE_EXHAUSTED
+            # for longer than a write may wait), not a fault of the note: it stays
+            # pending, with its prior chunks, and the event is raised back, so the
+            # trigger (or the re-index subscription) delivers it again after its own
+            # backoff. Pending, not indexed, so that delivery redoes the writes.
+            log.warning("indexing %s waits for quota: %s", note_id, exc.message)
+            self._mark_pending(note_id, exc)
+            raise
         except Exception as exc:
             self._mark_failed(note_id, exc)
             raise
@@ -180,6 +189,16 @@ class IndexingService:
             error=type(exc).__name__,
             attempts=(prior.attempts if prior else 0) + 1,
         )
+
+    def _mark_pending(self, note_id: str, exc: Exception) -> None:
+        try:
+            state = self._failed_state(note_id, exc)
+            attempts = max(state.attempts - 1, 0)  # not a failure: the count stands
+            self._chunks.set_index_state(
+                replace(state, status=IndexStatus.PENDING, attempts=attempts)
+            )
+        except Exception:  # recording it must not hide the quota error
+            log.exception("could not record the quota wait of %s", note_id)
 
     def _mark_failed(self, note_id: str, exc: Exception) -> None:
         try:
