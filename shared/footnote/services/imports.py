@@ -177,6 +177,10 @@ class ImportService:
                 progress = job
                 if job.finished:
                     return job  # cancelled meanwhile
+                # A concurrent delivery of the same message may have saved pages past
+                # this one: its counts stand, so go on from its cursor rather than
+                # counting those records again.
+                skip = job.cursor
                 if self._monotonic() - started > self._budget:
                     job = self._saved(job, replace(job, attempts=0))  # a new message's count
                     self._queue.publish(message(job.tenant_id, job.id))
