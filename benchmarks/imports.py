@@ -32,6 +32,7 @@ import base64
 import io
 import json
 import os
+import sys
 import time
 import tracemalloc
 import uuid
@@ -212,6 +213,8 @@ def stack_run(data: bytes, notes: int) -> dict[str, Any]:
                     job_s = now
                     assert job["status"] == "done" and job["imported"] == notes, job
             done = count_indexed()
+            if not samples or int(now) // 60 > int(samples[-1][0]) // 60:
+                print(f"{now:7.0f} s: {done} indexed, job {job['status']}", file=sys.stderr)
             samples.append((now, done))
             if done >= notes and job_s is not None:
                 break
@@ -280,6 +283,8 @@ def stack_run(data: bytes, notes: int) -> dict[str, Any]:
         "embeddingOneNoteAtATimeNotesPerSecond": round(notes / per_note_s, 2),
         "endToEndOverEmbedding": round(total_s / embed_s, 2),
         "stackCpuSeconds": cpu,
+        # notes indexed at the first count of each minute since the upload
+        "indexedByMinute": list({int(t) // 60: n for t, n in reversed(samples)}.values())[::-1],
         "loadAverage": os.getloadavg(),
     }
 
