@@ -194,3 +194,27 @@ def test_grpc_resource_exhausted_is_a_quota_error() -> None:
     assert is_quota_exhausted(exceptions.TooManyRequests("quota"))
     assert not is_quota_exhausted(exceptions.ServiceUnavailable("down"))
     assert not is_quota_exhausted(exceptions.InvalidArgument("bad"))
+
+
+def test_a_deleted_notes_vectors_refused_by_the_quota_are_removed_on_redelivery(
+    google: FakeGoogleApis,
+) -> None:
+    """The chunks go first (in Firestore), then the vectors: a removal the quota
+    refuses must not leave the vectors behind once the store has forgotten them."""
+    c = build(google, GOOGLE_QUOTA_WAIT_S=0.3)
+    c.store.create_note(note("a1", " ".join([TEXT] * 12)))  # several chunks
+    assert c.indexing.index_note("a1").outcome is Outcome.INDEXED
+    vectors = {cid for cid in google.datapoints(INDEX) if cid.startswith("a1_")}
+    assert len(vectors) > 1
+    c.store.delete_note("alice", "a1")
+    google.fail("remove", 429, times=None)
+    with pytest.raises(QuotaExhausted):
+        c.indexing.index_note("a1")
+    assert state(c, "a1") is IndexStatus.PENDING
+    assert vectors <= set(google.datapoints(INDEX))
+    google.heal("remove")
+    result = c.indexing.index_note("a1")
+    assert result.outcome is Outcome.REMOVED and result.removed == len(vectors)
+    assert not set(google.datapoints(INDEX)) & vectors
+    assert state(c, "a1") is IndexStatus.DELETED
+    assert c.indexing.index_note("a1").outcome is Outcome.REMOVED  # a late replay: nothing

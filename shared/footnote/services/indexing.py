@@ -17,6 +17,7 @@ from enum import Enum
 from footnote.config import Settings
 from footnote.domain import IndexState, IndexStatus
 from footnote.errors import MalformedNote, QuotaExhausted
+from footnote.ingest.chunking import chunk_id
 from footnote.ingest.pipeline import build_chunks, prepare
 from footnote.ports import (
     ChunkStore,
@@ -121,11 +122,21 @@ class IndexingService:
             )
             if removed is None:
                 return IndexResult(note_id, Outcome.SUPERSEDED)
+            if prior is not None and prior.status in (IndexStatus.PENDING, IndexStatus.FAILED):
+                # An earlier delivery may have dropped the chunks and then failed to
+                # remove their vectors (a quota, say): its state kept how many there
+                # were, and the store has forgotten them. Removing is idempotent.
+                redo = (chunk_id(note_id, i) for i in range(prior.chunk_count))
+                removed = sorted(set(removed).union(redo))
             if self._stats is not None and tenant:
                 # the tombstone subtracts the note's terms and outlives late indexers
                 self._stats.record(tenant, note_id, None, None)
             if removed and tenant:
-                self._index.remove(tenant, removed)
+                try:
+                    self._index.remove(tenant, removed)
+                except Exception:
+                    self._keep_unremoved(note_id, tenant, removed)
+                    raise
             return IndexResult(note_id, Outcome.REMOVED, removed=len(removed))
 
         s = self._s
@@ -170,6 +181,18 @@ class IndexingService:
             self._index.remove(note.tenant_id, removed)
         self._index.upsert(chunks)
         return IndexResult(note_id, Outcome.INDEXED, len(chunks), len(removed))
+
+    def _keep_unremoved(self, note_id: str, tenant: str, chunk_ids: list[str]) -> None:
+        """Keep how many vectors are still to remove in the deleted note's state
+        (``index_note`` then marks it pending or failed), so a redelivery finds them."""
+        positions = [int(t) for c in chunk_ids if (t := c.rsplit("_", 1)[-1]).isdigit()]
+        state = IndexState(
+            note_id, tenant, IndexStatus.DELETED, chunk_count=1 + max(positions, default=-1)
+        )
+        try:
+            self._chunks.set_index_state(state)
+        except Exception:  # recording it must not hide the failure
+            log.exception("could not record the vectors left to remove for %s", note_id)
 
     def _failed_state(self, note_id: str, exc: Exception, tenant_id: str = "") -> IndexState:
         prior = self._chunks.index_state(note_id)
