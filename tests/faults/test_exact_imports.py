@@ -39,13 +39,13 @@ NOTES = 120
 PAGE = 7  # notes per saved page: several pages, crashes inside them
 
 
-def vault(rng: random.Random) -> tuple[bytes, dict[str, datetime]]:
-    """An Obsidian vault of NOTES notes with front matter dates spread over 2023."""
+def vault(rng: random.Random, notes: int = NOTES) -> tuple[bytes, dict[str, datetime]]:
+    """An Obsidian vault of ``notes`` notes with front matter dates spread over 2023."""
     buffer = io.BytesIO()
     dates: dict[str, datetime] = {}
     start = datetime(2023, 1, 1, tzinfo=UTC)
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        for i in range(NOTES):
+        for i in range(notes):
             title = f"Imported {i:03d}"
             created = start + timedelta(hours=61 * i + rng.randint(0, 60))
             dates[title] = created
