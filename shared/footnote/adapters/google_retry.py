@@ -34,8 +34,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
-RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"
-GRPC_RESOURCE_EXHAUSTED = 8
+RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"  # gRPC status code 8
 
 # A local fake (tests, a developer's stub) is named by an http:// endpoint. It
 # gets this token instead of an Application Default Credentials lookup.
@@ -63,18 +62,15 @@ def is_retryable(exc: BaseException) -> bool:
 def is_quota_exhausted(exc: BaseException) -> bool:
     """A quota error: HTTP 429, or the gRPC status RESOURCE_EXHAUSTED (code 8).
 
-    google-api-core maps gRPC code 8 to ``ResourceExhausted`` (``.code`` 429) and a
-    REST 429 to ``TooManyRequests``; google-genai's ``ClientError`` carries the
-    HTTP code and the status name."""
+    google-api-core maps gRPC code 8 to ``ResourceExhausted`` (``.code`` 429, and
+    ``grpc_status_code``) and a REST 429 to ``TooManyRequests``; google-genai's
+    ``ClientError`` carries the HTTP code and the status name."""
     if status_of(exc) == 429:
         return True
     grpc_code = getattr(exc, "grpc_status_code", None)
     if grpc_code is not None and getattr(grpc_code, "name", None) == RESOURCE_EXHAUSTED:
         return True
-    if getattr(exc, "status", None) == RESOURCE_EXHAUSTED:
-        return True
-    code = getattr(exc, "code", None)
-    return callable(code) and getattr(code(), "value", (None,))[0] == GRPC_RESOURCE_EXHAUSTED
+    return getattr(exc, "status", None) == RESOURCE_EXHAUSTED
 
 
 def _is_transient_transport_error(exc: BaseException) -> bool:
