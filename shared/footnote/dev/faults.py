@@ -157,6 +157,7 @@ def install(container: Any, switch: FaultSwitch) -> None:
         container.import_jobs,
         container.account_queue,
         container.quotas,
+        indexing=lambda: container.indexing,
     )
 
 
