@@ -86,7 +86,12 @@ class Harness:
             # the notes service, built here without its QuotaService, counts no writes.
             c._built["notes"] = NotesService(c.settings, c.store, c.store)
             c._built["imports"] = ImportService(
-                c.settings, c.store, c.blobs, c.import_jobs, c.account_queue
+                c.settings,
+                c.store,
+                c.blobs,
+                c.import_jobs,
+                c.account_queue,
+                indexing=lambda: c.indexing,
             )
             c._built["exports"] = ExportService(c.store, c.blobs, c.export_jobs, c.account_queue)
         self.api = Api(

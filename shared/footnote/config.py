@@ -83,6 +83,10 @@ class Settings(BaseSettings):
     google_retry_attempts: int = Field(5, alias="GOOGLE_RETRY_ATTEMPTS", ge=1, le=10)
     google_retry_initial_ms: int = Field(500, alias="GOOGLE_RETRY_INITIAL_MS", ge=0)
     google_retry_max_ms: int = Field(10_000, alias="GOOGLE_RETRY_MAX_MS", ge=0)
+    # Writes (embedding chunks, Vector Search upserts) that a quota refuses
+    # (RESOURCE_EXHAUSTED) back off for up to this long before the event is handed
+    # back for redelivery; under the indexer's 300 s timeout.
+    google_quota_wait_s: float = Field(60.0, alias="GOOGLE_QUOTA_WAIT_S", ge=0, le=240)
 
     # --- limits ---------------------------------------------------------------
     chat_max_query_length: int = Field(2000, alias="CHAT_MAX_QUERY_LENGTH", ge=10)

@@ -133,6 +133,15 @@ class BackendUnavailable(FootnoteError):
     code = "unavailable"
 
 
+class QuotaExhausted(BackendUnavailable):
+    """A Google API kept answering RESOURCE_EXHAUSTED (its quota) for the whole time a
+    write may wait (``GOOGLE_QUOTA_WAIT_S``). Transient by nature: the indexer leaves
+    the note pending and raises, so the event is delivered again after the trigger's
+    or the subscription's own backoff; nothing is marked failed."""
+
+    code = "resource_exhausted"
+
+
 class Contention(FootnoteError):
     """Other requests held the same records (two edits of one note at once, say) and
     the store gave up after its retries. Nothing was changed; the client retries

@@ -450,6 +450,7 @@ class Container:
             self.import_jobs,
             self.account_queue,
             self.quotas,
+            indexing=lambda: self.indexing,
         )
 
     @lazy

@@ -176,6 +176,11 @@ class FakeGoogleApis:
         with self._lock:
             self._failures.setdefault(route, []).append(_Failure(status, times))
 
+    def heal(self, route: str) -> None:
+        """Drop the route's scripted failures (a quota that came back, say)."""
+        with self._lock:
+            self._failures.pop(route, None)
+
     def delay(self, route: str, seconds: float) -> None:
         self._delays[route] = seconds
 

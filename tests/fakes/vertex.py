@@ -19,7 +19,8 @@ RANKING_CONFIG = f"projects/{PROJECT}/locations/global/rankingConfigs/default_ra
 def vertex_settings(fake: FakeGoogleApis, **env: Any) -> Settings:
     """Production backends (Vertex everywhere) over the in-memory stores, aimed at ``fake``.
 
-    Retries are fast (1–5 ms) so failure tests stay quick; ``env`` overrides any
+    Retries are fast (1–5 ms, a quota waited out for 2 s at most) so failure tests
+    stay quick; ``env`` overrides any
     setting by its environment name.
     """
     values: dict[str, Any] = {
@@ -40,6 +41,7 @@ def vertex_settings(fake: FakeGoogleApis, **env: Any) -> Settings:
         "GOOGLE_RETRY_ATTEMPTS": 3,
         "GOOGLE_RETRY_INITIAL_MS": 1,
         "GOOGLE_RETRY_MAX_MS": 5,
+        "GOOGLE_QUOTA_WAIT_S": 2,
     }
     values.update(env)
     if INDEX not in fake.indexes:

@@ -133,6 +133,7 @@ MAY_DEFAULT = {
     "GOOGLE_RETRY_ATTEMPTS",
     "GOOGLE_RETRY_INITIAL_MS",
     "GOOGLE_RETRY_MAX_MS",
+    "GOOGLE_QUOTA_WAIT_S",  # under the indexer's 300 s timeout (config.py caps it at 240)
     "CLASSIFIER_MODEL",  # empty means CHAT_MODEL
     # the ranking stage is off by default (issue: optional stage)
     "RERANKER",

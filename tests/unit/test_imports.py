@@ -12,10 +12,14 @@ from typing import Any
 
 import pytest
 
-from footnote.domain import Note
+from footnote.adapters import firestore_events
+from footnote.domain import IndexStatus, Note
+from footnote.errors import QuotaExhausted
 from footnote.evaluation.everyday import Clock
+from footnote.ingest.pipeline import prepare
 from footnote.services.chat import RagConfig
 from footnote.services.imports import ImportService
+from footnote.services.indexing import Outcome
 from footnote.wiring import Container
 from tests.inproc import Harness, settings
 
@@ -479,3 +483,166 @@ def test_upload_sessions_are_limited_per_day() -> None:
     assert third.get_json()["error"]["details"]["quota"] == "uploadsPerDay"
     assert len(blobs.sessions) == 2  # the refused one opened no session
     assert h.call("POST", "/uploads", BOB, json=ask).status_code == 201  # per user
+
+
+# -- the job indexes its own pages (issue 23, item 4) ---------------------------------
+
+
+def _long_vault(count: int) -> bytes:
+    """Notes of several chunks each (CHUNK_SIZE 450), no two chunks alike, in 2023."""
+
+    def body(i: int) -> str:
+        return " ".join(
+            f"Sentence {k} of note {i} about the pricing decision and the launch plan."
+            for k in range(30)
+        )
+
+    return vault(
+        {
+            f"v/n{i}.md": front(f"Note {i}", f"2023-02-{1 + i:02d}T09:00:00Z", body(i))
+            for i in range(count)
+        }
+    )
+
+
+def _trigger(h: Harness, note_id: str, kind: str, n: int) -> Any:
+    """The trigger's event for a note, decoded and handed to the indexer as on the stack."""
+    from tests.faults.exactness import note_event
+    from tests.faults.test_exact_indexing import PROJECT
+
+    event = firestore_events.decode(note_event(PROJECT, note_id, kind, f"ev-{n}"))
+    return h.container.indexing.index_note(event.note_id)
+
+
+def _assert_indexed_as_stored(h: Harness, tenant: str) -> None:
+    c = h.container
+    for note in imported(h, tenant).values():
+        state = h.store.index_state(note.id)
+        expected = prepare(note, c.embedder.model_id, 450, 75)
+        assert state.status is IndexStatus.INDEXED, (note.title, state)
+        assert state.content_hash == expected.content_hash
+        stored = sorted(
+            (ch.position, ch.text) for ch in h.store.chunks.values() if ch.note_id == note.id
+        )
+        assert stored == [(d.position, d.text) for d in expected.drafts]
+
+
+def test_the_job_indexes_each_page_in_one_embedding_call_and_the_trigger_then_embeds_nothing() -> (
+    None
+):
+    h = Harness(faults=True)
+    c = h.container
+    embedder = h.faults["embedder"]
+    raw: Any = c.raw_embedder
+    raw.batch_size = 4  # the embedder's own batch size: one call of the job is split by it
+    batches: list[int] = []
+    embed_batch = raw._embed_batch
+
+    def counted(texts: Any, task: Any) -> Any:
+        batches.append(len(texts))
+        return embed_batch(texts, task)
+
+    raw._embed_batch = counted
+    service = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue,
+        page_size=4, indexing=lambda: c.indexing,
+    )  # fmt: skip
+    job = upload(h, ALICE, _long_vault(10)).get_json()
+    final = service.run(ALICE, job["id"])
+    assert (final.status, final.imported, final.cursor) == ("done", 10, 10)
+    assert embedder.calls == 3  # one call per page of 4, 4 and 2 notes
+    chunks = len([ch for ch in h.store.chunks.values() if ch.tenant_id == ALICE])
+    assert chunks > 20 and sum(batches) == chunks and max(batches) == 4
+    _assert_indexed_as_stored(h, ALICE)
+
+    # The trigger's event for each imported note (delivered twice) finds it indexed
+    # at its version: no embedding, nothing written.
+    calls, version = embedder.calls, h.store.tenant_version(ALICE)
+    outcomes = {
+        _trigger(h, note.id, "created", n).outcome
+        for n, note in enumerate(2 * list(imported(h, ALICE).values()))
+    }
+    assert outcomes == {Outcome.UNCHANGED}
+    assert embedder.calls == calls and h.store.tenant_version(ALICE) == version
+
+
+def test_a_note_edited_between_the_jobs_write_and_its_indexing_ends_indexed_as_edited() -> None:
+    h = Harness()
+    c = h.container
+    original = c.store.create_note
+    edited: dict[str, str] = {}
+
+    def then_the_user_edits(note: Note) -> Note:
+        stored = original(note)
+        if note.title == "Note 2":
+            c.notes.update(ALICE, note.id, {"text": "Edited by hand: we chose 9 euros."})
+            edited[note.id] = "Edited by hand: we chose 9 euros."
+        return stored
+
+    c.store.create_note = then_the_user_edits  # type: ignore[method-assign]
+    job = upload(h, ALICE, _long_vault(4)).get_json()
+    run_jobs(h)
+    assert c.import_jobs.get(job["id"]).imported == 4  # type: ignore[union-attr]
+    (note_id,) = edited
+    # The version check refused the job's chunks of the imported text: pending for
+    # the edit's event, whose delivery indexes the user's version.
+    assert h.store.index_state(note_id).status is IndexStatus.PENDING
+    assert not [ch for ch in h.store.chunks.values() if ch.note_id == note_id]
+    assert _trigger(h, note_id, "created", 1).outcome is Outcome.INDEXED
+    assert _trigger(h, note_id, "updated", 2).outcome is Outcome.UNCHANGED
+    assert h.store.notes[note_id].text == edited[note_id]
+    _assert_indexed_as_stored(h, ALICE)
+
+
+def test_an_embedding_quota_leaves_the_page_pending_for_the_trigger_and_the_job_goes_on() -> None:
+    h = Harness(faults=True)
+    c = h.container
+    embedder = h.faults["embedder"]
+    embedder.fail = QuotaExhausted("embeddings: RESOURCE_EXHAUSTED")
+    service = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue,
+        page_size=2, indexing=lambda: c.indexing,
+    )  # fmt: skip
+    job = upload(h, ALICE, _long_vault(5)).get_json()
+    final = service.run(ALICE, job["id"])
+    assert (final.status, final.imported, final.cursor, final.reason) == ("done", 5, 5, None)
+    assert embedder.calls == 1  # the rest of the run left to the trigger, no more waits
+    notes = imported(h, ALICE)
+    assert len(notes) == 5
+    assert {h.store.index_state(n.id).status for n in notes.values()} == {IndexStatus.PENDING}
+    # The trigger's events (here, redelivered once the quota is back) index them.
+    with pytest.raises(QuotaExhausted):
+        _trigger(h, notes["Note 0"].id, "created", 0)
+    embedder.fail = None
+    for n, note in enumerate(notes.values()):
+        assert _trigger(h, note.id, "created", n + 1).outcome is Outcome.INDEXED
+    _assert_indexed_as_stored(h, ALICE)
+
+
+def test_a_note_the_job_cannot_index_stays_pending_and_its_trigger_event_indexes_it() -> None:
+    h = Harness()
+    c = h.container
+    index: Any = c.vector_index
+    upsert = index.upsert
+    failures = {"left": 1}
+
+    def upsert_once_exhausted(chunks: Any) -> Any:
+        if failures["left"]:
+            failures["left"] -= 1
+            raise QuotaExhausted("vector search: RESOURCE_EXHAUSTED")
+        return upsert(chunks)
+
+    index.upsert = upsert_once_exhausted
+    job = upload(h, ALICE, _long_vault(3)).get_json()
+    run_jobs(h)
+    final = c.import_jobs.get(job["id"])
+    assert final is not None and (final.status, final.imported) == ("done", 3)
+    states = {n.title: h.store.index_state(n.id).status for n in imported(h, ALICE).values()}
+    assert states == {
+        "Note 0": IndexStatus.PENDING,
+        "Note 1": IndexStatus.INDEXED,
+        "Note 2": IndexStatus.INDEXED,
+    }
+    for n, note in enumerate(imported(h, ALICE).values()):
+        _trigger(h, note.id, "created", n)
+    _assert_indexed_as_stored(h, ALICE)

@@ -2,30 +2,39 @@
 
 The SDKs' own retry settings differ per client (google-genai retries nothing by
 default; the GAPIC clients retry some methods, on some codes). Footnote turns
-them off and retries every call the same way here: 429 and 5xx (and dropped
-connections) are retried with exponential backoff and full jitter, within an
-attempt limit and an optional deadline; anything else fails at once.
+them off and retries every call the same way here, through google-api-core's
+own retry loop (``retry_target`` with ``exponential_sleep_generator``: capped
+exponential backoff with full jitter, the algorithm the GAPIC clients use): 429
+and 5xx (and dropped connections) are retried within an attempt limit and an
+optional deadline; anything else fails at once.
+
+``RESOURCE_EXHAUSTED`` (HTTP 429, gRPC code 8) is a quota, not a fault. A call
+that writes (embedding chunks, Vector Search upserts and removals) passes
+``wait_out_quota``: a quota error is then retried past the attempt limit, for up
+to ``quota_wait_s`` seconds, and when that budget is spent the call raises
+``QuotaExhausted``, which the indexer answers by leaving the note pending and
+raising, so Eventarc or Pub/Sub delivers the event again later (their own
+backoff) instead of the note being marked failed.
 """
 
 from __future__ import annotations
 
 import logging
-import random
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar
 
 from footnote.config import Settings
-from footnote.errors import BackendUnavailable
+from footnote.errors import BackendUnavailable, QuotaExhausted
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"  # gRPC status code 8
 
 # A local fake (tests, a developer's stub) is named by an http:// endpoint. It
 # gets this token instead of an Application Default Credentials lookup.
@@ -50,6 +59,20 @@ def is_retryable(exc: BaseException) -> bool:
     return _is_transient_transport_error(exc)
 
 
+def is_quota_exhausted(exc: BaseException) -> bool:
+    """A quota error: HTTP 429, or the gRPC status RESOURCE_EXHAUSTED (code 8).
+
+    google-api-core maps gRPC code 8 to ``ResourceExhausted`` (``.code`` 429, and
+    ``grpc_status_code``) and a REST 429 to ``TooManyRequests``; google-genai's
+    ``ClientError`` carries the HTTP code and the status name."""
+    if status_of(exc) == 429:
+        return True
+    grpc_code = getattr(exc, "grpc_status_code", None)
+    if grpc_code is not None and getattr(grpc_code, "name", None) == RESOURCE_EXHAUSTED:
+        return True
+    return getattr(exc, "status", None) == RESOURCE_EXHAUSTED
+
+
 def _is_transient_transport_error(exc: BaseException) -> bool:
     names = {cls.__name__ for cls in type(exc).__mro__}
     # httpx (google-genai), requests/urllib3 (GAPIC REST): connection dropped or reset.
@@ -67,14 +90,16 @@ def _is_transient_transport_error(exc: BaseException) -> bool:
 
 @dataclass
 class RetryPolicy:
-    """Exponential backoff with full jitter: sleep U(0, min(max, initial·2^n))."""
+    """Exponential backoff with full jitter: sleep U(0, min(max, initial·2^n)).
+
+    ``attempts`` bounds every retryable failure; with ``wait_out_quota`` a quota
+    error is instead retried until ``quota_wait_s`` has passed (0: as any other)."""
 
     attempts: int = 5
     initial_s: float = 0.5
     max_s: float = 10.0
     multiplier: float = 2.0
-    sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
-    rand: Callable[[], float] = field(default=random.random, repr=False)
+    quota_wait_s: float = 0.0
 
     @classmethod
     def from_settings(cls, s: Settings) -> RetryPolicy:
@@ -82,36 +107,69 @@ class RetryPolicy:
             attempts=s.google_retry_attempts,
             initial_s=s.google_retry_initial_ms / 1000,
             max_s=s.google_retry_max_ms / 1000,
+            quota_wait_s=s.google_quota_wait_s,
         )
 
-    def delay(self, retry_number: int) -> float:
-        cap = min(self.max_s, self.initial_s * self.multiplier**retry_number)
-        return cap * self.rand()
+    def call(
+        self,
+        what: str,
+        fn: Callable[[], T],
+        deadline_s: float | None = None,
+        *,
+        wait_out_quota: bool = False,
+    ) -> T:
+        """Run ``fn``, retrying retryable failures; ``deadline_s`` bounds the whole
+        call. ``wait_out_quota``: a write that a quota refuses keeps backing off for
+        ``quota_wait_s`` seconds, then raises ``QuotaExhausted``."""
+        from google.api_core.retry import (
+            RetryFailureReason,
+            exponential_sleep_generator,
+            retry_target,
+        )
 
-    def call(self, what: str, fn: Callable[[], T], deadline_s: float | None = None) -> T:
-        """Run ``fn``, retrying retryable failures; ``deadline_s`` bounds the whole call."""
-        started = time.monotonic()
-        for attempt in range(self.attempts):
-            try:
-                return fn()
-            except Exception as exc:
-                last = attempt == self.attempts - 1
-                if last or not is_retryable(exc):
-                    raise
-                pause = self.delay(attempt)
-                if deadline_s is not None and time.monotonic() - started + pause >= deadline_s:
-                    raise
-                log.warning(
-                    "%s failed (%s, status %s); retry %d/%d in %.2fs",
-                    what,
-                    type(exc).__name__,
-                    status_of(exc),
-                    attempt + 1,
-                    self.attempts - 1,
-                    pause,
-                )
-                self.sleep(pause)
-        raise AssertionError("unreachable")  # pragma: no cover
+        patient = wait_out_quota and self.quota_wait_s > 0
+        failures = 0
+
+        def retryable(exc: Exception) -> bool:
+            nonlocal failures
+            failures += 1
+            if patient and is_quota_exhausted(exc):
+                return True  # bounded by the timeout below, not by the attempts
+            return failures < self.attempts and is_retryable(exc)
+
+        def log_retry(exc: Exception) -> None:
+            log.warning(
+                "%s failed (%s, status %s); retry %d",
+                what,
+                type(exc).__name__,
+                status_of(exc),
+                failures,
+            )
+
+        def give_up(
+            errors: list[Exception], reason: RetryFailureReason, _timeout: float | None
+        ) -> tuple[Exception, Exception | None]:
+            last = errors[-1]
+            if patient and reason is RetryFailureReason.TIMEOUT and is_quota_exhausted(last):
+                waited = f"{self.quota_wait_s:g}"
+                problem = f"{what}: quota exhausted (RESOURCE_EXHAUSTED) for {waited} s, {len(errors)} tries"
+                return QuotaExhausted(problem), last
+            return last, None  # the SDK's own error, as if there had been no retry
+
+        timeout = deadline_s
+        if patient:
+            timeout = (
+                self.quota_wait_s if deadline_s is None else min(deadline_s, self.quota_wait_s)
+            )
+        result: T = retry_target(
+            fn,
+            retryable,
+            exponential_sleep_generator(self.initial_s, self.max_s, self.multiplier),
+            timeout=timeout,
+            on_error=log_retry,
+            exception_factory=give_up,
+        )
+        return result
 
 
 @cache

@@ -5,7 +5,8 @@ configured output dimensionality (768 unless set). Requests respect the API's
 limits: ``gemini-embedding-001`` takes one text per request (sent a few at a
 time in parallel); older text-embedding models take up to 250 texts and about
 20,000 tokens per request. 429 and 5xx are retried with backoff and jitter
-(``google_retry``). The content-hash cache sits in front (``CachedEmbedder``,
+(``google_retry``); chunks (RETRIEVAL_DOCUMENT) wait out a RESOURCE_EXHAUSTED
+quota for up to ``GOOGLE_QUOTA_WAIT_S``, then raise ``QuotaExhausted``. The content-hash cache sits in front (``CachedEmbedder``,
 added by the wiring), and every vector is stored with ``model_id``, which names
 backend, model and dimension.
 """
@@ -128,6 +129,9 @@ class VertexEmbedder(BatchEmbedder):
             lambda: self._client.models.embed_content(
                 model=self.model, contents=contents, config=config
             ),
+            # chunks wait out a quota (the indexer can come back later); a question
+            # cannot, so its embedding fails fast and retrieval falls back to keywords
+            wait_out_quota=task is Task.DOCUMENT,
         )
         embeddings = response.embeddings or []
         vectors = [list(e.values or []) for e in embeddings]

@@ -24,7 +24,9 @@ cosine similarity, higher is closer; ``sparse_distance`` is the sparse dot
 product, the BM25 score. Its dimension is the embedding dimension.
 
 Calls retry 429/5xx with backoff and jitter; a query that still fails raises,
-and the retriever falls back (``meta.retrieval.fallbacks``).
+and the retriever falls back (``meta.retrieval.fallbacks``). Upserts and removals
+wait out a RESOURCE_EXHAUSTED quota for up to ``GOOGLE_QUOTA_WAIT_S``, then raise
+``QuotaExhausted`` (the indexer hands the event back for redelivery).
 
 Why this module is over ~400 lines: it is one adapter over one API, and a third
 of it is this description and the builders of the datapoint and query messages
@@ -177,6 +179,7 @@ class VertexVectorIndex:
                     retry=None,
                     timeout=self._update_timeout,
                 ),
+                wait_out_quota=True,
             )
 
     def remove(self, tenant_id: str, chunk_ids: Sequence[str]) -> None:
@@ -197,6 +200,7 @@ class VertexVectorIndex:
                     retry=None,
                     timeout=self._update_timeout,
                 ),
+                wait_out_quota=True,
             )
 
     # -- queries -------------------------------------------------------------------

@@ -7,6 +7,8 @@ arms faults; ``DELETE /_faults`` clears them; ``GET /_faults`` shows them.
 A fault may carry ``"count": n`` to fail only the next n calls.
 ``{"account_job": {"at": "notes", "count": 1}}`` crashes the account deletion job
 after that point (``services.accounts.crash_points``): the message is redelivered.
+``{"import_job": {"after": n}}`` crashes an import job right after its n-th note
+from now is written, before its page is saved: the message is redelivered.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from werkzeug.wrappers import Request, Response
 
 ACCOUNT_JOB = "account_job"
+IMPORT_JOB = "import_job"
 PORTS: dict[str, tuple[str, ...]] = {
     "embedder": ("embed_query", "embed_documents"),
     "vector_index": ("search", "search_hybrid"),
@@ -35,7 +38,7 @@ class FaultSwitch:
     def arm(self, faults: dict[str, dict[str, Any]]) -> None:
         with self._lock:
             for port, spec in faults.items():
-                if port not in PORTS and port != ACCOUNT_JOB:
+                if port not in PORTS and port not in (ACCOUNT_JOB, IMPORT_JOB):
                     raise ValueError(f"unknown port {port!r}")
                 if spec is None:
                     self._faults.pop(port, None)
@@ -79,6 +82,35 @@ class FaultSwitch:
             self.tripped[ACCOUNT_JOB] = self.tripped.get(ACCOUNT_JOB, 0) + 1
         raise RuntimeError(f"account job crashed after {at} (injected)")
 
+    def check_import_write(self) -> None:
+        """An import job wrote a note: crash if it is the one the fault waits for."""
+        with self._lock:
+            spec = self._faults.get(IMPORT_JOB)
+            if spec is None:
+                return
+            spec["after"] = int(spec.get("after", 1)) - 1
+            if spec["after"] > 0:
+                return
+            self._faults.pop(IMPORT_JOB)
+            self.tripped[IMPORT_JOB] = self.tripped.get(IMPORT_JOB, 0) + 1
+        raise RuntimeError("import job crashed after a write (injected)")
+
+
+class CrashingImportWrites:
+    """The note store as the import job sees it: a crash may follow a note's write."""
+
+    def __init__(self, inner: Any, switch: FaultSwitch) -> None:
+        self._inner = inner
+        self._switch = switch
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def create_note(self, note: Any) -> Any:
+        stored = self._inner.create_note(note)
+        self._switch.check_import_write()
+        return stored
+
 
 class FaultyPort:
     """The real adapter, with the listed methods passing through the switch first."""
@@ -118,6 +150,17 @@ def install(container: Any, switch: FaultSwitch) -> None:
         # nothing on the test stack (found when its Cloud Storage became listable).
         blobs=container.blobs,
         after=switch.check_step,
+    )
+    from footnote.services.imports import ImportService
+
+    container._built["imports"] = ImportService(
+        s,
+        CrashingImportWrites(container.store, switch),
+        container.blobs,
+        container.import_jobs,
+        container.account_queue,
+        container.quotas,
+        indexing=lambda: container.indexing,
     )
 
 

@@ -40,6 +40,7 @@ from footnote.errors import (
     InvalidRequest,
     NotFound,
     QuotaExceeded,
+    QuotaExhausted,
 )
 from footnote.ports import BlobStore, ImportJobStore, NoteStore, ReindexQueue
 from footnote.services.quotas import QuotaService
@@ -47,6 +48,7 @@ from footnote.text import normalize
 
 if TYPE_CHECKING:
     from footnote.archives import ImportedNote, ImportRecord
+    from footnote.services.indexing import EmbeddedNote, IndexingService
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,13 @@ NOTHING_FOUND = (
 # An archive uploaded straight to Cloud Storage (POST /uploads): what the readers
 # take, at most (footnote.archives reads 2 GiB inflated, in bounded memory).
 UPLOAD_MAX_BYTES = 2 * 1024**3
+
+
+class _IndexRun:
+    """What one run of a job learnt about indexing: a quota reached leaves the rest
+    of its pages to the trigger."""
+
+    quota_hit = False
 
 
 def user_prefix(tenant_id: str) -> str:
@@ -82,7 +91,10 @@ class ImportService:
         monotonic: Callable[[], float] = time.monotonic,
         budget_s: float = 420.0,
         page_size: int = 50,
+        indexing: Callable[[], IndexingService] | None = None,
     ) -> None:
+        """``indexing``: the indexer, built when first needed (the API, which never
+        runs a job, never builds it); None leaves every note to the trigger."""
         self._s = settings
         self._notes = notes
         self._blobs = blobs
@@ -93,6 +105,7 @@ class ImportService:
         self._monotonic = monotonic
         self._budget = budget_s
         self._page = page_size
+        self._indexing = indexing
 
     # -- the API's half -------------------------------------------------------------
     def upload(self, tenant_id: str, job_id: str, data: bytes) -> str:
@@ -185,57 +198,124 @@ class ImportService:
     ) -> ImportJob:
         skip = job.cursor
         progress = job
+        page: list[tuple[int, ImportRecord]] = []
+        index_run = _IndexRun()
         for index, record in enumerate(records):
             if index < skip:
                 continue  # accounted for by an earlier delivery
-            try:
-                progress = self._account(progress, record)
-            except QuotaExceeded as exceeded:
-                return self._finish(job, "done", f"stopped at your quota: {exceeded}", progress)
-            progress = replace(progress, cursor=index + 1)
-            if progress.cursor - job.cursor >= self._page:
-                job = self._saved(job, progress)
-                progress = job
-                if job.finished:
-                    return job  # cancelled meanwhile
-                if self._monotonic() - started > self._budget:
-                    job = self._saved(job, replace(job, attempts=0))  # a new message's count
-                    self._queue.publish(message(job.tenant_id, job.id))
-                    return job
+            page.append((index, record))
+            if progress.cursor + len(page) - job.cursor < self._page:
+                continue
+            progress, stopped = self._page_of(progress, page, index_run)
+            page = []
+            if stopped is not None:
+                return self._finish(job, "done", stopped, progress)
+            job = self._saved(job, progress)
+            progress = job
+            if job.finished:
+                return job  # cancelled meanwhile
+            # A concurrent delivery of the same message may have saved pages past
+            # this one: its counts stand, so go on from its cursor rather than
+            # counting those records again.
+            skip = job.cursor
+            if self._monotonic() - started > self._budget:
+                job = self._saved(job, replace(job, attempts=0))  # a new message's count
+                self._queue.publish(message(job.tenant_id, job.id))
+                return job
+        if page:
+            progress, stopped = self._page_of(progress, page, index_run)
+            if stopped is not None:
+                return self._finish(job, "done", stopped, progress)
         if progress.found == 0 and progress.failed == 0:
             return self._finish(job, "done", NOTHING_FOUND, progress)
         return self._finish(job, "done", None, progress)
 
-    def _account(self, job: ImportJob, record: ImportRecord) -> ImportJob:
+    def _page_of(
+        self, job: ImportJob, page: list[tuple[int, ImportRecord]], index_run: _IndexRun
+    ) -> tuple[ImportJob, str | None]:
+        """Account for a page of records: the job with its counts and cursor past the
+        last record accounted for, and the reason it stopped at a quota, if it did.
+
+        The page's new notes are embedded first, in one call through the indexer
+        (``IndexingService.embed_notes``); then each note is written and at once
+        indexed with those vectors (``IndexingService.commit``, the trigger's own
+        version-checked write), so the trigger event its write fires finds it indexed
+        at its version and embeds nothing. Indexing is the job's help, never its
+        duty: a page it cannot embed (a quota) or a note it cannot index is left
+        pending, and its trigger event indexes it."""
+        from footnote.archives import ImportFailure
+
+        planned: list[Note | str | None] = []  # the note to write, "empty", "duplicate"
+        for _, record in page:
+            if isinstance(record, ImportFailure):
+                planned.append(None)
+                continue
+            note = self._note(job.tenant_id, record)
+            if note is None:
+                planned.append("empty")
+            elif self._notes.get_note(job.tenant_id, note.id) is not None:
+                planned.append("duplicate")
+            else:
+                planned.append(note)
+        embedded = self._embedded([n for n in planned if isinstance(n, Note)], index_run)
+        for (index, record), plan in zip(page, planned, strict=True):
+            try:
+                job = self._account(job, record, plan, embedded)
+            except QuotaExceeded as exceeded:
+                return job, f"stopped at your quota: {exceeded}"
+            job = replace(job, cursor=index + 1)
+        return job, None
+
+    def _embedded(self, notes: list[Note], index_run: _IndexRun) -> dict[str, EmbeddedNote]:
+        if self._indexing is None or not notes or index_run.quota_hit:
+            return {}
+        try:
+            return self._indexing().embed_notes(notes)
+        except QuotaExhausted as exc:
+            # The embedding quota, after the retry policy's own backoff: the notes are
+            # written unindexed (pending) and their trigger events index them, with
+            # their own backoff. This run leaves the rest of its pages to them too.
+            log.warning("import: %d notes left to the trigger (quota): %s", len(notes), exc)
+            index_run.quota_hit = True
+        except Exception:
+            log.exception("import: %d notes left to the trigger: embedding failed", len(notes))
+        return {}
+
+    def _account(
+        self,
+        job: ImportJob,
+        record: ImportRecord,
+        plan: Note | str | None,
+        embedded: dict[str, EmbeddedNote],
+    ) -> ImportJob:
         from footnote.archives import ImportFailure
 
         if isinstance(record, ImportFailure):
             return self._problem(replace(job, failed=job.failed + 1), record.source, record.reason)
         job = replace(job, found=job.found + 1)
-        outcome = self._write(job.tenant_id, record)
-        if outcome == "empty":  # nothing left once tidied (control characters only)
+        if plan == "empty":  # nothing left once tidied (control characters only)
             return self._problem(
                 replace(job, failed=job.failed + 1), record.source, "empty note: nothing to import"
             )
+        outcome = "duplicate" if not isinstance(plan, Note) else self._create(plan)
         if outcome == "duplicate":
             job = replace(job, duplicates=job.duplicates + 1)
         else:
             job = replace(job, imported=job.imported + 1)
+            assert isinstance(plan, Note)
+            self._index(plan, embedded)
         for warning in record.warnings:
             job = self._problem(job, record.source, warning)
         return job
 
-    def _write(self, tenant_id: str, record: ImportedNote) -> str:
-        now = self._clock()
-        created = record.created_at or now
-        note_id = imported_note_id(tenant_id, record.source, record.text, record.created_at)
+    def _note(self, tenant_id: str, record: ImportedNote) -> Note | None:
+        """The note a record becomes; None when nothing is left of it once tidied."""
+        created = record.created_at or self._clock()
         text = normalize(record.text)
         if not text:
-            return "empty"
-        if self._notes.get_note(tenant_id, note_id) is not None:
-            return "duplicate"
-        note = Note(
-            id=note_id,
+            return None
+        return Note(
+            id=imported_note_id(tenant_id, record.source, record.text, record.created_at),
             tenant_id=tenant_id,
             # Stored as POST /notes stores text (NFKC, no control characters, tidy
             # spaces), so an imported note reads, indexes and exports like any other.
@@ -247,15 +327,27 @@ class ImportService:
             type=record.type,
             version=1,
         )
+
+    def _create(self, note: Note) -> str:
         try:
             if self._quotas is None:
                 self._notes.create_note(note)
             else:
-                with self._quotas.reserved(tenant_id, len(note.text), True):
+                with self._quotas.reserved(note.tenant_id, len(note.text), True):
                     self._notes.create_note(note)
         except Conflict:
             return "duplicate"  # another delivery wrote it a moment ago
         return "imported"
+
+    def _index(self, note: Note, embedded: dict[str, EmbeddedNote]) -> None:
+        """Index a note just written with its page's vectors, if it has them."""
+        ready = embedded.get(note.id)
+        if ready is None or self._indexing is None:
+            return  # pending: its trigger event indexes it
+        try:
+            self._indexing().commit(ready)
+        except Exception as exc:  # recorded pending or failed: its event or the sweep redoes it
+            log.warning("import: note %s left to the trigger: %s", note.id, type(exc).__name__)
 
     @staticmethod
     def _problem(job: ImportJob, file: str, reason: str) -> ImportJob:

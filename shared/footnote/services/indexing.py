@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import Enum
 
 from footnote.config import Settings
-from footnote.domain import IndexState, IndexStatus
-from footnote.errors import MalformedNote
-from footnote.ingest.pipeline import build_chunks, prepare
+from footnote.domain import IndexState, IndexStatus, MemoryType, Note
+from footnote.errors import MalformedNote, QuotaExhausted
+from footnote.ingest.chunking import chunk_id
+from footnote.ingest.pipeline import PreparedNote, build_chunks, prepare
 from footnote.ports import (
     ChunkStore,
     Classifier,
@@ -38,6 +39,15 @@ class Outcome(str, Enum):
     SUPERSEDED = "superseded"  # the note changed while we worked; its own event follows
     ACCOUNT_DELETED = "account_deleted"  # the tenant's deletion began: nothing is written
     REJECTED = "rejected"  # the stored note is malformed: marked failed, not retried
+
+
+@dataclass(frozen=True)
+class EmbeddedNote:
+    """A note's chunks with their vectors, made before the note was stored."""
+
+    prepared: PreparedNote
+    memory_type: MemoryType
+    vectors: Sequence[Sequence[float]]
 
 
 @dataclass(frozen=True)
@@ -75,9 +85,64 @@ class IndexingService:
         self._stats = term_stats
 
     def index_note(self, note_id: str, force: bool = False) -> IndexResult:
+        return self._guarded(note_id, lambda: self._index_note(note_id, force))
+
+    # -- a page of new notes, embedded before they are written (imports) ------------
+    def embed_notes(self, notes: Sequence[Note]) -> dict[str, EmbeddedNote]:
+        """The chunks of notes about to be written, embedded in one call per tenant
+        (an import's page is one tenant's) through the embedder, which splits it by
+        its own batch size: by note id, for ``commit`` once each note is stored.
+        Nothing is read or written here; notes of an account being deleted are left
+        out. Raises what the embedder raises (``QuotaExhausted`` once its retry
+        policy gives up): the notes are then written unindexed, and their trigger
+        events index them."""
+        s = self._s
+        by_tenant: dict[str, list[Note]] = {}
+        for note in notes:
+            by_tenant.setdefault(note.tenant_id, []).append(note)
+        embedded: dict[str, EmbeddedNote] = {}
+        for tenant, theirs in by_tenant.items():
+            if self._fence(tenant):
+                continue
+            work = [
+                (note, prepare(note, self._embedder.model_id, s.chunk_size, s.chunk_overlap))
+                for note in theirs
+            ]
+            texts = [d.text for _, p in work for d in p.drafts]
+            vectors = self._embedder.embed_documents(texts, owner=tenant) if texts else []
+            at = 0
+            for note, prepared in work:
+                count = len(prepared.drafts)
+                memory_type = note.type or self._classifier.classify(note.text)
+                embedded[note.id] = EmbeddedNote(prepared, memory_type, vectors[at : at + count])
+                at += count
+        return embedded
+
+    def commit(self, embedded: EmbeddedNote) -> IndexResult:
+        """Index a note just written with the vectors ``embed_notes`` made for it: the
+        trigger's own decision and version-checked write (``index_note``), minus the
+        embedding. The stored note decides: edited meanwhile, it is left to the edit's
+        event (SUPERSEDED); already indexed at this content, nothing is written
+        (UNCHANGED). Errors are recorded as ``index_note`` records them (pending on
+        a quota, failed otherwise) and raised."""
+        note = embedded.prepared.note
+        return self._guarded(note.id, lambda: self._commit_embedded(embedded))
+
+    def _commit_embedded(self, embedded: EmbeddedNote) -> IndexResult:
+        note = embedded.prepared.note
+        if self._fence(note.tenant_id):
+            return IndexResult(note.id, Outcome.ACCOUNT_DELETED)
+        prior = self._chunks.index_state(note.id)
+        if _up_to_date(prior, embedded.prepared):
+            assert prior is not None
+            return IndexResult(note.id, Outcome.UNCHANGED, prior.chunk_count)
+        return self._write(embedded.prepared, embedded.memory_type, embedded.vectors)
+
+    # -- one note, read as it is now (the trigger) ---------------------------------
+    def _guarded(self, note_id: str, work: Callable[[], IndexResult]) -> IndexResult:
         started = time.perf_counter()
         try:
-            result = self._index_note(note_id, force)
+            result = work()
         except MalformedNote as exc:
             # A bad event, not a transient failure: retrying cannot fix the note, so
             # it is marked failed (the sweep and GET /notes show it) and acknowledged.
@@ -90,6 +155,15 @@ class IndexingService:
             else:
                 self._mark_failed(note_id, exc)
             result = IndexResult(note_id, Outcome.REJECTED)
+        except QuotaExhausted as exc:
+            # A quota (Vertex AI embeddings or Vector Search said RESOURCE_EXHAUSTED
+            # for longer than a write may wait), not a fault of the note: it stays
+            # pending, with its prior chunks, and the event is raised back, so the
+            # trigger (or the re-index subscription) delivers it again after its own
+            # backoff. Pending, not indexed, so that delivery redoes the writes.
+            log.warning("indexing %s waits for quota: %s", note_id, exc.message)
+            self._mark_pending(note_id, exc)
+            raise
         except Exception as exc:
             self._mark_failed(note_id, exc)
             raise
@@ -112,27 +186,40 @@ class IndexingService:
             )
             if removed is None:
                 return IndexResult(note_id, Outcome.SUPERSEDED)
+            if prior is not None and prior.status in (IndexStatus.PENDING, IndexStatus.FAILED):
+                # An earlier delivery may have dropped the chunks and then failed to
+                # remove their vectors (a quota, say): its state kept how many there
+                # were, and the store has forgotten them. Removing is idempotent.
+                redo = (chunk_id(note_id, i) for i in range(prior.chunk_count))
+                removed = sorted(set(removed).union(redo))
             if self._stats is not None and tenant:
                 # the tombstone subtracts the note's terms and outlives late indexers
                 self._stats.record(tenant, note_id, None, None)
             if removed and tenant:
-                self._index.remove(tenant, removed)
+                try:
+                    self._index.remove(tenant, removed)
+                except Exception:
+                    self._keep_unremoved(note_id, tenant, removed)
+                    raise
             return IndexResult(note_id, Outcome.REMOVED, removed=len(removed))
 
         s = self._s
         prepared = prepare(note, self._embedder.model_id, s.chunk_size, s.chunk_overlap)
-        if (
-            not force
-            and prior is not None
-            and prior.status is IndexStatus.INDEXED
-            and prior.content_hash == prepared.content_hash
-        ):
+        if not force and _up_to_date(prior, prepared):
+            assert prior is not None
             return IndexResult(note_id, Outcome.UNCHANGED, prior.chunk_count)
 
         memory_type = note.type or self._classifier.classify(note.text)
         vectors = self._embedder.embed_documents(
             [d.text for d in prepared.drafts], owner=note.tenant_id
         )
+        return self._write(prepared, memory_type, vectors)
+
+    def _write(
+        self, prepared: PreparedNote, memory_type: MemoryType, vectors: Sequence[Sequence[float]]
+    ) -> IndexResult:
+        """Swap the note's chunks for these, if the stored note is still this version."""
+        note = prepared.note
         chunks = build_chunks(prepared, memory_type, vectors, self._embedder.model_id)
         state = IndexState(
             note_id=note.id,
@@ -146,7 +233,7 @@ class IndexingService:
         )
         removed = self._chunks.replace_chunks(note, chunks, state)
         if removed is None:
-            return IndexResult(note_id, Outcome.SUPERSEDED)
+            return IndexResult(note.id, Outcome.SUPERSEDED)
         if self._stats is not None:
             # After the swap, outside its transaction; before the upsert, whose
             # sparse weights read the tenant's average chunk length. A failure here
@@ -160,7 +247,19 @@ class IndexingService:
         if removed:
             self._index.remove(note.tenant_id, removed)
         self._index.upsert(chunks)
-        return IndexResult(note_id, Outcome.INDEXED, len(chunks), len(removed))
+        return IndexResult(note.id, Outcome.INDEXED, len(chunks), len(removed))
+
+    def _keep_unremoved(self, note_id: str, tenant: str, chunk_ids: list[str]) -> None:
+        """Keep how many vectors are still to remove in the deleted note's state
+        (``index_note`` then marks it pending or failed), so a redelivery finds them."""
+        positions = [int(t) for c in chunk_ids if (t := c.rsplit("_", 1)[-1]).isdigit()]
+        state = IndexState(
+            note_id, tenant, IndexStatus.DELETED, chunk_count=1 + max(positions, default=-1)
+        )
+        try:
+            self._chunks.set_index_state(state)
+        except Exception:  # recording it must not hide the failure
+            log.exception("could not record the vectors left to remove for %s", note_id)
 
     def _failed_state(self, note_id: str, exc: Exception, tenant_id: str = "") -> IndexState:
         prior = self._chunks.index_state(note_id)
@@ -181,8 +280,28 @@ class IndexingService:
             attempts=(prior.attempts if prior else 0) + 1,
         )
 
+    def _mark_pending(self, note_id: str, exc: Exception) -> None:
+        try:
+            state = self._failed_state(note_id, exc)
+            attempts = max(state.attempts - 1, 0)  # not a failure: the count stands
+            self._chunks.set_index_state(
+                replace(state, status=IndexStatus.PENDING, attempts=attempts)
+            )
+        except Exception:  # recording it must not hide the quota error
+            log.exception("could not record the quota wait of %s", note_id)
+
     def _mark_failed(self, note_id: str, exc: Exception) -> None:
         try:
             self._chunks.set_index_state(self._failed_state(note_id, exc))
         except Exception:  # recording the failure must not hide the failure
             log.exception("could not record index failure for %s", note_id)
+
+
+def _up_to_date(prior: IndexState | None, prepared: PreparedNote) -> bool:
+    """Whether the note is indexed at this content already: the one test of "nothing
+    to do", for a trigger event and for an import's own indexing alike."""
+    return (
+        prior is not None
+        and prior.status is IndexStatus.INDEXED
+        and prior.content_hash == prepared.content_hash
+    )
