@@ -103,7 +103,8 @@ def test_import_a_vault_then_download_everything(
 def test_delete_my_account_signs_out_and_the_account_cannot_sign_in_again(
     page: Page, web_url: str, email: str, stack: Stack
 ) -> None:
-    from tests.browser.test_web_client import PASSWORD, save_note
+    from tests.browser.conftest import PASSWORD
+    from tests.browser.test_web_client import save_note
 
     sign_up(page, web_url, email)
     save_note(page, "A note that goes with the account.")
