@@ -6,7 +6,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from footnote.domain import Chunk, Note
+from footnote.domain import Chunk, MemoryType, Note
+
+
+def stored_notes(firestore_client: Any, uid: str) -> list[Note]:
+    """The user's notes as the Firestore emulator holds them."""
+    from google.cloud.firestore_v1.base_query import FieldFilter
+
+    return [
+        Note(
+            id=s.id,
+            tenant_id=s.get("tenantId"),
+            text=s.get("text"),
+            created_at=s.get("createdAt"),
+            updated_at=s.get("updatedAt"),
+            title=s.get("title") or "",
+            type=MemoryType(s.get("type")) if s.get("type") else None,
+        )
+        for s in firestore_client.collection("notes")
+        .where(filter=FieldFilter("tenantId", "==", uid))
+        .stream()
+    ]
 
 
 def chunk_view(chunks: Iterable[Chunk]) -> dict[str, tuple[Any, ...]]:

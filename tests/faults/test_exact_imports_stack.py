@@ -21,34 +21,17 @@ import requests
 from google.cloud.firestore_v1.base_query import FieldFilter
 
 from footnote.dev.stack import ACCOUNTS_TOPIC
-from footnote.domain import MemoryType, Note
 from footnote.ingest.classify import RuleClassifier
 from footnote.ingest.pipeline import prepare
 from footnote.services.imports import message
 from footnote.text import terms
+from tests.faults.exactness import stored_notes
 from tests.faults.test_exact_imports import vault
 from tests.faults.test_exact_indexing_stack import MODEL, _replay, _wait_quiet
 from tests.inproc import wait_for
 
 pytestmark = pytest.mark.emulator
 NOTES = 40
-
-
-def _notes_of(firestore_client: Any, uid: str) -> list[Note]:
-    return [
-        Note(
-            id=s.id,
-            tenant_id=s.get("tenantId"),
-            text=s.get("text"),
-            created_at=s.get("createdAt"),
-            updated_at=s.get("updatedAt"),
-            title=s.get("title") or "",
-            type=MemoryType(s.get("type")) if s.get("type") else None,
-        )
-        for s in firestore_client.collection("notes")
-        .where(filter=FieldFilter("tenantId", "==", uid))
-        .stream()
-    ]
 
 
 def test_an_import_crashed_and_redelivered_on_the_stack_indexes_exactly(
@@ -75,7 +58,7 @@ def test_an_import_crashed_and_redelivered_on_the_stack_indexes_exactly(
         with ThreadPoolExecutor(max_workers=4) as pool:
 
             def replay_new() -> None:
-                fresh = [n.id for n in _notes_of(firestore_client, user.uid)]
+                fresh = [n.id for n in stored_notes(firestore_client, user.uid)]
                 fresh = [i for i in fresh if i not in replayed]
                 replayed.update(fresh)
                 twice = [(i, k) for i in fresh for k in range(2)]
@@ -116,13 +99,13 @@ def test_an_import_crashed_and_redelivered_on_the_stack_indexes_exactly(
     assert (report["found"], report["failed"]) == (NOTES, 0), report
     assert report["imported"] + report["duplicates"] == NOTES, report
 
-    final = _notes_of(firestore_client, user.uid)
+    final = stored_notes(firestore_client, user.uid)
     assert Counter(n.title for n in final) == Counter(dates.keys())
     assert all(n.created_at == dates[n.title] for n in final)
     prepared = {n.id: prepare(n, MODEL, 450, 75) for n in final}
     _wait_quiet(firestore_client, user.uid, {i: p.content_hash for i, p in prepared.items()}, set())
     time.sleep(1)  # a late duplicate of the job finds it done and writes nothing
-    assert len(_notes_of(firestore_client, user.uid)) == NOTES
+    assert len(stored_notes(firestore_client, user.uid)) == NOTES
 
     classifier = RuleClassifier()
     expected = {

@@ -19,11 +19,10 @@ import requests
 from google.events.cloud.firestore import Document, DocumentEventData
 
 from footnote.adapters.cached_embedder import cache_key
-from footnote.domain import MemoryType, Note
 from footnote.ingest.classify import RuleClassifier
 from footnote.ingest.pipeline import prepare
 from footnote.text import terms
-from tests.faults.exactness import event_headers
+from tests.faults.exactness import event_headers, stored_notes
 from tests.faults.test_exact_indexing import text
 
 pytestmark = pytest.mark.emulator
@@ -164,19 +163,7 @@ def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
             )
         )
 
-    notes_ref = firestore_client.collection("notes")
-    final = [
-        Note(
-            id=s.id,
-            tenant_id=s.get("tenantId"),
-            text=s.get("text"),
-            created_at=s.get("createdAt"),
-            updated_at=s.get("updatedAt"),
-            title=s.get("title") or "",
-            type=MemoryType(s.get("type")) if s.get("type") else None,
-        )
-        for s in notes_ref.where(filter=FieldFilter("tenantId", "==", user.uid)).stream()
-    ]
+    final = stored_notes(firestore_client, user.uid)
     assert len(final) == 500 - len(deleted)
     prepared = {n.id: prepare(n, MODEL, 450, 75) for n in final}
     _wait_quiet(

@@ -71,20 +71,10 @@ def make_handler(
             if storage and upstream == api and urlsplit(self.path).path == "/api/uploads":
                 self._upload_session()
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else None
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
-            target = urlsplit(upstream)
-            conn = http.client.HTTPConnection(
-                target.hostname or "127.0.0.1", target.port, timeout=120
-            )
-            try:
-                conn.request(self.command, self.path, body=body, headers=headers)
-                response = conn.getresponse()
-            except OSError as exc:
-                self._error(502, f"upstream {upstream} unreachable: {exc}")
-                conn.close()
+            sent = self._send(upstream)
+            if sent is None:
                 return
+            conn, response = sent
             try:
                 self.send_response_only(response.status, response.reason)  # upstream's Date
                 for key, value in response.getheaders():
@@ -102,18 +92,33 @@ def make_handler(
             finally:
                 conn.close()
 
-        def _upload_session(self) -> None:
-            """POST /api/uploads through the API, its URL pointed at this origin."""
+        def _send(
+            self, upstream: str
+        ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse] | None:
+            """The request, as the browser sent it, to ``upstream``: its connection and
+            response, or None once a 502 has been answered (the upstream is down)."""
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else None
             headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
-            target = urlsplit(api)
+            target = urlsplit(upstream)
             conn = http.client.HTTPConnection(
                 target.hostname or "127.0.0.1", target.port, timeout=120
             )
             try:
                 conn.request(self.command, self.path, body=body, headers=headers)
-                response = conn.getresponse()
+                return conn, conn.getresponse()
+            except OSError as exc:
+                self._error(502, f"upstream {upstream} unreachable: {exc}")
+                conn.close()
+                return None
+
+        def _upload_session(self) -> None:
+            """POST /api/uploads through the API, its URL pointed at this origin."""
+            sent = self._send(api)
+            if sent is None:
+                return
+            conn, response = sent
+            try:
                 status, reason, answer = response.status, response.reason, response.read()
                 kept = [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP]
             except OSError as exc:
