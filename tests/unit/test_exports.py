@@ -139,3 +139,35 @@ def test_account_deletion_removes_exports_and_their_archives() -> None:
     assert list(blobs.names(f"users/{ALICE}/")) == []
     jobs: Any = h.container.export_jobs
     assert not [j for j in jobs.jobs.values() if j.tenant_id == ALICE]
+
+
+def test_an_account_with_no_notes_exports_an_empty_archive_that_says_so() -> None:
+    h = Harness()
+    archive = export(h)
+    assert json.loads(archive.read("notes.json")) == []
+    assert json.loads(archive.read("conversations.json")) == []
+    assert "README.md" in archive.namelist()
+    assert not [n for n in archive.namelist() if n.startswith("notes/")]
+
+
+def test_an_expired_archive_is_gone_and_says_to_export_again() -> None:
+    h = Harness()
+    notebook(h)
+    r = h.call("POST", "/exports", ALICE)
+    deliver(h)
+    job = h.call("GET", f"/exports/{r.get_json()['id']}", ALICE).get_json()
+    # The bucket's lifecycle rule deletes objects some days after they were written.
+    assert h.container.blobs.delete_prefix(f"users/{ALICE}/exports/") == 1
+    gone = h.call("GET", job["download"], ALICE)
+    assert gone.status_code == 404 and "export again" in gone.get_json()["error"]["message"]
+
+
+def test_an_export_cannot_be_started_while_the_account_is_deleted() -> None:
+    h = Harness()
+    notebook(h)
+    r = h.call("DELETE", "/account", ALICE, json={"confirm": f"{ALICE}@footnote.test"})
+    assert r.status_code == 202
+    refused = h.call("POST", "/exports", ALICE)
+    assert refused.status_code == 401
+    queue: Any = h.container.account_queue
+    assert not [m for m in queue.published if m["job"] == "exportNotes"]
