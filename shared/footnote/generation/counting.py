@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from footnote.domain import Source
+from footnote.generation.dates import MONTH_WORD
 from footnote.text import QUERY_FILLER, terms
 
 # "How many loaves have I…", "how many of my work hours…", "How many long runs did I do"
@@ -25,7 +26,7 @@ _HOW_MANY = re.compile(
 _ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+\S", re.MULTILINE)
 # What a title of a series differs by: numbers, dates, months, weekdays, marks.
 _SERIES_NOISE = re.compile(
-    r"\d+|#|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+    rf"\d+|#|\b{MONTH_WORD}\b|"
     r"\b(?:mon|tue|tues|wed|thu|thurs|fri|sat|sun)(?:day)?\b|[^\w\s]",
     re.IGNORECASE,
 )
@@ -44,26 +45,26 @@ def counted(question: str) -> list[str] | None:
     return found or None
 
 
-def stated_count(question: str, ranked: Sequence[str]) -> int | None:
-    """Which of the best sentences (``ranked``, best first) states the number a "how
-    many" question asks for, beside what is counted ("signups 312"); None if none does."""
-    what = counted(question)
-    if what is None:
-        return None
+def stated_count(what: Sequence[str], ranked: Sequence[str]) -> int | None:
+    """Which of the best sentences (``ranked``, best first) states the number asked for,
+    beside what is counted (``what``, from ``counted``: "signups 312"); None if none does."""
     return next((i for i, text in enumerate(ranked[:5]) if _states_count(text, what[-1])), None)
 
 
 def count_answer(
-    question: str, ranked: Sequence[tuple[str, str]], sources: Sequence[Source]
+    what: Sequence[str],
+    question: str,
+    ranked: Sequence[tuple[str, str]],
+    sources: Sequence[Source],
 ) -> str | None:
     """A count of what the notes keep for a "how many" question, or None to answer it
     as any other (a number the notes state is quoted instead: ``stated_count``).
 
-    ``ranked``: the candidate sentences, best first, as (text, citation id). The best
-    note's series of like-titled notes, or the best note's list, is counted.
+    ``what``: what is counted (``counted``); ``ranked``: the candidate sentences, best
+    first, as (text, citation id). The best note's series of like-titled notes, or the
+    best note's list, is counted.
     """
-    what = counted(question)
-    if what is None or not ranked:
+    if not ranked:
         return None
     by_cid = {s.cid: s for s in sources}
     best = by_cid.get(ranked[0][1])
@@ -76,10 +77,10 @@ def count_answer(
     series = [s for s in notes.values() if key and _series_key(s.chunk.title) == key]
     if len(series) >= MIN_ITEMS:
         series.sort(key=lambda s: s.chunk.created_at)
-        total = sum(_items(s) or 1 for s in series)
+        counts = [(s, _items(s)) for s in series]  # a list note counts its items
+        total = sum(n or 1 for _, n in counts)
         parts = [
-            f"{_label(s)} ({_items(s)}) [{s.cid}]" if _items(s) else f"{_label(s)} [{s.cid}]"
-            for s in series
+            f"{_label(s)} ({n}) [{s.cid}]" if n else f"{_label(s)} [{s.cid}]" for s, n in counts
         ]
         return f"{total} in your notes: {'; '.join(parts)}."
     items = _items(best)
@@ -88,7 +89,7 @@ def count_answer(
     return None
 
 
-def _about(source: Source, what: list[str], question: str) -> bool:
+def _about(source: Source, what: Sequence[str], question: str) -> bool:
     """The note is about what is counted: it names it, or half the question's words."""
     have = set(terms(f"{source.chunk.title} {source.chunk.text}"))
     asked = set(terms(question, QUERY_FILLER))

@@ -22,6 +22,8 @@ _NUM = r"(?P<n>\d{1,2}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|
 _UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
 # "Sat 24 Jan" names its month: an absolute date (``has_absolute_date``), not "Sat 24".
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+# A month's name, short or whole ("Jan", "Sept", "January"), for other modules' patterns.
+MONTH_WORD = rf"{_MONTH}[a-z]*"
 # Full names in any case; the short forms ("Sat 24 Jan", "Tues") only capitalised, since
 # "sat", "wed" and "sun" are words too.
 _WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)"

@@ -23,8 +23,9 @@ from datetime import datetime, tzinfo
 
 from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
-from footnote.generation.counting import count_answer, stated_count
+from footnote.generation.counting import count_answer, counted, stated_count
 from footnote.generation.dates import (
+    MONTH_WORD,
     absolute_starts,
     day_text,
     has_absolute_date,
@@ -100,7 +101,7 @@ _REPORTING = (
 # summer", "sometime", "tbc" ("the warm summer breeze" places nothing).
 _VAGUE_TIME = re.compile(
     r"\b(?:in|by|until|till|around|from|early|late|mid|next|this|end\s+of)\s+(?:the\s+)?"
-    r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*|spring|summer|autumn|"
+    rf"(?:{MONTH_WORD}|spring|summer|autumn|"
     r"fall|winter|month|year|weeks?)\b|\b(?:sometime|someday|eventually|tbc|tbd)\b",
     re.IGNORECASE,
 )
@@ -344,11 +345,12 @@ def compose(
         # tell whether a sentence answers it.
         spoken = {t for p in people for t in p}
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
-    if not when and (stated := stated_count(question, [c.text for c in pool])) is not None:
+    what = None if when else counted(question)
+    if what and (stated := stated_count(what, [c.text for c in pool])) is not None:
         # "How many signups…" over "signups 312": that sentence leads the answer.
         pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
-    elif not when and (counted := count_answer(question, [(c.text, c.cid) for c in pool], sources)):
-        return counted
+    elif what and (tally := count_answer(what, question, [(c.text, c.cid) for c in pool], sources)):
+        return tally
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
