@@ -9,10 +9,16 @@ from typing import Any
 from footnote.domain import Chunk, MemoryType, Note
 
 
-def stored_notes(firestore_client: Any, uid: str) -> list[Note]:
-    """The user's notes as the Firestore emulator holds them."""
+def tenant_docs(firestore_client: Any, collection: str, uid: str) -> list[Any]:
+    """Every document of ``collection`` that belongs to the user, as snapshots."""
     from google.cloud.firestore_v1.base_query import FieldFilter
 
+    query = firestore_client.collection(collection).where(filter=FieldFilter("tenantId", "==", uid))
+    return list(query.stream())
+
+
+def stored_notes(firestore_client: Any, uid: str) -> list[Note]:
+    """The user's notes as the Firestore emulator holds them."""
     return [
         Note(
             id=s.id,
@@ -23,9 +29,7 @@ def stored_notes(firestore_client: Any, uid: str) -> list[Note]:
             title=s.get("title") or "",
             type=MemoryType(s.get("type")) if s.get("type") else None,
         )
-        for s in firestore_client.collection("notes")
-        .where(filter=FieldFilter("tenantId", "==", uid))
-        .stream()
+        for s in tenant_docs(firestore_client, "notes", uid)
     ]
 
 

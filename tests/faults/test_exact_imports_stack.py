@@ -18,14 +18,13 @@ from typing import Any
 
 import pytest
 import requests
-from google.cloud.firestore_v1.base_query import FieldFilter
 
 from footnote.dev.stack import ACCOUNTS_TOPIC
 from footnote.ingest.classify import RuleClassifier
 from footnote.ingest.pipeline import prepare
 from footnote.services.imports import message
 from footnote.text import terms
-from tests.faults.exactness import stored_notes
+from tests.faults.exactness import stored_notes, tenant_docs
 from tests.faults.test_exact_imports import vault
 from tests.faults.test_exact_indexing_stack import MODEL, _replay, _wait_quiet
 from tests.inproc import wait_for
@@ -116,12 +115,7 @@ def test_an_import_crashed_and_redelivered_on_the_stack_indexes_exactly(
         for n in final
         for d in prepared[n.id].drafts
     }  # fmt: skip
-    stored = [
-        s.to_dict()
-        for s in firestore_client.collection("noteChunks")
-        .where(filter=FieldFilter("tenantId", "==", user.uid))
-        .stream()
-    ]
+    stored = [s.to_dict() for s in tenant_docs(firestore_client, "noteChunks", user.uid)]
     got = {
         d["chunkId"]: (
             d["noteId"], d["position"], d["text"], tuple(d["terms"]),

@@ -22,7 +22,7 @@ from footnote.adapters.cached_embedder import cache_key
 from footnote.ingest.classify import RuleClassifier
 from footnote.ingest.pipeline import prepare
 from footnote.text import terms
-from tests.faults.exactness import event_headers, stored_notes
+from tests.faults.exactness import event_headers, stored_notes, tenant_docs
 from tests.faults.test_exact_indexing import text
 
 pytestmark = pytest.mark.emulator
@@ -58,17 +58,10 @@ def _wait_quiet(
     deleted: set[str],
     timeout: float = 240,
 ) -> None:
-    from google.cloud.firestore_v1.base_query import FieldFilter
-
     deadline = time.monotonic() + timeout
     wrong: list[str] = []
     while time.monotonic() < deadline:
-        states = {
-            s.id: s.to_dict()
-            for s in firestore_client.collection("indexState")
-            .where(filter=FieldFilter("tenantId", "==", uid))
-            .stream()
-        }
+        states = {s.id: s.to_dict() for s in tenant_docs(firestore_client, "indexState", uid)}
         wrong = [
             i
             for i, h in expected_hash.items()
@@ -84,8 +77,6 @@ def _wait_quiet(
 def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
     stack: Any, new_user: Any, firestore_client: Any
 ) -> None:
-    from google.cloud.firestore_v1.base_query import FieldFilter
-
     user = new_user()
     rng = random.Random(6)
     sessions = [requests.Session() for _ in range(6)]
@@ -184,12 +175,7 @@ def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
                 kind,
                 MODEL,
             )
-    stored = [
-        s.to_dict()
-        for s in firestore_client.collection("noteChunks")
-        .where(filter=FieldFilter("tenantId", "==", user.uid))
-        .stream()
-    ]
+    stored = [s.to_dict() for s in tenant_docs(firestore_client, "noteChunks", user.uid)]
     got = {
         d["chunkId"]: (
             d["noteId"],
