@@ -39,6 +39,34 @@ def test_the_notes_list_carries_each_notes_current_index_state() -> None:
         assert h.call("GET", f"/notes/{note_id}", "alice").get_json()["indexStatus"] == status
 
 
+def _fed_statuses(h: Harness, tenant: str) -> dict[str, tuple[str | None, str | None]]:
+    response = h.call("GET", "/notes/changes?limit=10", tenant)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    body = response.get_json()
+    schemas.ChangePage.model_validate(body)
+    return {
+        c["id"]: (c["note"].get("indexStatus"), c["note"].get("memoryType"))
+        for c in body["changes"]
+        if not c["deleted"]
+    }
+
+
+def test_the_change_feed_carries_each_notes_index_state_as_the_list_does() -> None:
+    """A note that reaches the client by the feed (an import, another device) shows
+    its state like a listed one, not none until the poller asks."""
+    h = Harness()
+    first = h.add_note("alice", "We decided to ship the beta on Friday.")
+    second = h.add_note("alice", "Revenue grew 12% in March.")
+    assert _fed_statuses(h, "alice") == {first: ("pending", None), second: ("pending", None)}
+
+    h.index_all()
+    h.store.set_index_state(IndexState(second, "alice", IndexStatus.FAILED, error="boom"))
+    fed = _fed_statuses(h, "alice")
+    assert fed[first][0] == "indexed" and fed[first][1] is not None  # and its indexed type
+    assert fed[second] == ("failed", None)
+    assert {i: s for i, (s, _) in fed.items()} == _statuses(h, "alice")
+
+
 def test_a_note_without_a_recorded_state_is_listed_pending() -> None:
     h = Harness()
     note_id = h.add_note("alice", "Call the bank on Monday.")

@@ -88,8 +88,8 @@ def changes(listing: ChangeListing) -> dict[str, Any]:
             schemas.Change(
                 id=c.mark.note_id,
                 changed_at=c.mark.moment,
-                deleted=c.note is None,
-                note=None if c.note is None else _note(NoteView(c.note)),
+                deleted=c.view is None,
+                note=None if c.view is None else _note(c.view),
             )
             for c in listing.changes
         ],

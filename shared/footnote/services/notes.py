@@ -16,7 +16,7 @@ import binascii
 import json
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -33,7 +33,7 @@ from footnote.domain import (
 from footnote.errors import InvalidRequest, NotFound, PreconditionFailed, SyncTokenExpired
 from footnote.ports import ChunkStore, NoteStore
 from footnote.services.quotas import QuotaService
-from footnote.services.results import ChangeListing, NoteListing, NoteView
+from footnote.services.results import ChangedNote, ChangeListing, NoteListing, NoteView
 
 # Tokens are honoured for the tombstone retention less this margin.
 _TOKEN_MARGIN = timedelta(days=1)
@@ -150,17 +150,7 @@ class NotesService:
         shows every note's state as it is, not "pending" until asked one by one."""
         page = self._notes.list_notes(tenant_id, limit, cursor)
         states = self._chunks.index_states([n.id for n in page.notes])
-        return NoteListing(
-            tuple(
-                NoteView(
-                    n,
-                    states[n.id].status if n.id in states else IndexStatus.PENDING,
-                    memory_type=_indexed_type(states.get(n.id)),
-                )
-                for n in page.notes
-            ),
-            page.cursor,
-        )
+        return NoteListing(tuple(_listed(n, states) for n in page.notes), page.cursor)
 
     def changes(self, tenant_id: str, since: str | None, limit: int) -> ChangeListing:
         """``GET /notes/changes``: the notes created, edited or deleted after the
@@ -201,7 +191,14 @@ class NotesService:
             if position is None or _key(settled) < _key(position):
                 position = settled
             token = encode_sync_token(position, now)
-        return ChangeListing(tuple(batch.changes), token, batch.more)
+        # Each note with its index state (one batched read), as GET /notes lists it:
+        # a note that arrives by the feed (an import, another device) shows its state.
+        states = self._chunks.index_states([c.note.id for c in batch.changes if c.note])
+        changed = tuple(
+            ChangedNote(c.mark, None if c.note is None else _listed(c.note, states))
+            for c in batch.changes
+        )
+        return ChangeListing(changed, token, batch.more)
 
     def update(
         self,
@@ -283,6 +280,14 @@ class NotesService:
         grown = len(edit.after.text) - len(edit.before.text)
         quotas.adjust_chars(tenant_id, grown - reservation.chars)
         return edit.after
+
+
+def _listed(note: Note, states: Mapping[str, IndexState]) -> NoteView:
+    """A note in a listing or the change feed, with its state from a batched read."""
+    state = states.get(note.id)
+    return NoteView(
+        note, state.status if state else IndexStatus.PENDING, memory_type=_indexed_type(state)
+    )
 
 
 def _indexed_type(state: IndexState | None) -> MemoryType | None:

@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Any
 
 from footnote.domain import (
+    ChangeMark,
     Citation,
     Conversation,
     Fallback,
@@ -20,17 +21,26 @@ from footnote.domain import (
     Intent,
     MemoryType,
     Note,
-    NoteChange,
     Strategy,
     TimeWindow,
 )
 
 
 @dataclass(frozen=True)
+class ChangedNote:
+    """One entry of the change feed: the note as it is now with its index state (as
+    ``GET /notes`` lists it, so a synced note shows its state like a listed one), or
+    None once it is deleted (a tombstone, at ``mark.moment``)."""
+
+    mark: ChangeMark
+    view: NoteView | None
+
+
+@dataclass(frozen=True)
 class ChangeListing:
     """A page of the change feed and the token to go on from."""
 
-    changes: tuple[NoteChange, ...]
+    changes: tuple[ChangedNote, ...]
     token: str
     more: bool
 
