@@ -3,9 +3,9 @@
 // so the match is on words with any whitespace between them, shortening from the end
 // until it is found.
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-function wordPattern(word) {
+function wordPattern(word: string): string {
   // "(N3)" in a snippet was "[N3]" in the note; "‹x›" was "<x>".
   return escape(word)
     .replace(/\\\((N\d+)\\\)/g, "[([]$1[)\\]]")
@@ -18,7 +18,7 @@ function wordPattern(word) {
  * title, which is not part of its text: a leading title (or a few leading words that
  * are not in the text) is skipped.
  */
-export function findPassage(text, passage, title = "") {
+export function findPassage(text: string, passage: string, title = ""): [number, number] | null {
   if (!text || !passage) return null;
   let clean = passage.replace(/…\s*$/, "").trim();
   if (title && clean.startsWith(title.trim())) clean = clean.slice(title.trim().length);

@@ -1,5 +1,5 @@
 // Footnote's web client: one page, bundled from npm packages (no CDN at run time).
-import { defineConfig } from "vite";
+import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   build: {
@@ -9,5 +9,9 @@ export default defineConfig({
     // images: nothing may be inlined as a data: URI.
     assetsInlineLimit: 0,
     target: "es2022",
+  },
+  test: {
+    environment: "happy-dom",
+    include: ["test/**/*.test.ts"],
   },
 });

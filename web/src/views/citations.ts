@@ -1,0 +1,125 @@
+// Citations: an answer's [N#] markers as chips (with a preview of the passage), and
+// the Sources panel listing the cited notes.
+import type { Api } from "../api/client";
+import type { Citation } from "../api/types";
+import { $, el, formatDate } from "../dom";
+import type { Store } from "../store";
+import { withoutTitle } from "../text";
+import type { NoteOpener } from "./notes";
+
+const MARKER = /\[(N\d+)\]/g;
+
+export interface Citations {
+  /** Answer text with its [N#] markers as chips; text always as text nodes. */
+  renderAnswer(container: HTMLElement, text: string, citations: readonly Citation[]): void;
+  renderSources(citations: readonly Citation[], learn?: boolean): void;
+  hidePreview(): void;
+}
+
+export function citations(store: Store, api: Api, openNote: NoteOpener): Citations {
+  const preview = $("preview");
+  const sourcesList = $("sources-list");
+  const sourcesEmpty = $("sources-empty");
+  let shown: readonly Citation[] = []; // what the sources panel shows, to redraw it once titles are known
+
+  const labelOf = (noteId: string): string => store.known(noteId)?.label ?? "Open note";
+  const snippetOf = (noteId: string, snippet: string): string => withoutTitle(snippet, store.known(noteId)?.title);
+
+  /** Read the titles of cited notes the list has not loaded, then redraw the sources. */
+  async function learnTitles(noteIds: readonly string[]): Promise<void> {
+    const { epoch } = store;
+    const missing = [...new Set(noteIds)].filter((id) => !store.known(id));
+    if (!missing.length) return;
+    await Promise.all(missing.map(async (id) => {
+      try {
+        const note = await api.getNote(id);
+        if (store.isCurrent(epoch)) store.remember(note);
+      } catch { /* deleted since: its snippet stays as it is */ }
+    }));
+    if (store.isCurrent(epoch)) renderSources(shown, false);
+  }
+
+  function chip(cid: string, citation: Citation | undefined): HTMLButtonElement {
+    const n = cid.replace(/^N/, "");
+    const label = citation
+      ? `Source ${n}: ${store.known(citation.noteId) ? labelOf(citation.noteId) : "a note"}, ${formatDate(citation.createdAt)}. Opens the note.`
+      : `Source ${n}`;
+    const button = el("button", {
+      type: "button", class: "chip", text: n, "aria-label": label,
+      dataset: citation ? { cid, noteId: citation.noteId } : { cid }, disabled: !citation,
+    });
+    if (citation) {
+      button.setAttribute("aria-describedby", "preview");
+      button.addEventListener("click", () => openNote(citation.noteId, { passage: citation.snippet }));
+      button.addEventListener("mouseenter", () => showPreview(button, citation));
+      button.addEventListener("focus", () => showPreview(button, citation));
+      button.addEventListener("mouseleave", hidePreview);
+      button.addEventListener("blur", hidePreview);
+    }
+    return button;
+  }
+
+  function showPreview(anchor: HTMLElement, citation: Citation): void {
+    $("preview-date").textContent = `${labelOf(citation.noteId)} · ${formatDate(citation.createdAt)}`;
+    $("preview-snippet").textContent = snippetOf(citation.noteId, citation.snippet);
+    preview.hidden = false;
+    const r = anchor.getBoundingClientRect();
+    const width = Math.min(320, window.innerWidth - 16);
+    const left = Math.max(8, Math.min(r.left + window.scrollX, window.scrollX + window.innerWidth - width - 8));
+    preview.style.width = `${width}px`;
+    preview.style.left = `${left}px`;
+    preview.style.top = `${r.bottom + window.scrollY + 6}px`;
+  }
+
+  function hidePreview(): void { preview.hidden = true; }
+
+  function renderAnswer(container: HTMLElement, text: string, cited: readonly Citation[]): void {
+    const byCid = new Map(cited.map((c) => [c.cid, c]));
+    const nodes: Node[] = [];
+    let last = 0;
+    for (const m of text.matchAll(MARKER)) {
+      if (m.index > last) nodes.push(document.createTextNode(text.slice(last, m.index)));
+      nodes.push(chip(m[1]!, byCid.get(m[1]!)));
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
+    container.replaceChildren(...nodes);
+  }
+
+  function renderSources(cited: readonly Citation[], learn = true): void {
+    shown = cited;
+    sourcesList.replaceChildren();
+    const byNote = new Map<string, Citation[]>();
+    for (const c of cited) byNote.set(c.noteId, [...(byNote.get(c.noteId) ?? []), c]);
+    for (const [noteId, cs] of byNote) {
+      const first = cs[0]!;
+      const numbers = cs.map((c) => c.cid.replace(/^N/, ""));
+      sourcesList.append(el("li", { class: "source", dataset: { noteId } },
+        el("p", { class: "source-head" },
+          ...numbers.map((n) => el("span", { class: "chip static", text: n, "aria-hidden": "true" })),
+          el("button", { type: "button", class: "link", text: labelOf(noteId),
+            "aria-label": `Open the note cited as ${numbers.join(", ")}`,
+            onclick: () => openNote(noteId, { passage: first.snippet }) })),
+        el("p", { class: "hint", text: formatDate(first.createdAt) }),
+        el("blockquote", { text: snippetOf(noteId, first.snippet) })));
+    }
+    if (learn) void learnTitles([...byNote.keys()]);
+    sourcesEmpty.hidden = byNote.size > 0;
+    sourcesEmpty.textContent = "Cited notes appear here.";
+  }
+
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && !preview.hidden) hidePreview();
+  });
+
+  store.onReset(() => {
+    shown = [];
+    sourcesList.replaceChildren();
+    sourcesEmpty.hidden = false;
+    $("preview-date").textContent = "";
+    $("preview-snippet").textContent = "";
+    hidePreview();
+  });
+
+  return { renderAnswer, renderSources, hidePreview };
+}

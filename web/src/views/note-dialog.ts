@@ -1,0 +1,139 @@
+// The note dialog: a note read in full (a cited passage marked), edited or deleted.
+import type { Api } from "../api/client";
+import { describeError } from "../api/errors";
+import type { Note } from "../api/types";
+import { $, el, formatDate, toast } from "../dom";
+import { findPassage } from "../passage";
+import type { Store } from "../store";
+import { noteLabel } from "../text";
+import { STATUS_TEXT, typeOf, type NotesView } from "./notes";
+
+export interface NoteDialog {
+  open(id: string, options?: { passage?: string | null; edit?: boolean }): Promise<void>;
+}
+
+export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview: () => void): NoteDialog {
+  const dialog = $<HTMLDialogElement>("note-dialog");
+  const title = $("note-dialog-title");
+  const meta = $("note-meta");
+  const body = $("note-body");
+  const error = $("note-dialog-error");
+  const editForm = $<HTMLFormElement>("note-edit");
+  const actions = $("note-actions");
+  const close = $<HTMLButtonElement>("note-close");
+  const editButton = $<HTMLButtonElement>("note-edit-button");
+  let returnFocus: Element | null = null;
+  let shown: { title: string; text: string } | null = null; // the note as shown: what an edit starts from
+
+  async function open(id: string, { passage = null, edit = false }: { passage?: string | null; edit?: boolean } = {}): Promise<void> {
+    returnFocus = document.activeElement;
+    hidePreview();
+    dialog.dataset.noteId = id;
+    error.textContent = "";
+    const listed = store.notes.get(id);
+    title.textContent = listed ? noteLabel(listed) : "Loading note…";
+    body.replaceChildren();
+    meta.textContent = "";
+    setEditing(false);
+    if (!dialog.open) dialog.showModal();
+    let note: Note;
+    const { epoch } = store;
+    try {
+      note = await api.getNote(id);
+    } catch (err) {
+      if (!store.isCurrent(epoch) || dialog.dataset.noteId !== id) return;
+      title.textContent = "Note unavailable";
+      error.textContent = (err as { status?: number }).status === 404 ? "This note no longer exists." : describeError(err);
+      close.focus();
+      return;
+    }
+    if (!store.isCurrent(epoch) || dialog.dataset.noteId !== id) return;
+    if (store.notes.has(id)) notes.putNote(note);
+    store.remember(note);
+    render(note, passage);
+    if (edit) setEditing(true, note);
+  }
+
+  function render(note: Note, passage: string | null): void {
+    title.textContent = noteLabel(note);
+    meta.textContent = [
+      `Updated ${formatDate(note.updatedAt)}`,
+      typeOf(note) ? `memory type: ${typeOf(note)}` : "",
+      STATUS_TEXT[note.indexStatus || ""] || "",
+    ].filter(Boolean).join(" · ");
+    const range = passage ? findPassage(note.text, passage, note.title) : null;
+    if (range) {
+      const mark = el("mark", { id: "cited-passage", tabindex: "-1", text: note.text.slice(range[0], range[1]) });
+      body.replaceChildren(note.text.slice(0, range[0]), mark, note.text.slice(range[1]));
+      mark.scrollIntoView({ block: "center" });
+      mark.focus();
+    } else {
+      body.replaceChildren(note.text);
+      if (passage) error.textContent = "The cited passage is no longer in this note: it was edited after the answer.";
+      close.focus();
+    }
+    shown = { title: note.title || "", text: note.text };
+  }
+
+  function setEditing(on: boolean, note?: Note): void {
+    editForm.hidden = !on;
+    body.hidden = on;
+    actions.hidden = on;
+    if (on) {
+      const current = note || shown || { title: "", text: "" };
+      $<HTMLInputElement>("edit-title").value = current.title || "";
+      $<HTMLTextAreaElement>("edit-text").value = current.text || "";
+      $("edit-text").focus();
+    }
+  }
+
+  close.addEventListener("click", () => dialog.close());
+  editButton.addEventListener("click", () => setEditing(true));
+  $("edit-cancel").addEventListener("click", () => { setEditing(false); editButton.focus(); });
+  $("note-delete-button").addEventListener("click", () => {
+    const id = dialog.dataset.noteId;
+    if (!id) return;
+    const original = [...actions.childNodes];
+    const keep = el("button", { type: "button", text: "Keep it", onclick: () => { actions.replaceChildren(...original); $("note-delete-button").focus(); } });
+    actions.replaceChildren(el("span", { text: "Delete this note?" }),
+      el("button", { type: "button", class: "danger", text: "Yes, delete", onclick: async () => { actions.replaceChildren(...original); await notes.deleteNote(id); } }),
+      keep);
+    keep.focus();
+  });
+  editForm.addEventListener("keydown", (e: KeyboardEvent) => {
+    if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); setEditing(false); editButton.focus(); }
+  });
+  editForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const id = dialog.dataset.noteId;
+    if (!id) return;
+    const text = $<HTMLTextAreaElement>("edit-text").value;
+    if (!text.trim()) { error.textContent = "A note cannot be empty."; return; }
+    const { epoch } = store;
+    try {
+      const note = await api.updateNote(id, { text, title: $<HTMLInputElement>("edit-title").value.trim() });
+      if (!store.isCurrent(epoch)) return;
+      notes.putNote(note, { prepend: !store.notes.has(id) });
+      void notes.refresh();
+      setEditing(false);
+      render(note, null);
+      toast("Note updated. It is being indexed again.");
+    } catch (err) {
+      if (store.isCurrent(epoch)) error.textContent = `Not saved. ${describeError(err)}`;
+    }
+  });
+  dialog.addEventListener("close", () => {
+    delete dialog.dataset.noteId;
+    if (returnFocus instanceof HTMLElement && document.contains(returnFocus)) returnFocus.focus();
+  });
+
+  store.onReset(() => {
+    body.replaceChildren();
+    for (const node of [title, meta, error]) node.textContent = "";
+    editForm.reset();
+    if (dialog.open) dialog.close();
+    shown = null;
+  });
+
+  return { open };
+}
