@@ -9,9 +9,10 @@ export HF_HUB_OFFLINE := 1
 # Browser tests use the system Chromium (apt-get install chromium); nothing downloads one.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 WEB_DIST := web/dist/index.html
-WEB_SOURCES := web/index.html web/vite.config.js $(wildcard web/src/* web/public/*)
+# Every file under web/src and web/public, at any depth (views/, api/ ...).
+WEB_SOURCES := web/index.html web/vite.config.ts web/tsconfig.json $(shell find web/src web/public -type f 2>/dev/null)
 
-.PHONY: setup web dev dev-reset test test-unit test-emulator test-browser lint typecheck eval bench package infra-check clean
+.PHONY: setup web web-schema dev dev-reset test test-unit test-emulator test-browser lint typecheck eval bench package infra-check clean
 
 $(STAMP): pyproject.toml package.json
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 2; }
@@ -32,7 +33,14 @@ web/node_modules/.installed: web/package.json web/package-lock.json
 $(WEB_DIST): web/node_modules/.installed $(WEB_SOURCES)
 	npm --prefix web run build
 
-web: $(WEB_DIST)  ## build the web client (Vite) into web/dist, which Hosting serves
+web: $(WEB_DIST)  ## build the web client (tsc --noEmit, then Vite) into web/dist, which Hosting serves
+
+# The client's API types come from the API's own description: after changing anything
+# it is made from (api/schemas.py, routes.py, openapi.py), regenerate and commit both
+# files; tests/web fails while they are stale.
+web-schema: $(STAMP) web/node_modules/.installed  ## write web/src/api/openapi.json and the types generated from it (schema.ts)
+	$(BIN)/python scripts/web_schema.py
+	npm --prefix web run schema
 
 setup: $(STAMP) $(WEB_DIST)  ## create the virtualenv, install everything, build the web client
 	@command -v chromium >/dev/null || echo "note: the browser tests need Chromium (apt-get install chromium); without it they are skipped (CI: failed)"
