@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from playwright.sync_api import Page, expect
 
 from footnote.dev.stack import Stack
 from tests.browser.conftest import SHOTS
-from tests.browser.test_web_client import ANSWER_TIMEOUT, sign_up
+from tests.browser.test_web_client import ANSWER_TIMEOUT, INDEX_TIMEOUT, sign_up
 
 pytestmark = [pytest.mark.emulator, pytest.mark.browser]
 
@@ -76,6 +77,12 @@ def test_import_a_vault_then_download_everything(
     expect(pricing).to_be_visible(timeout=ANSWER_TIMEOUT)
     expect(pricing).to_contain_text("2023")
     expect(page.locator("#notes-list > li").last).to_contain_text("8 euros a month")
+    # Reached the list through the change feed, each shows its index state, live.
+    expect(pricing.locator(".status")).to_have_text(
+        re.compile(r"^(Indexing…|Indexed)$"), timeout=ANSWER_TIMEOUT
+    )
+    expect(pricing).to_have_attribute("data-status", "indexed", timeout=INDEX_TIMEOUT)
+    expect(pricing.locator(".status")).to_have_text("Indexed")
     card.scroll_into_view_if_needed()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "desktop-import.png"), full_page=True)

@@ -10,6 +10,8 @@ import pytest
 from playwright.sync_api import Page, Request, expect
 
 from footnote.dev.demo import DEMO_PASSWORD
+from tests.browser.test_web_client import INDEX_TIMEOUT
+from tests.browser.test_what_is_shown import RECORD_STATUSES
 
 pytestmark = [pytest.mark.emulator, pytest.mark.browser]
 
@@ -22,6 +24,7 @@ def test_notes_written_on_another_device_reach_the_open_list(
     phone = new_user()  # the same account, writing through the API
     first = phone.add_note("Kickoff moved to the second week of March.")
 
+    page.add_init_script(RECORD_STATUSES)
     page.goto(web_url)
     page.get_by_label("Email").fill(phone.email)
     page.get_by_label("Password").fill(DEMO_PASSWORD)
@@ -43,6 +46,12 @@ def test_notes_written_on_another_device_reach_the_open_list(
     created = page.locator(f'#notes-list > li[data-note-id="{second}"]')
     expect(created).to_be_visible()
     expect(items.first).to_have_attribute("data-note-id", second)
+    # The feed carries its index state: a badge from the first paint, never an empty
+    # one, and live until it is indexed.
+    expect(created).to_have_attribute("data-status", "indexed", timeout=INDEX_TIMEOUT)
+    expect(created.get_by_role("status")).to_have_text("Indexed")
+    badges = [b for i, b in page.evaluate("window.__shown") if i == second]
+    assert badges and all(b in ("Indexing…", "Indexed") for b in badges), badges
 
     # Edited elsewhere: changed in place.
     edited = phone.call("PATCH", f"/notes/{first}", json={"text": "Kickoff is in April now."})
