@@ -500,7 +500,10 @@ class Change(ResponseModel):
     id: str
     changed_at: Moment = Field(description="When the change committed: the feed's order.")
     deleted: bool = Field(description="A tombstone: the note was deleted (note is null).")
-    note: Note | None = Field(description="The note as it is now; null when deleted.")
+    note: Note | None = Field(
+        description="The note as it is now, with its index state as GET /notes lists it; null "
+        "when deleted."
+    )
 
 
 class ChangePage(ResponseModel):

@@ -344,7 +344,7 @@ export interface components {
             changedAt: string;
             /** @description A tombstone: the note was deleted (note is null). */
             deleted: boolean;
-            /** @description The note as it is now; null when deleted. */
+            /** @description The note as it is now, with its index state as GET /notes lists it; null when deleted. */
             note: components["schemas"]["Note"] | null;
         };
         /** ChangePage */
