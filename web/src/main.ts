@@ -1,13 +1,20 @@
 // Footnote's web client: one page, a view per tab over one store (store.ts). This
 // module starts Firebase Auth, builds the views and switches between them.
 import { initializeApp } from "firebase/app";
-import { browserLocalPersistence, connectAuthEmulator, initializeAuth, onAuthStateChanged, type User } from "firebase/auth";
+import {
+  browserLocalPersistence,
+  connectAuthEmulator,
+  initializeAuth,
+  onAuthStateChanged,
+  type Auth,
+  type User,
+} from "firebase/auth";
 import { Api } from "./api/client";
 import { describeError } from "./api/errors";
 import { MEMORY_TYPES } from "./api/types";
 import { $, clearToast, memoryTypeChoices } from "./dom";
 import { Store } from "./store";
-import { accountView } from "./views/account";
+import { accountView, type Session } from "./views/account";
 import { askView } from "./views/ask";
 import { citations } from "./views/citations";
 import { dataView } from "./views/data";
@@ -37,23 +44,33 @@ async function firebaseConfig(): Promise<FirebaseWebConfig> {
   return (await response.json()) as FirebaseWebConfig;
 }
 
-async function boot(): Promise<void> {
-  // The memory types come from the API's schema (domain.MemoryType), not a copy in HTML.
-  memoryTypeChoices($<HTMLSelectElement>("note-type"), $<HTMLFieldSetElement>("type-filter"), MEMORY_TYPES);
-  let config: FirebaseWebConfig;
-  try {
-    config = await firebaseConfig();
-  } catch (err) {
-    $("auth-error").textContent = `Footnote could not start. ${describeError(err)}`;
-    return;
-  }
+/** Firebase Auth and the API client, from the configuration Hosting serves. */
+async function connect(store: Store): Promise<Session> {
+  const config = await firebaseConfig();
   const app = initializeApp(config);
   // initializeAuth without a popup/redirect resolver: e-mail sign-in needs no auth iframe.
   const auth = initializeAuth(app, { persistence: browserLocalPersistence });
   if (config.authEmulator) connectAuthEmulator(auth, config.authEmulator, { disableWarnings: true });
-
-  const store = new Store();
   const api = new Api(config.apiBase || "/api", () => auth.currentUser!.getIdToken(), () => store.signal);
+  return { auth, api };
+}
+
+async function boot(): Promise<void> {
+  // The memory types come from the API's schema (domain.MemoryType), not a copy in HTML.
+  memoryTypeChoices($<HTMLSelectElement>("note-type"), $<HTMLFieldSetElement>("type-filter"), MEMORY_TYPES);
+  const store = new Store();
+  const session = connect(store);
+  session.catch(() => undefined); // reported below; a waiting click just does nothing
+  const account = accountView(store, session);
+  let auth: Auth;
+  let api: Api;
+  try {
+    ({ auth, api } = await session);
+  } catch (err) {
+    $("auth-error").textContent = `Footnote could not start. ${describeError(err)}`;
+    return;
+  }
+
   // The views name each other through these: the dialog is built after the list.
   let dialog: NoteDialog | null = null;
   const openNote: NoteOpener = (id, options) => void dialog?.open(id, options);
@@ -63,7 +80,6 @@ async function boot(): Promise<void> {
   const ask = askView(store, api, cites);
   searchView(store, api, openNote);
   dataView(store, api, () => void notes.refresh());
-  const account = accountView(store, api, auth);
   store.onReset(clearToast);
 
   function showView(name: ViewName, focus = true): void {

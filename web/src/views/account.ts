@@ -29,7 +29,17 @@ export interface AccountView {
   showUser(user: User | null): void;
 }
 
-export function accountView(store: Store, api: Api, auth: Auth): AccountView {
+/** Firebase Auth and the API, once the page has read its configuration. */
+export interface Session {
+  readonly auth: Auth;
+  readonly api: Api;
+}
+
+/**
+ * Built before the configuration is read, so a click on "Sign in" or "Create account"
+ * that comes first (a fast hand, a slow network) waits for it instead of being lost.
+ */
+export function accountView(store: Store, session: Promise<Session>): AccountView {
   const authForm = $<HTMLFormElement>("auth-form");
   const authError = $("auth-error");
   const authNotice = $("auth-notice");
@@ -46,6 +56,7 @@ export function accountView(store: Store, api: Api, auth: Auth): AccountView {
       return;
     }
     try {
+      const { auth } = await session;
       await action(auth, email, password);
     } catch (err) {
       authError.textContent = `${label} failed: ${authMessage(err)}`;
@@ -54,7 +65,7 @@ export function accountView(store: Store, api: Api, auth: Auth): AccountView {
 
   /** Signed out, the sign-in page keeps nothing of who was signed in, not even the email. */
   async function signOutHere(): Promise<void> {
-    await signOut(auth);
+    await signOut((await session).auth);
     authForm.reset();
     authError.textContent = "";
   }
@@ -76,7 +87,7 @@ export function accountView(store: Store, api: Api, auth: Auth): AccountView {
     const { epoch } = store;
     deleteButton.disabled = true;
     try {
-      await api.deleteAccount(typed);
+      await (await session).api.deleteAccount(typed);
     } catch (err) {
       if (!store.isCurrent(epoch)) return;
       deleteButton.disabled = false;
