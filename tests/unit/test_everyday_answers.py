@@ -156,6 +156,19 @@ def test_how_many_counts_a_series_of_notes_or_a_list() -> None:
     assert "312" in _answer("How many signups did we get?", stated)
 
 
+def test_how_many_are_still_open_counts_the_unticked_boxes_of_one_checklist() -> None:
+    todo = "[x] sign off the rota\n[ ] order more vaccine\n[x] email the vet school\n[ ] renew membership"
+    notes = [
+        _source("N1", "TODO", todo),
+        _source("N2", "TODO", "- [ ] book the car service\n- [ ] call Sam\n- [ ] bins"),
+    ]
+    answer = _answer("How many items are still unticked on my TODO list?", notes)
+    # the best-ranked checklist's two open boxes, not both notes' seven items
+    assert answer.startswith("2 ") and "[N1]" in answer and "[N2]" not in answer
+    # without "open"/"left"/"unticked" the checklist's items are counted as before
+    assert not _answer("How many items are on my TODO list?", notes).startswith("2 ")
+
+
 def test_a_bare_weekday_in_a_plan_is_the_next_one() -> None:
     from footnote.generation.dates import resolve_phrases
 
