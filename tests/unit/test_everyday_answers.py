@@ -131,6 +131,18 @@ def test_what_someone_said_needs_a_note_that_reports_their_words() -> None:
     assert "before deploys" in _answer("What did Omar say about the cache warmup?", reported)
     labelled = [_source("N1", "infra sync", "Omar: cache warmup is flaky, run it twice")]
     assert "flaky" in _answer("What did Omar say about the cache warmup?", labelled)
+    # someone named by a role: the role reports the words, or titles the note
+    todo = [_source("N1", "TODO", "- [ ] book Pepper's recheck w/ derm specialist\n- [ ] rota")]
+    assert _answer("What did the derm specialist say about Pepper?", todo) == NOT_ENOUGH
+    said = [_source("N1", "Pepper", "derm specialist says it's atopic, start Cytopoint")]
+    assert "atopic" in _answer("What did the derm specialist say about Pepper?", said)
+
+
+def test_an_email_is_an_address() -> None:
+    inbox = [_source("N1", "committee", "Email from Dr. Feng: happy to join the committee")]
+    assert _answer("What's Dr. Feng's email?", inbox) == NOT_ENOUGH
+    card = [_source("N1", "committee", "Dr. Feng (Geography) feng@uni.example, office 3044")]
+    assert "feng@uni.example" in _answer("What's Dr. Feng's email?", card)
 
 
 def test_the_day_a_plan_was_written_does_not_date_it() -> None:
