@@ -30,6 +30,11 @@ from tests.factories import NOW
             MemoryType.RESEARCH,
         ),
         ("Lunch was nice today.", MemoryType.NOTE),
+        # checkboxes without a bullet are a to-do list too, whatever the items mention
+        (
+            "[x] send the paper to Ben\n[ ] results draft\n[ ] check the study location",
+            MemoryType.TASK,
+        ),
     ],
 )
 def test_rule_classifier(text: str, expected: MemoryType) -> None:

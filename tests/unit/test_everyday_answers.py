@@ -131,6 +131,18 @@ def test_what_someone_said_needs_a_note_that_reports_their_words() -> None:
     assert "before deploys" in _answer("What did Omar say about the cache warmup?", reported)
     labelled = [_source("N1", "infra sync", "Omar: cache warmup is flaky, run it twice")]
     assert "flaky" in _answer("What did Omar say about the cache warmup?", labelled)
+    # someone named by a role: the role reports the words, or titles the note
+    todo = [_source("N1", "TODO", "- [ ] book Pepper's recheck w/ derm specialist\n- [ ] rota")]
+    assert _answer("What did the derm specialist say about Pepper?", todo) == NOT_ENOUGH
+    said = [_source("N1", "Pepper", "derm specialist says it's atopic, start Cytopoint")]
+    assert "atopic" in _answer("What did the derm specialist say about Pepper?", said)
+
+
+def test_an_email_is_an_address() -> None:
+    inbox = [_source("N1", "committee", "Email from Dr. Feng: happy to join the committee")]
+    assert _answer("What's Dr. Feng's email?", inbox) == NOT_ENOUGH
+    card = [_source("N1", "committee", "Dr. Feng (Geography) feng@uni.example, office 3044")]
+    assert "feng@uni.example" in _answer("What's Dr. Feng's email?", card)
 
 
 def test_the_day_a_plan_was_written_does_not_date_it() -> None:
@@ -154,6 +166,19 @@ def test_how_many_counts_a_series_of_notes_or_a_list() -> None:
     assert _answer("How many birthday ideas do I have?", wishlist).startswith("3 ")
     stated = [_source("N1", "metrics", "MRR 20.1k\nsignups 312\nchurned 6")]
     assert "312" in _answer("How many signups did we get?", stated)
+
+
+def test_how_many_are_still_open_counts_the_unticked_boxes_of_one_checklist() -> None:
+    todo = "[x] sign off the rota\n[ ] order more vaccine\n[x] email the vet school\n[ ] renew membership"
+    notes = [
+        _source("N1", "TODO", todo),
+        _source("N2", "TODO", "- [ ] book the car service\n- [ ] call Sam\n- [ ] bins"),
+    ]
+    answer = _answer("How many items are still unticked on my TODO list?", notes)
+    # the best-ranked checklist's two open boxes, not both notes' seven items
+    assert answer.startswith("2 ") and "[N1]" in answer and "[N2]" not in answer
+    # without "open"/"left"/"unticked" the checklist's items are counted as before
+    assert not _answer("How many items are on my TODO list?", notes).startswith("2 ")
 
 
 def test_a_bare_weekday_in_a_plan_is_the_next_one() -> None:

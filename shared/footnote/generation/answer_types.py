@@ -74,7 +74,11 @@ REASON = re.compile(
 _WHAT = r"^\W*(?:and\s+|but\s+|so\s+)?(?:what|which|how\s+much)\b[^?]*?"
 # The question's opening decides what kind of answer it wants ("For how long…" too).
 _ASKS = (
-    (re.compile(_WHAT + r"\be-?mail\s+address", re.IGNORECASE), _EMAIL),
+    # "What's her email address?", "What's Dr. Feng's email?" (the address, not a message)
+    (
+        re.compile(_WHAT + r"\be-?mail(?:\s+address|\s*[?.!]|\s*$)", re.IGNORECASE),
+        _EMAIL,
+    ),
     (
         re.compile(
             # the thing asked for, closing its phrase: "her number?", "the code to get in",

@@ -24,6 +24,14 @@ _HOW_MANY = re.compile(
 )
 # A line marked as an item: "- ", "* ", "1. ", "[ ] ".
 _ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+\S", re.MULTILINE)
+# A checkbox not yet ticked: "[ ] call Jo", "- [ ] call Jo".
+_OPEN_ITEM = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?\[ ?\][ \t]+\S", re.MULTILINE)
+# "How many … are still open / unticked / left to do": only the unticked boxes count.
+_ASKS_OPEN = re.compile(
+    r"\b(?:open|unticked|unchecked|undone|outstanding|remaining|left|not\s+(?:yet\s+)?"
+    r"(?:done|ticked|checked))\b",
+    re.IGNORECASE,
+)
 # What a title of a series differs by: numbers, dates, months, weekdays, marks.
 _SERIES_NOISE = re.compile(
     rf"\d+|#|\b{MONTH_WORD}\b|"
@@ -70,6 +78,13 @@ def count_answer(
     best = by_cid.get(ranked[0][1])
     if best is None:
         return None
+    if _ASKS_OPEN.search(question):
+        # A checklist is one note: its unticked boxes are the count, whatever other
+        # notes share its title ("TODO" every week).
+        todo = next((s for s in _by_rank(ranked, by_cid) if _OPEN_ITEM.search(s.chunk.text)), None)
+        if todo is not None:
+            left = len(_OPEN_ITEM.findall(todo.chunk.text))
+            return f"{left} still open in your notes: {_label(todo)} [{todo.cid}]."
     notes: dict[str, Source] = {}
     for s in sources:
         notes.setdefault(s.chunk.note_id, s)
@@ -87,6 +102,12 @@ def count_answer(
     if items and _about(best, what, question):
         return f"{items} in your notes: {_label(best)} ({items}) [{best.cid}]."
     return None
+
+
+def _by_rank(ranked: Sequence[tuple[str, str]], by_cid: dict[str, Source]) -> list[Source]:
+    """The sources in the order of their best candidate sentence."""
+    order = dict.fromkeys(cid for _, cid in ranked if cid in by_cid)
+    return [by_cid[cid] for cid in order]
 
 
 def _about(source: Source, what: Sequence[str], question: str) -> bool:

@@ -84,10 +84,13 @@ OTHER_MARGIN = 0.0
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
 # "By when…", "… due?", "What's the deadline for…": the end of a span of time.
 _ASKS_DEADLINE = re.compile(r"^\W*(?:by|until|till)\s+when\b|\bdue\b|\bdeadlines?\b", re.IGNORECASE)
-# "What did Sara say / think / ask…", "Which logo did Joana like?": a named person's words.
+# "What did Sara say / think / ask…", "Which logo did Joana like?": a named person's
+# words; "What did the derm specialist say…", "what did my landlord think": someone named
+# by a role, whose words are reported under that word ("the specialist said …").
 _ASKS_WORDS = re.compile(
-    r"^\W*(?i:and\s+|but\s+|so\s+)?(?i:what|which|how)\b[^?]*?\bdid\s+(?P<who>[A-Z][\w’'-]*)"
-    r"(?:['’]s)?(?:\s+(?:[A-Z][\w’'-]*|de|van|von|da|di|del|la|le))*\s+"
+    r"^\W*(?i:and\s+|but\s+|so\s+)?(?i:what|which|how)\b[^?]*?\bdid\s+(?:"
+    r"(?P<who>[A-Z][\w’'-]*)(?:['’]s)?(?:\s+(?:[A-Z][\w’'-]*|de|van|von|da|di|del|la|le))*|"
+    r"(?:the|my|our|his|her|their)\s+(?:[a-z][\w’'-]*\s+){0,2}?(?P<role>[a-z][\w’'-]*))\s+"
     r"(?:say|think|ask|suggest|recommend|tell|mention|propose|reckon|feel|like|love|hate|prefer)\b"
 )
 # How a note reports someone's words: a label's colon, or a verb of saying or thinking.
@@ -419,11 +422,22 @@ def _reports_words(question: str, chosen: Sequence[_Candidate], sources: Sequenc
     asked = _ASKS_WORDS.search(question)
     if asked is None:
         return True
-    who = re.escape(asked["who"])
-    reported = re.compile(rf"(?<!\w){who}(?!\w)[^\n.!?]{{0,40}}?(?:{_REPORTING})", re.IGNORECASE)
+    name = asked["who"] or asked["role"]
+    reported = re.compile(
+        rf"(?<!\w){re.escape(name)}s?(?!\w)[^\n.!?]{{0,40}}?(?:{_REPORTING})", re.IGNORECASE
+    )
     notes = {s.cid: s.chunk.text for s in sources}
+    # A note titled by the role ("physio", "Call with the landlord") is that person's
+    # account: the physio's findings are written under "physio", not "the physio said".
+    titled = {
+        s.cid
+        for s in sources
+        if asked["role"] and re.search(rf"(?<!\w){re.escape(name)}s?(?!\w)", s.chunk.title, re.I)
+    }
     return any(
-        c.speaker.lower().startswith(asked["who"].lower()) or reported.search(notes[c.cid])
+        c.speaker.lower().startswith(name.lower())
+        or c.cid in titled
+        or reported.search(notes[c.cid])
         for c in chosen
     )
 

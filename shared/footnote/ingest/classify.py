@@ -37,7 +37,8 @@ _CUES: dict[MemoryType, tuple[tuple[str, float], ...]] = {
             r"\b(todo|to-do|to do|action item|follow[- ]up|remember to|need to|needs to|must|deadline|due (by|on)|assign(ed)?|next step)\b",
             2.0,
         ),
-        (r"^\s*[-*]\s*\[[ x]\]", 2.0),
+        # a checkbox line, with or without a bullet ("- [ ] call Jo", "[x] send it")
+        (r"^\s*(?:[-*]\s*)?\[[ xX]\]", 2.0),
     ),
     MemoryType.RESEARCH: (
         (
