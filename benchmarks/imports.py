@@ -203,6 +203,25 @@ def group_cpu_seconds(pgid: int) -> float:
     return total
 
 
+def group_peak_rss_mib(pgid: int) -> float:
+    """The largest resident-set high-water mark (VmHWM) of the live processes in a
+    process group: the functions host's peak memory so far, model included."""
+    peak = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) != pgid:
+                continue
+            status = (entry / "status").read_text()
+        except (OSError, IndexError, ValueError):
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]))  # kB
+    return round(peak / 1024, 1)
+
+
 def trigger_events(log: Path) -> dict[str, Any]:
     """What the indexer logged per trigger event (LOG_LEVEL=INFO): outcomes, and the
     time each took inside ``index_note``."""
@@ -265,6 +284,9 @@ def stack_run(data: bytes, notes: int, log_level: str = "WARNING") -> dict[str, 
 
         procs = {name: proc.pid for name, proc in stack._procs.items()}
         cpu_before = {name: group_cpu_seconds(pid) for name, pid in procs.items()}
+        # The worker runs the job in the functions host: its peak before the import
+        # (model loaded, one note indexed) and after it.
+        host_peak_before = group_peak_rss_mib(procs["functions"])
         t0 = time.perf_counter()
         started = client.call(
             "POST", "/imports", token, params={"name": "vault.zip"}, data=data,
@@ -292,6 +314,7 @@ def stack_run(data: bytes, notes: int, log_level: str = "WARNING") -> dict[str, 
                 raise TimeoutError(f"{done} of {notes} notes indexed after {now:.0f} s")
             time.sleep(1.0)
         total_s = samples[-1][0]
+        host_peak_after = group_peak_rss_mib(procs["functions"])
         cpu = {
             name: round(group_cpu_seconds(pid) - cpu_before[name], 1) for name, pid in procs.items()
         }
@@ -356,6 +379,7 @@ def stack_run(data: bytes, notes: int, log_level: str = "WARNING") -> dict[str, 
         "embeddingOneNoteAtATimeCpuSeconds": round(per_note_cpu, 1),
         "endToEndOverEmbedding": round(total_s / embed_s, 2),
         "stackCpuSeconds": cpu,
+        "functionsHostPeakRssMiBBeforeAndAfter": [host_peak_before, host_peak_after],
         # notes indexed at the first count of each minute since the upload
         "indexedByMinute": list({int(t) // 60: n for t, n in reversed(samples)}.values())[::-1],
         "loadAverage": os.getloadavg(),

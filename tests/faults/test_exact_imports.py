@@ -208,7 +208,7 @@ def test_an_import_crashed_and_redelivered_with_replayed_triggers_indexes_exactl
         committed.append(result.outcome.value)
         return result
 
-    c.indexing.commit = counted  # type: ignore[method-assign]
+    c.indexing.commit = counted  # type: ignore[method-assign,assignment]
     data, dates = vault(rng)
     name = service.upload(IMPORTER, "job-1", data)
     job_id = service.start(IMPORTER, "job-1", name).id

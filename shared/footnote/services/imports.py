@@ -247,8 +247,11 @@ class ImportService:
         (``IndexingService.embed_notes``), then written with their chunks in as few
         atomic writes as the store allows (``NoteStore.create_notes``), so the
         trigger event each note's write fires finds it indexed at its content and
-        embeds nothing. Indexing is the job's help, never its duty: a page it cannot
-        embed (a quota) is written pending, and its trigger events index it."""
+        embeds nothing. With Vector Search (vectors outside Firestore) they are
+        written pending, then each indexed by the trigger's own write with its
+        vectors (``IndexingService.new_notes`` says why). Indexing is the job's
+        help, never its duty: a page it cannot embed or upsert (a quota) is left
+        pending, and its trigger events index it."""
         from footnote.archives import ImportFailure
 
         planned: list[Note | str | None] = []  # the note to write, "empty", "duplicate"
@@ -268,7 +271,7 @@ class ImportService:
                 seen.add(plan.id)
         new = [n for n in planned if isinstance(n, Note)]
         embedded = self._embedded(new, index_run)
-        outcomes, stopped = self._write(new, embedded)
+        outcomes, stopped = self._write(new, embedded, index_run)
         for (index, record), plan in zip(page, planned, strict=True):
             if stopped is not None and isinstance(plan, Note) and plan.id == stopped[0]:
                 return job, f"stopped at your quota: {stopped[1]}"
@@ -277,7 +280,7 @@ class ImportService:
         return job, None
 
     def _write(
-        self, notes: list[Note], embedded: dict[str, EmbeddedNote]
+        self, notes: list[Note], embedded: dict[str, EmbeddedNote], index_run: _IndexRun
     ) -> tuple[dict[str, str], tuple[str, QuotaExceeded] | None]:
         """Write new notes, in page order, a group of them per atomic write: by note
         id "imported" or "duplicate" (written meanwhile by another delivery), and the
@@ -291,15 +294,15 @@ class ImportService:
             if entry.writes > ATOMIC_WRITES:
                 entry = NewNote(entry.note)  # too big with its chunks: alone, then commit
             if group and sum(e.writes for e, _ in group) + entry.writes > ATOMIC_WRITES:
-                self._commit(group, outcomes, embedded)
+                self._commit(group, outcomes, embedded, index_run)
                 group = []
             try:
                 reservation = self._reserve(entry.note)
             except QuotaExceeded as exceeded:
-                self._commit(group, outcomes, embedded)
+                self._commit(group, outcomes, embedded, index_run)
                 return outcomes, (entry.note.id, exceeded)
             group.append((entry, reservation))
-        self._commit(group, outcomes, embedded)
+        self._commit(group, outcomes, embedded, index_run)
         return outcomes, None
 
     def _reserve(self, note: Note) -> Reservation | None:
@@ -312,6 +315,7 @@ class ImportService:
         group: list[tuple[NewNote, Reservation | None]],
         outcomes: dict[str, str],
         embedded: dict[str, EmbeddedNote],
+        index_run: _IndexRun,
     ) -> None:
         """One atomic write of a group of new notes; a failure gives their quota back
         (nothing was written), as does a note another delivery wrote first. Then the
@@ -336,7 +340,7 @@ class ImportService:
         created = set(done.created)
         for entry in entries:
             if entry.state is None and entry.note.id in created:
-                self._index(entry.note, embedded)
+                self._index(entry.note, embedded, index_run)
 
     def _release(self, reservations: Iterable[Reservation | None]) -> None:
         if self._quotas is None:
@@ -400,13 +404,19 @@ class ImportService:
             version=1,
         )
 
-    def _index(self, note: Note, embedded: dict[str, EmbeddedNote]) -> None:
+    def _index(self, note: Note, embedded: dict[str, EmbeddedNote], index_run: _IndexRun) -> None:
         """Index a note just written with its page's vectors, if it has them."""
         ready = embedded.get(note.id)
-        if ready is None or self._indexing is None:
+        if ready is None or self._indexing is None or index_run.quota_hit:
             return  # pending: its trigger event indexes it
         try:
             self._indexing().commit(ready)
+        except QuotaExhausted as exc:
+            # Vector Search's quota, after the retry policy's wait: this note stays
+            # pending, and the run leaves the rest to the trigger rather than wait
+            # that long once per note.
+            log.warning("import: notes left to the trigger (quota): %s", exc)
+            index_run.quota_hit = True
         except Exception as exc:  # recorded pending or failed: its event or the sweep redoes it
             log.warning("import: note %s left to the trigger: %s", note.id, type(exc).__name__)
 
