@@ -11,7 +11,8 @@ its content (``imported_note_id``), so a redelivered page or a second import of 
 same export finds the note there and counts it a duplicate: nothing is written
 twice. Progress is saved every page with a compare-and-set on the cursor; past its
 time budget a run publishes its own continuation. A quota reached stops the job
-cleanly with the reason; no note is ever half-written (a note is one atomic create).
+cleanly with the reason; no note is ever half-written (a page's notes are one atomic
+create, with their chunks where the chunk write alone indexes a note).
 """
 
 from __future__ import annotations
