@@ -40,12 +40,66 @@ from footnote.retrieval.sparse import NoteTerms, TermStatistics
 Vector = Sequence[float]
 
 
+# Documents one atomic write may change (Firestore's limit per commit): what
+# ``NoteStore.create_notes`` takes at once, counted by ``NewNote.writes``.
+ATOMIC_WRITES = 500
+
+
+@dataclass(frozen=True)
+class NewNote:
+    """A note to create together with what indexes it: its chunks and the state that
+    records them (``IndexStatus.INDEXED`` at its content hash). Without a state the
+    note is created pending, as ``create_note`` creates it, for its trigger event."""
+
+    note: Note
+    chunks: Sequence[Chunk] = ()
+    state: IndexState | None = None
+
+    @property
+    def writes(self) -> int:
+        """Documents its creation writes: the note, its change entry, its index state
+        and each chunk (a chunk of an earlier note of the same id removed is one more,
+        rare enough to be left to the margin under ``ATOMIC_WRITES``)."""
+        return 3 + len(self.chunks)
+
+
+@dataclass(frozen=True)
+class CreatedNotes:
+    """What ``create_notes`` did: the ids it created, the ids that existed already
+    (nothing written for them), and per created note the chunk ids of an earlier
+    note of the same id that its chunks replaced (their vectors are to remove)."""
+
+    created: list[str]
+    existing: list[str]
+    removed: dict[str, list[str]] = field(default_factory=dict)
+
+
+def check_atomic(entries: Sequence[NewNote]) -> None:
+    """``create_notes``' limit, checked before anything is written."""
+    writes = sum(e.writes for e in entries)
+    if writes > ATOMIC_WRITES:
+        raise ValueError(f"{writes} documents in one atomic write: at most {ATOMIC_WRITES}")
+
+
 @runtime_checkable
 class NoteStore(Protocol):
     """Notes as users see them. Every call but ``read_note`` is tenant-scoped."""
 
     def create_note(self, note: Note) -> Note:
         """Create the note with its own id and dates; ``Conflict`` if the id exists."""
+        ...
+
+    def create_notes(self, entries: Sequence[NewNote]) -> CreatedNotes:
+        """Create new notes of one tenant, each with its chunks and index state, in one
+        atomic write (all or nothing; at most ``ATOMIC_WRITES`` documents, counted by
+        ``NewNote.writes``, else ``ValueError`` before anything is written). A note
+        whose id exists already is left as it is and reported ``existing``; refused
+        like ``create_note`` once the tenant's deletion has begun. No trigger event of
+        a created note can find it without its chunks: they commit together."""
+        ...
+
+    def existing_note_ids(self, tenant_id: str, note_ids: Sequence[str]) -> set[str]:
+        """Which of these ids name a note of the tenant: one batched read."""
         ...
 
     def get_note(self, tenant_id: str, note_id: str) -> Note | None: ...

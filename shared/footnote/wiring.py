@@ -295,6 +295,7 @@ class Container:
             self.vector_index,
             self.term_stats,
             fence=self.tenant_data.is_deleting,
+            index_reads_chunk_store=self.settings.vector_index == "memory",
         )
 
     @lazy

@@ -10,8 +10,15 @@ from datetime import timedelta
 import pytest
 
 from footnote.domain import ChangeMark, IndexState, IndexStatus, MemoryType, NoteChanges, Turn
-from footnote.errors import InvalidRequest, PreconditionFailed
-from footnote.ports import ChunkStore, ConversationStore, JobStore, NoteStore
+from footnote.errors import InvalidRequest, PreconditionFailed, Unauthenticated
+from footnote.ports import (
+    ATOMIC_WRITES,
+    ChunkStore,
+    ConversationStore,
+    JobStore,
+    NewNote,
+    NoteStore,
+)
 from tests.factories import NOW, chunk, note
 
 
@@ -445,3 +452,93 @@ def test_advance_is_a_compare_and_set_that_stops_when_done(jobs) -> None:
     job = jobs.get(job_id)
     assert job is not None
     assert (job.cursor, job.previous_cursor, job.processed, job.done) == (None, "a", 3, True)
+
+
+def _fence(store, tenant: str) -> None:
+    """Begin the tenant's deletion as the deletion job's first step does."""
+    from footnote.domain import deletion_job_id
+
+    if hasattr(store, "fenced"):
+        store.fenced.add(deletion_job_id(tenant))
+    else:
+        store.client.collection("accountDeletions").document(deletion_job_id(tenant)).set({})
+
+
+def test_create_notes_writes_notes_with_their_chunks_at_once_and_leaves_existing_ones(
+    store,
+) -> None:
+    tenant, base = _ids()
+    there = store.create_note(note(f"{base}-a", "stored before", tenant))
+    indexed = IndexState(f"{base}-b", tenant, IndexStatus.INDEXED, "hb", 2, "m")
+    chunks = [chunk(f"{base}-b_000", "b zero", tenant), chunk(f"{base}-b_001", "b one", tenant)]
+    v0 = store.tenant_version(tenant)
+    done = store.create_notes(
+        [
+            NewNote(note(f"{base}-a", "the import's text", tenant)),
+            NewNote(note(f"{base}-b", "b zero b one", tenant), chunks, indexed),
+            NewNote(note(f"{base}-c", "c alone", tenant)),
+        ]
+    )
+    assert (done.created, done.existing, done.removed) == (
+        [f"{base}-b", f"{base}-c"],
+        [f"{base}-a"],
+        {},
+    )
+    assert store.get_note(tenant, f"{base}-a") == there  # left as it was
+    assert store.index_state(f"{base}-b").status is IndexStatus.INDEXED
+    assert store.index_state(f"{base}-b").content_hash == "hb"
+    assert store.index_state(f"{base}-c").status is IndexStatus.PENDING
+    got = {c.chunk_id: c.text for c in store.tenant_chunks(tenant)}
+    assert got == {f"{base}-b_000": "b zero", f"{base}-b_001": "b one"}
+    assert store.tenant_version(tenant) > v0  # readers of the corpus see the new chunks
+    assert {c.note_id for c in store.chunks_of_notes(tenant, [f"{base}-b"])} == {f"{base}-b"}
+    # The chunk ids are recorded as the indexer's are: a delete drops them.
+    assert store.delete_note(tenant, f"{base}-b")
+    assert store.tenant_chunks(tenant) == []
+    assert store.remove_chunks(
+        f"{base}-b", IndexState(f"{base}-b", tenant, IndexStatus.DELETED)
+    ) == [
+        f"{base}-b_000",
+        f"{base}-b_001",
+    ]
+
+
+def test_create_notes_names_the_chunks_of_an_earlier_note_of_the_same_id(store) -> None:
+    """A note deleted and imported again before the indexer removed the vectors of its
+    old chunks: the new write removes those documents and names them."""
+    tenant, nid = _ids()
+    old = store.create_note(note(nid, "long old text", tenant))
+    three = [chunk(f"{nid}_00{i}", f"old {i}", tenant) for i in range(3)]
+    store.replace_chunks(old, three, IndexState(nid, tenant, IndexStatus.INDEXED, "h0", 3, "m"))
+    assert store.delete_note(tenant, nid)
+    one = [chunk(f"{nid}_000", "new", tenant)]
+    state = IndexState(nid, tenant, IndexStatus.INDEXED, "h1", 1, "m")
+    done = store.create_notes([NewNote(note(nid, "new", tenant), one, state)])
+    assert done.created == [nid] and done.removed == {nid: [f"{nid}_001", f"{nid}_002"]}
+    assert [c.text for c in store.tenant_chunks(tenant)] == ["new"]
+
+
+def test_create_notes_writes_nothing_past_its_limit_or_once_the_deletion_began(store) -> None:
+    tenant, base = _ids()
+    many = [chunk(f"{base}-x_{i:03d}", "x", tenant) for i in range(ATOMIC_WRITES)]
+    state = IndexState(f"{base}-x", tenant, IndexStatus.INDEXED, "h", len(many), "m")
+    with pytest.raises(ValueError, match="at most"):
+        store.create_notes(
+            [
+                NewNote(note(f"{base}-y", "y", tenant)),
+                NewNote(note(f"{base}-x", "x", tenant), many, state),
+            ]
+        )
+    assert store.existing_note_ids(tenant, [f"{base}-x", f"{base}-y"]) == set()
+    _fence(store, tenant)
+    with pytest.raises(Unauthenticated):
+        store.create_notes([NewNote(note(f"{base}-z", "z", tenant))])
+    assert store.existing_note_ids(tenant, [f"{base}-z"]) == set()
+
+
+def test_existing_note_ids_are_the_tenants_own(store) -> None:
+    tenant, base = _ids()
+    store.create_note(note(f"{base}-1", "one", tenant))
+    store.create_note(note(f"{base}-2", "two", "someone-else"))
+    assert store.existing_note_ids(tenant, [f"{base}-1", f"{base}-2", f"{base}-3"]) == {f"{base}-1"}
+    assert store.existing_note_ids(tenant, []) == set()

@@ -218,3 +218,46 @@ def test_a_deleted_notes_vectors_refused_by_the_quota_are_removed_on_redelivery(
     assert not set(google.datapoints(INDEX)) & vectors
     assert state(c, "a1") is IndexStatus.DELETED
     assert c.indexing.index_note("a1").outcome is Outcome.REMOVED  # a late replay: nothing
+
+
+def _vault(count: int) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for i in range(count):
+            body = f"---\ntitle: Note {i}\ncreated: 2023-03-0{1 + i}T09:00:00Z\n---\n{TEXT} ({i})\n"
+            z.writestr(f"v/n{i}.md", body)
+    return buffer.getvalue()
+
+
+def _import(c: Container, job_id: str, count: int) -> Any:
+    name = c.imports.upload("t-imp", f"{job_id}/vault.zip", _vault(count))
+    c.imports.start("t-imp", job_id, name)
+    return c.imports.run("t-imp", job_id)
+
+
+def test_an_import_on_vector_search_upserts_each_page_and_waits_out_no_quota_it_cannot(
+    google: FakeGoogleApis,
+) -> None:
+    """With Vector Search the vectors live outside Firestore, so the job writes its
+    notes pending and indexes each by the trigger's own write, upserts included; a
+    quota that outlasts the wait leaves the rest pending for their trigger events
+    (never failed), and the job still finishes."""
+    c = build(google, GOOGLE_QUOTA_WAIT_S=0.3, QUOTA_NOTES_PER_DAY=0, QUOTA_STORED_CHARS=0)
+    done = _import(c, "j1", 3)
+    assert (done.status, done.imported) == ("done", 3)
+    notes = [n for n in c.store.notes.values() if n.tenant_id == "t-imp"]  # type: ignore[attr-defined]
+    assert {state(c, n.id) for n in notes} == {IndexStatus.INDEXED}
+    assert {f"{n.id}_000" for n in notes} <= set(google.datapoints(INDEX))
+
+    google.fail("upsert", 429, times=None)
+    more = _import(c, "j2", 5)  # the same three notes (duplicates) and two new ones
+    assert (more.status, more.imported, more.duplicates) == ("done", 2, 3)
+    fresh = [n for n in c.store.notes.values() if n.tenant_id == "t-imp" and n not in notes]  # type: ignore[attr-defined]
+    assert {state(c, n.id) for n in fresh} == {IndexStatus.PENDING}
+    google.heal("upsert")
+    for n in fresh:  # their trigger events, once the quota is back
+        assert c.indexing.index_note(n.id).outcome is Outcome.INDEXED
+    assert {f"{n.id}_000" for n in fresh} <= set(google.datapoints(INDEX))

@@ -22,6 +22,7 @@ import random
 import threading
 import zipfile
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -30,6 +31,7 @@ import pytest
 
 from footnote.adapters.memory_term_stats import MemoryTermStats
 from footnote.domain import ImportJob, Note
+from footnote.ports import CreatedNotes, NewNote
 from footnote.services.imports import ImportService
 from tests.faults.test_exact_indexing import Deliveries, assert_exact, deliver, text
 from tests.faults.test_exact_term_stats import expected_stats, stats_of
@@ -86,24 +88,32 @@ class Trigger:
 
 
 class Crashes:
-    """Wraps the store's ``create_note``: emits the trigger's event for each note
-    written, and kills the job at the planned writes (after or before the write)."""
+    """Wraps the store's ``create_note`` and ``create_notes`` (the job writes a page
+    of notes in one atomic write): emits the trigger's event for each note written,
+    and kills the job at the planned notes (after or before the write holding them)."""
 
     def __init__(self, h: Harness, trigger: Trigger) -> None:
         self.original = h.store.create_note
+        self.original_many = h.store.create_notes
         self.trigger = trigger
-        self.plan: dict[int, str] = {}  # write number (imports only) -> "after" | "before"
+        self.plan: dict[int, str] = {}  # note number (imports only) -> "after" | "before"
         self.writes = 0
         self.crashed: list[str] = []
+        self.with_chunks: list[str] = []  # notes the job wrote together with their chunks
         self.lock = threading.Lock()
         h.store.create_note = self.create_note
+        h.store.create_notes = self.create_notes
+
+    def _planned(self, entries: int) -> str | None:
+        with self.lock:
+            numbers = range(self.writes + 1, self.writes + entries + 1)
+            crash = next((self.plan.pop(n) for n in numbers if n in self.plan), None)
+            if crash != "before":
+                self.writes += entries
+            return crash
 
     def create_note(self, note: Note) -> Note:
-        crash = None
-        if note.tenant_id == IMPORTER:
-            with self.lock:
-                self.writes += 1
-                crash = self.plan.pop(self.writes, None)
+        crash = self._planned(1) if note.tenant_id == IMPORTER else None
         if crash == "before":
             self.crashed.append(crash)
             raise ConnectionError("the worker died before the write")
@@ -113,6 +123,22 @@ class Crashes:
             self.crashed.append(crash)
             raise ConnectionError("the worker died after the write, before its page was saved")
         return stored
+
+    def create_notes(self, entries: Sequence[NewNote]) -> CreatedNotes:
+        mine = any(e.note.tenant_id == IMPORTER for e in entries)
+        crash = self._planned(len(entries)) if mine else None
+        if crash == "before":
+            self.crashed.append(crash)
+            raise ConnectionError("the worker died before the write")
+        done: CreatedNotes = self.original_many(entries)
+        created = set(done.created)
+        self.with_chunks += [e.note.id for e in entries if e.chunks and e.note.id in created]
+        for note_id in done.created:
+            self.trigger.emit(note_id, "created")
+        if crash == "after":
+            self.crashed.append(crash)
+            raise ConnectionError("the worker died after the write, before its page was saved")
+        return done
 
 
 def run(service: ImportService, job_id: str) -> ImportJob | None:
@@ -154,23 +180,27 @@ def edit_imported(h: Harness, trigger: Trigger, rng: random.Random, count: int) 
     return edited
 
 
-@pytest.mark.parametrize("job_indexes", [True, False], ids=["job-indexes", "trigger-only"])
+@pytest.mark.parametrize("mode", ["with-chunks", "then-commit", "trigger-only"])
 @pytest.mark.parametrize("seed", [20261125, 7])
 def test_an_import_crashed_and_redelivered_with_replayed_triggers_indexes_exactly(
-    seed: int, job_indexes: bool
+    seed: int, mode: str
 ) -> None:
-    """``job_indexes``: the job embeds each page and writes its chunks itself, racing
-    the trigger's deliveries (as deployed); or leaves every note to the trigger."""
+    """``mode``: the job embeds each page and writes its notes together with their
+    chunks (the in-memory index, as on the local stack); or, with term statistics
+    kept (Vector Search's shape), writes them pending and then indexes each by the
+    trigger's own write, racing the trigger's deliveries; or leaves every note to
+    the trigger."""
     rng = random.Random(seed)
     h = Harness()
     c = h.container
     stats = MemoryTermStats()
-    c._built["term_stats"] = stats  # before the indexer is built: it records into these
+    if mode != "with-chunks":  # before the indexer is built: it records into these
+        c._built["term_stats"] = stats
     service = ImportService(
         c.settings, c.store, c.blobs, c.import_jobs, c.account_queue, page_size=PAGE,
-        indexing=(lambda: c.indexing) if job_indexes else None,
+        indexing=(lambda: c.indexing) if mode != "trigger-only" else None,
     )  # fmt: skip
-    committed: list[str] = []  # what the job's own indexing did, note by note
+    committed: list[str] = []  # what the job's own commits did, note by note
     commit = c.indexing.commit
 
     def counted(ready: Any) -> Any:
@@ -188,8 +218,9 @@ def test_an_import_crashed_and_redelivered_with_replayed_triggers_indexes_exactl
         crashes = Crashes(h, trigger)
         other_tenant_writes(h, trigger, rng, 30)
 
-        # Delivery 1 dies after writing the 3rd note of its third page (write 17; the
-        # cursor was saved at 14): notes 15-17 are written, their page is not.
+        # Delivery 1 dies right after the write of its third page (the one holding
+        # note 17; the cursor was saved at 14): notes 15-21 are written (with their
+        # chunks, or pending), and their page is not saved.
         crashes.plan[2 * PAGE + 3] = "after"
         assert run(service, job_id) is None
         stored = c.import_jobs.get(job_id)
@@ -213,9 +244,16 @@ def test_an_import_crashed_and_redelivered_with_replayed_triggers_indexes_exactl
         trigger.drain()
 
     assert final is not None and final.status == "done", (final, outcomes)
-    if job_indexes:  # most notes indexed by the job; the trigger raced it for some
-        assert Counter(committed)["indexed"] > NOTES // 2, Counter(committed)
+    if mode == "with-chunks":  # every note written with its chunks by the job, once
+        assert sorted(crashes.with_chunks) == sorted(
+            n.id for n in h.store.notes.values() if n.tenant_id == IMPORTER
+        )
+        assert not committed
     else:
+        assert not crashes.with_chunks
+    if mode == "then-commit":  # most notes indexed by the job; the trigger raced it for some
+        assert Counter(committed)["indexed"] > NOTES // 2, Counter(committed)
+    if mode == "trigger-only":
         assert not committed
     assert len(trigger.futures) >= 3 * (NOTES + 10 + 30)  # every event, three times
     assert late == final
@@ -241,7 +279,7 @@ def test_an_import_crashed_and_redelivered_with_replayed_triggers_indexes_exactl
     assert deleted and all(note_id not in h.store.notes for note_id in deleted)
     assert_exact(h, deleted)
     # BM25 term statistics equal a count from scratch, per tenant.
-    for tenant in (IMPORTER, OTHER):
+    for tenant in (IMPORTER, OTHER) if mode != "with-chunks" else ():
         docs, length, df = expected_stats(h, tenant)
         assert docs >= (NOTES if tenant == IMPORTER else 10)
         assert stats_of(stats, tenant) == (docs, length, df)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,6 +18,7 @@ from footnote.domain import IndexStatus, Note
 from footnote.errors import QuotaExhausted
 from footnote.evaluation.everyday import Clock
 from footnote.ingest.pipeline import prepare
+from footnote.ports import CreatedNotes, NewNote
 from footnote.services.chat import RagConfig
 from footnote.services.imports import ImportService
 from footnote.services.indexing import Outcome
@@ -138,21 +140,22 @@ def test_a_crash_mid_import_resumes_where_it_stopped_and_loses_nothing() -> None
         }
     )
     job = upload(h, ALICE, many).get_json()
-    original = c.store.create_note
+    original = c.store.create_notes
     writes = {"n": 0}
 
-    def crash_on_the_fifth(note: Note) -> Note:
-        writes["n"] += 1
-        if writes["n"] == 5:
+    def crash_on_the_third(entries: Sequence[NewNote]) -> CreatedNotes:
+        writes["n"] += 1  # one atomic write per page of two notes
+        if writes["n"] == 3:
             raise ConnectionError("the instance died")
-        return original(note)
+        return original(entries)
 
-    c.store.create_note = crash_on_the_fifth  # type: ignore[method-assign]
+    c.store.create_notes = crash_on_the_third  # type: ignore[method-assign]
     with pytest.raises(ConnectionError):
         service.run(ALICE, job["id"])
     stored = c.import_jobs.get(job["id"])
     assert stored is not None and stored.cursor == 4 and stored.status == "running"
-    c.store.create_note = original  # type: ignore[method-assign]
+    assert len(imported(h, ALICE)) == 4  # the third page: none of its notes
+    c.store.create_notes = original  # type: ignore[method-assign]
     final = service.run(ALICE, job["id"])  # the redelivery
     assert final.status == "done" and final.imported == 7 and final.duplicates == 0
     assert len(imported(h, ALICE)) == 7
@@ -282,7 +285,7 @@ def test_a_note_written_between_the_check_and_the_write_is_a_duplicate_charged_n
     upload(h, ALICE, VAULT)
     run_jobs(h)
     chars = c.quotas.stored_chars(ALICE)
-    c.store.get_note = lambda tenant_id, note_id: None  # type: ignore[method-assign]
+    c.store.existing_note_ids = lambda tenant_id, note_ids: set()  # type: ignore[method-assign]
     again = upload(h, ALICE, VAULT).get_json()
     run_jobs(h)
     report = c.import_jobs.get(again["id"])
@@ -358,16 +361,16 @@ def test_a_fault_that_recurs_at_one_place_fails_the_job_before_its_message_is_de
         {f"n{i}.md": front(f"Note {i}", "2023-01-02T00:00:00Z", f"Body {i}") for i in range(7)}
     )
     job = upload(h, ALICE, many).get_json()
-    original = c.store.create_note
+    original = c.store.create_notes
     failing = {"title": "Note 3"}
 
-    def fails_on_one_note(note: Note) -> Note:
-        if note.title == failing["title"]:
+    def fails_on_one_note(entries: Sequence[NewNote]) -> CreatedNotes:
+        if any(e.note.title == failing["title"] for e in entries):
             raise ConnectionError("the same fault, every time")
-        return original(note)
+        return original(entries)
 
-    c.store.create_note = fails_on_one_note  # type: ignore[method-assign]
-    for _ in range(3):  # the first run imports notes 0-2 and saves the cursor at 2
+    c.store.create_notes = fails_on_one_note  # type: ignore[method-assign]
+    for _ in range(3):  # the first run imports notes 0-1 and saves the cursor at 2
         with pytest.raises(ConnectionError):
             service.run(ALICE, job["id"])
     stuck = c.import_jobs.get(job["id"])
@@ -375,7 +378,8 @@ def test_a_fault_that_recurs_at_one_place_fails_the_job_before_its_message_is_de
     failed = service.run(ALICE, job["id"])  # the fourth delivery: no fourth try
     assert failed.status == "failed" and failed.finished_at is not None
     assert failed.reason is not None and "3 tries in a row" in failed.reason
-    assert sorted(imported(h, ALICE)) == ["Note 0", "Note 1", "Note 2"]
+    # Notes 2 and 3 are one page, one atomic write: neither is half there.
+    assert sorted(imported(h, ALICE)) == ["Note 0", "Note 1"]
     assert service.run(ALICE, job["id"]).status == "failed"  # a late redelivery: nothing
 
 
@@ -566,26 +570,31 @@ def test_the_job_indexes_each_page_in_one_embedding_call_and_the_trigger_then_em
     assert embedder.calls == calls and h.store.tenant_version(ALICE) == version
 
 
-def test_a_note_edited_between_the_jobs_write_and_its_indexing_ends_indexed_as_edited() -> None:
+def test_a_note_edited_right_after_the_jobs_write_ends_indexed_as_edited() -> None:
+    """The job writes a note with its chunks at once; the user's edit right after
+    drops those chunks (the old text is never cited), and the edit's event indexes
+    the user's text."""
     h = Harness()
     c = h.container
-    original = c.store.create_note
+    original = c.store.create_notes
     edited: dict[str, str] = {}
 
-    def then_the_user_edits(note: Note) -> Note:
-        stored = original(note)
-        if note.title == "Note 2":
-            c.notes.update(ALICE, note.id, {"text": "Edited by hand: we chose 9 euros."})
-            edited[note.id] = "Edited by hand: we chose 9 euros."
-        return stored
+    def then_the_user_edits(entries: Sequence[NewNote]) -> CreatedNotes:
+        done = original(entries)
+        for entry in entries:
+            if entry.note.title == "Note 2":
+                assert entry.chunks and h.store.index_state(entry.note.id).status is (
+                    IndexStatus.INDEXED
+                )
+                c.notes.update(ALICE, entry.note.id, {"text": "Edited by hand: we chose 9 euros."})
+                edited[entry.note.id] = "Edited by hand: we chose 9 euros."
+        return done
 
-    c.store.create_note = then_the_user_edits  # type: ignore[method-assign]
+    c.store.create_notes = then_the_user_edits  # type: ignore[method-assign]
     job = upload(h, ALICE, _long_vault(4)).get_json()
     run_jobs(h)
     assert c.import_jobs.get(job["id"]).imported == 4  # type: ignore[union-attr]
     (note_id,) = edited
-    # The version check refused the job's chunks of the imported text: pending for
-    # the edit's event, whose delivery indexes the user's version.
     assert h.store.index_state(note_id).status is IndexStatus.PENDING
     assert not [ch for ch in h.store.chunks.values() if ch.note_id == note_id]
     assert _trigger(h, note_id, "created", 1).outcome is Outcome.INDEXED
@@ -619,7 +628,10 @@ def test_an_embedding_quota_leaves_the_page_pending_for_the_trigger_and_the_job_
     _assert_indexed_as_stored(h, ALICE)
 
 
-def test_a_note_the_job_cannot_index_stays_pending_and_its_trigger_event_indexes_it() -> None:
+def test_notes_the_job_cannot_index_stay_pending_and_their_trigger_events_index_them() -> None:
+    """The notes are written with their chunks; the vector index refuses their
+    upsert (a quota): their states say pending, so their events (or the sweep) index
+    them again, vectors and all."""
     h = Harness()
     c = h.container
     index: Any = c.vector_index
@@ -638,11 +650,10 @@ def test_a_note_the_job_cannot_index_stays_pending_and_its_trigger_event_indexes
     final = c.import_jobs.get(job["id"])
     assert final is not None and (final.status, final.imported) == ("done", 3)
     states = {n.title: h.store.index_state(n.id).status for n in imported(h, ALICE).values()}
-    assert states == {
-        "Note 0": IndexStatus.PENDING,
-        "Note 1": IndexStatus.INDEXED,
-        "Note 2": IndexStatus.INDEXED,
-    }
+    assert states == dict.fromkeys(["Note 0", "Note 1", "Note 2"], IndexStatus.PENDING)
+    upserted: list[str] = []
+    index.upsert = lambda chunks: upserted.extend(ch.note_id for ch in chunks)
     for n, note in enumerate(imported(h, ALICE).values()):
-        _trigger(h, note.id, "created", n)
+        assert _trigger(h, note.id, "created", n).outcome is Outcome.INDEXED
+    assert set(upserted) == {n.id for n in imported(h, ALICE).values()}
     _assert_indexed_as_stored(h, ALICE)

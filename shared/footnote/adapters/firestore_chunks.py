@@ -9,6 +9,7 @@ from footnote.adapters.firestore_common import (
     CHUNK_IDS,
     CHUNKS,
     CHUNKS_CHANGED_AT,
+    IN_LIMIT,
     NOTES,
     STATES,
     TENANTS,
@@ -18,8 +19,6 @@ from footnote.adapters.firestore_common import (
     state_from,
 )
 from footnote.domain import Chunk, IndexState, IndexStatus, MemoryType, Note, same_content
-
-_IN_LIMIT = 30  # values in one Firestore "in" filter
 
 
 class FirestoreChunkStore(FirestoreRepository):
@@ -148,9 +147,9 @@ class FirestoreChunkStore(FirestoreRepository):
     def chunks_of_notes(self, tenant_id: str, note_ids: Sequence[str]) -> list[Chunk]:
         out: list[Chunk] = []
         ids = list(dict.fromkeys(note_ids))
-        for i in range(0, len(ids), _IN_LIMIT):
+        for i in range(0, len(ids), IN_LIMIT):
             query = self.client.collection(CHUNKS).where(
-                filter=self._where("noteId", "in", ids[i : i + _IN_LIMIT])
+                filter=self._where("noteId", "in", ids[i : i + IN_LIMIT])
             )
             out += [
                 c
@@ -181,21 +180,6 @@ class FirestoreChunkStore(FirestoreRepository):
         if after:
             query = query.start_after({"__name__": states.document(after)})
         return [s.id for s in query.select([]).limit(limit).stream()]
-
-    def _chunk_doc(self, c: Chunk) -> dict[str, Any]:
-        return {
-            "chunkId": c.chunk_id,
-            "noteId": c.note_id,
-            "tenantId": c.tenant_id,
-            "position": c.position,
-            "text": c.text,
-            "title": c.title,
-            "terms": list(c.terms),
-            "memoryType": c.memory_type.value,
-            "createdAt": c.created_at,
-            "embedding": self._vector(list(c.embedding)),
-            "embeddingModel": c.embedding_model,
-        }
 
 
 def _chunk_from(d: Mapping[str, Any]) -> Chunk:

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from footnote.adapters.cursors import decode_cursor
-from footnote.domain import IndexState, IndexStatus, MemoryType, Note, deletion_job_id
+from footnote.domain import Chunk, IndexState, IndexStatus, MemoryType, Note, deletion_job_id
 from footnote.errors import Contention, MalformedNote, Unauthenticated
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ CHUNK_IDS = "chunkIds"  # in indexState: the chunk ids the last chunk transactio
 # write, or the API dropping them on an edit or delete). The change log in-memory
 # corpora patch from: ``notes_changed_since`` queries it per tenant.
 CHUNKS_CHANGED_AT = "chunksChangedAt"
+IN_LIMIT = 30  # values in one Firestore "in" filter
 
 
 def make_client(project_id: str, database: str) -> firestore.Client:
@@ -134,13 +135,30 @@ class FirestoreRepository:
     def _known_chunk_ids(self, tx: Any, note_id: str, seen: set[str]) -> set[str]:
         return seen | set(self._recorded_chunk_ids(tx, note_id))
 
+    def _chunk_doc(self, c: Chunk) -> dict[str, Any]:
+        return {
+            "chunkId": c.chunk_id,
+            "noteId": c.note_id,
+            "tenantId": c.tenant_id,
+            "position": c.position,
+            "text": c.text,
+            "title": c.title,
+            "terms": list(c.terms),
+            "memoryType": c.memory_type.value,
+            "createdAt": c.created_at,
+            "embedding": self._vector(list(c.embedding)),
+            "embeddingModel": c.embedding_model,
+        }
+
     def _check_fence(self, tx: Any, tenant_id: str) -> None:
         """Inside a write's transaction: refuse it once the tenant's deletion began.
         The read locks the fence document, so a deletion starting concurrently makes
         this transaction retry and see it."""
-        fence = self.client.collection(ACCOUNT_DELETIONS).document(deletion_job_id(tenant_id))
-        if fence.get(transaction=tx).exists:
+        if self._fence_ref(tenant_id).get(transaction=tx).exists:
             raise Unauthenticated("a valid Firebase ID token is required")
+
+    def _fence_ref(self, tenant_id: str) -> Any:
+        return self.client.collection(ACCOUNT_DELETIONS).document(deletion_job_id(tenant_id))
 
     def _bump(self, tenant_id: str) -> None:
         # After the commit, not inside the transaction: every indexing transaction

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -20,6 +20,7 @@ from footnote.adapters.firestore_common import (
     CHUNK_IDS,
     CHUNKS,
     CHUNKS_CHANGED_AT,
+    IN_LIMIT,
     NOTE_CHANGES,
     NOTES,
     STATES,
@@ -41,7 +42,8 @@ from footnote.domain import (
     apply_changes,
     same_content,
 )
-from footnote.errors import Conflict, Contention, PreconditionFailed
+from footnote.errors import Conflict, Contention, PreconditionFailed, Unauthenticated
+from footnote.ports import CreatedNotes, NewNote, check_atomic
 
 T = TypeVar("T")
 # Rounds of read-and-conditional-write before a writer gives up (503 contention):
@@ -112,6 +114,89 @@ class FirestoreNoteStore(FirestoreRepository):
                 raise Conflict(f"note {note.id} exists") from exc
             raise
         return note
+
+    def create_notes(self, entries: Sequence[NewNote]) -> CreatedNotes:
+        """One transaction: it reads the tenant's fence, the notes and their index
+        states (locking them, so two jobs writing the same notes take turns and the
+        second finds them), then creates the absent notes with their change entries,
+        chunks and states. A chunk of an earlier note of the same id (deleted, its
+        vectors perhaps still to remove) is found as ``replace_chunks`` finds it: a
+        query before the transaction plus the ids the state records, read inside."""
+        check_atomic(entries)
+        if not entries:
+            return CreatedNotes([], [])
+        tenants = {e.note.tenant_id for e in entries}
+        notes = self.client.collection(NOTES)
+        states = self.client.collection(STATES)
+        seen: dict[str, set[str]] = {}
+        indexed = [e.note.id for e in entries if e.state is not None]
+        for i in range(0, len(indexed), IN_LIMIT):
+            query = self.client.collection(CHUNKS).where(
+                filter=self._where("noteId", "in", indexed[i : i + IN_LIMIT])
+            )
+            for snap in query.select(["noteId"]).stream():
+                seen.setdefault(str(snap.get("noteId")), set()).add(snap.id)
+
+        @self._fs.transactional
+        def run(tx: Any) -> CreatedNotes:
+            # One read: the fences (locked, so a deletion starting concurrently makes
+            # this transaction retry and see it), the notes and their states.
+            fences = [self._fence_ref(t) for t in sorted(tenants)]
+            refs = [*fences, *(notes.document(e.note.id) for e in entries)]
+            refs += [states.document(e.note.id) for e in entries]
+            snaps = {s.reference.path: s for s in self.client.get_all(refs, transaction=tx)}
+            if any(snaps[f.path].exists for f in fences):
+                raise Unauthenticated("a valid Firebase ID token is required")
+            created, existing, removed = [], [], {}
+            for entry in entries:
+                note = entry.note
+                if snaps[notes.document(note.id).path].exists:
+                    existing.append(note.id)
+                    continue
+                created.append(note.id)
+                tx.create(notes.document(note.id), note_doc(note))
+                self._record_change(tx, note.id, note.tenant_id, deleted=False)
+                state_ref = states.document(note.id)
+                if entry.state is None:
+                    tx.set(
+                        state_ref,
+                        state_doc(IndexState(note.id, note.tenant_id, IndexStatus.PENDING)),
+                        merge=True,  # keeps chunkIds, which only the chunk writes write
+                    )
+                    continue
+                prior = snaps[state_ref.path]
+                recorded = (prior.to_dict() or {}).get(CHUNK_IDS, []) if prior.exists else []
+                new_ids = {c.chunk_id for c in entry.chunks}
+                stale = sorted((seen.get(note.id, set()) | set(recorded)) - new_ids)
+                for cid in stale:
+                    tx.delete(self.client.collection(CHUNKS).document(cid))
+                for c in entry.chunks:
+                    tx.set(self.client.collection(CHUNKS).document(c.chunk_id), self._chunk_doc(c))
+                tx.set(
+                    state_ref,
+                    state_doc(entry.state)
+                    | {CHUNK_IDS: sorted(new_ids), CHUNKS_CHANGED_AT: self._fs.SERVER_TIMESTAMP},
+                )
+                if stale:
+                    removed[note.id] = stale
+            return CreatedNotes(created, existing, removed)
+
+        done: CreatedNotes = self._run_for_api(run, "these notes")
+        if any(e.state is not None and e.note.id in done.created for e in entries):
+            for tenant in tenants:
+                self._bump(tenant)  # once for the commit, as replace_chunks bumps once
+        return done
+
+    def existing_note_ids(self, tenant_id: str, note_ids: Sequence[str]) -> set[str]:
+        ids = list(dict.fromkeys(note_ids))
+        if not ids:
+            return set()
+        refs = [self.client.collection(NOTES).document(i) for i in ids]
+        return {
+            s.id
+            for s in self.client.get_all(refs, field_paths=["tenantId"])
+            if s.exists and s.get("tenantId") == tenant_id
+        }
 
     def get_note(self, tenant_id: str, note_id: str) -> Note | None:
         note = self.read_note(note_id)

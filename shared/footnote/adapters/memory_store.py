@@ -33,6 +33,7 @@ from footnote.domain import (
     with_turns,
 )
 from footnote.errors import Conflict, PreconditionFailed, Unauthenticated
+from footnote.ports import CreatedNotes, NewNote, check_atomic
 
 
 class MemoryStore:
@@ -76,6 +77,31 @@ class MemoryStore:
             self.states[note.id] = IndexState(note.id, note.tenant_id, IndexStatus.PENDING)
             self._record_change(note.id, note.tenant_id, False)
             return note
+
+    def create_notes(self, entries: Sequence[NewNote]) -> CreatedNotes:
+        check_atomic(entries)
+        with self._lock:
+            for entry in entries:
+                self._check_fence(entry.note.tenant_id)
+            created, existing, removed = [], [], {}
+            for entry in entries:
+                note = entry.note
+                if note.id in self.notes:
+                    existing.append(note.id)
+                    continue
+                self.notes[note.id] = note
+                self._record_change(note.id, note.tenant_id, False)
+                created.append(note.id)
+                if entry.state is None:
+                    self.states[note.id] = IndexState(note.id, note.tenant_id, IndexStatus.PENDING)
+                    continue
+                stale = self.replace_chunks(note, entry.chunks, entry.state)
+                if stale:
+                    removed[note.id] = stale
+            return CreatedNotes(created, existing, removed)
+
+    def existing_note_ids(self, tenant_id: str, note_ids: Sequence[str]) -> set[str]:
+        return {i for i in note_ids if self.get_note(tenant_id, i) is not None}
 
     def get_note(self, tenant_id: str, note_id: str) -> Note | None:
         note = self.notes.get(note_id)

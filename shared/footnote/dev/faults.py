@@ -7,8 +7,9 @@ arms faults; ``DELETE /_faults`` clears them; ``GET /_faults`` shows them.
 A fault may carry ``"count": n`` to fail only the next n calls.
 ``{"account_job": {"at": "notes", "count": 1}}`` crashes the account deletion job
 after that point (``services.accounts.crash_points``): the message is redelivered.
-``{"import_job": {"after": n}}`` crashes an import job right after its n-th note
-from now is written, before its page is saved: the message is redelivered.
+``{"import_job": {"after": n}}`` crashes an import job right after the write that
+held its n-th note from now (the job writes a page's notes in one atomic write),
+before its page is saved: the message is redelivered.
 """
 
 from __future__ import annotations
@@ -110,6 +111,12 @@ class CrashingImportWrites:
         stored = self._inner.create_note(note)
         self._switch.check_import_write()
         return stored
+
+    def create_notes(self, entries: Any) -> Any:
+        done = self._inner.create_notes(entries)
+        for _ in done.created:  # the crash follows the write that held the n-th note
+            self._switch.check_import_write()
+        return done
 
 
 class FaultyPort:

@@ -11,14 +11,15 @@ its content (``imported_note_id``), so a redelivered page or a second import of 
 same export finds the note there and counts it a duplicate: nothing is written
 twice. Progress is saved every page with a compare-and-set on the cursor; past its
 time budget a run publishes its own continuation. A quota reached stops the job
-cleanly with the reason; no note is ever half-written (a note is one atomic create).
+cleanly with the reason; no note is ever half-written (a page's notes are one atomic
+create, with their chunks where the chunk write alone indexes a note).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -35,15 +36,21 @@ from footnote.domain import (
 )
 from footnote.errors import (
     BadEvent,
-    Conflict,
     Forbidden,
     InvalidRequest,
     NotFound,
     QuotaExceeded,
     QuotaExhausted,
 )
-from footnote.ports import BlobStore, ImportJobStore, NoteStore, ReindexQueue
-from footnote.services.quotas import QuotaService
+from footnote.ports import (
+    ATOMIC_WRITES,
+    BlobStore,
+    ImportJobStore,
+    NewNote,
+    NoteStore,
+    ReindexQueue,
+)
+from footnote.services.quotas import QuotaService, Reservation
 from footnote.text import normalize
 
 if TYPE_CHECKING:
@@ -236,13 +243,16 @@ class ImportService:
         """Account for a page of records: the job with its counts and cursor past the
         last record accounted for, and the reason it stopped at a quota, if it did.
 
-        The page's new notes are embedded first, in one call through the indexer
-        (``IndexingService.embed_notes``); then each note is written and at once
-        indexed with those vectors (``IndexingService.commit``, the trigger's own
-        version-checked write), so the trigger event its write fires finds it indexed
-        at its version and embeds nothing. Indexing is the job's help, never its
-        duty: a page it cannot embed (a quota) or a note it cannot index is left
-        pending, and its trigger event indexes it."""
+        One read finds the page's notes imported already (duplicates: not embedded,
+        not written). The new ones are embedded in one call through the indexer
+        (``IndexingService.embed_notes``), then written with their chunks in as few
+        atomic writes as the store allows (``NoteStore.create_notes``), so the
+        trigger event each note's write fires finds it indexed at its content and
+        embeds nothing. With Vector Search (vectors outside Firestore) they are
+        written pending, then each indexed by the trigger's own write with its
+        vectors (``IndexingService.new_notes`` says why). Indexing is the job's
+        help, never its duty: a page it cannot embed or upsert (a quota) is left
+        pending, and its trigger events index it."""
         from footnote.archives import ImportFailure
 
         planned: list[Note | str | None] = []  # the note to write, "empty", "duplicate"
@@ -251,20 +261,94 @@ class ImportService:
                 planned.append(None)
                 continue
             note = self._note(job.tenant_id, record)
-            if note is None:
-                planned.append("empty")
-            elif self._notes.get_note(job.tenant_id, note.id) is not None:
-                planned.append("duplicate")
-            else:
-                planned.append(note)
-        embedded = self._embedded([n for n in planned if isinstance(n, Note)], index_run)
+            planned.append("empty" if note is None else note)
+        candidates = [n.id for n in planned if isinstance(n, Note)]
+        # Stored already, or twice in this page (a zip may hold one name twice): the
+        # later ones are duplicates, as a second create of the note would find.
+        seen = self._notes.existing_note_ids(job.tenant_id, candidates)
+        for i, plan in enumerate(planned):
+            if isinstance(plan, Note):
+                planned[i] = "duplicate" if plan.id in seen else plan
+                seen.add(plan.id)
+        new = [n for n in planned if isinstance(n, Note)]
+        embedded = self._embedded(new, index_run)
+        outcomes, stopped = self._write(new, embedded, index_run)
         for (index, record), plan in zip(page, planned, strict=True):
-            try:
-                job = self._account(job, record, plan, embedded)
-            except QuotaExceeded as exceeded:
-                return job, f"stopped at your quota: {exceeded}"
-            job = replace(job, cursor=index + 1)
+            if stopped is not None and isinstance(plan, Note) and plan.id == stopped[0]:
+                return job, f"stopped at your quota: {stopped[1]}"
+            outcome = outcomes.get(plan.id, "duplicate") if isinstance(plan, Note) else plan
+            job = replace(self._account(job, record, outcome), cursor=index + 1)
         return job, None
+
+    def _write(
+        self, notes: list[Note], embedded: dict[str, EmbeddedNote], index_run: _IndexRun
+    ) -> tuple[dict[str, str], tuple[str, QuotaExceeded] | None]:
+        """Write new notes, in page order, a group of them per atomic write: by note
+        id "imported" or "duplicate" (written meanwhile by another delivery), and the
+        note whose quota reservation was refused, if one was (none after it is
+        written)."""
+        indexing = self._indexing() if self._indexing is not None and embedded else None
+        entries = indexing.new_notes(notes, embedded) if indexing else [NewNote(n) for n in notes]
+        outcomes: dict[str, str] = {}
+        group: list[tuple[NewNote, Reservation | None]] = []
+        for entry in entries:
+            if entry.writes > ATOMIC_WRITES:
+                entry = NewNote(entry.note)  # too big with its chunks: alone, then commit
+            if group and sum(e.writes for e, _ in group) + entry.writes > ATOMIC_WRITES:
+                self._commit(group, outcomes, embedded, index_run)
+                group = []
+            try:
+                reservation = self._reserve(entry.note)
+            except QuotaExceeded as exceeded:
+                self._commit(group, outcomes, embedded, index_run)
+                return outcomes, (entry.note.id, exceeded)
+            group.append((entry, reservation))
+        self._commit(group, outcomes, embedded, index_run)
+        return outcomes, None
+
+    def _reserve(self, note: Note) -> Reservation | None:
+        if self._quotas is None:
+            return None
+        return self._quotas.reserve_note(note.tenant_id, len(note.text), True)
+
+    def _commit(
+        self,
+        group: list[tuple[NewNote, Reservation | None]],
+        outcomes: dict[str, str],
+        embedded: dict[str, EmbeddedNote],
+        index_run: _IndexRun,
+    ) -> None:
+        """One atomic write of a group of new notes; a failure gives their quota back
+        (nothing was written), as does a note another delivery wrote first. Then the
+        notes it wrote with chunks are finished (``index_created``), and those it
+        wrote alone though embedded are indexed with their vectors (``commit``)."""
+        if not group:
+            return
+        entries = [entry for entry, _ in group]
+        try:
+            done = self._notes.create_notes(entries)
+        except BaseException:
+            self._release(r for _, r in group)
+            raise
+        existing = set(done.existing)
+        self._release(r for entry, r in group if entry.note.id in existing)
+        outcomes.update(dict.fromkeys(done.created, "imported"))
+        outcomes.update(dict.fromkeys(done.existing, "duplicate"))
+        if self._indexing is None:
+            return
+        if any(e.state is not None for e in entries):
+            self._indexing().index_created(entries, done)
+        created = set(done.created)
+        for entry in entries:
+            if entry.state is None and entry.note.id in created:
+                self._index(entry.note, embedded, index_run)
+
+    def _release(self, reservations: Iterable[Reservation | None]) -> None:
+        if self._quotas is None:
+            return
+        for reservation in reservations:
+            if reservation is not None:
+                self._quotas.release(reservation)
 
     def _embedded(self, notes: list[Note], index_run: _IndexRun) -> dict[str, EmbeddedNote]:
         if self._indexing is None or not notes or index_run.quota_hit:
@@ -281,29 +365,22 @@ class ImportService:
             log.exception("import: %d notes left to the trigger: embedding failed", len(notes))
         return {}
 
-    def _account(
-        self,
-        job: ImportJob,
-        record: ImportRecord,
-        plan: Note | str | None,
-        embedded: dict[str, EmbeddedNote],
-    ) -> ImportJob:
+    def _account(self, job: ImportJob, record: ImportRecord, outcome: str | None) -> ImportJob:
+        """Count one record: ``outcome`` is "imported", "duplicate", "empty", or None
+        for a file the reader could not read."""
         from footnote.archives import ImportFailure
 
         if isinstance(record, ImportFailure):
             return self._problem(replace(job, failed=job.failed + 1), record.source, record.reason)
         job = replace(job, found=job.found + 1)
-        if plan == "empty":  # nothing left once tidied (control characters only)
+        if outcome == "empty":  # nothing left once tidied (control characters only)
             return self._problem(
                 replace(job, failed=job.failed + 1), record.source, "empty note: nothing to import"
             )
-        outcome = "duplicate" if not isinstance(plan, Note) else self._create(plan)
         if outcome == "duplicate":
             job = replace(job, duplicates=job.duplicates + 1)
         else:
             job = replace(job, imported=job.imported + 1)
-            assert isinstance(plan, Note)
-            self._index(plan, embedded)
         for warning in record.warnings:
             job = self._problem(job, record.source, warning)
         return job
@@ -328,24 +405,19 @@ class ImportService:
             version=1,
         )
 
-    def _create(self, note: Note) -> str:
-        try:
-            if self._quotas is None:
-                self._notes.create_note(note)
-            else:
-                with self._quotas.reserved(note.tenant_id, len(note.text), True):
-                    self._notes.create_note(note)
-        except Conflict:
-            return "duplicate"  # another delivery wrote it a moment ago
-        return "imported"
-
-    def _index(self, note: Note, embedded: dict[str, EmbeddedNote]) -> None:
+    def _index(self, note: Note, embedded: dict[str, EmbeddedNote], index_run: _IndexRun) -> None:
         """Index a note just written with its page's vectors, if it has them."""
         ready = embedded.get(note.id)
-        if ready is None or self._indexing is None:
+        if ready is None or self._indexing is None or index_run.quota_hit:
             return  # pending: its trigger event indexes it
         try:
             self._indexing().commit(ready)
+        except QuotaExhausted as exc:
+            # Vector Search's quota, after the retry policy's wait: this note stays
+            # pending, and the run leaves the rest to the trigger rather than wait
+            # that long once per note.
+            log.warning("import: notes left to the trigger (quota): %s", exc)
+            index_run.quota_hit = True
         except Exception as exc:  # recorded pending or failed: its event or the sweep redoes it
             log.warning("import: note %s left to the trigger: %s", note.id, type(exc).__name__)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import Enum
@@ -22,7 +22,9 @@ from footnote.ingest.pipeline import PreparedNote, build_chunks, prepare
 from footnote.ports import (
     ChunkStore,
     Classifier,
+    CreatedNotes,
     Embedder,
+    NewNote,
     NoteStore,
     TermStatsStore,
     VectorIndex,
@@ -70,12 +72,20 @@ class IndexingService:
         vector_index: VectorIndex,
         term_stats: TermStatsStore | None = None,
         fence: Callable[[str], bool] | None = None,
+        index_reads_chunk_store: bool = False,
     ) -> None:
         """``term_stats``: kept for indexes that score keywords as sparse vectors
         (Vector Search); None when the index computes BM25 itself (in memory).
         ``fence(tenant)``: whether the tenant's account is being deleted; then the
-        indexer writes nothing for it (the deletion job removes what there is)."""
+        indexer writes nothing for it (the deletion job removes what there is).
+        ``index_reads_chunk_store``: the vector index searches the chunks the chunk
+        store holds (the in-memory index), so a note is fully indexed once its chunks
+        are written: ``new_notes`` may then write new notes with their chunks."""
         self._fence = fence or (lambda _tenant: False)
+        # Whether a chunk write alone indexes a note: nothing to upsert or count
+        # elsewhere after it, so no crash after the write can leave a note "indexed"
+        # without its vectors or its term statistics.
+        self._chunks_alone_index = index_reads_chunk_store and term_stats is None
         self._s = settings
         self._notes = notes
         self._chunks = chunks
@@ -117,6 +127,61 @@ class IndexingService:
                 embedded[note.id] = EmbeddedNote(prepared, memory_type, vectors[at : at + count])
                 at += count
         return embedded
+
+    def new_notes(
+        self, notes: Sequence[Note], embedded: Mapping[str, EmbeddedNote]
+    ) -> list[NewNote]:
+        """What ``NoteStore.create_notes`` writes for notes about to be created: each
+        that ``embed_notes`` embedded with its chunks and its ``indexed`` state, the
+        others alone (pending, for their trigger events). A note and its chunks then
+        commit together, so no trigger event finds one of them unindexed: each event
+        finds its note indexed at its content and does nothing (an edit made after
+        the write drops the chunks, and the edit's own event indexes the user's text).
+
+        Only where the chunk write alone indexes a note (the in-memory index, no term
+        statistics): with Vector Search the vectors and term statistics are written
+        after the chunks, elsewhere, and a crash in between would leave a note
+        ``indexed`` without them, which no redelivered event would mend. There every
+        note is written alone (pending), and ``commit`` then indexes it with its
+        vectors, by the trigger's own write."""
+        model = self._embedder.model_id
+        entries: list[NewNote] = []
+        for note in notes:
+            ready = embedded.get(note.id)
+            if not self._chunks_alone_index or ready is None or ready.prepared.note != note:
+                entries.append(NewNote(note))
+                continue
+            chunks = build_chunks(ready.prepared, ready.memory_type, ready.vectors, model)
+            state = self._indexed_state(ready.prepared, ready.memory_type, len(chunks))
+            entries.append(NewNote(note, chunks, state))
+        return entries
+
+    def index_created(self, entries: Sequence[NewNote], done: CreatedNotes) -> None:
+        """After ``create_notes`` wrote ``entries``: what ``index_note`` does after its
+        swap, for the notes it created with chunks: the vectors of an earlier note of
+        the same id removed, the chunks upserted (one call for all; both no-ops for
+        the in-memory index, which reads the chunk store, but the port's contract).
+        A failure is logged, not raised (the notes are written): their states then
+        say pending (a quota) or failed, and the sweep indexes them again."""
+        created = set(done.created)
+        written = [e for e in entries if e.state is not None and e.note.id in created]
+        if written:
+            self._publish(written, done.removed)
+
+    def _publish(self, written: Sequence[NewNote], removed: Mapping[str, list[str]]) -> None:
+        """Index what ``create_notes`` wrote beyond Firestore, as ``_write`` does."""
+        try:
+            for entry in written:
+                if removed.get(entry.note.id):
+                    self._index.remove(entry.note.tenant_id, removed[entry.note.id])
+            self._index.upsert([c for entry in written for c in entry.chunks])
+        except Exception as exc:
+            log.warning("%d imported notes left to the sweep: %s", len(written), type(exc).__name__)
+            for entry in written:
+                if isinstance(exc, QuotaExhausted):
+                    self._mark_pending(entry.note.id, exc)
+                else:
+                    self._mark_failed(entry.note.id, exc)
 
     def commit(self, embedded: EmbeddedNote) -> IndexResult:
         """Index a note just written with the vectors ``embed_notes`` made for it: the
@@ -221,16 +286,7 @@ class IndexingService:
         """Swap the note's chunks for these, if the stored note is still this version."""
         note = prepared.note
         chunks = build_chunks(prepared, memory_type, vectors, self._embedder.model_id)
-        state = IndexState(
-            note_id=note.id,
-            tenant_id=note.tenant_id,
-            status=IndexStatus.INDEXED,
-            content_hash=prepared.content_hash,
-            chunk_count=len(chunks),
-            model=self._embedder.model_id,
-            source_update_time=note.updated_at,
-            memory_type=memory_type,
-        )
+        state = self._indexed_state(prepared, memory_type, len(chunks))
         removed = self._chunks.replace_chunks(note, chunks, state)
         if removed is None:
             return IndexResult(note.id, Outcome.SUPERSEDED)
@@ -248,6 +304,21 @@ class IndexingService:
             self._index.remove(note.tenant_id, removed)
         self._index.upsert(chunks)
         return IndexResult(note.id, Outcome.INDEXED, len(chunks), len(removed))
+
+    def _indexed_state(
+        self, prepared: PreparedNote, memory_type: MemoryType, chunk_count: int
+    ) -> IndexState:
+        note = prepared.note
+        return IndexState(
+            note_id=note.id,
+            tenant_id=note.tenant_id,
+            status=IndexStatus.INDEXED,
+            content_hash=prepared.content_hash,
+            chunk_count=chunk_count,
+            model=self._embedder.model_id,
+            source_update_time=note.updated_at,
+            memory_type=memory_type,
+        )
 
     def _keep_unremoved(self, note_id: str, tenant: str, chunk_ids: list[str]) -> None:
         """Keep how many vectors are still to remove in the deleted note's state
