@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 # Small English stop list: words that carry no topic, so they neither match in
@@ -64,6 +64,73 @@ NUMBER_WORDS: Mapping[str, int] = {
     "a few": 3,
     "few": 3,
     "several": 5,
+}
+
+# Shorthand people write in notes, and the words it stands for. The answer's reading of
+# a note uses it ("bday" is the birthday a question asks about, "apps" the applications,
+# "linalg" linear algebra); search ranks the words as written. Only shorthand with one
+# everyday reading: "doc" (document or doctor), "pres", "rec" and "temp" are left out.
+SHORTHAND: Mapping[str, str] = {
+    "bday": "birthday",
+    "bdays": "birthdays",
+    "appt": "appointment",
+    "appts": "appointments",
+    "mtg": "meeting",
+    "mtgs": "meetings",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmw": "tomorrow",
+    "yday": "yesterday",
+    "wk": "week",
+    "wks": "weeks",
+    "yr": "year",
+    "yrs": "years",
+    "hr": "hour",
+    "hrs": "hours",
+    "mins": "minutes",
+    "ppl": "people",
+    "govt": "government",
+    "dept": "department",
+    "mgr": "manager",
+    "mgmt": "management",
+    "app": "application",
+    "apps": "applications",
+    "info": "information",
+    "pic": "picture",
+    "pics": "pictures",
+    "msg": "message",
+    "msgs": "messages",
+    "convo": "conversation",
+    "approx": "approximately",
+    "uni": "university",
+    "linalg": "linear algebra",
+    "orgo": "organic chemistry",
+    "chem": "chemistry",
+    "bio": "biology",
+    "psych": "psychology",
+    "econ": "economics",
+    "stats": "statistics",
+    "ref": "reference",
+    "req": "requirement",
+    "reqs": "requirements",
+    "reno": "renovation",
+    "gf": "girlfriend",
+    "bf": "boyfriend",
+    "bro": "brother",
+    "sis": "sister",
+    "hubby": "husband",
+    "dr": "doctor",
+    "tix": "tickets",
+    "pkg": "package",
+    "addr": "address",
+    "tel": "phone",
+    "amt": "amount",
+    "qty": "quantity",
+    "avg": "average",
+    "est": "estimate",
+    "repo": "repository",
+    "db": "database",
+    "hw": "homework",
 }
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
@@ -173,3 +240,17 @@ def sha256(*parts: str) -> str:
         digest.update(part.encode("utf-8"))
         digest.update(b"\x1f")
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _shorthand_stems() -> dict[str, tuple[str, ...]]:
+    return {stem(short): tuple(terms(full)) for short, full in SHORTHAND.items()}
+
+
+def spelled_out(found: Sequence[str]) -> list[str]:
+    """Terms (from ``terms``) with shorthand replaced by the terms of what it stands for."""
+    table = _shorthand_stems()
+    out: list[str] = []
+    for t in found:
+        out.extend(table.get(t, (t,)))
+    return out

@@ -32,7 +32,6 @@ import json
 import math
 import re
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -139,6 +138,8 @@ class FakeGoogleApis:
         self._lock = threading.Lock()
         self._failures: dict[str, list[_Failure]] = {}
         self._delays: dict[str, float] = {}
+        # set by reset(): a delayed reply of the last test stops waiting
+        self._wake = threading.Event()
         self._server: Any = None
         self._views: dict[str, _IndexView] = {}  # per index, rebuilt after each write
         self._thread: threading.Thread | None = None
@@ -188,6 +189,8 @@ class FakeGoogleApis:
         """Forget requests, scripted failures and delays, stored datapoints and
         deployments, and custom answers: a clean server for the next test."""
         with self._lock:
+            self._wake.set()
+            self._wake = threading.Event()
             self._failures.clear()
             self._delays.clear()
             self.requests.clear()
@@ -225,7 +228,7 @@ class FakeGoogleApis:
             )
             failure = self._next_failure(route)
         if route in self._delays:
-            time.sleep(self._delays[route])
+            self._wake.wait(self._delays[route])
         if failure is not None:
             return _error(failure, f"scripted failure {failure}")
         if not request.headers.get("Authorization", "").startswith("Bearer "):

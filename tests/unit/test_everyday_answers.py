@@ -207,3 +207,13 @@ def test_a_question_ending_in_an_exclamation_is_still_a_question() -> None:
     question = "When was Jon in Lisbon?"
     answer = compose(question, chat, analyze(question, ASKED), favour_the_exclamation)
     assert "19 February 2026" in answer
+
+
+def test_shorthand_in_a_note_answers_the_words_it_stands_for() -> None:
+    grades = [_source("N1", "grades", "linalg midterm back: 86!! rank-nullity q was fine")]
+    assert "86" in _answer("What did I get on the linear algebra midterm?", grades)
+    apps = [_source("N1", "Internship apps", "- Moderna – deadline Dec 1\n- resume + transcript")]
+    assert "Moderna" in _answer("Which internship applications have a deadline?", apps)
+    # and the other way round: a question in shorthand, a note in full
+    party = [_source("N1", "Priya", "birthday dinner for Priya at Lupa, Saturday 8pm")]
+    assert "Lupa" in _answer("Where is Priya's bday dinner?", party)

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from footnote.domain import Chunk, MemoryType, Source
 from footnote.generation.dates import resolve_phrases
 from footnote.generation.extractive import compose
+from footnote.generation.prompt import NOT_ENOUGH
 from footnote.retrieval.query import analyze
 
 MON_4_AUG = datetime(2025, 8, 4, 12, tzinfo=UTC)
@@ -74,3 +75,30 @@ def test_when_did_prefers_a_sentence_that_dates_what_happened() -> None:
         ),
     ]
     assert _answer("When did the pg primary run out of memory?", notes) == "24 August 2025 [N2]."
+
+
+def test_a_note_dates_its_subject_in_another_sentence() -> None:
+    tue_24_feb = datetime(2026, 2, 24, 8, tzinfo=UTC)
+    handyman = _source(
+        "N1",
+        "Dave Kowalski, handyman, $65/hr. Doing: hallway drywall patches, rehang the "
+        "bathroom door. Coming Saturday 9am.",
+        tue_24_feb,
+        title="Dave",
+    )
+    answer = _answer("When was Dave coming to do the drywall patches?", [handyman])
+    assert "28 February 2026" in answer and "[N1]" in answer
+    # a note about the patches that dates nothing still says nothing of when
+    undated = _source("N1", "Doing: hallway drywall patches, rehang the door.", tue_24_feb)
+    assert "February" not in _answer("When was Dave coming to do the drywall patches?", [undated])
+
+
+def test_a_period_in_another_sentence_is_no_day() -> None:
+    inspection = _source(
+        "N1",
+        "Rough-in inspection passed, the cleanest removal this year. Drywall patch needed "
+        "in the hallway ceiling, Dave will do it.",
+        datetime(2026, 2, 19, 13, tzinfo=UTC),
+    )
+    answer = _answer("When was Dave coming to do the drywall patches?", [inspection])
+    assert answer == NOT_ENOUGH

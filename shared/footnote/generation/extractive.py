@@ -44,7 +44,7 @@ from footnote.generation.speakers import (
     whose_lines,
 )
 from footnote.ports import Embedder
-from footnote.text import DECISION_VERBS, QUERY_FILLER, split_sentences, terms
+from footnote.text import DECISION_VERBS, QUERY_FILLER, spelled_out, split_sentences, terms
 
 # question, sentences -> one relevance score per sentence (cosine of embeddings)
 Relevance = Callable[[str, Sequence[str]], list[float]]
@@ -173,7 +173,9 @@ def candidates(
         body = source.chunk.text
         if title and body.lower().startswith(source.chunk.title.strip().lower()):
             body = body[len(source.chunk.title.strip()) :]
-        titled = frozenset(terms(source.chunk.title)) - frozenset(terms(body))
+        titled = frozenset(spelled_out(terms(source.chunk.title))) - frozenset(
+            spelled_out(terms(body))
+        )
         heard_by = listeners(source.chunk.text)
         turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
         for position, (sentence, speaker) in enumerate(turns):
@@ -181,7 +183,7 @@ def candidates(
             # The indexed text starts with the note's title; a title is a label, not a claim.
             if len(clean) < 6 or (title and clean.rstrip(".!?").lower() == title):
                 continue
-            have = frozenset(terms(clean)) | frozenset(terms(speaker)) | titled
+            have = frozenset(spelled_out(terms(clean))) | frozenset(terms(speaker)) | titled
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
@@ -317,7 +319,8 @@ def compose(
         return NOT_ENOUGH
     listing = analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE)
     when = asks_when(question)
-    question_terms = list(analysis.keywords) or terms(question, QUERY_FILLER)
+    # shorthand on either side is read as what it stands for ("bday", "apps")
+    question_terms = spelled_out(list(analysis.keywords) or terms(question, QUERY_FILLER))
     named = titles_named(question, sources)
     pool = candidates(
         question_terms,
@@ -574,6 +577,17 @@ def _dated_answer(
     def first(c: _Candidate, keep: Callable[[_Dated], bool]) -> str | None:
         return next((d.text for d in dates_of(c) if keep(d)), None)
 
+    def in_its_note(c: _Candidate) -> str | None:
+        """The date another sentence of ``c``'s note states, when the note as a whole
+        covers the question: "Doing: drywall patches, rehang the door. Coming Saturday
+        9am." dates the patches in its last sentence."""
+        if share(in_note[c.cid]) < MIN_COVERAGE:
+            return None
+        for other in pool:
+            if other.cid == c.cid and other is not c and (when := first(other, _names_a_day)):
+                return _cite(when, other.cid)
+        return None
+
     def alternative(keep: Callable[[_Dated], bool], floor: float) -> str | None:
         """The best other sentence covering the question as well as ``floor`` whose
         date is of the kind wanted."""
@@ -617,7 +631,9 @@ def _dated_answer(
             return happened
         # ... else the record of it, not the plan to ("renew domain (expires 4 March!)");
         # an undated sentence of someone else's past says nothing of when.
-        return _cite(day_text(written_of(best).date()), best.cid) if recorded else NOT_ENOUGH
+        if recorded:
+            return _cite(day_text(written_of(best).date()), best.cid)
+        return in_its_note(best) or NOT_ENOUGH
     # What is coming: the best sentence is about the event but says nothing of when
     # ("RSVPd yes to Isla's party"): the next ones that cover the question may ("Isla's
     # 9th, Sat 24 Jan").
@@ -629,7 +645,20 @@ def _dated_answer(
     # March", written on 20 January, does not happen on the 20th.
     if recorded and not _VAGUE_TIME.search(best.text):
         return _cite(day_text(written_of(best).date()), best.cid)
-    return NOT_ENOUGH
+    return in_its_note(best) or NOT_ENOUGH
+
+
+# A date that names its day ("Saturday, 28 February 2026", "Sat 24 Jan", "2026-02-28"),
+# not a period ("2026" for "this year").
+_DAY_NAMED = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD}|{MONTH_WORD}\.?\s+\d{{1,2}}\b|"
+    r"\b\d{4}-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+
+
+def _names_a_day(dated: _Dated) -> bool:
+    return bool(_DAY_NAMED.search(dated.text))
 
 
 @dataclass(frozen=True)
