@@ -29,7 +29,7 @@ def test_a_window_the_notes_could_fall_in_still_filters_by_date() -> None:
 
 
 def test_recency_ranks_nothing_when_all_notes_share_a_date() -> None:
-    w = World(RETRIEVAL_FUSION="weighted")
+    w = World()
     for i in range(5):
         w.add(f"n{i}", f"Note {i} about gardening and tomatoes number {i}.")
     result = w.retriever.retrieve("alice", analyze("tomatoes", NOW), fusion_name="weighted")
@@ -165,12 +165,13 @@ def test_keyword_feedback_finds_a_chunk_through_the_top_chunks_words() -> None:
     assert ids.index("c_000") == len(ids) - 1  # found through feedback, ranked below the asked
 
 
-def test_bm25_defaults_of_the_corpus_are_the_settings_defaults() -> None:
+def test_bm25_defaults_of_the_corpus_are_what_ships() -> None:
     from footnote.config import Settings
     from footnote.retrieval.bm25 import Bm25Params
+    from footnote.retrieval.variant import SHIPPED
 
     s = Settings()
-    assert Bm25Params() == Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method)
+    assert Bm25Params() == Bm25Params(s.bm25_k1, s.bm25_b, SHIPPED.bm25_method)
 
 
 def test_a_day_with_nothing_written_is_read_in_the_notes_of_the_week_after() -> None:
