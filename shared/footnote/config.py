@@ -48,6 +48,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     # --- where we run -------------------------------------------------------
+    # Cloud Functions' gen-2 runtimes do not set GOOGLE_CLOUD_PROJECT: Terraform does.
     project_id: str = Field(
         "demo-footnote", alias="GOOGLE_CLOUD_PROJECT", json_schema_extra=deployed(), min_length=1
     )
