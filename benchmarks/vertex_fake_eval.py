@@ -68,6 +68,7 @@ from footnote.retrieval.mmr import mmr  # noqa: E402
 from footnote.retrieval.query import analyze  # noqa: E402
 from footnote.retrieval.retriever import Retriever  # noqa: E402
 from footnote.retrieval.sparse import NoteTerms, chunk_terms  # noqa: E402
+from footnote.retrieval.variant import SHIPPED  # noqa: E402
 
 TENANT = "eval-beir"
 
@@ -95,7 +96,7 @@ def ranked(
         fused = fusion.convex(
             rankings,
             {"vector": alpha, "keyword": 1.0 - alpha},
-            s.hybrid_normalise,  # type: ignore[attr-defined]
+            SHIPPED.hybrid_normalise,
         )
     ids = [f.chunk_id for f in fused if f.chunk_id in vectors]
     sims = {cid: float(np.dot(vectors[cid], qvec)) for cid in ids}
@@ -266,10 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         for alpha in [float(a) for a in args.alphas.split(",") if a]:
             service = VertexVectorIndex.from_settings(
-                settings.model_copy(
-                    update={"vertex_hybrid_fusion": "service", "vertex_rrf_alpha": alpha}
-                ),
-                term_stats=app.term_stats,
+                settings, term_stats=app.term_stats, fusion="service", rrf_alpha=alpha
             )
             name = f"vertex-rrf-a{alpha}"
             rows[name] = run(name, qids, ask_vertex(service, fused_order=True), qrels, note_of)

@@ -9,14 +9,35 @@ generator. Production switches a port by naming its backend, e.g.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Firebase "demo-*" projects reach only the emulators: the default, and a placeholder
 # anywhere else.
 PLACEHOLDER_PROJECT_PREFIX = "demo-"
+
+
+# The deployed functions (infra/functions.tf). A setting marked ``deployed(...)`` has a
+# default that is wrong in production (a local backend, a placeholder project, no
+# quota chosen), so Terraform must set it on those functions; every other setting's
+# default is its production value. tests/infra/test_agreement.py holds Terraform to
+# these marks.
+FUNCTIONS = ("api", "indexer", "reindexer")
+
+
+def deployed(*functions: str) -> dict[str, Any]:
+    """``json_schema_extra`` of a setting Terraform sets on ``functions`` (default: all)."""
+    return {"deployed": list(functions or FUNCTIONS)}
+
+
+def deployed_on(field: FieldInfo) -> tuple[str, ...]:
+    """The functions Terraform must give this setting; () when its default serves."""
+    extra = field.json_schema_extra
+    marked = extra.get("deployed", []) if isinstance(extra, dict) else []
+    return tuple(str(f) for f in marked) if isinstance(marked, list) else ()
 
 
 class SettingsError(ValueError):
@@ -27,38 +48,58 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
     # --- where we run -------------------------------------------------------
-    project_id: str = Field("demo-footnote", alias="GOOGLE_CLOUD_PROJECT", min_length=1)
-    location: str = Field("us-central1", alias="VERTEX_LOCATION")
-    firestore_database: str = Field("(default)", alias="FIRESTORE_DATABASE")
+    # Cloud Functions' gen-2 runtimes do not set GOOGLE_CLOUD_PROJECT: Terraform does.
+    project_id: str = Field(
+        "demo-footnote", alias="GOOGLE_CLOUD_PROJECT", json_schema_extra=deployed(), min_length=1
+    )
+    location: str = Field("us-central1", alias="VERTEX_LOCATION", json_schema_extra=deployed())
+    firestore_database: str = Field(
+        "(default)", alias="FIRESTORE_DATABASE", json_schema_extra=deployed()
+    )
 
     # --- which backend serves each port ------------------------------------
-    note_store: Literal["firestore", "memory"] = Field("firestore", alias="NOTE_STORE")
-    embedder: Literal["local", "hash", "vertex"] = Field("local", alias="EMBEDDER")
-    vector_index: Literal["memory", "vertex"] = Field("memory", alias="VECTOR_INDEX")
-    generator: Literal["extractive", "gemini"] = Field("extractive", alias="GENERATOR")
-    classifier: Literal["rules", "gemini"] = Field("rules", alias="CLASSIFIER")
-    reindex_queue: Literal["pubsub", "inline"] = Field("pubsub", alias="REINDEX_QUEUE")
+    note_store: Literal["firestore", "memory"] = Field(
+        "firestore", alias="NOTE_STORE", json_schema_extra=deployed()
+    )
+    embedder: Literal["local", "hash", "vertex"] = Field(
+        "local", alias="EMBEDDER", json_schema_extra=deployed()
+    )
+    vector_index: Literal["memory", "vertex"] = Field(
+        "memory", alias="VECTOR_INDEX", json_schema_extra=deployed()
+    )
+    generator: Literal["extractive", "gemini"] = Field(
+        "extractive", alias="GENERATOR", json_schema_extra=deployed("api")
+    )
+    classifier: Literal["rules", "gemini"] = Field(
+        "rules", alias="CLASSIFIER", json_schema_extra=deployed("indexer", "reindexer")
+    )
+    reindex_queue: Literal["pubsub", "inline"] = Field(
+        "pubsub", alias="REINDEX_QUEUE", json_schema_extra=deployed("reindexer")
+    )
 
     # --- models --------------------------------------------------------------
-    embedding_model: str = Field("", alias="EMBEDDING_MODEL")
-    embedding_dimension: int = Field(0, alias="EMBEDDING_DIMENSION", ge=0, le=3072)
+    embedding_model: str = Field("", alias="EMBEDDING_MODEL", json_schema_extra=deployed())
+    embedding_dimension: int = Field(
+        0, alias="EMBEDDING_DIMENSION", json_schema_extra=deployed(), ge=0, le=3072
+    )
     embedding_batch_size: int = Field(32, alias="EMBEDDING_BATCH_SIZE", ge=1, le=250)
-    chat_model: str = Field("gemini-2.5-flash", alias="CHAT_MODEL")
+    chat_model: str = Field("gemini-2.5-flash", alias="CHAT_MODEL", json_schema_extra=deployed())
     chat_temperature: float = Field(0.2, alias="CHAT_TEMPERATURE", ge=0.0, le=2.0)
     chat_timeout_ms: int = Field(20_000, alias="CHAT_TIMEOUT_MS", ge=100)
     chat_max_output_tokens: int = Field(1024, alias="CHAT_MAX_OUTPUT_TOKENS", ge=16)
 
     # --- Vertex AI Vector Search (used when VECTOR_INDEX=vertex) -------------
-    vertex_index: str = Field("", alias="VERTEX_INDEX")
-    vertex_index_endpoint: str = Field("", alias="VERTEX_INDEX_ENDPOINT")
-    vertex_deployed_index_id: str = Field("", alias="VERTEX_DEPLOYED_INDEX_ID")
-    vertex_public_endpoint_domain: str = Field("", alias="VERTEX_PUBLIC_ENDPOINT_DOMAIN")
+    vertex_index: str = Field("", alias="VERTEX_INDEX", json_schema_extra=deployed())
+    vertex_index_endpoint: str = Field(
+        "", alias="VERTEX_INDEX_ENDPOINT", json_schema_extra=deployed()
+    )
+    vertex_deployed_index_id: str = Field(
+        "", alias="VERTEX_DEPLOYED_INDEX_ID", json_schema_extra=deployed()
+    )
+    vertex_public_endpoint_domain: str = Field(
+        "", alias="VERTEX_PUBLIC_ENDPOINT_DOMAIN", json_schema_extra=deployed()
+    )
     vector_search_timeout_ms: int = Field(5_000, alias="VECTOR_SEARCH_TIMEOUT_MS", ge=100)
-    # Hybrid queries: "local" asks for a dense and a sparse-only neighbour list in one
-    # request and fuses them here (RETRIEVAL_FUSION, as in memory); "service" lets
-    # Vector Search fuse one list by RRF with VERTEX_RRF_ALPHA (1 = dense only).
-    vertex_hybrid_fusion: Literal["local", "service"] = Field("local", alias="VERTEX_HYBRID_FUSION")
-    vertex_rrf_alpha: float = Field(0.5, alias="VERTEX_RRF_ALPHA", ge=0, le=1)
     # BM25 term statistics for the sparse half (Firestore): each process re-reads a
     # tenant's at most this often; df is a count-min sketch of width x depth counters,
     # one Firestore document per row (docs/vertex.md measures the drift).
@@ -97,15 +138,27 @@ class Settings(BaseSettings):
     page_size_max: int = Field(100, alias="PAGE_SIZE_MAX", ge=1)
 
     # --- per-user quotas (services/quotas.py), stored in Firestore; 0 turns one off
-    quota_chat_per_minute: int = Field(30, alias="QUOTA_CHAT_PER_MINUTE", ge=0)
-    quota_search_per_minute: int = Field(120, alias="QUOTA_SEARCH_PER_MINUTE", ge=0)
-    quota_notes_per_day: int = Field(1000, alias="QUOTA_NOTES_PER_DAY", ge=0)
-    quota_stored_chars: int = Field(10_000_000, alias="QUOTA_STORED_CHARS", ge=0)
+    quota_chat_per_minute: int = Field(
+        30, alias="QUOTA_CHAT_PER_MINUTE", json_schema_extra=deployed("api"), ge=0
+    )
+    quota_search_per_minute: int = Field(
+        120, alias="QUOTA_SEARCH_PER_MINUTE", json_schema_extra=deployed("api"), ge=0
+    )
+    quota_notes_per_day: int = Field(
+        1000, alias="QUOTA_NOTES_PER_DAY", json_schema_extra=deployed("api"), ge=0
+    )
+    quota_stored_chars: int = Field(
+        10_000_000, alias="QUOTA_STORED_CHARS", json_schema_extra=deployed("api"), ge=0
+    )
     # An export reads every note and conversation: a few a day is plenty for a person.
-    quota_exports_per_day: int = Field(5, alias="QUOTA_EXPORTS_PER_DAY", ge=0)
+    quota_exports_per_day: int = Field(
+        5, alias="QUOTA_EXPORTS_PER_DAY", json_schema_extra=deployed("api"), ge=0
+    )
     # Each upload session reserves up to 2 GiB for a week: a person moving an archive
     # needs a few, a script that asks for thousands would fill the bucket.
-    quota_uploads_per_day: int = Field(20, alias="QUOTA_UPLOADS_PER_DAY", ge=0)
+    quota_uploads_per_day: int = Field(
+        20, alias="QUOTA_UPLOADS_PER_DAY", json_schema_extra=deployed("api"), ge=0
+    )
 
     # --- sync and retries (services/idempotency.py, the change feed, token checks)
     # How long an Idempotency-Key answers retries with the first response.
@@ -126,28 +179,16 @@ class Settings(BaseSettings):
     # --- retrieval ----------------------------------------------------------------
     retrieval_top_k: int = Field(30, alias="RETRIEVAL_TOP_K", ge=1, le=500)
     retrieval_rerank_to: int = Field(8, alias="RETRIEVAL_RERANK_TO", ge=1, le=50)
-    # hybrid beat rrf and the seeds' weighted sum on SciFact train (docs/quality.md)
-    fusion: Literal["hybrid", "rrf", "weighted"] = Field("hybrid", alias="RETRIEVAL_FUSION")
-    rrf_k: int = Field(60, alias="RETRIEVAL_RRF_K", ge=1)
-    # hybrid: alpha · dense + (1 - alpha) · keyword, each z-scored (or min-max) within its list
+    # The fusion itself, the BM25 variant and keyword feedback are not settings: the
+    # evaluation compares their alternatives (footnote.retrieval.variant).
+    # hybrid fusion: alpha · dense + (1 - alpha) · keyword, each z-scored within its list
     hybrid_alpha: float = Field(0.6, alias="RETRIEVAL_HYBRID_ALPHA", ge=0, le=1)
-    hybrid_normalise: Literal["zscore", "minmax"] = Field(
-        "zscore", alias="RETRIEVAL_HYBRID_NORMALISE"
-    )
-    # BM25 (bm25s): term-frequency saturation k1, length normalisation b, variant.
-    # k1 0.9 / b 0.4 (Anserini's BEIR setting) beat bm25s' 1.5 / 0.75 on SciFact train,
-    # for bm25 alone and in the hybrid (docs/quality.md).
+    # BM25 (bm25s): term-frequency saturation k1, length normalisation b, in memory and
+    # in Vector Search's sparse half alike. k1 0.9 / b 0.4 (Anserini's BEIR setting)
+    # beat bm25s' 1.5 / 0.75 on SciFact train, alone and in the hybrid (docs/quality.md).
     bm25_k1: float = Field(0.9, alias="RETRIEVAL_BM25_K1", ge=0)
     bm25_b: float = Field(0.4, alias="RETRIEVAL_BM25_B", ge=0, le=1)
-    bm25_method: Literal["lucene", "robertson", "bm25+", "bm25l"] = Field(
-        "lucene", alias="RETRIEVAL_BM25_METHOD"
-    )
-    # keyword pseudo-relevance feedback (RM3-style); 0 terms turns it off
-    feedback_terms: int = Field(0, alias="RETRIEVAL_FEEDBACK_TERMS", ge=0, le=50)
-    feedback_docs: int = Field(3, alias="RETRIEVAL_FEEDBACK_DOCS", ge=1, le=50)
-    feedback_weight: float = Field(0.5, alias="RETRIEVAL_FEEDBACK_WEIGHT", ge=0, le=1)
-    weight_vector: float = Field(0.6, alias="RETRIEVAL_WEIGHT_VECTOR", ge=0)
-    weight_keyword: float = Field(0.25, alias="RETRIEVAL_WEIGHT_KEYWORD", ge=0)
+    # recency's share in every fusion; 0 leaves recency out of the ranking
     weight_recency: float = Field(0.15, alias="RETRIEVAL_WEIGHT_RECENCY", ge=0)
     mmr_lambda: float = Field(0.7, alias="RETRIEVAL_MMR_LAMBDA", ge=0, le=1)
     near_duplicate_threshold: float = Field(0.95, alias="RETRIEVAL_NEAR_DUPLICATE", ge=0, le=1)
@@ -160,30 +201,38 @@ class Settings(BaseSettings):
     context_max_chunks: int = Field(12, alias="CONTEXT_MAX_CHUNKS", ge=1)
     context_max_chars: int = Field(12_000, alias="CONTEXT_MAX_CHARS", ge=500)
 
-    # How the offline generator ranks a note's sentences: by embedding relevance to the
-    # question plus the question terms they hold ("embedding"), or by terms alone.
-    extractive_relevance: Literal["embedding", "terms"] = Field(
-        "embedding", alias="EXTRACTIVE_RELEVANCE"
-    )
-
     # --- citations ---------------------------------------------------------------
     citation_min_overlap: float = Field(0.15, alias="CITATION_MIN_OVERLAP", ge=0, le=1)
 
     # --- re-indexing --------------------------------------------------------------
-    reindex_topic: str = Field("footnote-reindex", alias="REINDEX_TOPIC", min_length=3)
+    reindex_topic: str = Field(
+        "footnote-reindex",
+        alias="REINDEX_TOPIC",
+        json_schema_extra=deployed("reindexer"),
+        min_length=3,
+    )
     reindex_page_size: int = Field(50, alias="REINDEX_PAGE_SIZE", ge=1, le=500)
 
     # Account deletion and export jobs (services/accounts.py): their Pub/Sub topic, and
     # how long the deletion waits after its fence for work that began before it (the
     # longest function timeout that can write for a tenant: the indexer's 300 s).
-    accounts_topic: str = Field("footnote-accounts", alias="ACCOUNTS_TOPIC", min_length=3)
+    accounts_topic: str = Field(
+        "footnote-accounts",
+        alias="ACCOUNTS_TOPIC",
+        json_schema_extra=deployed("api", "reindexer"),
+        min_length=3,
+    )
     account_deletion_grace_s: float = Field(330.0, alias="ACCOUNT_DELETION_GRACE_S", ge=0, le=480)
 
     # --- files: uploads to import (services/imports.py) ------------------------------
     # "gcs": Cloud Storage, the bucket below (the Storage emulator when
     # STORAGE_EMULATOR_HOST is set); "memory": in process, for one-process stacks.
-    blob_store: Literal["memory", "gcs"] = Field("memory", alias="BLOB_STORE")
-    blob_bucket: str = Field("", alias="BLOB_BUCKET")
+    blob_store: Literal["memory", "gcs"] = Field(
+        "memory", alias="BLOB_STORE", json_schema_extra=deployed("api", "reindexer")
+    )
+    blob_bucket: str = Field(
+        "", alias="BLOB_BUCKET", json_schema_extra=deployed("api", "reindexer")
+    )
     # An archive sent in the body of POST /imports (bigger ones are uploaded to the
     # bucket first): under Cloud Run's 32 MiB request limit.
     import_upload_max_bytes: int = Field(
@@ -191,10 +240,12 @@ class Settings(BaseSettings):
     )
 
     # --- HTTP -----------------------------------------------------------------------
-    cors_origins: str = Field("*", alias="CORS_ORIGINS")
+    cors_origins: str = Field("*", alias="CORS_ORIGINS", json_schema_extra=deployed("api"))
     # Firebase App Check on every authenticated route (X-Firebase-AppCheck header):
     # "enforce" refuses requests without a valid token (scripts, other apps).
-    app_check: Literal["off", "enforce"] = Field("off", alias="APP_CHECK")
+    app_check: Literal["off", "enforce"] = Field(
+        "off", alias="APP_CHECK", json_schema_extra=deployed("api")
+    )
 
     # --- where the process runs (read, never set by us) ------------------------------
     # With FIREBASE_AUTH_EMULATOR_HOST set, firebase-admin accepts unsigned tokens naming

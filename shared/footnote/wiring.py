@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     )
     from footnote.retrieval.corpus import CorpusCache
     from footnote.retrieval.retriever import Retriever
+    from footnote.retrieval.variant import RankingVariant
     from footnote.services.accounts import AccountService
     from footnote.services.chat import ChatService
     from footnote.services.exports import ExportService
@@ -182,9 +183,7 @@ class Container:
             return GeminiGenerator.from_settings(self.settings)
         from footnote.generation.extractive import ExtractiveGenerator
 
-        if self.settings.extractive_relevance == "embedding":
-            return ExtractiveGenerator(self.embedder)
-        return ExtractiveGenerator()
+        return ExtractiveGenerator(self.embedder)
 
     @lazy
     def fallback_generator(self) -> Generator:
@@ -214,12 +213,20 @@ class Container:
 
     # -- retrieval -----------------------------------------------------------------
     @lazy
+    def ranking(self) -> RankingVariant:
+        """The shipped ranking; the evaluation passes others (``ranking=``)."""
+        from footnote.retrieval.variant import SHIPPED
+
+        return SHIPPED
+
+    @lazy
     def corpora(self) -> CorpusCache:
         from footnote.retrieval.bm25 import Bm25Params
         from footnote.retrieval.corpus import CorpusCache
 
         s = self.settings
-        return CorpusCache(self.store, bm25_params=Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method))
+        params = Bm25Params(s.bm25_k1, s.bm25_b, self.ranking.bm25_method)
+        return CorpusCache(self.store, bm25_params=params)
 
     @lazy
     def vector_index(self) -> VectorIndex:
@@ -268,7 +275,9 @@ class Container:
 
         index = self.vector_index
         if index.name == "memory":
-            return Retriever(self.settings, self.corpora, self.embedder, index)
+            return Retriever(
+                self.settings, self.corpora, self.embedder, index, ranking=self.ranking
+            )
         # A managed index: no corpus in production (a query reads O(k) documents);
         # the in-memory store keeps one as the stand-in when the index fails.
         corpora = self.corpora if self.settings.note_store == "memory" else None
@@ -279,6 +288,7 @@ class Container:
             index,
             chunks=self.store,
             fallback_index=self.vector_fallback,
+            ranking=self.ranking,
         )
 
     # -- services -------------------------------------------------------------------
@@ -536,7 +546,7 @@ class Container:
                 "generator": s.generator,
                 "classifier": s.classifier,
                 "reranker": s.reranker,
-                "fusion": s.fusion,
+                "fusion": self.ranking.fusion,
             },
         }
 

@@ -160,10 +160,10 @@ def test_service_fusion_sends_rrf_and_its_extremes_are_the_single_lists(
     index, _, _ = indexed(google)
     two = index.search_hybrid(query("pricing budget", k=5))
     fused_index = VertexVectorIndex.from_settings(
-        vertex_settings(
-            google, EMBEDDER="hash", VERTEX_HYBRID_FUSION="service", VERTEX_RRF_ALPHA=str(alpha)
-        ),
+        vertex_settings(google, EMBEDDER="hash"),
         term_stats=index._stats,
+        fusion="service",
+        rrf_alpha=alpha,
     )
     fused = fused_index.search_hybrid(query("pricing budget", k=5))
     sent = google.calls("find")[-1].body["queries"]

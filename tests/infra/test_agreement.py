@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from footnote.adapters import firestore_events
-from footnote.config import Settings
+from footnote.config import FUNCTIONS, Settings, deployed_on
 from footnote.dev import stack as dev_stack
 from tests.infra.tf import (
     INFRA,
@@ -27,135 +27,21 @@ from tests.infra.tf import (
     value,
 )
 
-FUNCTION_KEYS = ("api", "indexer", "reindexer")
 TFVARS = sorted((INFRA / "environments").glob("*.tfvars"))
 
-# Every setting the code reads, sorted into what Terraform must set for a
-# function (the default is wrong in production) and what may default. A new
-# field in footnote.config.Settings fails test_every_setting_is_classified
-# until it is placed here.
-PROJECT_AND_MODELS = {
-    "GOOGLE_CLOUD_PROJECT",  # default "demo-footnote"; gen-2 runtimes do not set it
-    "FIRESTORE_DATABASE",
-    "NOTE_STORE",
-    "EMBEDDER",  # default "local" needs torch and model files
-    "EMBEDDING_MODEL",
-    "EMBEDDING_DIMENSION",  # must equal the vector indexes' dimension
-    "VERTEX_LOCATION",
-    "VECTOR_INDEX",  # default "memory"
-    "VERTEX_INDEX",
-    "VERTEX_INDEX_ENDPOINT",
-    "VERTEX_DEPLOYED_INDEX_ID",
-    "VERTEX_PUBLIC_ENDPOINT_DOMAIN",
-    "CHAT_MODEL",
-}
-# Per-user quotas: Terraform variables, so each environment states its limits.
-QUOTAS = {
-    "QUOTA_CHAT_PER_MINUTE",
-    "QUOTA_SEARCH_PER_MINUTE",
-    "QUOTA_NOTES_PER_DAY",
-    "QUOTA_STORED_CHARS",
-    "QUOTA_EXPORTS_PER_DAY",
-    "QUOTA_UPLOADS_PER_DAY",
-}
+# What Terraform must set on each function is marked on the setting itself
+# (``deployed(...)`` in footnote.config); every unmarked setting's default is its
+# production value. The per-user quotas are Terraform variables, so each
+# environment states its limits.
+SETTINGS = {f.alias or name: f for name, f in Settings.model_fields.items()}
+QUOTAS = {alias for alias in SETTINGS if alias.startswith("QUOTA_")}
 REQUIRED: dict[str, set[str]] = {
-    # CORS default "*"; App Check is chosen per environment (off until the web sends tokens)
-    "api": PROJECT_AND_MODELS
-    | {"GENERATOR", "CORS_ORIGINS", "APP_CHECK", "ACCOUNTS_TOPIC", "BLOB_STORE", "BLOB_BUCKET"}
-    | QUOTAS,
-    "indexer": PROJECT_AND_MODELS | {"CLASSIFIER"},
-    "reindexer": PROJECT_AND_MODELS
-    | {
-        "CLASSIFIER",
-        "REINDEX_QUEUE",
-        "REINDEX_TOPIC",
-        "ACCOUNTS_TOPIC",
-        "BLOB_STORE",
-        "BLOB_BUCKET",
-    },
-}
-# Tuning and limits whose defaults are the production values.
-MAY_DEFAULT = {
-    # read to refuse the Auth emulator outside it: never set by Terraform
-    # (K_SERVICE is set by Cloud Run itself)
-    "FIREBASE_AUTH_EMULATOR_HOST",
-    "K_SERVICE",
-    "EMBEDDING_BATCH_SIZE",
-    "CHAT_TEMPERATURE",
-    "CHAT_TIMEOUT_MS",
-    "CHAT_MAX_OUTPUT_TOKENS",
-    "CHAT_MAX_QUERY_LENGTH",
-    "NOTE_MAX_CHARS",
-    "NOTE_TITLE_MAX_CHARS",
-    "NOTE_MAX_TAGS",
-    "REQUEST_MAX_BYTES",
-    "PAGE_SIZE_MAX",
-    "IDEMPOTENCY_TTL_HOURS",
-    "TOMBSTONE_RETENTION_DAYS",  # the noteChanges TTL policy deletes what it says
-    "AUTH_REVOCATION_CACHE_S",
-    "SYNC_SETTLE_S",
-    "CHUNK_SIZE",
-    "CHUNK_OVERLAP",
-    "RETRIEVAL_TOP_K",
-    "RETRIEVAL_RERANK_TO",
-    "RETRIEVAL_FUSION",
-    "RETRIEVAL_RRF_K",
-    "RETRIEVAL_HYBRID_ALPHA",
-    "RETRIEVAL_HYBRID_NORMALISE",
-    "RETRIEVAL_BM25_K1",
-    "RETRIEVAL_BM25_B",
-    "RETRIEVAL_BM25_METHOD",
-    "VERTEX_HYBRID_FUSION",
-    "VERTEX_RRF_ALPHA",
-    "TERM_STATS_TTL_S",
-    "TERM_STATS_SKETCH_WIDTH",
-    "TERM_STATS_SKETCH_DEPTH",
-    "EXTRACTIVE_RELEVANCE",
-    "RETRIEVAL_FEEDBACK_TERMS",
-    "RETRIEVAL_FEEDBACK_DOCS",
-    "RETRIEVAL_FEEDBACK_WEIGHT",
-    "RETRIEVAL_WEIGHT_VECTOR",
-    "RETRIEVAL_WEIGHT_KEYWORD",
-    "RETRIEVAL_WEIGHT_RECENCY",
-    "RETRIEVAL_MMR_LAMBDA",
-    "RETRIEVAL_NEAR_DUPLICATE",
-    "RETRIEVAL_MIN_SIMILARITY",
-    "RETRIEVAL_MIN_CONFIDENCE",
-    "RETRIEVAL_WINDOW_GRACE_DAYS",
-    "CONTEXT_MAX_CHUNKS",
-    "CONTEXT_MAX_CHARS",
-    "CITATION_MIN_OVERLAP",
-    "REINDEX_PAGE_SIZE",
-    "ACCOUNT_DELETION_GRACE_S",  # the indexer's timeout and a margin (services/accounts.py)
-    "IMPORT_UPLOAD_MAX_BYTES",  # under Cloud Run's 32 MiB request limit
-    "VECTOR_SEARCH_TIMEOUT_MS",
-    "EMBEDDING_TIMEOUT_MS",
-    "GOOGLE_RETRY_ATTEMPTS",
-    "GOOGLE_RETRY_INITIAL_MS",
-    "GOOGLE_RETRY_MAX_MS",
-    "GOOGLE_QUOTA_WAIT_S",  # under the indexer's 300 s timeout (config.py caps it at 240)
-    "CLASSIFIER_MODEL",  # empty means CHAT_MODEL
-    # the ranking stage is off by default (issue: optional stage)
-    "RERANKER",
-    "RANKING_MODEL",
-    "RANKING_CONFIG",
-    "RANKING_TIMEOUT_MS",
-    # endpoint overrides: empty means Google's public endpoint, right in production
-    "VERTEX_API_ENDPOINT",
-    "VECTOR_SEARCH_API_ENDPOINT",
-    "RANKING_API_ENDPOINT",
-    # read only by functions that do not need them: the API never classifies or
-    # re-indexes; the indexers never generate answers or serve browsers.
-    "GENERATOR",
-    "CLASSIFIER",
-    "REINDEX_QUEUE",
-    "REINDEX_TOPIC",
-    "CORS_ORIGINS",
+    key: {alias for alias, f in SETTINGS.items() if key in deployed_on(f)} for key in FUNCTIONS
 }
 
 
 def setting_names() -> set[str]:
-    return {f.alias or name for name, f in Settings.model_fields.items()}
+    return set(SETTINGS)
 
 
 def literal_settings() -> dict[str, tuple[Any, ...]]:
@@ -193,28 +79,31 @@ def variables_for(tf: Terraform, path: Path | None) -> dict[str, Any]:
 # -- settings ---------------------------------------------------------------------
 
 
-def test_every_setting_is_classified() -> None:
-    required = set().union(*REQUIRED.values())
-    unknown = setting_names() - required - MAY_DEFAULT
-    assert not unknown, f"decide whether Terraform must set {sorted(unknown)} (tests/infra)"
-    stale = (required | MAY_DEFAULT) - setting_names()
-    assert not stale, f"no longer settings: {sorted(stale)}"
+def test_settings_are_marked_for_functions_that_exist() -> None:
+    marks = {name: deployed_on(f) for name, f in Settings.model_fields.items()}
+    unknown = {name: m for name, m in marks.items() if set(m) - set(FUNCTIONS)}
+    assert not unknown, f"deployed() names no such function: {unknown}"
+    # what every function needs: the project, the store and the embedding identity
+    assert {"GOOGLE_CLOUD_PROJECT", "EMBEDDER", "VECTOR_INDEX"} <= set.intersection(
+        *REQUIRED.values()
+    )
+    assert QUOTAS and REQUIRED["api"] >= QUOTAS
 
 
-@pytest.mark.parametrize("key", FUNCTION_KEYS)
+@pytest.mark.parametrize("key", FUNCTIONS)
 def test_terraform_sets_every_setting_the_function_needs(tf: Terraform, key: str) -> None:
     env = env_of(tf, key)
     missing = REQUIRED[key] - env.keys()
     assert not missing, f"{key} needs {sorted(missing)} set in infra/functions.tf"
 
 
-@pytest.mark.parametrize("key", FUNCTION_KEYS)
+@pytest.mark.parametrize("key", FUNCTIONS)
 def test_terraform_sets_only_settings_the_code_reads(tf: Terraform, key: str) -> None:
     unknown = set(env_of(tf, key)) - setting_names()
     assert not unknown, f"{key}: {sorted(unknown)} are not read by footnote.config.Settings"
 
 
-@pytest.mark.parametrize("key", FUNCTION_KEYS)
+@pytest.mark.parametrize("key", FUNCTIONS)
 def test_values_come_from_variables_and_resources_not_pasted_ids(tf: Terraform, key: str) -> None:
     literals = literal_settings()
     for name, raw in env_of(tf, key).items():
@@ -229,7 +118,7 @@ def test_values_come_from_variables_and_resources_not_pasted_ids(tf: Terraform, 
 
 
 @pytest.mark.parametrize("path", [None, *TFVARS], ids=lambda p: p.name if p else "defaults")
-@pytest.mark.parametrize("key", FUNCTION_KEYS)
+@pytest.mark.parametrize("key", FUNCTIONS)
 def test_the_settings_validate_as_deployed(tf: Terraform, key: str, path: Path | None) -> None:
     """Settings() accepts each function's environment, for every tfvars file."""
     values = variables_for(tf, path)
@@ -284,19 +173,14 @@ def _field_name(alias: str) -> str:
     return next(n for n, f in Settings.model_fields.items() if f.alias == alias)
 
 
-def test_functions_agree_on_the_embedding_identity(tf: Terraform) -> None:
-    keys = (
-        "EMBEDDER",
-        "EMBEDDING_MODEL",
-        "EMBEDDING_DIMENSION",
-        "VECTOR_INDEX",
-        "VERTEX_INDEX",
-        "VERTEX_INDEX_ENDPOINT",
-        "VERTEX_DEPLOYED_INDEX_ID",
-    )
-    envs = {k: env_of(tf, k) for k in FUNCTION_KEYS}
-    for name in keys:
-        assert len({envs[k][name] for k in FUNCTION_KEYS}) == 1, f"functions disagree on {name}"
+def test_functions_agree_on_what_they_all_read(tf: Terraform) -> None:
+    """Above all the embedding identity (EMBEDDER, EMBEDDING_MODEL, _DIMENSION, the
+    index ids): a note indexed by one function is searched by another."""
+    keys = set.intersection(*REQUIRED.values())
+    assert {"EMBEDDER", "EMBEDDING_MODEL", "EMBEDDING_DIMENSION", "VERTEX_INDEX"} <= keys
+    envs = {k: env_of(tf, k) for k in FUNCTIONS}
+    for name in sorted(keys):
+        assert len({envs[k][name] for k in FUNCTIONS}) == 1, f"functions disagree on {name}"
 
 
 # -- vectors ----------------------------------------------------------------------
@@ -597,9 +481,9 @@ def _decorated_functions(path: Path) -> dict[str, str]:
 
 def test_entry_points_exist_with_the_right_signature(tf: Terraform) -> None:
     functions = tf.local_map("functions")
-    assert set(functions) == set(FUNCTION_KEYS)
+    assert set(functions) == set(FUNCTIONS)
     expected_signature = {"api": "http", "indexer": "cloud_event", "reindexer": "cloud_event"}
-    for key in FUNCTION_KEYS:
+    for key in FUNCTIONS:
         declared = _decorated_functions(ROOT / "functions" / key / "main.py")
         entry = functions[key]["entry_point"]
         assert declared.get(entry) == expected_signature[key], (key, entry, declared)
@@ -612,7 +496,7 @@ def test_entry_points_exist_with_the_right_signature(tf: Terraform) -> None:
 
 def test_each_function_runs_as_its_own_service_account(tf: Terraform) -> None:
     seen = set()
-    for key in FUNCTION_KEYS:
+    for key in FUNCTIONS:
         service = blocks(function(tf, key), "service_config")[0]
         ref = expression(service["service_account_email"])
         assert ref == f'google_service_account.function["{key}"].email'

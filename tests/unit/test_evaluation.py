@@ -245,3 +245,74 @@ def test_answers_harness_end_to_end(tmp_path: Path) -> None:
     assert report["answer_recall"] > 0
     assert report["citation_precision"] > 0
     assert report["validated_share"] == 1.0  # the extractive generator only quotes notes
+
+
+# -- evaluation variants (what production never changes) ------------------------------
+
+
+def test_evaluation_config_reads_variants_from_eval_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pydantic import ValidationError
+
+    from footnote.evaluation.config import EvaluationConfig
+    from footnote.retrieval.variant import SHIPPED
+
+    assert EvaluationConfig().ranking == SHIPPED  # unset: what ships
+    monkeypatch.setenv("EVAL_RANKING__FUSION", "rrf")
+    monkeypatch.setenv("EVAL_RANKING__BM25_METHOD", "bm25l")
+    monkeypatch.setenv("EVAL_EXTRACTIVE_RELEVANCE", "terms")
+    config = EvaluationConfig()
+    assert (config.ranking.fusion, config.ranking.bm25_method) == ("rrf", "bm25l")
+    assert config.ranking.feedback_terms == SHIPPED.feedback_terms  # the rest as shipped
+    assert config.extractive_relevance == "terms"
+    monkeypatch.setenv("EVAL_RANKING__FUSION", "best")
+    with pytest.raises(ValidationError):
+        EvaluationConfig()
+
+
+def test_production_settings_hold_no_evaluation_variant() -> None:
+    from footnote.config import Settings
+    from footnote.retrieval.variant import RankingVariant
+
+    assert not set(RankingVariant.model_fields) & set(Settings.model_fields)
+    assert "extractive_relevance" not in Settings.model_fields
+
+
+def test_the_bench_container_wires_the_variant_it_is_given(tmp_path: Path) -> None:
+    from footnote.evaluation.bench import BenchContainer, index_documents
+    from footnote.evaluation.config import EvaluationConfig
+    from footnote.evaluation.data import load_beir
+    from footnote.generation.extractive import ExtractiveGenerator
+    from footnote.retrieval.variant import RankingVariant
+
+    data = load_beir(write_beir(tmp_path / "beir"), "dev")
+    variant = EvaluationConfig(
+        ranking=RankingVariant(bm25_method="bm25l"), extractive_relevance="terms"
+    )
+    app = BenchContainer(eval_settings(embedder="hash"), None, variant)
+    index_documents(app, "t", data.documents, lambda _: None)
+    assert app.corpora.get("t").bm25.method == "bm25l"
+    assert isinstance(app.generator, ExtractiveGenerator)
+    assert app.generator._relevance is None  # terms alone: no embedder asked
+    shipped = BenchContainer(eval_settings(embedder="hash"), None)
+    index_documents(shipped, "t", data.documents, lambda _: None)
+    assert shipped.corpora.get("t").bm25.method == "lucene"
+    assert isinstance(shipped.generator, ExtractiveGenerator)
+    assert shipped.generator._relevance is not None
+
+
+def test_retrieval_command_reports_the_variants_default_fusion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EMBEDDER", "hash")
+    monkeypatch.setenv("EVAL_RANKING__FUSION", "rrf")
+    data = write_beir(tmp_path / "beir")
+    out = tmp_path / "r.json"
+    args = ["eval", "retrieval", str(data), "--split", "dev", "--json", str(out), "--no-cache"]
+    assert main([*args, "--strategies", "rrf,default"]) == 0
+    report = json.loads(out.read_text())
+    assert report["default_fusion"] == "rrf"
+    rows = report["strategies"]
+    drop = lambda row: {k: v for k, v in row.items() if k != "p50_ms"}  # noqa: E731
+    assert drop(rows["default"]) == drop(rows["rrf"])

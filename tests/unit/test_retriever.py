@@ -29,7 +29,7 @@ def test_a_window_the_notes_could_fall_in_still_filters_by_date() -> None:
 
 
 def test_recency_ranks_nothing_when_all_notes_share_a_date() -> None:
-    w = World(RETRIEVAL_FUSION="weighted")
+    w = World()
     for i in range(5):
         w.add(f"n{i}", f"Note {i} about gardening and tomatoes number {i}.")
     result = w.retriever.retrieve("alice", analyze("tomatoes", NOW), fusion_name="weighted")
@@ -165,12 +165,13 @@ def test_keyword_feedback_finds_a_chunk_through_the_top_chunks_words() -> None:
     assert ids.index("c_000") == len(ids) - 1  # found through feedback, ranked below the asked
 
 
-def test_bm25_defaults_of_the_corpus_are_the_settings_defaults() -> None:
+def test_bm25_defaults_of_the_corpus_are_what_ships() -> None:
     from footnote.config import Settings
     from footnote.retrieval.bm25 import Bm25Params
+    from footnote.retrieval.variant import SHIPPED
 
     s = Settings()
-    assert Bm25Params() == Bm25Params(s.bm25_k1, s.bm25_b, s.bm25_method)
+    assert Bm25Params() == Bm25Params(s.bm25_k1, s.bm25_b, SHIPPED.bm25_method)
 
 
 def test_a_day_with_nothing_written_is_read_in_the_notes_of_the_week_after() -> None:
@@ -243,3 +244,33 @@ def test_after_an_event_reads_the_notes_written_on_its_day() -> None:
     result = w.retriever.retrieve("alice", question)
     assert "time_window_widened" in result.fallbacks
     assert result.chunks[0].chunk.note_id == "debrief"
+
+
+def test_the_ranking_variant_chooses_the_default_fusion() -> None:
+    """What the evaluation passes in (RankingVariant) is what a plain retrieve() uses:
+    rrf as the variant's fusion ranks exactly as asking for rrf by name, and not as
+    the shipped hybrid does (rrf scores are sums of 1 / (k + rank))."""
+    from footnote.retrieval.retriever import Retriever
+    from footnote.retrieval.variant import SHIPPED, RankingVariant
+
+    w = World()
+    for i, text in enumerate(
+        [
+            "Tomatoes need sun and deep watering.",
+            "Pruning tomatoes keeps the plants airy.",
+            "The tomato harvest came late this year.",
+            "Basil grows well beside tomatoes.",
+        ]
+    ):
+        w.add(f"n{i}", text, days_ago=i)
+    question = analyze("how to grow tomatoes", NOW)
+    rrf = Retriever(w.settings, w.corpora, w.embedder, None, ranking=RankingVariant(fusion="rrf"))
+
+    by_variant = rrf.retrieve("alice", question)
+    by_name = w.retriever.retrieve("alice", question, fusion_name="rrf")
+    shipped = w.retriever.retrieve("alice", question)
+
+    assert SHIPPED.fusion == "hybrid"
+    assert by_variant.chunks and by_variant.chunks == by_name.chunks
+    assert [c.score for c in by_variant.chunks] != [c.score for c in shipped.chunks]
+    assert all(c.score <= 3 / 61 for c in by_variant.chunks)  # three lists, best rank 1

@@ -11,12 +11,12 @@ model) — and a numeric restrict ``created`` (epoch seconds) for time windows.
 ``search_hybrid`` sends one ``MatchServiceClient.find_neighbors`` request to the
 deployed index, always restricted to the tenant and the query's model, with
 ``return_full_datapoint`` so every neighbour brings its dense vector and
-``created`` (no Firestore read). With VERTEX_HYBRID_FUSION=local (the default)
+``created`` (no Firestore read). With ``fusion="local"`` (what ships)
 the request holds two queries, dense-only and sparse-only (the query half of
 BM25: each term's IDF from the tenant's term statistics), and the retriever fuses
 the two lists as it fuses the in-memory ones. With ``service`` it holds one query
 with both embeddings and ``rrf.alpha``: the service fuses, and the fused list
-comes back as ``dense`` (docs/vertex.md compares the two).
+comes back as ``dense`` (docs/vertex.md compares the two; only the benchmark asks).
 
 The index must be created for stream updates, with DOT_PRODUCT_DISTANCE over
 unit-length vectors (``UNIT_L2_NORM``): the neighbour ``distance`` is then the
@@ -102,8 +102,16 @@ class VertexVectorIndex:
 
     @classmethod
     def from_settings(
-        cls, s: Settings, credentials: Any = None, term_stats: TermStatsStore | None = None
+        cls,
+        s: Settings,
+        credentials: Any = None,
+        term_stats: TermStatsStore | None = None,
+        fusion: str = "local",
+        rrf_alpha: float = 0.5,
     ) -> VertexVectorIndex:
+        """``fusion="service"`` (the evaluation's variant, benchmarks/vertex_fake_eval.py)
+        lets Vector Search fuse one list by RRF with ``rrf_alpha`` (1 = dense only);
+        it lost to fusing the two lists here (docs/vertex.md), so production never asks."""
         from google.cloud import aiplatform_v1
 
         regional = s.vector_search_api_endpoint or f"{s.location}-aiplatform.googleapis.com"
@@ -135,8 +143,8 @@ class VertexVectorIndex:
             term_stats,
             s.bm25_k1,
             s.bm25_b,
-            s.vertex_hybrid_fusion,
-            s.vertex_rrf_alpha,
+            fusion,
+            rrf_alpha,
         )
 
     # -- writes ------------------------------------------------------------------

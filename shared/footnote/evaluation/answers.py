@@ -24,6 +24,7 @@ from footnote.evaluation.bench import (
     index_documents,
     stderr_progress,
 )
+from footnote.evaluation.config import EvaluationConfig
 from footnote.evaluation.data import Question, load_hotpot
 from footnote.generation.citations import is_abstention, validate
 from footnote.ports import Generator
@@ -144,13 +145,14 @@ def evaluate_answers(
     cache_dir: Path | None,
     limit: int | None = None,
     progress: Progress = stderr_progress,
+    evaluation: EvaluationConfig | None = None,
 ) -> dict[str, object]:
     data = load_hotpot(data_dir)
     questions = data.questions[:limit] if limit else data.questions
     subset = abstention_subset(questions)
     held = withheld_passages(questions, subset)
 
-    app = BenchContainer(settings, cache_dir)
+    app = BenchContainer(settings, cache_dir, evaluation)
     progress(f"indexing {len(data.passages)} passages twice ({app.embedder.model_id})")
     index_documents(app, FULL, data.passages, progress)
     index_documents(app, WITHHELD, [p for p in data.passages if p.doc_id not in held], progress)

@@ -22,6 +22,7 @@ from footnote.text import normalize
 from footnote.wiring import Container, lazy
 
 if TYPE_CHECKING:
+    from footnote.evaluation.config import EvaluationConfig
     from footnote.ports import EmbeddingCache
 
 DEFAULT_CACHE_DIR = Path.home() / ".cache" / "footnote" / "embeddings"
@@ -44,11 +45,24 @@ def eval_settings(**overrides: Any) -> Settings:
 
 class BenchContainer(Container):
     """The production wiring, with the embedding cache on disk instead of in memory,
-    kept by content alone (public corpora: no owner to delete them for)."""
+    kept by content alone (public corpora: no owner to delete them for), and the
+    variant an evaluation compares (``evaluation``; None: what ships)."""
 
     cache_per_owner = False
 
-    def __init__(self, settings: Settings, cache_dir: Path | None, **prebuilt: Any) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        cache_dir: Path | None,
+        evaluation: EvaluationConfig | None = None,
+        **prebuilt: Any,
+    ) -> None:
+        if evaluation is not None:
+            prebuilt.setdefault("ranking", evaluation.ranking)
+            if evaluation.extractive_relevance == "terms" and settings.generator == "extractive":
+                from footnote.generation.extractive import ExtractiveGenerator
+
+                prebuilt.setdefault("generator", ExtractiveGenerator())
         super().__init__(settings, **prebuilt)
         self._cache_dir = cache_dir
 

@@ -27,6 +27,7 @@ def _cache_dir(args: argparse.Namespace) -> Path | None:
 
 def _retrieval(args: argparse.Namespace) -> int:
     from footnote.evaluation.bench import eval_settings
+    from footnote.evaluation.config import EvaluationConfig
     from footnote.evaluation.retrieval import STRATEGIES, evaluate_retrieval, format_table
 
     strategies = tuple(args.strategies.split(",")) if args.strategies else STRATEGIES
@@ -38,6 +39,7 @@ def _retrieval(args: argparse.Namespace) -> int:
         args.limit,
         strategies,
         corpus_limit=args.corpus_limit,
+        evaluation=EvaluationConfig(),
     )
     _write(report, args.json)
     print(
@@ -51,10 +53,15 @@ def _retrieval(args: argparse.Namespace) -> int:
 def _answers(args: argparse.Namespace) -> int:
     from footnote.evaluation.answers import evaluate_answers
     from footnote.evaluation.bench import eval_settings
+    from footnote.evaluation.config import EvaluationConfig
 
     overrides = {"generator": args.generator} if args.generator else {}
     report = evaluate_answers(
-        args.data_dir, eval_settings(**overrides), _cache_dir(args), args.limit
+        args.data_dir,
+        eval_settings(**overrides),
+        _cache_dir(args),
+        args.limit,
+        evaluation=EvaluationConfig(),
     )
     _write(report, args.json)
     print(json.dumps({k: v for k, v in report.items() if "details" not in k}, indent=2))
@@ -63,6 +70,7 @@ def _answers(args: argparse.Namespace) -> int:
 
 def _memory(args: argparse.Namespace) -> int:
     from footnote.evaluation.bench import eval_settings
+    from footnote.evaluation.config import EvaluationConfig
     from footnote.evaluation.memory import evaluate_memory
 
     overrides = {"generator": args.generator} if args.generator else {}
@@ -72,6 +80,7 @@ def _memory(args: argparse.Namespace) -> int:
         _cache_dir(args),
         args.limit,
         args.turns_per_note,
+        evaluation=EvaluationConfig(),
     )
     _write(report, args.json)
     print(json.dumps({k: v for k, v in report.items() if k != "details"}, indent=2))
@@ -80,10 +89,13 @@ def _memory(args: argparse.Namespace) -> int:
 
 def _everyday(args: argparse.Namespace) -> int:
     from footnote.evaluation.bench import eval_settings
+    from footnote.evaluation.config import EvaluationConfig
     from footnote.evaluation.everyday import evaluate_everyday, failures
 
     overrides = {"generator": args.generator} if args.generator else {}
-    report = evaluate_everyday(args.data_dir, eval_settings(**overrides), _cache_dir(args))
+    report = evaluate_everyday(
+        args.data_dir, eval_settings(**overrides), _cache_dir(args), evaluation=EvaluationConfig()
+    )
     _write(report, args.json)
     print(json.dumps({k: report[k] for k in ("overall", "kinds")}, indent=2))
     if args.show_failures:

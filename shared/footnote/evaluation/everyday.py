@@ -41,6 +41,7 @@ from footnote.config import Settings
 from footnote.domain import Note
 from footnote.evaluation import metrics
 from footnote.evaluation.bench import BenchContainer, Progress, index_notes, stderr_progress
+from footnote.evaluation.config import EvaluationConfig
 from footnote.generation.citations import MARKER
 from footnote.generation.dates import day_text
 from footnote.services.chat import ChatOutcome, RagConfig
@@ -244,10 +245,11 @@ def evaluate_everyday(
     settings: Settings,
     cache_dir: Path | None,
     progress: Progress = stderr_progress,
+    evaluation: EvaluationConfig | None = None,
 ) -> dict[str, Any]:
     books = load_notebooks(data_dir)
     clock = Clock()
-    app = BenchContainer(settings, cache_dir, clock=clock)
+    app = BenchContainer(settings, cache_dir, evaluation, clock=clock)
     asked: list[Asked] = []
     for book in books:
         index_notes(app, book.notes, progress, book.name)

@@ -40,6 +40,7 @@ from footnote.domain import Note
 from footnote.evaluation import metrics
 from footnote.evaluation.answers import RecordingGenerator
 from footnote.evaluation.bench import BenchContainer, Progress, index_notes, stderr_progress
+from footnote.evaluation.config import EvaluationConfig
 from footnote.generation.citations import MARKER, is_abstention
 from footnote.retrieval.query import analyze
 from footnote.retrieval.retriever import Retriever
@@ -327,9 +328,10 @@ def evaluate_memory(
     limit: int | None = None,
     turns_per_note: int = 0,
     progress: Progress = stderr_progress,
+    evaluation: EvaluationConfig | None = None,
 ) -> dict[str, Any]:
     conversations = load_conversations(data_dir)
-    app = BenchContainer(settings, cache_dir)
+    app = BenchContainer(settings, cache_dir, evaluation)
     recorder = RecordingGenerator(app.generator)
     asked: list[MemoryAsked] = []
     for conv in conversations:

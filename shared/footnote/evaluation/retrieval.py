@@ -17,6 +17,7 @@ from footnote.evaluation.bench import (
     index_documents,
     stderr_progress,
 )
+from footnote.evaluation.config import EvaluationConfig
 from footnote.evaluation.data import Qrels, load_beir
 from footnote.retrieval.query import analyze
 
@@ -89,6 +90,7 @@ def evaluate_retrieval(
     strategies: Sequence[str] = STRATEGIES,
     progress: Progress = stderr_progress,
     corpus_limit: int | None = None,
+    evaluation: EvaluationConfig | None = None,
 ) -> dict[str, object]:
     data = load_beir(data_dir, split)
     documents = data.documents[:corpus_limit] if corpus_limit else data.documents
@@ -96,7 +98,7 @@ def evaluate_retrieval(
     if limit:
         qids = qids[:limit]
     qrels = {q: data.qrels[q] for q in qids}
-    app = BenchContainer(deep_settings(settings), cache_dir)
+    app = BenchContainer(deep_settings(settings), cache_dir, evaluation)
     progress(f"indexing {len(documents)} documents ({app.embedder.model_id})")
     index_documents(app, TENANT, documents, progress)
 
@@ -125,7 +127,7 @@ def evaluate_retrieval(
         "documents": len(documents),
         "corpus_documents": len(data.documents),
         "embedding_model": app.embedder.model_id,
-        "default_fusion": settings.fusion,
+        "default_fusion": app.ranking.fusion,
         "chunk_size": settings.chunk_size,
         "chunk_overlap": settings.chunk_overlap,
         "strategies": results,

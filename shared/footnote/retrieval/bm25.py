@@ -27,8 +27,8 @@ class Feedback:
 class Bm25Params:
     """BM25 scoring: ``k1`` (term-frequency saturation), ``b`` (length
     normalisation) and the variant (``lucene``, ``robertson``, ``bm25+``, ``bm25l``),
-    with the formulas of bm25s. The defaults are those of ``Settings``
-    (RETRIEVAL_BM25_*)."""
+    with the formulas of bm25s. The defaults are what ships: ``Settings``
+    (RETRIEVAL_BM25_K1, _B) and ``variant.SHIPPED`` (the method)."""
 
     k1: float = 0.9
     b: float = 0.4

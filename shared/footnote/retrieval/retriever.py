@@ -32,10 +32,10 @@ from footnote.ports import (
     VectorQuery,
 )
 from footnote.retrieval import fusion
-from footnote.retrieval.bm25 import Feedback
 from footnote.retrieval.corpus import CorpusCache, TenantCorpus
 from footnote.retrieval.gating import confidence
 from footnote.retrieval.mmr import mmr
+from footnote.retrieval.variant import SHIPPED, RankingVariant
 from footnote.text import terms
 
 log = logging.getLogger(__name__)
@@ -47,8 +47,6 @@ HYBRID_FIRESTORE_FALLBACK = Strategy.HYBRID_FIRESTORE_FALLBACK
 KEYWORD_RECENCY = Strategy.KEYWORD_RECENCY
 RECENT_NOTES = Strategy.RECENT_NOTES
 NONE = Strategy.NONE
-
-FUSIONS = ("hybrid", "rrf", "weighted", "bm25", "dense")
 
 
 @dataclass(frozen=True)
@@ -86,8 +84,10 @@ class Retriever:
         vector_index: VectorIndex | None,
         chunks: ChunkStore | None = None,
         fallback_index: VectorIndex | None = None,
+        ranking: RankingVariant = SHIPPED,
     ) -> None:
         self._s = settings
+        self._ranking = ranking  # the evaluation compares others
         self._corpora = corpora
         self._embedder = embedder
         self._index = vector_index  # None: search the in-memory corpus directly
@@ -142,7 +142,7 @@ class Retriever:
     ) -> RetrievalResult:
         s = self._s
         k = k or s.retrieval_rerank_to
-        fusion_name = fusion_name or s.fusion
+        fusion_name = fusion_name or self._ranking.fusion
         timings: dict[str, float] = {}
         fallbacks: list[Fallback] = []
         if self._managed:
@@ -191,8 +191,7 @@ class Retriever:
         timings["vector"] = _ms(t1)
         top_k = s.retrieval_top_k
         t2 = time.perf_counter()
-        feedback = Feedback(s.feedback_terms, s.feedback_docs, s.feedback_weight)
-        keyword_hits = corpus.keyword_hits(analysis.keywords, top_k, mask, feedback)
+        keyword_hits = corpus.keyword_hits(analysis.keywords, top_k, mask, self._ranking.feedback)
         timings["keyword"] = _ms(t2)
         recent_hits = corpus.recent_hits(top_k, mask)
 
@@ -418,7 +417,7 @@ class Retriever:
     def _fuse(
         self, rankings: dict[str, Sequence[Hit]], name: str, dense: bool
     ) -> list[fusion.Fused]:
-        s = self._s
+        s, ranking = self._s, self._ranking
         if name == "bm25" or not dense:
             keyword_only = {"keyword": rankings.get("keyword", [])}
             if not dense and "recency" in rankings:
@@ -428,8 +427,8 @@ class Retriever:
         if name == "dense":
             return fusion.weighted({"vector": rankings["vector"]}, {"vector": 1.0}, 0.0)
         weights = {
-            "vector": s.weight_vector,
-            "keyword": s.weight_keyword,
+            "vector": ranking.weight_vector,
+            "keyword": ranking.weight_keyword,
             "recency": s.weight_recency,
         }
         if name == "weighted":
@@ -439,10 +438,10 @@ class Retriever:
             return fusion.convex(
                 rankings,
                 {"vector": alpha, "keyword": 1.0 - alpha, "recency": s.weight_recency},
-                s.hybrid_normalise,
+                ranking.hybrid_normalise,
             )
         return fusion.rrf(
-            rankings, s.rrf_k, {"vector": 1.0, "keyword": 1.0, "recency": s.weight_recency}
+            rankings, ranking.rrf_k, {"vector": 1.0, "keyword": 1.0, "recency": s.weight_recency}
         )
 
     def _support(

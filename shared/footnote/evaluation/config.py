@@ -1,0 +1,29 @@
+"""What an evaluation run may vary that production never does.
+
+Production ``Settings`` carry what a deployment chooses; the alternatives the
+benchmarks compare (fusions, BM25 variants, keyword feedback, the offline
+generator's lexical-only ranking) live here. ``footnote eval`` reads them from
+``EVAL_*`` variables, nested with ``__``, e.g.
+``EVAL_RANKING__FUSION=rrf EVAL_RANKING__FEEDBACK_TERMS=10 footnote eval retrieval …``;
+unset, every run measures what ships.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from footnote.retrieval.variant import SHIPPED, RankingVariant
+
+
+class EvaluationConfig(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="EVAL_", env_nested_delimiter="__", extra="ignore", frozen=True
+    )
+
+    ranking: RankingVariant = SHIPPED
+    # How the offline (extractive) generator ranks a note's sentences: by embedding
+    # relevance to the question plus the question terms they hold ("embedding",
+    # shipped), or by terms alone (docs/quality.md compares them).
+    extractive_relevance: Literal["embedding", "terms"] = "embedding"
