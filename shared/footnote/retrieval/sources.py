@@ -47,7 +47,10 @@ class CorpusSource:
 
     def candidates(self, request: CandidateRequest) -> Candidates:
         started = time.perf_counter()
-        corpus = self._corpora.get(request.tenant_id)
+        try:
+            corpus = self._corpora.get(request.tenant_id)
+        except UPSTREAM_ERRORS as exc:  # the chunk store it loads from
+            raise SearchUnavailable(f"loading the tenant's corpus failed: {exc}") from exc
         timings = {"load": _ms(started)}
         with corpus.lock:
             return self._candidates(corpus, request, timings)
