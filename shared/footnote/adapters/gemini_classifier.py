@@ -20,6 +20,8 @@ from footnote.generation.prompt import quote_note_text
 from footnote.ingest.classify import classify as rule_classify
 
 log = logging.getLogger(__name__)
+# Gemini down (its SDK errors re-raised as BackendUnavailable) or an answer off the list.
+_FAILURES: tuple[type[Exception], ...] = (*UPSTREAM_ERRORS, ValueError)
 
 INSTRUCTION = """Classify the note in <note> into exactly one memory type:
 - decision: a choice that was made, with or without its rationale
@@ -84,6 +86,6 @@ class GeminiClassifier:
             return MemoryType(answer)
         # Gemini down, or an answer off the list (ValueError): the rules decide and
         # indexing goes on. Anything else is a bug and surfaces.
-        except (*UPSTREAM_ERRORS, ValueError) as exc:
+        except _FAILURES as exc:
             log.warning("Gemini classification failed (%s); using rules", type(exc).__name__)
             return rule_classify(text)
