@@ -76,11 +76,24 @@ class Retriever:
     ) -> None:
         self._s = settings
         self._embedder = embedder
-        self._sources: list[CandidateSource] = sources.chain(
-            settings, corpora, vector_index, chunks, fallback_index
-        )
+        self._sources = sources.chain(settings, corpora, vector_index, chunks, fallback_index)
         # Title events come from the corpus, which only the in-memory path searches.
         self._corpora = corpora if isinstance(self._sources[0], sources.CorpusSource) else None
+
+    @classmethod
+    def over(
+        cls,
+        settings: Settings,
+        embedder: Embedder | None,
+        candidate_sources: Sequence[CandidateSource],
+    ) -> Retriever:
+        """A retriever over the given sources, asked in order (no title events)."""
+        if not candidate_sources:
+            raise ValueError("a retriever needs at least one candidate source")
+        retriever = cls.__new__(cls)
+        retriever._s, retriever._embedder = settings, embedder
+        retriever._sources, retriever._corpora = list(candidate_sources), None
+        return retriever
 
     def events(self, tenant_id: str) -> dict[str, date]:
         """Event names the tenant's note titles date ("launch"), for query analysis.
