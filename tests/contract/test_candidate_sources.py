@@ -237,7 +237,7 @@ class _FindNearest:
         assert name == "noteChunks"
         return self
 
-    def where(self, *, filter: Any) -> _FindNearest:  # noqa: A002 - the SDK's keyword
+    def where(self, *, filter: Any) -> _FindNearest:  # the SDK's keyword
         assert (filter.field_path, filter.op_string) == ("tenantId", "==")
         self.tenant = filter.value
         return self
