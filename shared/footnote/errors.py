@@ -133,6 +133,14 @@ class BackendUnavailable(FootnoteError):
     code = "unavailable"
 
 
+class SearchUnavailable(BackendUnavailable):
+    """A candidate source (Vector Search, Firestore vector search, the in-memory
+    index) could not answer a query: the error of the retriever's candidate-source
+    port (``retrieval/candidates.py``). The retriever asks the next source and names
+    it in ``meta.fallbacks``; when no source is left, the request fails with 503
+    (the client sees ``unavailable``, as for any dependency)."""
+
+
 class QuotaExhausted(BackendUnavailable):
     """A Google API kept answering RESOURCE_EXHAUSTED (its quota) for the whole time a
     write may wait (``GOOGLE_QUOTA_WAIT_S``). Transient by nature: the indexer leaves

@@ -186,18 +186,18 @@ def test_embedding_429_is_retried_then_succeeds(google: FakeGoogleApis) -> None:
 def test_embedding_persistent_5xx_gives_up_after_the_attempts(google: FakeGoogleApis) -> None:
     embedder = VertexEmbedder.from_settings(vertex_settings(google, GOOGLE_RETRY_ATTEMPTS=4))
     google.fail("predict", 503, times=None)
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(BackendUnavailable) as raised:  # the port's error, the SDK's as its cause
         embedder.embed_query("hello")
-    assert getattr(raised.value, "code", None) == 503
+    assert getattr(raised.value.__cause__, "code", None) == 503
     assert len(google.calls("predict")) == 4
 
 
 def test_embedding_client_errors_are_not_retried(google: FakeGoogleApis) -> None:
     embedder = VertexEmbedder.from_settings(vertex_settings(google))
     google.fail("predict", 400, times=1)
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(BackendUnavailable) as raised:
         embedder.embed_query("hello")
-    assert getattr(raised.value, "code", None) == 400
+    assert getattr(raised.value.__cause__, "code", None) == 400
     assert len(google.calls("predict")) == 1
 
 

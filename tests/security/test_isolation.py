@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from footnote.errors import BackendUnavailable
 from tests.inproc import Harness
 
 TOPICS = [
@@ -103,15 +104,15 @@ def _queries(world: dict[str, Any], victim: str, n: int, seed: int) -> list[str]
 
 MODES: dict[str, dict[str, Exception]] = {
     "normal": {},
-    "embedder_down": {"embedder": RuntimeError("embedder down")},
+    # What a failing embedder or index raises: BackendUnavailable (their SDK's errors,
+    # re-raised) or the network's OSError. A RuntimeError would be a bug, and surface.
+    "embedder_down": {"embedder": BackendUnavailable("embedder down")},
     "embedder_timeout": {"embedder": TimeoutError("deadline exceeded")},
     "vector_index_down": {"vector_index": ConnectionError("index unreachable")},
     "generator_down": {"generator": TimeoutError("generator deadline")},
     "everything_down": {
-        "embedder": RuntimeError("x"),
-        "vector_index": RuntimeError("y"),
-        # A generator's fallback takes the SDK's and the network's errors; a
-        # RuntimeError would be a bug, and surface as one.
+        "embedder": BackendUnavailable("x"),
+        "vector_index": BackendUnavailable("y"),
         "generator": ConnectionError("z"),
     },
 }

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from footnote.errors import BackendUnavailable
 from footnote.logs import CloudLoggingFormatter
 from tests.faults.exactness import note_event
 from tests.inproc import Harness
@@ -67,7 +68,7 @@ def test_one_structured_line_per_request_and_no_note_text(lines: list[dict[str, 
             headers={**headers, "Content-Type": "application/json"},
         ),
     ]
-    h.faults["embedder"].fail = RuntimeError("down")
+    h.faults["embedder"].fail = BackendUnavailable("down")
     requests_sent.append(
         h.call("POST", "/chat", "obs", json={"message": "ship date?"}, headers=headers)
     )

@@ -15,7 +15,7 @@ from footnote.adapters.memory_vector_index import MemoryVectorIndex
 from footnote.adapters.pubsub_queue import InlineQueue
 from footnote.config import Settings
 from footnote.domain import IndexStatus, NoteChanges
-from footnote.errors import NotFound
+from footnote.errors import BackendUnavailable, NotFound
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ingest.classify import RuleClassifier
 from footnote.retrieval.corpus import CorpusCache
@@ -28,7 +28,8 @@ from tests.factories import NOW, note
 
 class BrokenEmbedder(HashEmbedder):
     def embed_query(self, text: str) -> list[float]:
-        raise RuntimeError("embedding service down")
+        # What an embedder raises for a failed backend (errors.UPSTREAM_ERRORS).
+        raise BackendUnavailable("embedding service down")
 
 
 class World:

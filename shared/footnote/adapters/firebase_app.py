@@ -4,6 +4,7 @@ initialised on first use so a cold start that serves no request imports nothing.
 from __future__ import annotations
 
 import threading
+from functools import cache
 from typing import Any
 
 _lock = threading.Lock()
@@ -34,3 +35,23 @@ class FirebaseAppUser:
         if self._app is None:
             self._app = firebase_app(self._project_id)
         return self._app
+
+
+@cache
+def token_errors() -> tuple[type[BaseException], ...]:
+    """What verifying a token raises when it cannot be verified: malformed, forged,
+    expired, revoked, of a deleted or disabled account (firebase-admin's ValueError
+    and FirebaseError, google-auth's and PyJWT's errors), or the signing keys could
+    not be fetched (the network). Each means "not verified" to the caller; anything
+    else is a bug and surfaces."""
+    import jwt
+    from firebase_admin import exceptions
+    from google.auth import exceptions as google_auth
+
+    return (
+        ValueError,
+        OSError,
+        exceptions.FirebaseError,
+        google_auth.GoogleAuthError,
+        jwt.PyJWTError,
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from footnote.adapters.firebase_app import FirebaseAppUser
+from footnote.adapters.firebase_app import FirebaseAppUser, token_errors
 from footnote.errors import Unauthenticated
 
 log = logging.getLogger(__name__)
@@ -20,7 +20,7 @@ class FirebaseAppCheckVerifier(FirebaseAppUser):
             raise Unauthenticated(_MESSAGE)
         try:
             claims = app_check.verify_token(token, app=self._get_app())
-        except Exception as exc:  # every failure looks the same to the caller
+        except token_errors() as exc:  # every failure looks the same to the caller
             log.info("App Check token rejected: %s", type(exc).__name__)
             raise Unauthenticated(_MESSAGE) from None
         app_id = claims.get("app_id") or claims.get("sub")

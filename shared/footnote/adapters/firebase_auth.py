@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from footnote.adapters.firebase_app import FirebaseAppUser
+from footnote.adapters.firebase_app import FirebaseAppUser, token_errors
 from footnote.errors import Unauthenticated
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class FirebaseTokenVerifier(FirebaseAppUser):
             raise Unauthenticated("a valid Firebase ID token is required")
         try:
             claims = auth.verify_id_token(token, app=self._get_app())
-        except Exception as exc:  # every failure looks the same to the caller
+        except token_errors() as exc:  # every failure looks the same to the caller
             log.info("token rejected: %s", type(exc).__name__)
             raise Unauthenticated("a valid Firebase ID token is required") from None
         uid = claims.get("uid") or claims.get("sub")
@@ -73,7 +73,7 @@ class FirebaseTokenVerifier(FirebaseAppUser):
             # The library's own check: the user record exists, is enabled, and its
             # tokens were not revoked after this one was issued.
             auth.verify_id_token(token, app=self._get_app(), check_revoked=True)
-        except Exception as exc:
+        except token_errors() as exc:
             with self._lock:
                 self._checked.pop(key, None)
             log.info("token rejected: %s", type(exc).__name__)

@@ -14,6 +14,8 @@ so a narrow filter may return fewer than ``k``. There is no keyword list: BM25
 needs term statistics and postings Firestore does not hold; the retriever ranks
 the dense list (and recency among it) alone and says so in ``meta.fallbacks``.
 
+A failed query raises ``BackendUnavailable`` (the SDK's error as its cause).
+
 Writes are no-ops: the chunk documents this index reads are the ones the chunk
 store already wrote.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from footnote.adapters.google_retry import unavailable_on_sdk_errors
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import HybridHits, HybridQuery, Neighbor, VectorQuery
 
@@ -96,27 +99,28 @@ class FirestoreVectorIndex:
         )
         wanted_types = {t.value for t in types}
         out: list[Neighbor] = []
-        for snap in query.stream():  # type: ignore[call-arg]  # stubs type the class, not the instance
-            self.reads += 1
-            d: dict[str, Any] = snap.to_dict() or {}
-            if model_id is not None and d.get("embeddingModel") != model_id:
-                continue
-            if wanted_types and d.get("memoryType") not in wanted_types:
-                continue
-            created = d["createdAt"]
-            if window is not None:
-                if window.start is not None and created < window.start:
+        with unavailable_on_sdk_errors("Firestore find_nearest"):
+            for snap in query.stream():  # type: ignore[call-arg]  # stubs type the class, not the instance
+                self.reads += 1
+                d: dict[str, Any] = snap.to_dict() or {}
+                if model_id is not None and d.get("embeddingModel") != model_id:
                     continue
-                if window.end is not None and created >= window.end:
+                if wanted_types and d.get("memoryType") not in wanted_types:
                     continue
-            out.append(
-                Neighbor(
-                    str(d.get("chunkId") or snap.id),
-                    float(d.get(SCORE, 0.0)),
-                    created.timestamp(),
-                    tuple(float(x) for x in d[EMBEDDING_FIELD]),
+                created = d["createdAt"]
+                if window is not None:
+                    if window.start is not None and created < window.start:
+                        continue
+                    if window.end is not None and created >= window.end:
+                        continue
+                out.append(
+                    Neighbor(
+                        str(d.get("chunkId") or snap.id),
+                        float(d.get(SCORE, 0.0)),
+                        created.timestamp(),
+                        tuple(float(x) for x in d[EMBEDDING_FIELD]),
+                    )
                 )
-            )
-            if len(out) >= k:
-                break
+                if len(out) >= k:
+                    break
         return out

@@ -11,14 +11,17 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from footnote.adapters.google_retry import RetryPolicy
+from footnote.adapters.google_retry import RetryPolicy, unavailable_on_sdk_errors
 from footnote.adapters.vertex_embedder import genai_client
 from footnote.config import Settings
 from footnote.domain import MemoryType
+from footnote.errors import UPSTREAM_ERRORS
 from footnote.generation.prompt import quote_note_text
 from footnote.ingest.classify import classify as rule_classify
 
 log = logging.getLogger(__name__)
+# Gemini down (its SDK errors re-raised as BackendUnavailable) or an answer off the list.
+_FAILURES: tuple[type[Exception], ...] = (*UPSTREAM_ERRORS, ValueError)
 
 INSTRUCTION = """Classify the note in <note> into exactly one memory type:
 - decision: a choice that was made, with or without its rationale
@@ -71,15 +74,18 @@ class GeminiClassifier:
         )
         prompt = f"<note>\n{quote_note_text(text[:MAX_CHARS])}\n</note>"
         try:
-            response = self._retry.call(
-                f"classify with {self.model}",
-                lambda: self._client.models.generate_content(
-                    model=self.model, contents=prompt, config=config
-                ),
-                deadline_s=self._timeout_s,
-            )
+            with unavailable_on_sdk_errors(f"classify with {self.model}"):
+                response = self._retry.call(
+                    f"classify with {self.model}",
+                    lambda: self._client.models.generate_content(
+                        model=self.model, contents=prompt, config=config
+                    ),
+                    deadline_s=self._timeout_s,
+                )
             answer = (response.text or "").strip().strip('"').lower()
             return MemoryType(answer)
-        except Exception as exc:  # any failure: the rules decide, indexing goes on
+        # Gemini down, or an answer off the list (ValueError): the rules decide and
+        # indexing goes on. Anything else is a bug and surfaces.
+        except _FAILURES as exc:
             log.warning("Gemini classification failed (%s); using rules", type(exc).__name__)
             return rule_classify(text)

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from footnote.adapters.embedding_base import BatchEmbedder, Task, unit
-from footnote.adapters.google_retry import RetryPolicy, credentials_for
+from footnote.adapters.google_retry import RetryPolicy, credentials_for, unavailable_on_sdk_errors
 from footnote.config import Settings
 from footnote.errors import BackendUnavailable
 
@@ -78,6 +78,12 @@ class VertexEmbedder(BatchEmbedder):
             RetryPolicy.from_settings(s),
             s.embedding_batch_size,
         )
+
+    def embed_query(self, text: str) -> list[float]:
+        # A question cannot wait: its embedding fails fast, as the port's error
+        # (errors.UPSTREAM_ERRORS), and retrieval falls back to keywords.
+        with unavailable_on_sdk_errors(f"embedding a question with {self.model}"):
+            return super().embed_query(text)
 
     # BatchEmbedder splits by batch_size; we also split by size and, for
     # one-text models, send the requests concurrently.

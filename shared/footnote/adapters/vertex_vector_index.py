@@ -23,8 +23,9 @@ unit-length vectors (``UNIT_L2_NORM``): the neighbour ``distance`` is then the
 cosine similarity, higher is closer; ``sparse_distance`` is the sparse dot
 product, the BM25 score. Its dimension is the embedding dimension.
 
-Calls retry 429/5xx with backoff and jitter; a query that still fails raises,
-and the retriever falls back (``meta.retrieval.fallbacks``). Upserts and removals
+Calls retry 429/5xx with backoff and jitter; a query that still fails raises
+``BackendUnavailable`` (the SDK's error as its cause), and the retriever falls
+back (``meta.retrieval.fallbacks``). Upserts and removals
 wait out a RESOURCE_EXHAUSTED quota for up to ``GOOGLE_QUOTA_WAIT_S``, then raise
 ``QuotaExhausted`` (the indexer hands the event back for redelivery).
 
@@ -48,6 +49,7 @@ from footnote.adapters.google_retry import (
     gapic_transport,
     is_local,
     resource_name,
+    unavailable_on_sdk_errors,
 )
 from footnote.config import Settings
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
@@ -253,7 +255,8 @@ class VertexVectorIndex:
         if query.model_id != self.model_id:
             # This index holds vectors of one model; another's query vector means nothing here.
             raise ValueError(f"index holds {self.model_id} vectors, query is {query.model_id}")
-        sparse = self.query_sparse(query.tenant_id, query.keywords)
+        with unavailable_on_sdk_errors("reading the tenant's term statistics"):
+            sparse = self.query_sparse(query.tenant_id, query.keywords)
         dense = [float(x) for x in query.vector] if query.vector is not None else []
         if not dense and not sparse:
             return HybridHits([], [])
@@ -371,13 +374,14 @@ class VertexVectorIndex:
         return restricts, numeric
 
     def _find(self, request: Any) -> Any:
-        return self._retry.call(
-            "find neighbors",
-            lambda: self._match_client.find_neighbors(
-                request=request, retry=None, timeout=self._query_timeout
-            ),
-            deadline_s=self._query_timeout,
-        )
+        with unavailable_on_sdk_errors("Vector Search find_neighbors"):
+            return self._retry.call(
+                "find neighbors",
+                lambda: self._match_client.find_neighbors(
+                    request=request, retry=None, timeout=self._query_timeout
+                ),
+                deadline_s=self._query_timeout,
+            )
 
 
 def _sparse(vector: SparseVector) -> Any:

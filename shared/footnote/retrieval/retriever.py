@@ -1,11 +1,11 @@
-"""Hybrid retrieval: vector, keyword and recency candidates, fused, diversified, gated.
+"""Hybrid retrieval: candidates from the first source that answers, ranked by one pipeline.
 
-Why this module is over ~400 lines: the ``Retriever`` reaches one result by two
-paths, in memory (a tenant corpus) and managed (Vector Search, with its Firestore
-and in-memory fallbacks), and both run the same later stages (fusion, support,
-diversification, gating) and report the same strategy and fallback names. Apart,
-the paths would either duplicate those stages or hand the retriever's state from
-module to module; the module-level helpers at the bottom are short and pure.
+A query is embedded once, then asked of the candidate sources in order
+(``sources.chain``: the in-memory corpus, or Vector Search with Firestore vector
+search and the corpus standing in when it fails); whichever answers, the same pure
+pipeline (``pipeline.rank``: fuse, support, diversify) ranks its candidates, the
+winners are read, the gate decides whether they are enough to answer from, and
+this module alone builds the ``RetrievalResult``.
 """
 
 from __future__ import annotations
@@ -17,26 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-import numpy as np
-
 from footnote.config import Settings
-from footnote.domain import Fallback, Hit, QueryAnalysis, ScoredChunk, Strategy
-from footnote.errors import FootnoteError
-from footnote.ports import (
-    ChunkStore,
-    Embedder,
-    HybridHits,
-    HybridQuery,
-    Neighbor,
-    VectorIndex,
-    VectorQuery,
-)
-from footnote.retrieval import fusion
-from footnote.retrieval.corpus import CorpusCache, TenantCorpus
-from footnote.retrieval.gating import confidence
-from footnote.retrieval.mmr import mmr
+from footnote.domain import Fallback, QueryAnalysis, ScoredChunk, Strategy
+from footnote.errors import UPSTREAM_ERRORS, SearchUnavailable
+from footnote.ports import ChunkStore, Embedder, VectorIndex
+from footnote.retrieval import pipeline, sources
+from footnote.retrieval.candidates import CandidateRequest, Candidates, CandidateSource
+from footnote.retrieval.corpus import CorpusCache
+from footnote.retrieval.sources import MEMORY
 from footnote.retrieval.variant import SHIPPED, RankingVariant
-from footnote.text import terms
 
 log = logging.getLogger(__name__)
 
@@ -62,18 +51,17 @@ class RetrievalResult:
 
 
 class Retriever:
-    """Hybrid retrieval over one of two kinds of index.
+    """Hybrid retrieval over candidate sources, asked in order until one answers.
 
     In memory (``corpora`` given, ``vector_index`` None or the in-memory index): the
     tenant's corpus answers dense, keyword and recency lists exactly.
 
-    Managed (``vector_index`` serves both halves, e.g. Vector Search, and
-    ``corpora`` is None): one ``search_hybrid`` call returns dense and keyword
-    neighbours with their vectors; fusion, gating and MMR run on those, and only
-    the k winners are read from the chunk store — a query costs O(k) document
-    reads whatever the size of the notebook, and nothing scans the tenant. When the
-    managed index fails, ``fallback_index`` (Firestore vector search) serves the
-    dense half, or, where a corpus exists (tests, small deployments), the corpus.
+    Managed (``vector_index`` serves both halves, e.g. Vector Search): one
+    ``search_hybrid`` call returns dense and keyword neighbours with their vectors,
+    and only the k winners are read from the chunk store — a query costs O(k)
+    document reads whatever the size of the notebook. When the index fails,
+    ``fallback_index`` (Firestore vector search), then the corpus where one is kept
+    (tests, small deployments), answer instead.
     """
 
     def __init__(
@@ -87,22 +75,34 @@ class Retriever:
         ranking: RankingVariant = SHIPPED,
     ) -> None:
         self._s = settings
-        self._ranking = ranking  # the evaluation compares others
-        self._corpora = corpora
+        self._ranking = ranking  # what ships; the evaluation compares others
         self._embedder = embedder
-        self._index = vector_index  # None: search the in-memory corpus directly
-        self._chunks = chunks
-        self._fallback = fallback_index
-        self._managed = vector_index is not None and getattr(vector_index, "name", "") != "memory"
-        if self._managed and chunks is None:
-            raise ValueError("a managed vector index needs the chunk store to read the winners")
-        if not self._managed and corpora is None:
-            raise ValueError("in-memory retrieval needs the corpus cache")
+        self._sources = sources.chain(
+            settings, corpora, vector_index, chunks, fallback_index, ranking
+        )
+        # Title events come from the corpus, which only the in-memory path searches.
+        self._corpora = corpora if isinstance(self._sources[0], sources.CorpusSource) else None
+
+    @classmethod
+    def over(
+        cls,
+        settings: Settings,
+        embedder: Embedder | None,
+        candidate_sources: Sequence[CandidateSource],
+        ranking: RankingVariant = SHIPPED,
+    ) -> Retriever:
+        """A retriever over the given sources, asked in order (no title events)."""
+        if not candidate_sources:
+            raise ValueError("a retriever needs at least one candidate source")
+        retriever = cls.__new__(cls)
+        retriever._s, retriever._embedder, retriever._ranking = settings, embedder, ranking
+        retriever._sources, retriever._corpora = list(candidate_sources), None
+        return retriever
 
     def events(self, tenant_id: str) -> dict[str, date]:
         """Event names the tenant's note titles date ("launch"), for query analysis.
         The managed path keeps no corpus, so it resolves no title events."""
-        if self._corpora is None or self._managed:
+        if self._corpora is None:
             return {}
         return self._corpora.get(tenant_id).events
 
@@ -142,366 +142,74 @@ class Retriever:
     ) -> RetrievalResult:
         s = self._s
         k = k or s.retrieval_rerank_to
-        fusion_name = fusion_name or self._ranking.fusion
-        timings: dict[str, float] = {}
         fallbacks: list[Fallback] = []
-        if self._managed:
-            managed = self._retrieve_managed(
-                tenant_id, analysis, k, fusion_name, timings, fallbacks
-            )
-            if managed is not None:
-                return managed
-            fallbacks.append(Fallback.VECTOR_INDEX_MEMORY)
-        assert self._corpora is not None
-        t0 = time.perf_counter()
-        corpus = self._corpora.get(tenant_id)
-        timings["load"] = _ms(t0)
-        with corpus.lock:
-            return self._retrieve_memory(
-                corpus, tenant_id, analysis, k, fusion_name, timings, fallbacks
-            )
-
-    def _retrieve_memory(
-        self,
-        corpus: TenantCorpus,
-        tenant_id: str,
-        analysis: QueryAnalysis,
-        k: int,
-        fusion_name: str,
-        timings: dict[str, float],
-        fallbacks: list[Fallback],
-    ) -> RetrievalResult:
-        s = self._s
-        if not len(corpus):
+        started = time.perf_counter()
+        vector = self._embed(analysis, fallbacks)
+        timings = {"embed": _ms(started)}
+        model_id = self._embedder.model_id if self._embedder is not None else ""
+        request = CandidateRequest(tenant_id, analysis, vector, model_id, s.retrieval_top_k)
+        source, found = self._candidates(request, fallbacks)
+        fallbacks.extend(found.fallbacks)
+        timings.update(found.timings_ms)
+        if found.tenant_empty:
             return RetrievalResult([], NONE, 0, 0.0, timings_ms=timings, matched=False)
 
-        analysis = _content_dates_as_keywords(analysis, corpus, fallbacks)
-        mask = corpus.mask(analysis.window, analysis.types)
-        if analysis.types and not mask.any():
-            # A type filter that hides everything is more likely wrong than right.
-            fallbacks.append(Fallback.TYPE_FILTER_RELAXED)
-            mask = corpus.mask(analysis.window, ())
-        if not mask.any():
-            return RetrievalResult(
-                [], RECENT_NOTES, 0, 0.0, tuple(fallbacks), timings, matched=False
-            )
-
-        t1 = time.perf_counter()
-        query_vector, vector_hits = self._dense(tenant_id, analysis, corpus, mask, fallbacks)
-        timings["vector"] = _ms(t1)
-        top_k = s.retrieval_top_k
-        t2 = time.perf_counter()
-        keyword_hits = corpus.keyword_hits(analysis.keywords, top_k, mask, self._ranking.feedback)
-        timings["keyword"] = _ms(t2)
-        recent_hits = corpus.recent_hits(top_k, mask)
-
-        rankings: dict[str, Sequence[Hit]] = {"keyword": keyword_hits}
-        if query_vector is not None:
-            rankings["vector"] = vector_hits
-        if s.weight_recency > 0 and _dates_differ(corpus, mask):
-            rankings["recency"] = recent_hits
-        fused = self._fuse(rankings, fusion_name, query_vector is not None)
-        candidate_ids = [f.chunk_id for f in fused if f.chunk_id in corpus.by_id]
-
-        similarity = self._support(corpus, candidate_ids, query_vector, analysis)
-        relevant = [cid for cid in candidate_ids if similarity[cid] >= s.min_similarity]
-        t3 = time.perf_counter()
-        if relevant:
-            by_id = {f.chunk_id: f for f in fused}
-            picked = self._diversify(corpus, relevant, by_id, k)
+        started = time.perf_counter()
+        ranking = pipeline.rank(
+            found, vector, k, fusion_name or self._ranking.fusion, s, self._ranking
+        )
+        timings["rerank"] = _ms(started)
+        picks = ranking.picks
+        if picks:
+            started = time.perf_counter()
+            stored = source.read(tenant_id, [p.chunk_id for p in picks])
+            timings["fetch"] = _ms(started)
+            if len(stored) < len(picks):
+                fallbacks.append(Fallback.STALE_HITS_DROPPED)
+            picks = tuple(p for p in picks if p.chunk_id in stored)
+        if picks:
             chunks = [
-                ScoredChunk(
-                    chunk=corpus.chunk(cid),
-                    score=by_id[cid].score,
-                    similarity=similarity[cid],
-                    sources=by_id[cid].sources,
-                    breakdown=dict(by_id[cid].breakdown),
-                )
-                for cid in picked
+                ScoredChunk(stored[p.chunk_id], p.score, p.similarity, p.sources, p.breakdown)
+                for p in picks
             ]
-            timings["rerank"] = _ms(t3)
-            conf = confidence([c.similarity for c in chunks])
-            strategy = _dense_strategy(fallbacks) if query_vector is not None else KEYWORD_RECENCY
-            matched = conf >= s.min_confidence
-            return RetrievalResult(
-                chunks, strategy, len(candidate_ids), conf, tuple(fallbacks), timings, matched
-            )
-
-        # Nothing relevant: offer the most recent notes as context, flagged unmatched.
-        recent = [
-            ScoredChunk(corpus.chunk(h.chunk_id), 0.0, 0.0, ("recency",)) for h in recent_hits[:k]
-        ]
+            conf, matched = pipeline.gate([c.similarity for c in chunks], s)
+            strategy = _dense_strategy(fallbacks) if found.vector is not None else KEYWORD_RECENCY
+        else:
+            # Nothing relevant: offer the most recent notes as context, flagged unmatched.
+            wanted = found.stand_ins[:k]
+            recent = source.read(tenant_id, wanted) if wanted else {}
+            chunks = [ScoredChunk(recent[c], 0.0, 0.0, ("recency",)) for c in wanted if c in recent]
+            conf, matched, strategy = 0.0, False, RECENT_NOTES
         return RetrievalResult(
-            recent, RECENT_NOTES, len(candidate_ids), 0.0, tuple(fallbacks), timings, False
+            chunks, strategy, ranking.candidate_count, conf, tuple(fallbacks), timings, matched
         )
 
-    # -- managed path: O(k) reads ------------------------------------------------------
-    def _retrieve_managed(
-        self,
-        tenant_id: str,
-        analysis: QueryAnalysis,
-        k: int,
-        fusion_name: str,
-        timings: dict[str, float],
-        fallbacks: list[Fallback],
-    ) -> RetrievalResult | None:
-        """Retrieval through an index that serves both halves; None when it failed and
-        only the in-memory corpus can stand in."""
-        s = self._s
-        t1 = time.perf_counter()
-        vector = self._embed(analysis, fallbacks)
-        timings["embed"] = _ms(t1)
-        model_id = self._embedder.model_id if self._embedder is not None else ""
-        query = HybridQuery(
-            tenant_id,
-            model_id,
-            vector,
-            analysis.keywords,
-            s.retrieval_top_k,
-            analysis.window,
-            analysis.types,
-        )
-        t2 = time.perf_counter()
-        hits = self._search_managed(query, fallbacks)
-        if hits is None:
-            return None
-        if analysis.types and not (hits.dense or hits.keyword):
-            # A type filter that hides everything is more likely wrong than right.
-            fallbacks.append(Fallback.TYPE_FILTER_RELAXED)
-            hits = self._search_managed(dataclasses.replace(query, types=()), fallbacks)
-            if hits is None:
-                return None
-        timings["search"] = _ms(t2)
-        hits = _within(hits, analysis)
-        if vector is not None and any(n.vector is None for n in hits.keyword):
-            # Mid-migration: chunks not yet re-embedded are found by keyword only.
-            fallbacks.append(Fallback.EMBEDDING_MODEL_MIXED)
-        neighbors: dict[str, Neighbor] = {}
-        for n in [*hits.dense, *hits.keyword, *hits.recent]:
-            neighbors.setdefault(n.chunk_id, n)
-        if not neighbors:
-            return RetrievalResult([], RECENT_NOTES, 0, 0.0, tuple(fallbacks), timings, False)
-
-        rankings: dict[str, Sequence[Hit]] = {
-            "keyword": [Hit(n.chunk_id, n.score) for n in hits.keyword]
-        }
-        if vector is not None:
-            rankings["vector"] = [Hit(n.chunk_id, n.score) for n in hits.dense]
-        recent = hits.recent or sorted(neighbors.values(), key=lambda n: (-n.created, n.chunk_id))
-        if s.weight_recency > 0 and len({n.created for n in recent}) > 1:
-            rankings["recency"] = [Hit(n.chunk_id, n.created) for n in recent]
-        fused = self._fuse(rankings, fusion_name, vector is not None)
-        by_id = {f.chunk_id: f for f in fused}
-        candidate_ids = [f.chunk_id for f in fused if f.chunk_id in neighbors]
-
-        similarity = _neighbor_support(neighbors, candidate_ids, vector, hits)
-        relevant = [cid for cid in candidate_ids if similarity[cid] >= s.min_similarity]
-        if not relevant:
-            return RetrievalResult(
-                [], RECENT_NOTES, len(candidate_ids), 0.0, tuple(fallbacks), timings, False
-            )
-        t3 = time.perf_counter()
-        pool = relevant[: s.retrieval_top_k]
-        dim = len(vector) if vector is not None else 0
-        vectors = np.array(
-            [
-                neighbors[cid].vector
-                if neighbors[cid].vector is not None and len(neighbors[cid].vector or ()) == dim
-                else np.zeros(dim)
-                for cid in pool
-            ],
-            dtype=np.float32,
-        ).reshape(len(pool), dim)
-        picked = self._mmr(pool, vectors, by_id, k)
-        timings["rerank"] = _ms(t3)
-        t4 = time.perf_counter()
-        assert self._chunks is not None
-        # The only chunk reads of the query: the k winners, in one batch. A note
-        # deleted or edited since it was indexed has no chunk documents left.
-        stored = {c.chunk_id: c for c in self._chunks.get_chunks(tenant_id, picked)}
-        timings["fetch"] = _ms(t4)
-        if len(stored) < len(picked):
-            fallbacks.append(Fallback.STALE_HITS_DROPPED)
-        chunks = [
-            ScoredChunk(
-                chunk=stored[cid],
-                score=by_id[cid].score,
-                similarity=similarity[cid],
-                sources=by_id[cid].sources,
-                breakdown=dict(by_id[cid].breakdown),
-            )
-            for cid in picked
-            if cid in stored
-        ]
-        if not chunks:
-            return RetrievalResult(
-                [], RECENT_NOTES, len(candidate_ids), 0.0, tuple(fallbacks), timings, False
-            )
-        conf = confidence([c.similarity for c in chunks])
-        strategy = _dense_strategy(fallbacks) if vector is not None else KEYWORD_RECENCY
-        return RetrievalResult(
-            chunks,
-            strategy,
-            len(candidate_ids),
-            conf,
-            tuple(fallbacks),
-            timings,
-            conf >= s.min_confidence,
-        )
-
-    def _search_managed(self, query: HybridQuery, fallbacks: list[Fallback]) -> HybridHits | None:
-        assert self._index is not None
-        try:
-            return self._index.search_hybrid(query)
-        except Exception:
-            stand_in = self._fallback.name if self._fallback is not None else "in-memory"
-            log.exception("vector index %s failed, using %s index", self._index.name, stand_in)
-        if self._fallback is None:
-            return None
-        try:
-            hits = self._fallback.search_hybrid(query)
-        except Exception:
-            log.exception("fallback vector index %s failed too", self._fallback.name)
-            return None
-        fallbacks.append(Fallback(f"vector_index_{self._fallback.name}"))
-        return hits
-
-    # -- stages ----------------------------------------------------------------
-    def _dense(
-        self,
-        tenant_id: str,
-        analysis: QueryAnalysis,
-        corpus: TenantCorpus,
-        mask: np.ndarray,
-        fallbacks: list[Fallback],
-    ) -> tuple[list[float] | None, list[Hit]]:
-        vector = self._embed(analysis, fallbacks)
-        if vector is None or self._embedder is None:
-            return None, []
-        if self._embedder.model_id not in corpus.model_ids and corpus.model_ids:
-            # Vectors of another model must never be compared with this query.
-            fallbacks.append(Fallback.EMBEDDING_MODEL_MISMATCH)
-            return None, []
-        if len(corpus.model_ids) > 1:
-            # Mid-migration: the chunks not yet re-embedded are found by keyword only.
-            fallbacks.append(Fallback.EMBEDDING_MODEL_MIXED)
-            mask = mask & corpus.model_mask(self._embedder.model_id)
-        top_k = self._s.retrieval_top_k
-        if self._index is not None and not self._managed:
-            # The in-memory index searches the same corpus; it is called as a port so
-            # a failure of it (fault injection, tests) exercises the fallback below.
+    def _candidates(
+        self, request: CandidateRequest, fallbacks: list[Fallback]
+    ) -> tuple[CandidateSource, Candidates]:
+        """The first source's answer; a stand-in is named in ``fallbacks``."""
+        for i, source in enumerate(self._sources):
             try:
-                hits = self._index.search(
-                    VectorQuery(tenant_id, vector, top_k, analysis.window, analysis.types)
-                )
-                return vector, [
-                    h for h in hits if h.chunk_id in corpus.by_id and mask[corpus.by_id[h.chunk_id]]
-                ]
-            except Exception:
-                log.exception("vector index %s failed, using the corpus", self._index.name)
-                fallbacks.append(Fallback.VECTOR_INDEX_MEMORY)
-        return vector, corpus.vector_hits(vector, top_k, mask)
+                found = source.candidates(request)
+            except SearchUnavailable:
+                left = [s.name for s in self._sources[i + 1 :]]
+                stand_in = "no" if not left else "in-memory" if left[0] == MEMORY else left[0]
+                log.exception("vector index %s failed, using %s index", source.name, stand_in)
+                continue
+            if i > 0:
+                fallbacks.append(Fallback(f"vector_index_{source.name}"))
+            return source, found
+        raise SearchUnavailable("no candidate source could answer the query")
 
     def _embed(self, analysis: QueryAnalysis, fallbacks: list[Fallback]) -> list[float] | None:
         if self._embedder is None or not analysis.normalized:
             return None
         try:
             return self._embedder.embed_query(analysis.normalized)
-        except FootnoteError as exc:
-            log.warning("query embedding failed, using keywords: %s", exc.message)
-        except Exception:  # any SDK or model failure: degrade, don't fail the chat
-            log.exception("query embedding failed, using keywords")
+        except UPSTREAM_ERRORS as exc:  # degrade to keywords, don't fail the chat
+            log.warning("query embedding failed, using keywords: %s", exc)
         fallbacks.append(Fallback.EMBEDDER_DOWN)
         return None
-
-    def _fuse(
-        self, rankings: dict[str, Sequence[Hit]], name: str, dense: bool
-    ) -> list[fusion.Fused]:
-        s, ranking = self._s, self._ranking
-        if name == "bm25" or not dense:
-            keyword_only = {"keyword": rankings.get("keyword", [])}
-            if not dense and "recency" in rankings:
-                keyword_only["recency"] = rankings["recency"]
-                return fusion.weighted(keyword_only, {"keyword": 0.85, "recency": 0.15}, 0.0)
-            return fusion.weighted(keyword_only, {"keyword": 1.0}, 0.0)
-        if name == "dense":
-            return fusion.weighted({"vector": rankings["vector"]}, {"vector": 1.0}, 0.0)
-        weights = {
-            "vector": ranking.weight_vector,
-            "keyword": ranking.weight_keyword,
-            "recency": s.weight_recency,
-        }
-        if name == "weighted":
-            return fusion.weighted(rankings, weights)
-        if name == "hybrid":
-            alpha = s.hybrid_alpha
-            return fusion.convex(
-                rankings,
-                {"vector": alpha, "keyword": 1.0 - alpha, "recency": s.weight_recency},
-                ranking.hybrid_normalise,
-            )
-        return fusion.rrf(
-            rankings, ranking.rrf_k, {"vector": 1.0, "keyword": 1.0, "recency": s.weight_recency}
-        )
-
-    def _support(
-        self,
-        corpus: TenantCorpus,
-        ids: Sequence[str],
-        query_vector: list[float] | None,
-        analysis: QueryAnalysis,
-    ) -> dict[str, float]:
-        """How well each candidate matches: the better of its cosine to the query and
-        the idf-weighted share of the query's words it holds (``coverage``).
-
-        Either kind of evidence is enough: a paraphrase shares meaning but few words,
-        and a name, a code or a rare word ("Seedcamp", "TODO") is an exact match whose
-        cosine to a short query is often low (0.09–0.27 measured on everyday notes).
-        Both are on [0, 1] whatever the notebook's size, so one floor and one
-        confidence gate serve six notes and sixty thousand."""
-        words = corpus.coverage(analysis.keywords, ids)
-        if query_vector is None or self._embedder is None:
-            return words
-        rows = [corpus.by_id[cid] for cid in ids]
-        if not rows or corpus.dimension != len(query_vector):
-            return words
-        # Only the candidates' rows: a second pass over the whole matrix is wasted work.
-        sims = corpus.matrix[rows] @ np.asarray(query_vector, dtype=np.float32)
-        comparable = corpus.model_mask(self._embedder.model_id)[rows]
-        # A chunk embedded by another model has no cosine to this query; its terms speak.
-        return {
-            cid: max(float(sims[i]), words[cid]) if comparable[i] else words[cid]
-            for i, cid in enumerate(ids)
-        }
-
-    def _diversify(
-        self,
-        corpus: TenantCorpus,
-        ids: Sequence[str],
-        fused: dict[str, fusion.Fused],
-        k: int,
-    ) -> list[str]:
-        pool = list(ids[: self._s.retrieval_top_k])
-        vectors = corpus.matrix[[corpus.by_id[cid] for cid in pool]]
-        return self._mmr(pool, vectors, fused, k)
-
-    def _mmr(
-        self, pool: list[str], vectors: np.ndarray, fused: dict[str, fusion.Fused], k: int
-    ) -> list[str]:
-        order = mmr(
-            [fused[cid].score for cid in pool],
-            vectors,
-            k,
-            self._s.mmr_lambda,
-            self._s.near_duplicate_threshold,
-        )
-        return [pool[i] for i in order]
-
-
-def _dates_differ(corpus: TenantCorpus, mask: np.ndarray) -> bool:
-    """Recency ranks nothing when every candidate note carries the same date."""
-    created = corpus.created[: corpus.rows][mask]
-    return bool(len(created)) and float(created.max() - created.min()) > 0
 
 
 def _dense_strategy(fallbacks: Sequence[Fallback]) -> Strategy:
@@ -512,56 +220,6 @@ def _dense_strategy(fallbacks: Sequence[Fallback]) -> Strategy:
     if Fallback.VECTOR_INDEX_FIRESTORE in fallbacks:
         return Strategy.HYBRID_FIRESTORE_FALLBACK
     return Strategy.HYBRID
-
-
-def _within(hits: HybridHits, analysis: QueryAnalysis) -> HybridHits:
-    """The window and types bind every neighbour, whatever the index did with them."""
-    window = analysis.window
-    start = window.start.timestamp() if window is not None and window.start else None
-    end = window.end.timestamp() if window is not None and window.end else None
-    types = set(analysis.types)
-
-    def keep(n: Neighbor) -> bool:
-        if start is not None and n.created < start:
-            return False
-        if end is not None and n.created >= end:
-            return False
-        return not (types and n.memory_type is not None and n.memory_type not in types)
-
-    return HybridHits(
-        [n for n in hits.dense if keep(n)],
-        [n for n in hits.keyword if keep(n)],
-        [n for n in hits.recent if keep(n)],
-    )
-
-
-def _neighbor_support(
-    neighbors: dict[str, Neighbor],
-    ids: Sequence[str],
-    query_vector: list[float] | None,
-    hits: HybridHits,
-) -> dict[str, float]:
-    """How well each candidate matches: cosine to the query from the vector the index
-    returned; without a comparable vector, the keyword score relative to the best."""
-    best = max((n.score for n in hits.keyword), default=0.0)
-    keyword = {n.chunk_id: n.score for n in hits.keyword}
-
-    def by_words(cid: str) -> float:
-        return keyword.get(cid, 0.0) / best if best > 0 else 0.0
-
-    if query_vector is None:
-        return {cid: by_words(cid) for cid in ids}
-    q = np.asarray(query_vector, dtype=np.float32)
-    out = {}
-    for cid in ids:
-        v = neighbors[cid].vector
-        # A chunk embedded by another model (mid-migration) has no cosine to this
-        # query; its words speak for it.
-        if v is not None and len(v) == len(q):
-            out[cid] = float(np.dot(np.asarray(v, dtype=np.float32), q))
-        else:
-            out[cid] = by_words(cid)
-    return out
 
 
 def _widened(analysis: QueryAnalysis, days: int) -> QueryAnalysis | None:
@@ -585,22 +243,6 @@ def _widened(analysis: QueryAnalysis, days: int) -> QueryAnalysis | None:
 
 def _best_support(result: RetrievalResult) -> float:
     return max((c.similarity for c in result.chunks), default=0.0)
-
-
-def _content_dates_as_keywords(
-    analysis: QueryAnalysis, corpus: TenantCorpus, fallbacks: list[Fallback]
-) -> QueryAnalysis:
-    """A period that ends before the tenant's first note cannot be when a note was
-    written ("who was born in 1943?"): search for it in the text instead."""
-    window = analysis.window
-    earliest = corpus.earliest_created()
-    if window is None or window.end is None or earliest is None:
-        return analysis
-    if window.end.timestamp() > earliest:
-        return analysis
-    fallbacks.append(Fallback.TIME_WINDOW_AS_KEYWORDS)
-    extra = tuple(t for t in terms(window.label) if t not in analysis.keywords)
-    return dataclasses.replace(analysis, window=None, keywords=analysis.keywords + extra)
 
 
 def _ms(start: float) -> float:
