@@ -25,7 +25,7 @@ from footnote.domain import MemoryType, ScoredChunk, TimeWindow
 from footnote.errors import BackendUnavailable
 from footnote.generation.prompt import STRICT_ADDENDUM, system_instruction
 from footnote.ports import Classifier, Embedder, Generator, Reranker, VectorIndex, VectorQuery
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 from footnote.wiring import Container
 from tests.factories import NOW, chunk, source
 from tests.fakes.google_apis import FakeGoogleApis

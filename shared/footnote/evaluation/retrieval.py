@@ -18,7 +18,7 @@ from footnote.evaluation.bench import (
     stderr_progress,
 )
 from footnote.evaluation.data import Qrels, load_beir
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 
 TENANT = "eval-beir"
 STRATEGIES = ("bm25", "dense", "weighted", "rrf", "default")

@@ -51,8 +51,8 @@ from footnote.generation.citations import (
 )
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ports import ConversationStore, Generator, Reranker
+from footnote.query.analysis import analyze, is_follow_up, names_someone, with_previous
 from footnote.retrieval import retriever as strategies
-from footnote.retrieval.query import analyze, is_follow_up, names_someone, with_previous
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.services.results import (
     AnswerMeta,
