@@ -99,12 +99,18 @@ class Retriever:
         if not self._managed and corpora is None:
             raise ValueError("in-memory retrieval needs the corpus cache")
 
-    def events(self, tenant_id: str) -> dict[str, date]:
-        """Event names the tenant's note titles date ("launch"), for query analysis.
-        The managed path keeps no corpus, so it resolves no title events."""
+    def corpus(self, tenant_id: str) -> TenantCorpus | None:
+        """The tenant's corpus, read (refreshed) once per question: its title events
+        for query analysis, then handed back to :meth:`retrieve`. None on the managed
+        path, which keeps no corpus (and so resolves no title events)."""
         if self._corpora is None or self._managed:
-            return {}
-        return self._corpora.get(tenant_id).events
+            return None
+        return self._corpora.get(tenant_id)
+
+    def events(self, tenant_id: str) -> dict[str, date]:
+        """Event names the tenant's note titles date ("launch"), for query analysis."""
+        corpus = self.corpus(tenant_id)
+        return corpus.events if corpus is not None else {}
 
     def retrieve(
         self,
@@ -112,8 +118,12 @@ class Retriever:
         analysis: QueryAnalysis,
         k: int | None = None,
         fusion_name: str | None = None,
+        corpus: TenantCorpus | None = None,
     ) -> RetrievalResult:
-        result = self._retrieve(tenant_id, analysis, k, fusion_name)
+        """``corpus``: the one :meth:`corpus` returned for this question, if read
+        already; otherwise it is read here, once for both passes."""
+        corpus = corpus if corpus is not None else self.corpus(tenant_id)
+        result = self._retrieve(tenant_id, analysis, k, fusion_name, corpus)
         widened = _widened(analysis, self._s.window_grace_days)
         if widened is None:
             return result
@@ -123,7 +133,7 @@ class Retriever:
         # notes are the evidence: the widened window wins when it finds a passage that
         # supports the question better than anything written inside the window.
         t0 = time.perf_counter()
-        later = self._retrieve(tenant_id, widened, k, fusion_name)
+        later = self._retrieve(tenant_id, widened, k, fusion_name, corpus)
         if not later.matched or (result.matched and _best_support(later) <= _best_support(result)):
             return result
         return dataclasses.replace(
@@ -139,6 +149,7 @@ class Retriever:
         analysis: QueryAnalysis,
         k: int | None,
         fusion_name: str | None,
+        corpus: TenantCorpus | None,
     ) -> RetrievalResult:
         s = self._s
         k = k or s.retrieval_rerank_to
@@ -154,7 +165,7 @@ class Retriever:
             fallbacks.append(Fallback.VECTOR_INDEX_MEMORY)
         assert self._corpora is not None
         t0 = time.perf_counter()
-        corpus = self._corpora.get(tenant_id)
+        corpus = corpus if corpus is not None else self._corpora.get(tenant_id)
         timings["load"] = _ms(t0)
         with corpus.lock:
             return self._retrieve_memory(
