@@ -673,18 +673,20 @@ class ExtractiveGenerator(Generator):
         stream: bool,
     ) -> Pieces:
         """In one piece, or sentence by sentence, each with its markers, as a
-        streaming client expects."""
+        streaming client expects. The pieces are cut from the one text, nothing
+        added or lost, so a streamed answer is the plain one."""
         text = compose(question, sources, analysis, self._relevance)
         if not stream:
             yield text
             return
-        pieces: list[str] = []
+        cuts = {len(text)}
+        line_start = 0
         for line in text.split("\n"):
-            spans = split_sentences(line)
-            for n, (start, end) in enumerate(spans):
-                # a bullet ("- ") stays with its line's first sentence
-                pieces.append(line[:end] if n == 0 else line[start:end])
-                pieces.append(" " if n + 1 < len(spans) else "\n")
-        pieces = pieces[:-1]  # no separator after the last sentence
-        for i in range(0, len(pieces), 2):
-            yield pieces[i] + (pieces[i + 1] if i + 1 < len(pieces) else "")
+            # a sentence starts a piece; a bullet ("- ") stays with its line's first
+            cuts.update(line_start + start for start, _ in split_sentences(line)[1:])
+            line_start += len(line) + 1
+            cuts.add(line_start)
+        start = 0
+        for cut in sorted(c for c in cuts if 0 < c <= len(text)):
+            yield text[start:cut]
+            start = cut
