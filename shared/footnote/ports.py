@@ -2,6 +2,10 @@
 
 Each port has one production and one offline implementation in ``adapters/``,
 and one contract suite in ``tests/contract`` that both must pass.
+
+Why this module is over ~400 lines: it is the whole boundary between the core and
+the outside, in one place to read; each port is a short Protocol (the Generator, a
+small base class) with the values it speaks in.
 """
 
 from __future__ import annotations
