@@ -14,7 +14,7 @@ import collections.abc
 import logging
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -232,6 +232,16 @@ class Answerer:
         )
         self._conversations.append_turns([question, reply])
         return message_id
+
+
+def folded(events: Iterable[StreamEvent]) -> ChatOutcome:
+    """A plain answer: the fold of its stream, whose last event is the recorded outcome."""
+    last: StreamEvent | None = None
+    for event in events:
+        last = event
+    if not isinstance(last, ChatOutcome):
+        raise RuntimeError("an answer's events end with its recorded outcome")
+    return last
 
 
 def _starting(first: str | None, rest: Pieces) -> Pieces:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
@@ -27,7 +26,7 @@ from footnote.errors import NotFound
 from footnote.ports import ConversationStore, Generator, Reranker
 from footnote.query.plan import plan
 from footnote.retrieval.retriever import RetrievalResult, Retriever
-from footnote.services.answering import NO_NOTES, RAG_OFF_OFFLINE, Answerer, Prepared
+from footnote.services.answering import NO_NOTES, RAG_OFF_OFFLINE, Answerer, Prepared, folded
 from footnote.services.answering import retrieval_report as _retrieval_meta
 from footnote.services.context import rerank, sources_for
 from footnote.services.results import (
@@ -119,9 +118,7 @@ class ChatService:
         """The answer: the fold of :meth:`chat_stream`'s events, asked of the generator
         in one piece rather than sentence by sentence."""
         p = self._prepare(tenant_id, message, conversation_id, rag, time_zone)
-        (last,) = deque(self._answerer.events(p, stream=False), maxlen=1)
-        assert isinstance(last, ChatOutcome)  # events() always ends with the outcome
-        return last
+        return folded(self._answerer.events(p, stream=False))
 
     def chat_stream(
         self,
