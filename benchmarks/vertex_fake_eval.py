@@ -62,10 +62,10 @@ from footnote.evaluation.retrieval import (  # noqa: E402
     score_runs,
 )
 from footnote.ports import HybridQuery, Neighbor  # noqa: E402
+from footnote.query.analysis import analyze  # noqa: E402
 from footnote.retrieval import fusion  # noqa: E402
 from footnote.retrieval.gating import confidence  # noqa: E402
 from footnote.retrieval.mmr import mmr  # noqa: E402
-from footnote.retrieval.query import analyze  # noqa: E402
 from footnote.retrieval.retriever import Retriever  # noqa: E402
 from footnote.retrieval.sparse import NoteTerms, chunk_terms  # noqa: E402
 from footnote.retrieval.variant import SHIPPED  # noqa: E402

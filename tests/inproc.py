@@ -78,7 +78,7 @@ class Harness:
             # Build the real adapters, then put the faulty wrappers where the services look.
             self.faults["embedder"] = Faulty(c.embedder, ("embed_query", "embed_documents"))
             self.faults["vector_index"] = Faulty(c.vector_index, ("search", "search_hybrid"))
-            self.faults["generator"] = Faulty(c.generator, ("generate",))
+            self.faults["generator"] = Faulty(c.generator, ("execute", "generate"))
             for name, wrapper in self.faults.items():
                 c._built[name] = wrapper
         if not quotas:

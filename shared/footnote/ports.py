@@ -2,10 +2,16 @@
 
 Each port has one production and one offline implementation in ``adapters/``,
 and one contract suite in ``tests/contract`` that both must pass.
+
+Why this module is over ~400 lines: it is the whole boundary between the core and
+the outside, in one place to read; each port is a short Protocol (the Generator, a
+small base class) with the values it speaks in.
 """
 
 from __future__ import annotations
 
+import collections.abc
+from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -38,6 +44,8 @@ from footnote.domain import (
 from footnote.retrieval.sparse import NoteTerms, TermStatistics
 
 Vector = Sequence[float]
+# A generator's text in pieces, as it is written; closing it stops the model.
+Pieces = collections.abc.Generator[str, None, None]
 
 
 # Documents one atomic write may change (Firestore's limit per commit): what
@@ -343,12 +351,34 @@ class VectorIndex(Protocol):
         ...
 
 
-@runtime_checkable
-class Generator(Protocol):
+class Generator(ABC):
+    """A language model behind one method, in the shape of simonw/llm's ``Model``.
+
+    A subclass implements :meth:`execute`: the answer's text, in pieces as it is
+    written (``stream``) or in one piece. :meth:`generate` (one answer, folded) and
+    :meth:`stream` (the pieces) are what callers use; both go through ``execute``,
+    so the two are the same answer asked two ways. :meth:`rewrite_question` reads a
+    follow-up with the conversation's last turns (``history``, as (role, text),
+    oldest first; empty for a first question); a generator without a language model
+    keeps the default, None, and the question is then read offline
+    (``footnote.query.plan``).
+    """
+
     model: str
 
-    # ``history``: the conversation's last turns as (role, text), oldest first; passed
-    # only when there are some, so a generator may ignore it.
+    @abstractmethod
+    def execute(
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        strict: bool,
+        history: Sequence[tuple[str, str]],
+        stream: bool,
+    ) -> Pieces:
+        """The answer's text: sentence by sentence or as the model sends it when
+        ``stream``, in one piece otherwise. A failure raises (an UPSTREAM_ERROR)."""
+
     def generate(
         self,
         question: str,
@@ -356,7 +386,9 @@ class Generator(Protocol):
         analysis: QueryAnalysis,
         strict: bool,
         history: Sequence[tuple[str, str]] = (),
-    ) -> Draft: ...
+    ) -> Draft:
+        text = "".join(self.execute(question, sources, analysis, strict, history, stream=False))
+        return Draft(text, self.model)
 
     def stream(
         self,
@@ -364,7 +396,13 @@ class Generator(Protocol):
         sources: Sequence[Source],
         analysis: QueryAnalysis,
         history: Sequence[tuple[str, str]] = (),
-    ) -> Iterator[str]: ...
+    ) -> Pieces:
+        return self.execute(question, sources, analysis, False, history, stream=True)
+
+    def rewrite_question(self, message: str, history: Sequence[tuple[str, str]]) -> str | None:
+        """``message`` as a standalone question for retrieval, or None: this generator
+        has no language model to rewrite with, and the question is read offline."""
+        return None
 
 
 @runtime_checkable

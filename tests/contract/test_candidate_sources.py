@@ -30,10 +30,10 @@ from footnote.adapters.vertex_vector_index import VertexVectorIndex
 from footnote.config import Settings
 from footnote.domain import Chunk, Fallback, MemoryType, TimeWindow
 from footnote.errors import SearchUnavailable
+from footnote.query.analysis import analyze
 from footnote.retrieval import pipeline
 from footnote.retrieval.candidates import CandidateRequest, Candidates, CandidateSource
 from footnote.retrieval.corpus import CorpusCache
-from footnote.retrieval.query import analyze
 from footnote.retrieval.sources import CorpusSource, IndexSource
 from footnote.retrieval.sparse import NoteTerms, chunk_terms
 from tests.factories import NOW, chunk

@@ -26,7 +26,7 @@ from footnote.domain import MemoryType, ScoredChunk, TimeWindow
 from footnote.errors import BackendUnavailable
 from footnote.generation.prompt import STRICT_ADDENDUM, system_instruction
 from footnote.ports import Classifier, Embedder, Generator, Reranker, VectorIndex, VectorQuery
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 from footnote.wiring import Container
 from tests.factories import NOW, chunk, source
 from tests.fakes.google_apis import FakeGoogleApis
@@ -71,7 +71,7 @@ def generator(request, google: FakeGoogleApis) -> Generator:
     return GeminiGenerator.from_settings(vertex_settings(google))
 
 
-def test_generator_contract(generator: Generator) -> None:
+def test_generator_contract(generator: Generator, google: FakeGoogleApis) -> None:
     import re
 
     assert isinstance(generator, Generator)
@@ -83,6 +83,11 @@ def test_generator_contract(generator: Generator) -> None:
         assert "[N1]" in draft.text
     streamed = "".join(generator.stream(question, CONTRACT_SOURCES, analyze(question, NOW)))
     assert "Firestore" in streamed and "[N1]" in streamed
+    # A first question (no history) is standalone: a model keeps it, and a generator
+    # without one says None (the question is read offline).
+    calls = len(google.calls("generate"))
+    assert generator.rewrite_question(question, ()) in (None, question)
+    assert len(google.calls("generate")) == calls  # no model was asked
 
 
 @pytest.fixture(params=["rules", "gemini"])

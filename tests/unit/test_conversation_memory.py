@@ -7,7 +7,7 @@ from typing import Any
 
 from footnote.domain import Note
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.retrieval.query import analyze, is_follow_up, with_previous
+from footnote.query.analysis import analyze, is_follow_up, with_previous
 from tests.inproc import Harness
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)

@@ -10,7 +10,7 @@ from footnote.generation.citations import validate
 from footnote.generation.dates import resolve_phrases
 from footnote.generation.extractive import compose
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 
 MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
 MAY_25 = datetime(2023, 5, 25, 13, 0, tzinfo=UTC)  # a Thursday

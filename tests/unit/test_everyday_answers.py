@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from footnote.domain import Chunk, MemoryType, Source
 from footnote.generation.extractive import asks_when, compose
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 
 WRITTEN = datetime(2026, 2, 20, 20, tzinfo=UTC)
 ASKED = datetime(2026, 4, 5, tzinfo=UTC)

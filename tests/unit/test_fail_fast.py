@@ -11,6 +11,7 @@ import pytest
 from cloudevents.http import CloudEvent
 from pydantic import ValidationError
 
+from footnote import ports
 from footnote.config import Settings, SettingsError, get_settings
 from footnote.domain import Fallback, ScoredChunk
 from footnote.errors import BackendUnavailable, BadEvent
@@ -119,7 +120,7 @@ def test_the_indexer_acknowledges_a_bad_event_and_logs_it(
 # -- fallbacks ----------------------------------------------------------------------------
 
 
-class Generator:
+class Generator(ports.Generator):
     """A generator that fails with ``error`` (a stand-in for Gemini)."""
 
     model = "gemini-test"
@@ -127,11 +128,9 @@ class Generator:
     def __init__(self, error: Exception) -> None:
         self.error = error
 
-    def generate(self, *a: object, **k: object) -> None:
+    def execute(self, *a: object, **k: object) -> ports.Pieces:
         raise self.error
-
-    def stream(self, *a: object, **k: object) -> None:
-        raise self.error
+        yield ""  # a generator function, as the port's execute is
 
 
 class Reranker:

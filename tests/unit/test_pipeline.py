@@ -10,9 +10,9 @@ import pytest
 from footnote.config import Settings
 from footnote.domain import Chunk, Fallback, Hit, Strategy
 from footnote.errors import SearchUnavailable
+from footnote.query.analysis import analyze
 from footnote.retrieval import pipeline
 from footnote.retrieval.candidates import CandidateRequest, Candidates
-from footnote.retrieval.query import analyze
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from tests.factories import NOW, chunk
 

@@ -19,7 +19,7 @@ from footnote.adapters.memory_store import MemoryStore
 from footnote.config import Settings
 from footnote.domain import Intent, MemoryType, QueryAnalysis, TimeWindow
 from footnote.ports import HybridHits, HybridQuery, Neighbor
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 from footnote.retrieval.retriever import Retriever
 from footnote.text import stem
 from tests.factories import chunk

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 
+from footnote.query.analysis import analyze
 from footnote.retrieval.bm25 import keyword_terms
-from footnote.retrieval.query import analyze
 from tests.factories import NOW, chunk, note
 from tests.unit.test_services import World
 
@@ -74,7 +74,7 @@ def test_mid_migration_the_query_never_meets_vectors_of_the_old_model() -> None:
 
 
 def test_before_the_launch_resolves_from_a_note_titled_launch_day() -> None:
-    from footnote.retrieval.query import events_from_titles
+    from footnote.query.analysis import events_from_titles
 
     launch = NOW - timedelta(days=10)
     events = events_from_titles(

@@ -18,6 +18,7 @@ from footnote.domain import IndexStatus, NoteChanges
 from footnote.errors import BackendUnavailable, NotFound
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ingest.classify import RuleClassifier
+from footnote.ports import Generator, Pieces
 from footnote.retrieval.corpus import CorpusCache
 from footnote.retrieval.retriever import Retriever
 from footnote.services.chat import NO_NOTES, ChatService, RagConfig
@@ -194,18 +195,19 @@ def test_chat_falls_back_to_keywords_when_the_embedder_is_down() -> None:
 
 
 def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
-    class Failing:
+    class Failing(Generator):
         model = "gemini-test"
 
-        def generate(self, *a: object, **k: object) -> None:
+        def execute(self, *a: object, **k: object) -> Pieces:
             raise TimeoutError("deadline exceeded")
+            yield ""  # a generator function, as the port's execute is
 
     w = World()
     w.add("fire", "We chose Firestore because it syncs in real time.")
     w.chat = ChatService(
         w.settings,
         w.retriever,
-        Failing(),  # type: ignore[arg-type]  # only generate() is called, and it fails
+        Failing(),
         w.store,
         lambda: NOW,
         fallback=_extractive(),
@@ -256,11 +258,12 @@ def test_the_wiring_gives_chat_its_fallback_generator() -> None:
     from footnote.wiring import Container
     from tests.inproc import settings
 
-    class Failing:
+    class Failing(Generator):
         model = "gemini-test"
 
-        def generate(self, *a: object, **k: object) -> None:
+        def execute(self, *a: object, **k: object) -> Pieces:
             raise TimeoutError("deadline exceeded")
+            yield ""  # a generator function, as the port's execute is
 
     class Fallback(ExtractiveGenerator):
         model = "the-wired-fallback"

@@ -10,8 +10,8 @@ from footnote.domain import Fallback, Strategy
 from footnote.errors import BackendUnavailable
 from footnote.ingest.classify import RuleClassifier
 from footnote.ports import HybridHits, HybridQuery
+from footnote.query.analysis import analyze
 from footnote.retrieval.corpus import CorpusCache
-from footnote.retrieval.query import analyze
 from footnote.retrieval.retriever import Retriever
 from footnote.services.indexing import IndexingService, Outcome
 from tests.factories import NOW, note

@@ -9,7 +9,7 @@ from footnote.domain import Chunk, MemoryType, Source
 from footnote.generation.dates import resolve_phrases
 from footnote.generation.extractive import compose
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 
 MON_4_AUG = datetime(2025, 8, 4, 12, tzinfo=UTC)
 FRI_8_AUG = datetime(2025, 8, 8, 17, tzinfo=UTC)

@@ -16,7 +16,7 @@ from typing import Any
 from footnote.adapters.google_retry import RetryPolicy, unavailable_on_sdk_errors
 from footnote.adapters.vertex_embedder import genai_client
 from footnote.config import Settings
-from footnote.domain import Draft, QueryAnalysis, Source
+from footnote.domain import QueryAnalysis, Source
 from footnote.errors import BackendUnavailable
 from footnote.generation.prompt import (
     REWRITE_INSTRUCTION,
@@ -24,13 +24,14 @@ from footnote.generation.prompt import (
     system_instruction,
     user_prompt,
 )
+from footnote.ports import Generator, Pieces
 
 NO_SOURCES_INSTRUCTION = """You are the assistant of a notes app. The user asked a question
 without using their notes. Answer briefly from general knowledge and say that the
 answer does not come from their notes."""
 
 
-class GeminiGenerator:
+class GeminiGenerator(Generator):
     def __init__(
         self,
         client: Any,
@@ -101,7 +102,10 @@ class GeminiGenerator:
             )
 
     def rewrite_question(self, message: str, history: Sequence[tuple[str, str]]) -> str:
-        """The follow-up ``message`` as a standalone question, for retrieval."""
+        """The follow-up ``message`` as a standalone question, for retrieval; a first
+        question (no ``history``) is standalone already, and no model is asked."""
+        if not history:
+            return message
         from google.genai import types
 
         config = types.GenerateContentConfig(
@@ -114,30 +118,28 @@ class GeminiGenerator:
         text = _text(response).strip().strip('"')
         return text if text else message
 
-    def generate(
+    def execute(
         self,
         question: str,
         sources: Sequence[Source],
         analysis: QueryAnalysis,
         strict: bool,
-        history: Sequence[tuple[str, str]] = (),
-    ) -> Draft:
+        history: Sequence[tuple[str, str]],
+        stream: bool,
+    ) -> Pieces:
+        """One ``generate_content`` call, or ``generate_content_stream``'s pieces."""
         config = self._config(sources, strict)
-        response = self._generate("generate", self._prompt(question, sources, history), config)
+        prompt = self._prompt(question, sources, history)
+        if stream:
+            yield from self._stream(prompt, config)
+            return
+        response = self._generate("generate", prompt, config)
         text = _text(response)
         if not text:
             raise BackendUnavailable(f"{self.model} returned no text ({_finish(response)})")
-        return Draft(text.strip(), self.model)
+        yield text.strip()
 
-    def stream(
-        self,
-        question: str,
-        sources: Sequence[Source],
-        analysis: QueryAnalysis,
-        history: Sequence[tuple[str, str]] = (),
-    ) -> Iterator[str]:
-        config = self._config(sources, False)
-        prompt = self._prompt(question, sources, history)
+    def _stream(self, prompt: str, config: Any) -> Iterator[str]:
         deadline = time.monotonic() + self._timeout_s
 
         def opened() -> tuple[Iterator[Any], Any]:

@@ -9,7 +9,7 @@ seeded subset of questions, which it is asked (``abstention_rate``).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from footnote.evaluation.bench import (
 from footnote.evaluation.config import EvaluationConfig
 from footnote.evaluation.data import Question, load_hotpot
 from footnote.generation.citations import is_abstention, validate
-from footnote.ports import Generator
+from footnote.ports import Generator, Pieces
 from footnote.services.chat import ChatService, RagConfig
 
 FULL = "eval-hotpot-full"
@@ -36,7 +36,7 @@ ABSTENTION_SEED = 3
 ABSTENTION_SIZE = 50
 
 
-class RecordingGenerator:
+class RecordingGenerator(Generator):
     """Passes through to the configured generator and keeps each draft with its sources,
     so the harness can tell whether validation had to drop anything."""
 
@@ -45,26 +45,23 @@ class RecordingGenerator:
         self.model = inner.model
         self.last: tuple[Draft, list[Source]] | None = None
 
-    def generate(
+    def execute(
         self,
         question: str,
         sources: Sequence[Source],
         analysis: QueryAnalysis,
         strict: bool,
-        history: Sequence[tuple[str, str]] = (),
-    ) -> Draft:
-        draft = self.inner.generate(question, sources, analysis, strict, history)
-        self.last = (draft, list(sources))
-        return draft
+        history: Sequence[tuple[str, str]],
+        stream: bool,
+    ) -> Pieces:
+        written: list[str] = []
+        for piece in self.inner.execute(question, sources, analysis, strict, history, stream):
+            written.append(piece)
+            yield piece
+        self.last = (Draft("".join(written), self.inner.model), list(sources))
 
-    def stream(
-        self,
-        question: str,
-        sources: Sequence[Source],
-        analysis: QueryAnalysis,
-        history: Sequence[tuple[str, str]] = (),
-    ) -> Iterator[str]:
-        return self.inner.stream(question, sources, analysis, history)
+    def rewrite_question(self, message: str, history: Sequence[tuple[str, str]]) -> str | None:
+        return self.inner.rewrite_question(message, history)
 
 
 @dataclass

@@ -42,7 +42,7 @@ from footnote.evaluation.answers import RecordingGenerator
 from footnote.evaluation.bench import BenchContainer, Progress, index_notes, stderr_progress
 from footnote.evaluation.config import EvaluationConfig
 from footnote.generation.citations import MARKER, is_abstention
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 from footnote.retrieval.retriever import Retriever
 from footnote.services.chat import ChatService, RagConfig
 from footnote.text import normalize

@@ -19,7 +19,7 @@ from footnote.evaluation.bench import (
 )
 from footnote.evaluation.config import EvaluationConfig
 from footnote.evaluation.data import Qrels, load_beir
-from footnote.retrieval.query import analyze
+from footnote.query.analysis import analyze
 
 TENANT = "eval-beir"
 STRATEGIES = ("bm25", "dense", "weighted", "rrf", "default")

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
-from footnote.domain import Draft, Intent, MemoryType, QueryAnalysis, Source
+from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
 from footnote.generation.counting import count_answer, counted, stated_count
 from footnote.generation.dates import (
@@ -43,7 +43,7 @@ from footnote.generation.speakers import (
     speaker_prefix,
     whose_lines,
 )
-from footnote.ports import Embedder
+from footnote.ports import Embedder, Generator, Pieces
 from footnote.text import DECISION_VERBS, QUERY_FILLER, spelled_out, split_sentences, terms
 
 # question, sentences -> one relevance score per sentence (cosine of embeddings)
@@ -694,7 +694,11 @@ def embedding_relevance(embedder: Embedder) -> Relevance:
     return score
 
 
-class ExtractiveGenerator:
+class ExtractiveGenerator(Generator):
+    """The offline generator: sentences of the notes, each cited. It has no language
+    model, so it keeps the port's ``rewrite_question`` (follow-ups are read offline)
+    and ignores ``strict`` and ``history``."""
+
     model = MODEL_NAME
 
     def __init__(self, embedder: Embedder | None = None) -> None:
@@ -702,32 +706,30 @@ class ExtractiveGenerator:
         # as by the question terms they contain (measured in docs/quality.md).
         self._relevance = embedding_relevance(embedder) if embedder is not None else None
 
-    def generate(
+    def execute(
         self,
         question: str,
         sources: Sequence[Source],
         analysis: QueryAnalysis,
         strict: bool,
-        history: Sequence[tuple[str, str]] = (),
-    ) -> Draft:
-        return Draft(compose(question, sources, analysis, self._relevance), self.model)
-
-    def stream(
-        self,
-        question: str,
-        sources: Sequence[Source],
-        analysis: QueryAnalysis,
-        history: Sequence[tuple[str, str]] = (),
-    ) -> Iterator[str]:
-        """Sentence by sentence, each with its markers, as a streaming client expects."""
+        history: Sequence[tuple[str, str]],
+        stream: bool,
+    ) -> Pieces:
+        """In one piece, or sentence by sentence, each with its markers, as a
+        streaming client expects. The pieces are cut from the one text, nothing
+        added or lost, so a streamed answer is the plain one."""
         text = compose(question, sources, analysis, self._relevance)
-        pieces: list[str] = []
+        if not stream:
+            yield text
+            return
+        cuts = {len(text)}
+        line_start = 0
         for line in text.split("\n"):
-            spans = split_sentences(line)
-            for n, (start, end) in enumerate(spans):
-                # a bullet ("- ") stays with its line's first sentence
-                pieces.append(line[:end] if n == 0 else line[start:end])
-                pieces.append(" " if n + 1 < len(spans) else "\n")
-        pieces = pieces[:-1]  # no separator after the last sentence
-        for i in range(0, len(pieces), 2):
-            yield pieces[i] + (pieces[i + 1] if i + 1 < len(pieces) else "")
+            # a sentence starts a piece; a bullet ("- ") stays with its line's first
+            cuts.update(line_start + start for start, _ in split_sentences(line)[1:])
+            line_start += len(line) + 1
+            cuts.add(line_start)
+        start = 0
+        for cut in sorted(c for c in cuts if 0 < c <= len(text)):
+            yield text[start:cut]
+            start = cut

@@ -20,11 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from footnote.domain import Chunk, Fallback, Hit, QueryAnalysis
+
+if TYPE_CHECKING:  # a handle the corpus source reuses; no import cycle at run time
+    from footnote.retrieval.corpus import TenantCorpus
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class CandidateRequest:
     vector: Sequence[float] | None  # the query's embedding; None: the embedder is down
     model_id: str  # the model that made ``vector``: only its vectors compare with it
     depth: int  # candidates per list (RETRIEVAL_TOP_K)
+    # the tenant's corpus when this question has read it already (title events): the
+    # corpus source searches that one instead of reading it again; others ignore it
+    corpus: TenantCorpus | None = None
 
 
 def _no_vectors() -> np.ndarray:

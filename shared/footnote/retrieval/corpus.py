@@ -39,8 +39,8 @@ import numpy as np
 
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
+from footnote.query.title_events import events_from_titles
 from footnote.retrieval.bm25 import Bm25Params, Feedback, Postings, keyword_terms
-from footnote.retrieval.title_events import events_from_titles
 
 _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 # Removed rows are reclaimed by a compaction (an in-memory rebuild, no store reads)

@@ -23,7 +23,7 @@ from footnote.errors import UPSTREAM_ERRORS, SearchUnavailable
 from footnote.ports import ChunkStore, Embedder, VectorIndex
 from footnote.retrieval import pipeline, sources
 from footnote.retrieval.candidates import CandidateRequest, Candidates, CandidateSource
-from footnote.retrieval.corpus import CorpusCache
+from footnote.retrieval.corpus import CorpusCache, TenantCorpus
 from footnote.retrieval.sources import MEMORY
 from footnote.retrieval.variant import SHIPPED, RankingVariant
 
@@ -99,12 +99,18 @@ class Retriever:
         retriever._sources, retriever._corpora = list(candidate_sources), None
         return retriever
 
-    def events(self, tenant_id: str) -> dict[str, date]:
-        """Event names the tenant's note titles date ("launch"), for query analysis.
-        The managed path keeps no corpus, so it resolves no title events."""
+    def corpus(self, tenant_id: str) -> TenantCorpus | None:
+        """The tenant's corpus, read (refreshed) once per question: its title events
+        for query analysis, then handed back to :meth:`retrieve`. None on the managed
+        path, which keeps no corpus (and so resolves no title events)."""
         if self._corpora is None:
-            return {}
-        return self._corpora.get(tenant_id).events
+            return None
+        return self._corpora.get(tenant_id)
+
+    def events(self, tenant_id: str) -> dict[str, date]:
+        """Event names the tenant's note titles date ("launch"), for query analysis."""
+        corpus = self.corpus(tenant_id)
+        return corpus.events if corpus is not None else {}
 
     def retrieve(
         self,
@@ -112,8 +118,12 @@ class Retriever:
         analysis: QueryAnalysis,
         k: int | None = None,
         fusion_name: str | None = None,
+        corpus: TenantCorpus | None = None,
     ) -> RetrievalResult:
-        result = self._retrieve(tenant_id, analysis, k, fusion_name)
+        """``corpus``: the one :meth:`corpus` returned for this question, if read
+        already; otherwise it is read here, once for both passes."""
+        corpus = corpus if corpus is not None else self.corpus(tenant_id)
+        result = self._retrieve(tenant_id, analysis, k, fusion_name, corpus)
         widened = _widened(analysis, self._s.window_grace_days)
         if widened is None:
             return result
@@ -123,7 +133,7 @@ class Retriever:
         # notes are the evidence: the widened window wins when it finds a passage that
         # supports the question better than anything written inside the window.
         t0 = time.perf_counter()
-        later = self._retrieve(tenant_id, widened, k, fusion_name)
+        later = self._retrieve(tenant_id, widened, k, fusion_name, corpus)
         if not later.matched or (result.matched and _best_support(later) <= _best_support(result)):
             return result
         return dataclasses.replace(
@@ -139,6 +149,7 @@ class Retriever:
         analysis: QueryAnalysis,
         k: int | None,
         fusion_name: str | None,
+        corpus: TenantCorpus | None,
     ) -> RetrievalResult:
         s = self._s
         k = k or s.retrieval_rerank_to
@@ -147,7 +158,7 @@ class Retriever:
         vector = self._embed(analysis, fallbacks)
         timings = {"embed": _ms(started)}
         model_id = self._embedder.model_id if self._embedder is not None else ""
-        request = CandidateRequest(tenant_id, analysis, vector, model_id, s.retrieval_top_k)
+        request = CandidateRequest(tenant_id, analysis, vector, model_id, s.retrieval_top_k, corpus)
         source, found = self._candidates(request, fallbacks)
         fallbacks.extend(found.fallbacks)
         timings.update(found.timings_ms)

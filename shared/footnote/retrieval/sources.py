@@ -53,7 +53,9 @@ class CorpusSource:
     def candidates(self, request: CandidateRequest) -> Candidates:
         started = time.perf_counter()
         try:
-            corpus = self._corpora.get(request.tenant_id)
+            corpus = request.corpus
+            if corpus is None:
+                corpus = self._corpora.get(request.tenant_id)
         except UPSTREAM_ERRORS as exc:  # the chunk store it loads from
             raise SearchUnavailable(f"loading the tenant's corpus failed: {exc}") from exc
         timings = {"load": _ms(started)}

@@ -7,7 +7,7 @@ and on its model."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any
@@ -125,6 +125,36 @@ class AnswerText:
     """A streamed answer's next checked sentence (or piece), as the client shows it."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class RagConfig:
+    """How to answer: with the notes (``enable_rag``), from at most ``max_sources``,
+    citing them, from notes of ``types`` only (any type when empty). The defaults are
+    the API's (``ragConfig``); its limits are the API's request model's."""
+
+    enable_rag: bool = True
+    max_sources: int = 8
+    include_citations: bool = True
+    types: tuple[MemoryType, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChatOutcome:
+    """An answer, as recorded (a stream's last event); the API maps it to its
+    response model (``api/schemas.ChatResponse``)."""
+
+    answer: str
+    citations: tuple[Citation, ...]
+    meta: AnswerMeta
+    conversation_id: str
+    message_id: str
+    log_fields: Mapping[str, Any] = field(default_factory=dict)
+
+
+# What a streamed answer yields, in order: one AnswerStarted, AnswerText per checked
+# sentence, then the recorded ChatOutcome. The API names the events and writes them.
+StreamEvent = AnswerStarted | AnswerText | ChatOutcome
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,12 @@ clock, no network, no state. It reads the question a user asked of their notes
 and returns a :class:`~footnote.domain.QueryAnalysis`. Each job lives in its own
 module, and this one keeps every public name importable from here:
 
-* :mod:`~footnote.retrieval.time_window`: the time phrases and the window they
-  ask about (what each phrase names: :mod:`~footnote.retrieval.time_anchors`,
-  the calendar arithmetic: :mod:`~footnote.retrieval.periods`);
-* :mod:`~footnote.retrieval.intents`: intent and memory-type cues;
-* :mod:`~footnote.retrieval.title_events`: note titles as events ("the launch");
-* :mod:`~footnote.retrieval.follow_ups`: follow-up questions in a conversation.
+* :mod:`~footnote.query.time_window`: the time phrases and the window they
+  ask about (what each phrase names: :mod:`~footnote.query.time_anchors`,
+  the calendar arithmetic: :mod:`~footnote.query.periods`);
+* :mod:`~footnote.query.intents`: intent and memory-type cues;
+* :mod:`~footnote.query.title_events`: note titles as events ("the launch");
+* :mod:`~footnote.query.follow_ups`: follow-up questions in a conversation.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from datetime import UTC, date, datetime, tzinfo
 
 from footnote.domain import QueryAnalysis
-from footnote.retrieval.follow_ups import is_follow_up, names_someone, with_previous
-from footnote.retrieval.intents import KEYWORD_STOP, intent_of, types_of
-from footnote.retrieval.time_window import find_hints, window_of
-from footnote.retrieval.title_events import events_from_titles
+from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
+from footnote.query.intents import KEYWORD_STOP, intent_of, types_of
+from footnote.query.time_window import find_hints, window_of
+from footnote.query.title_events import events_from_titles
 from footnote.text import normalize, terms
 
 __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "with_previous"]

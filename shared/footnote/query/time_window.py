@@ -4,7 +4,7 @@
 question and ``window_of(hints)`` intersects them into one
 :class:`~footnote.domain.TimeWindow`: pure functions of their arguments, no
 clock, no network, no state. What each phrase names is
-:mod:`footnote.retrieval.time_anchors`.
+:mod:`footnote.query.time_anchors`.
 
 Time semantics (everything in UTC; every window is half-open ``[start, end)``,
 the way :meth:`TimeWindow.contains` and the corpus mask read it):
@@ -55,9 +55,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from footnote.domain import TimeWindow
-from footnote.retrieval.intents import KEYWORD_STOP
-from footnote.retrieval.periods import Period, Unresolvable
-from footnote.retrieval.time_anchors import (
+from footnote.query.intents import KEYWORD_STOP
+from footnote.query.periods import Period, Unresolvable
+from footnote.query.time_anchors import (
     DAY_MONTH,
     ISO_DATE,
     MONTH_DAY,
@@ -65,7 +65,7 @@ from footnote.retrieval.time_anchors import (
     Context,
     alternation,
 )
-from footnote.retrieval.title_events import NOT_EVENTS
+from footnote.query.title_events import NOT_EVENTS
 from footnote.text import STOPWORDS
 
 __all__ = ["Hint", "find_hints", "window_of"]

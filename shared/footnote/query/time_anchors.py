@@ -2,9 +2,9 @@
 
 :class:`Context` reads one anchor at a position of the lowered question ("last
 week", "March 5", "Q3 2024", "the end of the month", "the launch") and returns
-the :class:`~footnote.retrieval.periods.Period` it names as of ``now``. How
+the :class:`~footnote.query.periods.Period` it names as of ``now``. How
 anchors combine with prepositions into a window is
-:mod:`footnote.retrieval.time_window`.
+:mod:`footnote.query.time_window`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime, timedelta
 
-from footnote.retrieval.periods import (
+from footnote.query.periods import (
     Period,
     add_months,
     checked_date,
@@ -26,7 +26,7 @@ from footnote.retrieval.periods import (
     week_period,
     year_period,
 )
-from footnote.retrieval.title_events import as_date, event_key
+from footnote.query.title_events import as_date, event_key
 from footnote.text import NUMBER_WORDS
 
 __all__ = ["DAY_MONTH", "ISO_DATE", "MONTHS", "MONTH_DAY", "WEEKDAYS", "Context", "alternation"]

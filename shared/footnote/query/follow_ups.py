@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from footnote.domain import QueryAnalysis
-from footnote.retrieval.time_anchors import MONTHS, WEEKDAYS
+from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.text import normalize, terms
 
 __all__ = ["is_follow_up", "names_someone", "with_previous"]

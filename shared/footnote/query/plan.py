@@ -1,0 +1,112 @@
+"""A question read once: the :class:`QueryPlan` that retrieval and generation read.
+
+``plan`` is the one place a question is read, and the one place a follow-up is
+resolved. With a language model behind the ``Generator`` port, the model makes a
+follow-up standalone (``rewrite_question``: "When did she go there?" → "When did
+Caroline go to the support group?"); without one (the extractive generator), or
+when the model fails, the follow-up is read offline with the question before it
+(``follow_ups.with_previous``). Either way the question is analysed once; an
+offline follow-up also reads the question it follows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from footnote.domain import Fallback, MemoryType, QueryAnalysis, Turn
+from footnote.errors import UPSTREAM_ERRORS
+from footnote.ports import Generator
+from footnote.query.analysis import analyze
+from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
+
+log = logging.getLogger(__name__)
+
+# Earlier turns (user and assistant) a language model sees with a follow-up.
+HISTORY_TURNS = 6
+
+History = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """What a question asks, read once: retrieval reads ``analysis``, the generator
+    is asked ``question`` with ``history``."""
+
+    message: str  # as the user wrote it
+    question: str  # what the generator is asked: standalone, for a follow-up
+    analysis: QueryAnalysis
+    follow_up: bool
+    history: History = ()  # the conversation's last turns, (role, text), oldest first
+    fallbacks: tuple[Fallback, ...] = ()  # REWRITE_SKIPPED when the model's rewrite failed
+
+
+def plan(
+    message: str,
+    now: datetime,
+    events: Mapping[str, date],
+    earlier: Sequence[Turn] = (),
+    rewriter: Generator | None = None,
+    types: tuple[MemoryType, ...] = (),
+) -> QueryPlan:
+    """Read ``message``, asked at ``now`` after the turns ``earlier`` (oldest first).
+
+    ``events`` date the tenant's note titles ("the launch"). ``rewriter`` is the
+    generator asked to make a follow-up standalone; None when nothing is retrieved
+    (an answer without the notes), so no model is asked. ``types``, when given,
+    replace the memory types the question names (the client's filter).
+    """
+    history: History = tuple((t.role, t.text) for t in earlier[-HISTORY_TURNS:])
+    rewritten, fallbacks = _rewrite(message, history, rewriter)
+    if rewritten is not None:
+        analysis = analyze(rewritten, now, events)
+        read = QueryPlan(message, rewritten, analysis, rewritten != message, history)
+    else:
+        read = _offline(message, now, events, _last_question(earlier), history)
+    if types:
+        read = dataclasses.replace(read, analysis=dataclasses.replace(read.analysis, types=types))
+    return dataclasses.replace(read, fallbacks=fallbacks)
+
+
+def _rewrite(
+    message: str, history: History, rewriter: Generator | None
+) -> tuple[str | None, tuple[Fallback, ...]]:
+    """The model's standalone question (None: none, read offline) and any fallback."""
+    if rewriter is None:
+        return None, ()
+    try:
+        rewritten = rewriter.rewrite_question(message, history)
+    except UPSTREAM_ERRORS as exc:
+        log.warning("query rewrite failed (%s); reading the follow-up offline", type(exc).__name__)
+        return None, (Fallback.REWRITE_SKIPPED,)
+    if rewritten is None:
+        return None, ()
+    return rewritten or message, ()
+
+
+def _offline(
+    message: str,
+    now: datetime,
+    events: Mapping[str, date],
+    previous: str | None,
+    history: History,
+) -> QueryPlan:
+    """ "When did she go there?" is read with the question before it: its subject and
+    time window carry over, and the generator is asked both."""
+    analysis = analyze(message, now, events)
+    if previous is None or not is_follow_up(message, analysis):
+        return QueryPlan(message, message, analysis, False, history)
+    analysis = with_previous(analysis, analyze(previous, now, events))
+    question = message if names_someone(message) else f"{message} ({previous})"
+    return QueryPlan(message, question, analysis, True, history)
+
+
+def _last_question(turns: Sequence[Turn]) -> str | None:
+    """The conversation's most recent user question, if any."""
+    for t in reversed(turns):
+        if t.role == "user":
+            return t.text
+    return None
