@@ -26,7 +26,9 @@ IMPORT_JOB = "import_job"
 PORTS: dict[str, tuple[str, ...]] = {
     "embedder": ("embed_query", "embed_documents"),
     "vector_index": ("search", "search_hybrid"),
-    "generator": ("generate",),
+    # execute: what the answering pipeline calls (the Generator port's one method);
+    # generate: a plain answer without the notes
+    "generator": ("execute", "generate"),
 }
 
 
