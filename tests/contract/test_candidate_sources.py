@@ -156,10 +156,10 @@ def _store(chunks: Sequence[Chunk], store: MemoryStore | None = None) -> MemoryS
 
 class TestCorpusSource(CandidateSourceContract):
     def source(self, chunks: Sequence[Chunk]) -> CandidateSource:
-        return CorpusSource(SETTINGS, CorpusCache(_store(chunks)))
+        return CorpusSource(CorpusCache(_store(chunks)))
 
     def broken(self, chunks: Sequence[Chunk]) -> CandidateSource:
-        return CorpusSource(SETTINGS, CorpusCache(_store(chunks, _Down())))
+        return CorpusSource(CorpusCache(_store(chunks, _Down())))
 
     def test_a_failed_dense_index_is_stood_in_for_by_the_corpus(self) -> None:
         class DenseDown(MemoryVectorIndex):
@@ -167,7 +167,7 @@ class TestCorpusSource(CandidateSourceContract):
                 raise TimeoutError("deadline exceeded (injected)")
 
         corpora = CorpusCache(_store(CHUNKS))
-        found = CorpusSource(SETTINGS, corpora, DenseDown(corpora)).candidates(
+        found = CorpusSource(corpora, DenseDown(corpora)).candidates(
             request("Why did we choose Firestore?")
         )
         assert Fallback.VECTOR_INDEX_MEMORY in found.fallbacks
@@ -180,7 +180,7 @@ class TestCorpusSource(CandidateSourceContract):
 
         corpora = CorpusCache(_store(CHUNKS))
         with pytest.raises(KeyError):
-            CorpusSource(SETTINGS, corpora, Buggy(corpora)).candidates(request("Firestore"))
+            CorpusSource(corpora, Buggy(corpora)).candidates(request("Firestore"))
 
 
 # -- any VectorIndex through IndexSource ----------------------------------------------

@@ -77,9 +77,7 @@ class Retriever:
         self._s = settings
         self._ranking = ranking  # what ships; the evaluation compares others
         self._embedder = embedder
-        self._sources = sources.chain(
-            settings, corpora, vector_index, chunks, fallback_index, ranking
-        )
+        self._sources = sources.chain(corpora, vector_index, chunks, fallback_index, ranking)
         # Title events come from the corpus, which only the in-memory path searches.
         self._corpora = corpora if isinstance(self._sources[0], sources.CorpusSource) else None
 

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from footnote.config import Settings
 from footnote.domain import Chunk, Fallback, Hit, QueryAnalysis
 from footnote.errors import UPSTREAM_ERRORS, SearchUnavailable
 from footnote.ports import ChunkStore, HybridHits, HybridQuery, Neighbor, VectorIndex, VectorQuery
@@ -40,12 +39,10 @@ class CorpusSource:
 
     def __init__(
         self,
-        settings: Settings,
         corpora: CorpusCache,
         dense_index: VectorIndex | None = None,
         ranking: RankingVariant = SHIPPED,
     ) -> None:
-        self._s = settings
         self._ranking = ranking
         self._corpora = corpora
         self._dense_index = dense_index
@@ -229,7 +226,6 @@ class IndexSource:
 
 
 def chain(
-    settings: Settings,
     corpora: CorpusCache | None,
     vector_index: VectorIndex | None,
     chunks: ChunkStore | None = None,
@@ -244,14 +240,14 @@ def chain(
     if vector_index is None or vector_index.name == MEMORY:
         if corpora is None:
             raise ValueError("in-memory retrieval needs the corpus cache")
-        return [CorpusSource(settings, corpora, vector_index, ranking)]
+        return [CorpusSource(corpora, vector_index, ranking)]
     if chunks is None:
         raise ValueError("a managed vector index needs the chunk store to read the winners")
     sources: list[CandidateSource] = [IndexSource(vector_index, chunks)]
     if fallback_index is not None:
         sources.append(IndexSource(fallback_index, chunks))
     if corpora is not None:
-        sources.append(CorpusSource(settings, corpora, ranking=ranking))
+        sources.append(CorpusSource(corpora, ranking=ranking))
     return sources
 
 
