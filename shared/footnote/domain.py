@@ -1,4 +1,9 @@
-"""Plain, immutable data that flows between pipeline stages."""
+"""Plain, immutable data that flows between pipeline stages.
+
+Why this module is over 450 lines: it holds only values (enums and frozen
+dataclasses) that every layer imports, so they stay in one module without import
+cycles and are read in one place.
+"""
 
 from __future__ import annotations
 

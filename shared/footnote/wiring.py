@@ -1,5 +1,10 @@
 """Build the services from settings. Each backend is created on first use, so
-a function's cold start imports only what its requests need."""
+a function's cold start imports only what its requests need.
+
+Why this module is over 450 lines: the container is one object by design, each
+backend a lazy attribute chosen by the settings, so what a service is built from
+is found by reading one class.
+"""
 
 from __future__ import annotations
 

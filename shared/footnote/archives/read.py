@@ -5,6 +5,10 @@ HTML and ENML by html2text, unknown encodings by charset-normalizer.
 A zip is read entry by entry from a seekable stream, each entry's size checked
 against the limits before a byte of it is inflated and its inflation capped, so
 neither a big archive nor a zip bomb is ever held whole.
+
+Why this module is over 450 lines: every format's reader spends the same budget
+(the archive's limits, checked entry by entry) and yields the same records with
+their warnings; each reader is a few short functions over those shared parts.
 """
 
 from __future__ import annotations
