@@ -174,3 +174,10 @@ class BadEvent(FootnoteError):
 # for their SDK's errors) or the network (OSError: ConnectionError, TimeoutError,
 # socket and requests errors). Anything else is a bug and must surface as one.
 UPSTREAM_ERRORS: tuple[type[Exception], ...] = (BackendUnavailable, OSError)
+
+# What a port raises when its backend failed or gave up: an outage or the network
+# (UPSTREAM_ERRORS), or a store whose transaction lost to other writers for all its
+# retries (Contention). What a service may record and leave to a retry (the indexer
+# marks the note failed, an import leaves it to its trigger event); anything else is
+# a bug, which surfaces as itself and is never recorded as the note's failure.
+PORT_ERRORS: tuple[type[Exception], ...] = (*UPSTREAM_ERRORS, Contention)

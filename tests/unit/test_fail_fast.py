@@ -194,3 +194,62 @@ def test_the_google_adapters_turn_sdk_errors_into_backend_unavailable() -> None:
         raise KeyError("a bug is not an outage")
     with pytest.raises(TimeoutError), unavailable_on_sdk_errors("call"):
         raise TimeoutError("the network's errors pass as they are")
+
+
+class _FailingClient:
+    """A Firestore client whose every collection raises what ``fail`` makes."""
+
+    def __init__(self, fail: Any) -> None:
+        self.fail = fail
+
+    def collection(self, name: str) -> Any:
+        raise self.fail()
+
+
+def _failing(fail: Any) -> Any:  # stands in for a google.cloud.firestore.Client
+    return _FailingClient(fail)
+
+
+def _exhausted_transaction() -> ValueError:
+    """What the SDK raises when a transaction lost to other writers for all its attempts."""
+    from google.api_core.exceptions import Aborted
+
+    try:
+        raise Aborted("contention")
+    except Aborted as aborted:
+        try:
+            raise ValueError("Failed to commit transaction in 5 attempts.") from aborted
+        except ValueError as exc:
+            return exc
+
+
+def test_the_firestore_adapters_raise_their_ports_errors_and_a_bug_passes() -> None:
+    """What lets the indexer and imports catch ``errors.PORT_ERRORS`` alone."""
+    from google.api_core.exceptions import ServiceUnavailable
+
+    from footnote.adapters.firestore_chunks import FirestoreChunkStore
+    from footnote.adapters.firestore_term_stats import FirestoreTermStats
+    from footnote.domain import IndexState, IndexStatus
+    from footnote.errors import PORT_ERRORS, Contention
+
+    state = IndexState("n1", "alice", IndexStatus.PENDING)
+    down = ServiceUnavailable("firestore down")
+    store = FirestoreChunkStore(_failing(lambda: down))
+    with pytest.raises(BackendUnavailable) as raised:
+        store.set_index_state(state)
+    assert raised.value.__cause__ is down
+    with pytest.raises(BackendUnavailable):  # a method that yields: as it runs
+        next(store.tenant_chunk_pages("alice"))
+    with pytest.raises(BackendUnavailable):
+        FirestoreTermStats(_failing(lambda: down)).read("alice")
+    with pytest.raises(Contention):
+        FirestoreChunkStore(_failing(_exhausted_transaction)).set_index_state(state)
+    assert issubclass(Contention, PORT_ERRORS) and issubclass(BackendUnavailable, PORT_ERRORS)
+    bug = KeyError("a bug is not an outage")
+    with pytest.raises(KeyError) as passed:
+        FirestoreChunkStore(_failing(lambda: bug)).set_index_state(state)
+    assert passed.value is bug
+    plain = ValueError("our own ValueError, no SDK cause")
+    with pytest.raises(ValueError) as passed_too:
+        FirestoreChunkStore(_failing(lambda: plain)).set_index_state(state)
+    assert passed_too.value is plain

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from footnote.adapters.cursors import decode_cursor
+from footnote.adapters.google_retry import port_errors_only
 from footnote.domain import Chunk, IndexState, IndexStatus, MemoryType, Note, deletion_job_id
 from footnote.errors import Contention, MalformedNote, Unauthenticated
 
@@ -53,7 +54,15 @@ def make_client(project_id: str, database: str) -> firestore.Client:
 
 class FirestoreRepository:
     """Base of the repositories: the shared client and the SDK names they use,
-    imported here rather than at module import so a cold start pays for them once."""
+    imported here rather than at module import so a cold start pays for them once.
+
+    Each repository's public methods raise their port's errors, never the SDK's
+    (``google_retry.port_errors_only``): a service tells a failed Firestore from a
+    bug by ``errors.PORT_ERRORS``."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        port_errors_only(cls)
 
     def __init__(self, client: firestore.Client) -> None:
         from google.cloud import firestore as fs

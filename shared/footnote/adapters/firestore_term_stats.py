@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from footnote.adapters.google_retry import port_errors_only
 from footnote.retrieval.sparse import NoteTerms, Sketch, SketchedDf, TermStatistics
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ ROWS = "termStats"
 NOTES = "termStatsNotes"
 
 
+@port_errors_only  # a failed Firestore raises the port's errors, as the repositories do
 class FirestoreTermStats:
     def __init__(
         self,

@@ -19,6 +19,8 @@ backoff) instead of the note being marked failed.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,11 +29,12 @@ from functools import cache
 from typing import Any, TypeVar
 
 from footnote.config import Settings
-from footnote.errors import BackendUnavailable, QuotaExhausted
+from footnote.errors import BackendUnavailable, Contention, QuotaExhausted
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+C = TypeVar("C", bound=type)
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"  # gRPC status code 8
@@ -201,6 +204,53 @@ def unavailable_on_sdk_errors(what: str) -> Iterator[None]:
         raise
     except sdk_errors() as exc:
         raise BackendUnavailable(f"{what} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def port_errors_only(cls: C) -> C:
+    """Make every public method of a Firestore adapter raise its port's errors: the
+    SDK's and the network's as ``BackendUnavailable`` (``unavailable_on_sdk_errors``),
+    and a transaction that lost to other writers for all its attempts (the SDK's
+    ``ValueError`` from ``Aborted``) as ``Contention``. So a service records or
+    retries a failed backend by the errors it knows (``errors.PORT_ERRORS``), and a
+    bug (a TypeError, a KeyError, a ValueError of our own) passes unchanged.
+
+    Applied to the methods ``cls`` defines itself (a subclass's own methods are
+    wrapped where it is defined); a method that yields is wrapped as it runs."""
+    for name, fn in list(vars(cls).items()):
+        if not name.startswith("_") and inspect.isfunction(fn):
+            setattr(cls, name, _raising_port_errors(fn, f"{cls.__name__}.{name}"))
+    return cls
+
+
+def _raising_port_errors(fn: Callable[..., Any], what: str) -> Callable[..., Any]:
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def pages(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            with _port_errors(what):
+                yield from fn(*args, **kwargs)
+
+        return pages
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with _port_errors(what):
+            return fn(*args, **kwargs)
+
+    return call
+
+
+@contextmanager
+def _port_errors(what: str) -> Iterator[None]:
+    from google.api_core.exceptions import Aborted
+
+    try:
+        with unavailable_on_sdk_errors(what):
+            yield
+    except ValueError as exc:
+        if isinstance(exc.__cause__, Aborted):  # the SDK's "failed to commit in n attempts"
+            raise Contention("a record this request writes") from exc
+        raise
 
 
 def is_local(endpoint: str) -> bool:
