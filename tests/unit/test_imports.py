@@ -15,13 +15,14 @@ import pytest
 
 from footnote.adapters import firestore_events
 from footnote.domain import IndexStatus, Note
-from footnote.errors import QuotaExhausted
+from footnote.errors import BackendUnavailable, QuotaExhausted
 from footnote.evaluation.everyday import Clock
+from footnote.ingest.classify import RuleClassifier
 from footnote.ingest.pipeline import prepare
 from footnote.ports import CreatedNotes, NewNote
 from footnote.services.chat import RagConfig
 from footnote.services.imports import ImportService
-from footnote.services.indexing import Outcome
+from footnote.services.indexing import IndexingService, Outcome
 from footnote.wiring import Container
 from tests.inproc import Harness, settings
 
@@ -657,3 +658,72 @@ def test_notes_the_job_cannot_index_stay_pending_and_their_trigger_events_index_
         assert _trigger(h, note.id, "created", n).outcome is Outcome.INDEXED
     assert set(upserted) == {n.id for n in imported(h, ALICE).values()}
     _assert_indexed_as_stored(h, ALICE)
+
+
+def _import_service(h: Harness, indexing: Any = None) -> ImportService:
+    c = h.container
+    return ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue,
+        page_size=2, indexing=lambda: indexing or c.indexing,
+    )  # fmt: skip
+
+
+def test_an_embedder_that_is_down_leaves_the_page_to_the_trigger_and_the_job_goes_on() -> None:
+    h = Harness(faults=True)
+    h.faults["embedder"].fail = BackendUnavailable("embeddings down")
+    job = upload(h, ALICE, _long_vault(3)).get_json()
+    final = _import_service(h).run(ALICE, job["id"])
+    assert (final.status, final.imported, final.reason) == ("done", 3, None)
+    notes = imported(h, ALICE)
+    assert {h.store.index_state(n.id).status for n in notes.values()} == {IndexStatus.PENDING}
+
+
+def test_a_bug_in_embedding_an_import_page_is_raised_not_left_to_the_trigger() -> None:
+    h = Harness(faults=True)
+    bug = TypeError("bug in the embedder")
+    h.faults["embedder"].fail = bug
+    job = upload(h, ALICE, _long_vault(3)).get_json()
+    with pytest.raises(TypeError) as raised:
+        _import_service(h).run(ALICE, job["id"])
+    assert raised.value is bug
+
+
+class _UpsertFails:
+    """The in-memory vector index whose upserts raise ``error``."""
+
+    def __init__(self, inner: Any, error: Exception) -> None:
+        self._inner = inner
+        self.error = error
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def upsert(self, chunks: Any) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize("chunks_alone_index", [True, False])
+def test_an_index_that_is_down_leaves_imported_notes_to_the_sweep_and_a_bug_is_raised(
+    chunks_alone_index: bool,
+) -> None:
+    """Both ways an import indexes its notes: written with their chunks (the in-memory
+    index reads the chunk store), or written alone and then committed with their
+    vectors. A failed backend is recorded and the job goes on; a bug is raised."""
+    for error in (BackendUnavailable("vector index down"), TypeError("bug in the index")):
+        h = Harness()
+        c = h.container
+        indexing = IndexingService(
+            c.settings, c.store, c.store, c.embedder, RuleClassifier(),
+            _UpsertFails(c.vector_index, error), index_reads_chunk_store=chunks_alone_index,
+        )  # fmt: skip
+        job = upload(h, ALICE, _long_vault(3)).get_json()
+        service = _import_service(h, indexing)
+        if isinstance(error, TypeError):
+            with pytest.raises(TypeError) as raised:
+                service.run(ALICE, job["id"])
+            assert raised.value is error
+            continue
+        final = service.run(ALICE, job["id"])
+        assert (final.status, final.imported) == ("done", 3)
+        states = {h.store.index_state(n.id) for n in imported(h, ALICE).values()}
+        assert {(s.status, s.error) for s in states} == {(IndexStatus.FAILED, "BackendUnavailable")}

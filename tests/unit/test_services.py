@@ -14,7 +14,7 @@ from footnote.adapters.memory_store import MemoryStore
 from footnote.adapters.memory_vector_index import MemoryVectorIndex
 from footnote.adapters.pubsub_queue import InlineQueue
 from footnote.config import Settings
-from footnote.domain import IndexStatus, NoteChanges
+from footnote.domain import IndexState, IndexStatus, NoteChanges
 from footnote.errors import BackendUnavailable, NotFound
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ingest.classify import RuleClassifier
@@ -102,23 +102,86 @@ def test_edit_replaces_chunks_and_delete_removes_them() -> None:
     assert w.indexing.index_note("n1").outcome is Outcome.REMOVED  # a replayed delete
 
 
-def test_failure_marks_the_note_failed_and_reraises() -> None:
-    class Exploding(HashEmbedder):
-        def embed_documents(
-            self, texts: Sequence[str], owner: str | None = None
-        ) -> list[list[float]]:
-            raise RuntimeError("boom")
+class Exploding(HashEmbedder):
+    """An embedder whose document call raises ``error``."""
 
-    w = World(embedder=Exploding())
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def embed_documents(self, texts: Sequence[str], owner: str | None = None) -> list[list[float]]:
+        raise self.error
+
+
+class RecordingFails(MemoryStore):
+    """A store that cannot write index states (its backend down, or a bug in it)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def set_index_state(self, state: IndexState) -> None:
+        raise self.error
+
+
+def _indexing(w: World, store: MemoryStore) -> IndexingService:
+    index = MemoryVectorIndex(CorpusCache(store))
+    return IndexingService(w.settings, store, store, w.embedder, RuleClassifier(), index)
+
+
+def test_failure_marks_the_note_failed_and_reraises() -> None:
+    w = World(embedder=Exploding(BackendUnavailable("embedding service down")))
     w.store.create_note(note("n1", "text", "alice"))
-    with pytest.raises(RuntimeError):
+    with pytest.raises(BackendUnavailable):
         w.indexing.index_note("n1")
     state = w.store.index_state("n1")
     assert state is not None
-    assert (
-        state.status is IndexStatus.FAILED and state.attempts == 1 and state.error == "RuntimeError"
+    assert (state.status, state.attempts, state.error) == (
+        IndexStatus.FAILED,
+        1,
+        "BackendUnavailable",
     )
     assert w.store.unindexed_note_ids(None, 10) == ["n1"]
+
+
+@pytest.mark.parametrize("bug", [TypeError("bug"), KeyError("bug"), AttributeError("bug")])
+def test_a_bug_in_a_port_call_surfaces_and_is_not_recorded_as_the_notes_failure(
+    bug: Exception,
+) -> None:
+    w = World(embedder=Exploding(bug))
+    w.store.create_note(note("n1", "text", "alice"))
+    with pytest.raises(type(bug)) as raised:
+        w.indexing.index_note("n1")
+    assert raised.value is bug
+    state = w.store.index_state("n1")
+    assert state is not None and (state.status, state.attempts, state.error) == (
+        IndexStatus.PENDING,
+        0,
+        "",
+    )
+    assert w.store.unindexed_note_ids(None, 10) == ["n1"]  # the sweep still finds it
+
+
+def test_a_store_that_cannot_record_the_failure_does_not_hide_it() -> None:
+    down = BackendUnavailable("embedding service down")
+    w = World(embedder=Exploding(down))
+    store = RecordingFails(BackendUnavailable("firestore down"))
+    store.create_note(note("n1", "text", "alice"))
+    with pytest.raises(BackendUnavailable) as raised:
+        _indexing(w, store).index_note("n1")
+    assert raised.value is down
+    assert raised.value.__notes__ == ["recording the failure of n1 failed: BackendUnavailable"]
+
+
+def test_a_bug_in_recording_the_failure_surfaces_with_the_failure_as_its_context() -> None:
+    down = BackendUnavailable("embedding service down")
+    w = World(embedder=Exploding(down))
+    bug = TypeError("bug in the store")
+    store = RecordingFails(bug)
+    store.create_note(note("n1", "text", "alice"))
+    with pytest.raises(TypeError) as raised:
+        _indexing(w, store).index_note("n1")
+    assert raised.value is bug and raised.value.__context__ is down
 
 
 def test_reindex_pages_through_a_tenant_and_survives_duplicate_messages() -> None:
@@ -274,3 +337,42 @@ def test_the_wiring_gives_chat_its_fallback_generator() -> None:
     out = c.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
     assert "generator_extractive" in out.meta.fallbacks
     assert out.meta.model == "the-wired-fallback"
+
+
+class RemovalFails(MemoryVectorIndex):
+    """A vector index whose removals raise ``error``."""
+
+    def __init__(self, corpora: CorpusCache, error: Exception) -> None:
+        super().__init__(corpora)
+        self.error = error
+
+    def remove(self, tenant_id: str, chunk_ids: Sequence[str]) -> None:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "kept"),
+    [
+        # the index down: the vectors left to remove are kept for the redelivery
+        (BackendUnavailable("vector index down"), IndexStatus.FAILED, True),
+        # a bug: it surfaces as itself, and nothing is recorded for it
+        (TypeError("bug in the index"), IndexStatus.DELETED, False),
+    ],
+)
+def test_a_failed_vector_removal_keeps_what_is_left_and_a_bug_surfaces(
+    error: Exception, status: IndexStatus, kept: bool
+) -> None:
+    settings = Settings(EMBEDDER="hash", NOTE_STORE="memory", REINDEX_QUEUE="inline")
+    store = MemoryStore()
+    index = RemovalFails(CorpusCache(store), error)
+    indexing = IndexingService(settings, store, store, HashEmbedder(), RuleClassifier(), index)
+    text = " ".join(f"Sentence {k} about the pricing decision and the launch." for k in range(24))
+    store.create_note(note("n1", text, "alice"))
+    chunks = indexing.index_note("n1").chunk_count
+    assert chunks > 1
+    store.delete_note("alice", "n1")
+    with pytest.raises(type(error)) as raised:
+        indexing.index_note("n1")
+    assert raised.value is error
+    state = store.index_state("n1")
+    assert state is not None and (state.status, state.chunk_count) == (status, chunks * kept)

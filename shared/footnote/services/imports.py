@@ -13,6 +13,10 @@ twice. Progress is saved every page with a compare-and-set on the cursor; past i
 time budget a run publishes its own continuation. A quota reached stops the job
 cleanly with the reason; no note is ever half-written (a page's notes are one atomic
 create, with their chunks where the chunk write alone indexes a note).
+
+Why this module is over 450 lines: a run is one resumable loop (cursor, quotas,
+atomic page writes and their indexing) whose steps share the job's state; the
+archive formats are read apart, in ``footnote.archives``.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from footnote.domain import (
     imported_note_id,
 )
 from footnote.errors import (
+    PORT_ERRORS,
     BadEvent,
     Forbidden,
     InvalidRequest,
@@ -361,7 +366,7 @@ class ImportService:
             # their own backoff. This run leaves the rest of its pages to them too.
             log.warning("import: %d notes left to the trigger (quota): %s", len(notes), exc)
             index_run.quota_hit = True
-        except Exception:
+        except PORT_ERRORS:  # the embedder or the store failed; a bug is raised
             log.exception("import: %d notes left to the trigger: embedding failed", len(notes))
         return {}
 
@@ -418,7 +423,7 @@ class ImportService:
             # that long once per note.
             log.warning("import: notes left to the trigger (quota): %s", exc)
             index_run.quota_hit = True
-        except Exception as exc:  # recorded pending or failed: its event or the sweep redoes it
+        except PORT_ERRORS as exc:  # recorded pending or failed: its event or the sweep redoes it
             log.warning("import: note %s left to the trigger: %s", note.id, type(exc).__name__)
 
     @staticmethod

@@ -16,7 +16,7 @@ from enum import Enum
 
 from footnote.config import Settings
 from footnote.domain import IndexState, IndexStatus, MemoryType, Note
-from footnote.errors import MalformedNote, QuotaExhausted
+from footnote.errors import PORT_ERRORS, MalformedNote, QuotaExhausted
 from footnote.ingest.chunking import chunk_id
 from footnote.ingest.pipeline import PreparedNote, build_chunks, prepare
 from footnote.ports import (
@@ -161,8 +161,9 @@ class IndexingService:
         swap, for the notes it created with chunks: the vectors of an earlier note of
         the same id removed, the chunks upserted (one call for all; both no-ops for
         the in-memory index, which reads the chunk store, but the port's contract).
-        A failure is logged, not raised (the notes are written): their states then
-        say pending (a quota) or failed, and the sweep indexes them again."""
+        A failed backend is logged, not raised (the notes are written): their states
+        then say pending (a quota) or failed, and the sweep indexes them again. A bug
+        is raised."""
         created = set(done.created)
         written = [e for e in entries if e.state is not None and e.note.id in created]
         if written:
@@ -175,7 +176,7 @@ class IndexingService:
                 if removed.get(entry.note.id):
                     self._index.remove(entry.note.tenant_id, removed[entry.note.id])
             self._index.upsert([c for entry in written for c in entry.chunks])
-        except Exception as exc:
+        except PORT_ERRORS as exc:
             log.warning("%d imported notes left to the sweep: %s", len(written), type(exc).__name__)
             for entry in written:
                 if isinstance(exc, QuotaExhausted):
@@ -229,7 +230,11 @@ class IndexingService:
             log.warning("indexing %s waits for quota: %s", note_id, exc.message)
             self._mark_pending(note_id, exc)
             raise
-        except Exception as exc:
+        except PORT_ERRORS as exc:
+            # A backend failed: marked failed for the sweep, and raised so the event
+            # is delivered again. A bug is neither caught nor recorded as the note's
+            # failure: it surfaces as itself (the note keeps its state; pending ones
+            # are swept all the same).
             self._mark_failed(note_id, exc)
             raise
         return replace(result, elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
@@ -263,8 +268,8 @@ class IndexingService:
             if removed and tenant:
                 try:
                     self._index.remove(tenant, removed)
-                except Exception:
-                    self._keep_unremoved(note_id, tenant, removed)
+                except PORT_ERRORS as exc:
+                    self._keep_unremoved(note_id, tenant, removed, exc)
                     raise
             return IndexResult(note_id, Outcome.REMOVED, removed=len(removed))
 
@@ -320,17 +325,16 @@ class IndexingService:
             memory_type=memory_type,
         )
 
-    def _keep_unremoved(self, note_id: str, tenant: str, chunk_ids: list[str]) -> None:
+    def _keep_unremoved(
+        self, note_id: str, tenant: str, chunk_ids: list[str], failure: Exception
+    ) -> None:
         """Keep how many vectors are still to remove in the deleted note's state
         (``index_note`` then marks it pending or failed), so a redelivery finds them."""
         positions = [int(t) for c in chunk_ids if (t := c.rsplit("_", 1)[-1]).isdigit()]
         state = IndexState(
             note_id, tenant, IndexStatus.DELETED, chunk_count=1 + max(positions, default=-1)
         )
-        try:
-            self._chunks.set_index_state(state)
-        except Exception:  # recording it must not hide the failure
-            log.exception("could not record the vectors left to remove for %s", note_id)
+        self._record(failure, "the vectors left to remove", note_id, lambda: state)
 
     def _failed_state(self, note_id: str, exc: Exception, tenant_id: str = "") -> IndexState:
         prior = self._chunks.index_state(note_id)
@@ -352,20 +356,28 @@ class IndexingService:
         )
 
     def _mark_pending(self, note_id: str, exc: Exception) -> None:
-        try:
+        def pending() -> IndexState:
             state = self._failed_state(note_id, exc)
             attempts = max(state.attempts - 1, 0)  # not a failure: the count stands
-            self._chunks.set_index_state(
-                replace(state, status=IndexStatus.PENDING, attempts=attempts)
-            )
-        except Exception:  # recording it must not hide the quota error
-            log.exception("could not record the quota wait of %s", note_id)
+            return replace(state, status=IndexStatus.PENDING, attempts=attempts)
+
+        self._record(exc, "the quota wait", note_id, pending)
 
     def _mark_failed(self, note_id: str, exc: Exception) -> None:
+        self._record(exc, "the failure", note_id, lambda: self._failed_state(note_id, exc))
+
+    def _record(
+        self, failure: Exception, what: str, note_id: str, state: Callable[[], IndexState]
+    ) -> None:
+        """Record ``failure`` in the note's index state, while it is being handled (its
+        caller raises it, or logs it). The store failing as well must not hide it: the
+        store's error is logged and noted on ``failure``, which goes on as the error.
+        A bug here is not caught: it surfaces, ``failure`` as its context."""
         try:
-            self._chunks.set_index_state(self._failed_state(note_id, exc))
-        except Exception:  # recording the failure must not hide the failure
-            log.exception("could not record index failure for %s", note_id)
+            self._chunks.set_index_state(state())
+        except PORT_ERRORS as exc:
+            log.exception("could not record %s of %s", what, note_id)
+            failure.add_note(f"recording {what} of {note_id} failed: {type(exc).__name__}")
 
 
 def _up_to_date(prior: IndexState | None, prepared: PreparedNote) -> bool:
