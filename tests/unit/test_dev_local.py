@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from footnote.dev import timeouts
-from footnote.dev.persistence import COMPLETE, DataDir, DataDirBusy
+from footnote.dev.persistence import COMPLETE, DataDir, DataDirBusy, Saver
 from footnote.dev.prerequisites import Ports, PortTaken, port_holder
 from footnote.dev.stack import Stack
 
@@ -129,3 +133,62 @@ def test_the_storage_servers_port_is_checked_too() -> None:
             Stack(ports).check_ports(with_functions=False)
     assert f"{ports.storage} for the Cloud Storage server (--storage-port)" in str(taken.value)
     assert Ports().storage == 9199  # dev's fixed port, which no test uses
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_a_failed_periodic_save_is_reported_and_a_bug_in_it_surfaces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    raised: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(args.exc_value))
+
+    def emulator_gone() -> None:
+        raise ConnectionError("emulator gone")
+
+    saver = Saver(emulator_gone, 0.01)
+    saver.start()
+    _wait_for(lambda: saver.last_error is not None)
+    saver.stop()
+    assert (saver.last_error, raised) == ("ConnectionError: emulator gone", [])
+
+    bug = TypeError("a bug in saving")
+
+    def buggy() -> None:
+        raise bug
+
+    saver = Saver(buggy, 0.01)
+    saver.start()
+    _wait_for(lambda: bool(raised))
+    saver.stop()
+    assert (saver.last_error, raised) == (None, [bug])  # not taken for an emulator down
+
+
+@pytest.mark.parametrize("error", [ConnectionError("emulator gone"), TypeError("a bug")])
+def test_stopping_ends_every_process_whatever_the_last_save_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    stack = Stack(log_dir=tmp_path / "logs", data=DataDir(tmp_path / "data"))
+    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    stack._procs["firestore"] = proc
+
+    def save() -> None:
+        raise error
+
+    monkeypatch.setattr(stack, "save", save)
+    try:
+        if isinstance(error, OSError):
+            assert stack.stop() == "ConnectionError: emulator gone"  # reported, not raised
+        else:
+            with pytest.raises(TypeError) as raised:
+                stack.stop()
+            assert raised.value is error
+        assert proc.poll() is not None  # stopped either way
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

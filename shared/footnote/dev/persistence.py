@@ -210,5 +210,8 @@ class Saver:
             try:
                 self._save()
                 self.last_error = None
-            except Exception as exc:  # an emulator going down is reported by the caller
+            except OSError as exc:
+                # The emulator's export or the disk failed (requests' errors are
+                # OSErrors): the caller reports it, and the next save tries again. A
+                # bug ends the thread with its traceback (threading.excepthook).
                 self.last_error = f"{type(exc).__name__}: {exc}"

@@ -552,14 +552,20 @@ class Stack:
         group, a scaled grace period for all of them together, SIGKILL to the rest.
         Returns why the last snapshot failed, if it did (the processes stop anyway)."""
         failure = None
-        if self._saver is not None:
-            self._saver.stop()
-            self._saver = None
-        if self.data is not None and self._procs:
-            try:
-                self.save()
-            except Exception as exc:
-                failure = f"{type(exc).__name__}: {exc}"
+        try:
+            if self._saver is not None:
+                self._saver.stop()
+                self._saver = None
+            if self.data is not None and self._procs:
+                try:
+                    self.save()
+                except OSError as exc:  # the export failed (requests' errors are OSErrors)
+                    failure = f"{type(exc).__name__}: {exc}"
+        finally:  # whatever the save raised (a bug surfaces), nothing is left running
+            self._end_processes()
+        return failure
+
+    def _end_processes(self) -> None:
         procs = list(self._procs.items())
         self._procs.clear()
         for _, proc in procs:
@@ -579,7 +585,6 @@ class Stack:
         self._reaper.close()
         if self.data is not None:
             self.data.release()
-        return failure
 
     def log_tail(self, name: str, lines: int = 40) -> str:
         path = self.log_dir / f"{name}.log"
