@@ -101,7 +101,7 @@ def test_other_errors_still_mark_the_note_failed(google: FakeGoogleApis) -> None
     c = build(google)
     c.store.create_note(note("a1", TEXT))
     google.fail("upsert", 503, times=None)
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(BackendUnavailable) as raised:  # the port's error, the 503 its cause
         c.indexing.index_note("a1")
     assert not isinstance(raised.value, QuotaExhausted)
     assert len(google.calls("upsert")) == ATTEMPTS

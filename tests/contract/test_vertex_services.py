@@ -17,6 +17,7 @@ from footnote.adapters.pubsub_queue import InlineQueue
 from footnote.api import wire
 from footnote.config import Settings
 from footnote.dev.timeouts import scaled
+from footnote.errors import BackendUnavailable
 from footnote.generation.extractive import MODEL_NAME as EXTRACTIVE
 from footnote.retrieval.retriever import HYBRID, HYBRID_MEMORY_FALLBACK
 from footnote.services.chat import RagConfig
@@ -298,9 +299,9 @@ def test_a_dimension_change_is_refused_by_the_index(google: FakeGoogleApis) -> N
     store = MemoryStore()
     fill(build(google, store))
     new = build(google, store, EMBEDDING_DIMENSION=256)
-    with pytest.raises(Exception) as raised:
+    with pytest.raises(BackendUnavailable) as raised:  # the port's error, the API's 400 its cause
         new.indexing.index_note("a1")
-    assert getattr(raised.value, "code", None) == 400
+    assert getattr(raised.value.__cause__, "code", None) == 400
     state = store.index_state("a1")
     assert state is not None and state.status.value == "failed"
 

@@ -130,15 +130,17 @@ class VertexEmbedder(BatchEmbedder):
             output_dimensionality=self.dimension,
             auto_truncate=True,
         )
-        response = self._retry.call(
-            f"embed {len(contents)} text(s) with {self.model}",
-            lambda: self._client.models.embed_content(
-                model=self.model, contents=contents, config=config
-            ),
-            # chunks wait out a quota (the indexer can come back later); a question
-            # cannot, so its embedding fails fast and retrieval falls back to keywords
-            wait_out_quota=task is Task.DOCUMENT,
-        )
+        what = f"embed {len(contents)} text(s) with {self.model}"
+        with unavailable_on_sdk_errors(what):  # the port's error, for chunks as for questions
+            response = self._retry.call(
+                what,
+                lambda: self._client.models.embed_content(
+                    model=self.model, contents=contents, config=config
+                ),
+                # chunks wait out a quota (the indexer can come back later); a question
+                # cannot, so its embedding fails fast and retrieval falls back to keywords
+                wait_out_quota=task is Task.DOCUMENT,
+            )
         embeddings = response.embeddings or []
         vectors = [list(e.values or []) for e in embeddings]
         if len(vectors) != len(contents):

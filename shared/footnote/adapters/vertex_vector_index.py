@@ -23,11 +23,11 @@ unit-length vectors (``UNIT_L2_NORM``): the neighbour ``distance`` is then the
 cosine similarity, higher is closer; ``sparse_distance`` is the sparse dot
 product, the BM25 score. Its dimension is the embedding dimension.
 
-Calls retry 429/5xx with backoff and jitter; a query that still fails raises
-``BackendUnavailable`` (the SDK's error as its cause), and the retriever falls
-back (``meta.retrieval.fallbacks``). Upserts and removals
-wait out a RESOURCE_EXHAUSTED quota for up to ``GOOGLE_QUOTA_WAIT_S``, then raise
-``QuotaExhausted`` (the indexer hands the event back for redelivery).
+Calls retry 429/5xx with backoff and jitter; a call that still fails raises
+``BackendUnavailable`` (the SDK's error as its cause): the retriever falls back
+(``meta.retrieval.fallbacks``), the indexer marks the note failed. Upserts and
+removals wait out a RESOURCE_EXHAUSTED quota for up to ``GOOGLE_QUOTA_WAIT_S``, then
+raise ``QuotaExhausted`` (the indexer hands the event back for redelivery).
 
 Why this module is over ~400 lines: it is one adapter over one API, and a third
 of it is this description and the builders of the datapoint and query messages
@@ -181,16 +181,18 @@ class VertexVectorIndex:
                     for c in batch
                 ],
             )
-            self._retry.call(
-                f"upsert {len(batch)} datapoint(s)",
-                functools.partial(
-                    self._index_client.upsert_datapoints,
-                    request=request,
-                    retry=None,
-                    timeout=self._update_timeout,
-                ),
-                wait_out_quota=True,
-            )
+            what = f"upsert {len(batch)} datapoint(s)"
+            with unavailable_on_sdk_errors(f"Vector Search {what}"):
+                self._retry.call(
+                    what,
+                    functools.partial(
+                        self._index_client.upsert_datapoints,
+                        request=request,
+                        retry=None,
+                        timeout=self._update_timeout,
+                    ),
+                    wait_out_quota=True,
+                )
 
     def remove(self, tenant_id: str, chunk_ids: Sequence[str]) -> None:
         from google.cloud.aiplatform_v1 import types
@@ -202,16 +204,18 @@ class VertexVectorIndex:
             request = types.RemoveDatapointsRequest(
                 index=self.index, datapoint_ids=ids[i : i + REMOVE_BATCH]
             )
-            self._retry.call(
-                f"remove {len(request.datapoint_ids)} datapoint(s)",
-                functools.partial(
-                    self._index_client.remove_datapoints,
-                    request=request,
-                    retry=None,
-                    timeout=self._update_timeout,
-                ),
-                wait_out_quota=True,
-            )
+            what = f"remove {len(request.datapoint_ids)} datapoint(s)"
+            with unavailable_on_sdk_errors(f"Vector Search {what}"):
+                self._retry.call(
+                    what,
+                    functools.partial(
+                        self._index_client.remove_datapoints,
+                        request=request,
+                        retry=None,
+                        timeout=self._update_timeout,
+                    ),
+                    wait_out_quota=True,
+                )
 
     # -- queries -------------------------------------------------------------------
     def search(self, query: VectorQuery) -> list[Hit]:
