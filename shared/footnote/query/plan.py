@@ -7,6 +7,11 @@ Caroline go to the support group?"); without one (the extractive generator), or
 when the model fails, the follow-up is read offline with the question before it
 (``follow_ups.with_previous``). Either way the question is analysed once; an
 offline follow-up also reads the question it follows.
+
+A follow-up is read in what was just said: its "it", "there" and "who" refer to the
+passages the previous answer cited, so the plan carries them (``focus``) and retrieval
+puts them first among the sources. A follow-up that names someone ("What about
+Melanie?") has a subject of its own and carries none.
 """
 
 from __future__ import annotations
@@ -42,6 +47,9 @@ class QueryPlan:
     follow_up: bool
     history: History = ()  # the conversation's last turns, (role, text), oldest first
     fallbacks: tuple[Fallback, ...] = ()  # REWRITE_SKIPPED when the model's rewrite failed
+    # The chunk ids the previous answer cited, for a follow-up about what it said:
+    # retrieval ranks them first. Empty for a question read alone.
+    focus: tuple[str, ...] = ()
 
 
 def plan(
@@ -68,7 +76,8 @@ def plan(
         read = _offline(message, now, events, _last_question(earlier), history)
     if types:
         read = dataclasses.replace(read, analysis=dataclasses.replace(read.analysis, types=types))
-    return dataclasses.replace(read, fallbacks=fallbacks)
+    focus = _last_cited(earlier) if read.follow_up and not names_someone(message) else ()
+    return dataclasses.replace(read, fallbacks=fallbacks, focus=focus)
 
 
 def _rewrite(
@@ -102,6 +111,15 @@ def _offline(
     analysis = with_previous(analysis, analyze(previous, now, events))
     question = message if names_someone(message) else f"{message} ({previous})"
     return QueryPlan(message, question, analysis, True, history)
+
+
+def _last_cited(turns: Sequence[Turn]) -> tuple[str, ...]:
+    """The chunk ids the conversation's most recent answer cited, in its order."""
+    for t in reversed(turns):
+        if t.role == "assistant":
+            cited = (c.get("chunkId") for c in t.citations)
+            return tuple(dict.fromkeys(c for c in cited if isinstance(c, str) and c))
+    return ()
 
 
 def _last_question(turns: Sequence[Turn]) -> str | None:

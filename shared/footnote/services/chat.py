@@ -166,7 +166,9 @@ class ChatService:
         timings[Stage.ANALYZE] = _ms(started)
         t = time.perf_counter()
         result = (
-            self._retriever.retrieve(tenant_id, read.analysis, k=rag.max_sources, corpus=corpus)
+            self._retriever.retrieve(
+                tenant_id, read.analysis, k=rag.max_sources, corpus=corpus, focus=read.focus
+            )
             if rag.enable_rag
             else RetrievalResult([], Strategy.DISABLED, 0, 0.0, matched=False)
         )
