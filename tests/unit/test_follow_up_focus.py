@@ -19,11 +19,13 @@ import pytest
 from footnote.config import Settings
 from footnote.domain import Hit, Note, Turn
 from footnote.generation.extractive import ExtractiveGenerator
-from footnote.query.analysis import analyze
-from footnote.query.plan import plan
+from footnote.query.analysis import analyze, is_follow_up, with_previous
+from footnote.query.follow_ups import as_stated
+from footnote.query.plan import plan, read_in
 from footnote.retrieval import pipeline
 from footnote.retrieval.candidates import Candidates, with_chunks
 from footnote.services.results import ChatOutcome, RagConfig
+from footnote.text import terms
 from footnote.wiring import Container
 from tests.factories import NOW, chunk
 from tests.inproc import Harness, settings
@@ -222,3 +224,61 @@ def test_kitchen_quotes_a_follow_up_keeps_to_the_quote_just_given() -> None:
     assert [c["noteId"] for c in first["citations"]] == ["n0"], first["answer"]
     follow = _ask(h, "how long is the work?", first["conversationId"])
     assert "two days" in follow["answer"] and "three weeks" not in follow["answer"]
+
+
+# -- the words a follow-up inherits, as the passages in focus state them -----------------
+LUCCA = "Lucca: dinner for 2, 148 euros incl. tip, booked for 8pm."
+
+
+def test_inherited_words_the_cited_passage_does_not_hold_are_dropped_its_own_kept() -> None:
+    own = analyze("and what time was the table booked for?", NOW)
+    previous = analyze("How much did the anniversary dinner at Lucca cost?", NOW)
+    merged = with_previous(own, previous)
+    inherited = tuple(k for k in merged.keywords if k not in own.keywords)
+    assert "anniversari" in inherited and "cost" in inherited
+    stated = as_stated(merged, inherited, set(terms(LUCCA)))
+    # the follow-up's own words stay, even those the passage lacks ("time", "tabl")
+    assert stated.keywords == (*own.keywords, "dinner", "lucca")
+    assert stated.window == merged.window and stated.normalized == merged.normalized
+    # nothing read in focus: nothing dropped
+    assert as_stated(merged, inherited, set()) is merged
+
+
+def test_a_plan_is_read_in_its_focus_only_for_an_offline_follow_up() -> None:
+    earlier = _turns("n0_000")
+    earlier[0] = Turn(
+        "m1", "c1", "alice", "user", "How much did the anniversary dinner at Lucca cost?", NOW
+    )
+    read = plan("and what time was the table booked for?", NOW, {}, earlier)
+    assert read.focus == ("n0_000",) and "anniversari" in read.inherited
+    assert "anniversari" not in read_in(read, set(terms(LUCCA))).analysis.keywords
+    alone = plan("and what time was the table booked for?", NOW, {})
+    assert read_in(alone, set(terms(LUCCA))) is alone
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_follow_up_is_not_held_to_the_words_its_note_never_used(streamed: bool) -> None:
+    app = Container(settings(), clock=lambda: NOW)
+    notes = [LUCCA, "Mia opens the shop on Tuesdays.", "Dentist on Friday at 9am."]
+    for i, text in enumerate(notes):
+        when = NOW - timedelta(days=i + 1)
+        app.store.create_note(Note(f"n{i}", "alice", text, when, when))
+        app.indexing.index_note(f"n{i}")
+    first = app.chat.chat(
+        "alice", "How much did the anniversary dinner at Lucca cost?", None, RagConfig()
+    )
+    assert "148 euros" in first.answer
+    # "anniversary" and "cost" were the asker's words, not the note's: without them the
+    # note's one sentence covers the follow-up ("booked", "dinner", "Lucca")
+    message = "and what time was the table booked for?"
+    if streamed:
+        *_, out = app.chat.chat_stream("alice", message, first.conversation_id, RagConfig())
+    else:
+        out = app.chat.chat("alice", message, first.conversation_id, RagConfig())
+    assert isinstance(out, ChatOutcome)
+    assert "8pm" in out.answer and [c.note_id for c in out.citations] == ["n0"], out.answer
+
+
+def test_the_elliptical_follow_ups_people_ask_are_read_as_follow_ups() -> None:
+    for message in ("against who?", "how much was it?", "when did it get delivered?"):
+        assert is_follow_up(message, analyze(message, NOW)), message
