@@ -10,9 +10,10 @@ offline follow-up also reads the question it follows.
 
 A follow-up is read in what was just said: its "it", "there" and "who" refer to the
 passages the previous answer cited, so the plan carries them (``focus``) and retrieval
-keeps them among the sources, the previous answer's lead first. A follow-up that names someone ("What about
-Melanie?") has a subject of its own and carries none. Once they are read,
-``read_in`` keeps, of the words an offline follow-up inherited, those they hold.
+keeps them among the sources, the previous answer's lead first. A follow-up that
+names someone ("What about Melanie?") has a subject of its own and carries none.
+Once they are read, ``read_in`` keeps, of the words an offline follow-up inherited,
+those they hold.
 """
 
 from __future__ import annotations
