@@ -16,14 +16,16 @@ from typing import Any
 import numpy as np
 import pytest
 
+from footnote.adapters.hash_embedder import HashEmbedder
 from footnote.config import Settings
-from footnote.domain import Hit, Note, Turn
+from footnote.domain import Chunk, Hit, Note, Turn
 from footnote.generation.extractive import ExtractiveGenerator
 from footnote.query.analysis import analyze, is_follow_up, with_previous
 from footnote.query.follow_ups import as_stated
 from footnote.query.plan import plan, read_in
 from footnote.retrieval import pipeline
-from footnote.retrieval.candidates import Candidates, with_chunks
+from footnote.retrieval.candidates import CandidateRequest, Candidates, with_chunks
+from footnote.retrieval.retriever import Retriever
 from footnote.services.results import ChatOutcome, RagConfig
 from footnote.text import terms
 from footnote.wiring import Container
@@ -169,6 +171,41 @@ def test_the_retriever_reads_the_focus_first_even_when_the_words_find_other_note
     assert dated.window is not None
     elsewhere = retriever.retrieve("alice", dated, focus=["n0_000"])
     assert [c.chunk.note_id for c in elsewhere.chunks] == ["n3"]
+
+
+class IndexLike:
+    """A source that answers like a managed index: only its neighbours are candidates,
+    and any chunk of the tenant is read by id."""
+
+    name = "vertex"
+
+    def __init__(self) -> None:
+        self.found = chunk("deck_000", "Pitch deck v3: the market slide needs a bottom-up TAM.")
+        self.said = chunk("round_000", "Raising 1.5M, Sofia is in for 50k.", days_ago=2)
+
+    def candidates(self, request: CandidateRequest) -> Candidates:
+        vector = np.asarray(self.found.embedding, dtype=np.float32)
+        return Candidates(
+            keyword=[Hit("deck_000", 2.0)],
+            vector=[Hit("deck_000", 0.9)],
+            row={"deck_000": 0},
+            vectors=vector.reshape(1, -1),
+            comparable=np.array([True]),
+        )
+
+    def read(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        known = {c.chunk_id: c for c in (self.found, self.said)}
+        return {cid: known[cid] for cid in chunk_ids if cid in known}
+
+
+def test_any_source_reads_the_focus_through_its_port() -> None:
+    retriever = Retriever.over(S, HashEmbedder(), [IndexLike()])
+    analysis = analyze("what does the market slide need?", NOW)
+    assert [c.chunk.chunk_id for c in retriever.retrieve("alice", analysis).chunks] == ["deck_000"]
+    focused = retriever.retrieve("alice", analysis, focus=["round_000", "gone_000"])
+    # the lead first; a cited chunk since deleted ("gone") is simply not there
+    assert [c.chunk.chunk_id for c in focused.chunks] == ["round_000", "deck_000"]
+    assert "focus" in focused.chunks[0].sources
 
 
 # -- a conversation, end to end ---------------------------------------------------------
