@@ -2,18 +2,22 @@
 
 "And in June?", "What about Melanie?", "When did she go there?" cannot be
 answered alone: ``is_follow_up`` tells them apart and ``with_previous`` makes
-them standalone from the question before. Pure functions of their arguments.
+them standalone from the question before; ``as_stated`` keeps, of what it
+inherited, the words the passages it is read in hold. Pure functions of their
+arguments.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Collection
 
 from footnote.domain import QueryAnalysis
 from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.text import normalize, terms
 
-__all__ = ["is_follow_up", "names_someone", "with_previous"]
+__all__ = ["as_stated", "is_follow_up", "names_someone", "with_previous"]
 
 _FOLLOW_UP_OPENER = re.compile(
     r"^\W*(?:and|but|also|so|then|what\s+about|how\s+about|and\s+what|what\s+else|"
@@ -79,3 +83,27 @@ def with_previous(current: QueryAnalysis, previous: QueryAnalysis) -> QueryAnaly
         types=current.types or previous.types,
         unresolved=current.unresolved,
     )
+
+
+def as_stated(
+    analysis: QueryAnalysis, inherited: Collection[str], stated: Collection[str]
+) -> QueryAnalysis:
+    """A follow-up's keywords without the ``inherited`` ones (the previous question's)
+    that the passages it is read in do not hold (``stated``: their terms).
+
+    The previous answer found its subject in those passages; a word of the previous
+    question none of them holds is not how they state it ("anniversary" and "cost" in
+    "How much did the anniversary dinner at Lucca cost?", whose note says "Lucca:
+    dinner for 2, 148 euros, booked for 8pm"), and a sentence would still be held to
+    cover it: "and what time was the table booked for?" would find the note's one
+    sentence short of the question. The follow-up's own words stay. With nothing
+    stated (no passage in focus), nothing is dropped.
+    """
+    if not stated or not inherited:
+        return analysis
+    dropped = set(inherited) - set(stated)
+    own = set(analysis.keywords) - set(inherited)
+    keywords = tuple(k for k in analysis.keywords if k in own or k not in dropped)
+    if keywords == analysis.keywords:
+        return analysis
+    return dataclasses.replace(analysis, keywords=keywords)

@@ -7,13 +7,20 @@ Caroline go to the support group?"); without one (the extractive generator), or
 when the model fails, the follow-up is read offline with the question before it
 (``follow_ups.with_previous``). Either way the question is analysed once; an
 offline follow-up also reads the question it follows.
+
+A follow-up is read in what was just said: its "it", "there" and "who" refer to the
+passages the previous answer cited, so the plan carries them (``focus``) and retrieval
+keeps them among the sources, the previous answer's lead first. A follow-up that
+names someone ("What about Melanie?") has a subject of its own and carries none.
+Once they are read, ``read_in`` keeps, of the words an offline follow-up inherited,
+those they hold.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -21,7 +28,7 @@ from footnote.domain import Fallback, MemoryType, QueryAnalysis, Turn
 from footnote.errors import UPSTREAM_ERRORS
 from footnote.ports import Generator
 from footnote.query.analysis import analyze
-from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
+from footnote.query.follow_ups import as_stated, is_follow_up, names_someone, with_previous
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +49,12 @@ class QueryPlan:
     follow_up: bool
     history: History = ()  # the conversation's last turns, (role, text), oldest first
     fallbacks: tuple[Fallback, ...] = ()  # REWRITE_SKIPPED when the model's rewrite failed
+    # The chunk ids the previous answer cited, in its order, for a follow-up about what
+    # it said: retrieval keeps them among the sources, the lead first. Empty for a
+    # question read alone.
+    focus: tuple[str, ...] = ()
+    # The previous question's keywords an offline follow-up took on, after its own.
+    inherited: tuple[str, ...] = ()
 
 
 def plan(
@@ -68,7 +81,8 @@ def plan(
         read = _offline(message, now, events, _last_question(earlier), history)
     if types:
         read = dataclasses.replace(read, analysis=dataclasses.replace(read.analysis, types=types))
-    return dataclasses.replace(read, fallbacks=fallbacks)
+    focus = _last_cited(earlier) if read.follow_up and not names_someone(message) else ()
+    return dataclasses.replace(read, fallbacks=fallbacks, focus=focus)
 
 
 def _rewrite(
@@ -99,9 +113,29 @@ def _offline(
     analysis = analyze(message, now, events)
     if previous is None or not is_follow_up(message, analysis):
         return QueryPlan(message, message, analysis, False, history)
-    analysis = with_previous(analysis, analyze(previous, now, events))
+    merged = with_previous(analysis, analyze(previous, now, events))
     question = message if names_someone(message) else f"{message} ({previous})"
-    return QueryPlan(message, question, analysis, True, history)
+    inherited = tuple(k for k in merged.keywords if k not in analysis.keywords)
+    return QueryPlan(message, question, merged, True, history, inherited=inherited)
+
+
+def read_in(read: QueryPlan, stated: Collection[str]) -> QueryPlan:
+    """The plan once the passages in focus are read (``stated``: their terms): of the
+    words the follow-up inherited, only those they hold (``follow_ups.as_stated``).
+    Retrieval read all of them; the generator reads these."""
+    if not read.focus or not read.inherited:
+        return read
+    analysis = as_stated(read.analysis, read.inherited, stated)
+    return read if analysis is read.analysis else dataclasses.replace(read, analysis=analysis)
+
+
+def _last_cited(turns: Sequence[Turn]) -> tuple[str, ...]:
+    """The chunk ids the conversation's most recent answer cited, in its order."""
+    for t in reversed(turns):
+        if t.role == "assistant":
+            cited = (c.get("chunkId") for c in t.citations)
+            return tuple(dict.fromkeys(c for c in cited if isinstance(c, str) and c))
+    return ()
 
 
 def _last_question(turns: Sequence[Turn]) -> str | None:

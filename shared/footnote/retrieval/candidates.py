@@ -18,6 +18,7 @@ it raises is a bug and surfaces.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -83,3 +84,25 @@ class CandidateSource(Protocol):
         """The chunks of ``chunk_ids`` that still exist (a note deleted or edited
         since it was searched has none), by chunk id."""
         ...
+
+
+def with_chunks(found: Candidates, chunks: Sequence[Chunk], model_id: str) -> Candidates:
+    """``found`` with ``chunks`` among its candidates (those it lacks), each with its
+    stored vector, comparable when ``model_id`` made it: the passages a follow-up is
+    read in are candidates whether or not its words found them."""
+    new = [c for c in dict((c.chunk_id, c) for c in chunks).values() if c.chunk_id not in found.row]
+    if not new:
+        return found
+    dim = found.vectors.shape[1] if found.row else len(new[0].embedding)
+    same = [len(c.embedding) == dim and c.embedding_model == model_id for c in new]
+    vectors = np.array(
+        [c.embedding if fits else np.zeros(dim) for c, fits in zip(new, same, strict=True)],
+        dtype=np.float32,
+    ).reshape(len(new), dim)
+    start = len(found.row)
+    return dataclasses.replace(
+        found,
+        row={**found.row, **{c.chunk_id: start + i for i, c in enumerate(new)}},
+        vectors=np.concatenate([found.vectors.reshape(start, dim), vectors]),
+        comparable=np.concatenate([found.comparable[:start], np.array(same, dtype=bool)]),
+    )

@@ -47,8 +47,18 @@ def rank(
     fusion_name: str,
     s: Settings,
     variant: RankingVariant = SHIPPED,
+    focus: Sequence[str] = (),
 ) -> Ranking:
-    """Up to ``k`` relevant, diverse candidates, best first."""
+    """Up to ``k`` relevant, diverse candidates, best first.
+
+    ``focus``: the passages a follow-up is read in, in the order the previous answer
+    cited them; they are picked whatever their support. Its lead (what the previous
+    answer said first) is ranked above every passage this question's words found: a
+    follow-up's "it" refers to what was just said. Its other citations are placed by
+    this question's fused score (before the lead if they outscore it), not forced
+    first: an answer's later citations are often context, and where one was wrong,
+    ranking it first repeats the mistake (measured on the everyday sets).
+    """
     dense = candidates.vector is not None
     rankings: dict[str, Sequence[Hit]] = {"keyword": candidates.keyword}
     if candidates.vector is not None:
@@ -57,27 +67,64 @@ def rank(
         rankings["recency"] = candidates.recency
     fused = fuse(rankings, fusion_name, dense, s, variant)
     ids = [f.chunk_id for f in fused if f.chunk_id in candidates.row]
-    similarity = support(candidates, ids, query_vector if dense else None)
-    relevant = [cid for cid in ids if similarity[cid] >= s.min_similarity]
-    if not relevant:
-        return Ranking((), len(ids))
+    held = [cid for cid in dict.fromkeys(focus) if cid in candidates.row][:k]
+    similarity = support(
+        candidates, list(dict.fromkeys([*ids, *held])), query_vector if dense else None
+    )
+    relevant = [cid for cid in ids if similarity[cid] >= s.min_similarity and cid not in held]
+    count = len({*ids, *held})
+    if not relevant and not held:
+        return Ranking((), count)
     by_id = {f.chunk_id: f for f in fused}
-    pool = relevant[: s.retrieval_top_k]
+    pool = _apart_from(relevant[: s.retrieval_top_k], held, candidates, s.near_duplicate_threshold)
     vectors = candidates.vectors[[candidates.row[cid] for cid in pool]]
     order = mmr(
-        [by_id[cid].score for cid in pool], vectors, k, s.mmr_lambda, s.near_duplicate_threshold
+        [by_id[cid].score for cid in pool],
+        vectors,
+        k - len(held),
+        s.mmr_lambda,
+        s.near_duplicate_threshold,
     )
+    fused_score = {cid: f.score for cid, f in by_id.items()}
     picks = tuple(
         Pick(
             cid,
-            by_id[cid].score,
+            fused_score.get(cid, 0.0),
             similarity[cid],
-            by_id[cid].sources,
-            dict(by_id[cid].breakdown),
+            (*(by_id[cid].sources if cid in by_id else ()), *(("focus",) if cid in held else ())),
+            dict(by_id[cid].breakdown) if cid in by_id else {},
         )
-        for cid in (pool[i] for i in order)
+        for cid in _with_focus(held, [pool[i] for i in order], fused_score)
     )
-    return Ranking(picks, len(ids))
+    return Ranking(picks, count)
+
+
+def _with_focus(
+    focus: Sequence[str], ranked: Sequence[str], score: Mapping[str, float]
+) -> list[str]:
+    """``ranked`` with the lead of ``focus`` above all of it, and the other focus
+    passages where their fused score places them: after the passages that outscore
+    them, and before the lead when they outscore it."""
+    if not focus:
+        return list(ranked)
+    out = [focus[0], *ranked]
+    for cid in focus[1:]:
+        mine = score.get(cid, float("-inf"))
+        at = next((i for i, r in enumerate(out) if score.get(r, float("-inf")) < mine), len(out))
+        out.insert(at, cid)
+    return out
+
+
+def _apart_from(
+    pool: Sequence[str], held: Sequence[str], candidates: Candidates, threshold: float
+) -> list[str]:
+    """``pool`` without the near-duplicates of a ``held`` candidate (MMR's rule)."""
+    if not held or not pool:
+        return list(pool)
+    kept = candidates.vectors[[candidates.row[cid] for cid in held]]
+    rows = candidates.vectors[[candidates.row[cid] for cid in pool]]
+    closest = (rows @ kept.T).max(axis=1) if rows.shape[1] else np.zeros(len(pool))
+    return [cid for cid, c in zip(pool, closest, strict=True) if c < threshold]
 
 
 def gate(similarities: Sequence[float], s: Settings) -> tuple[float, bool]:

@@ -18,11 +18,16 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from footnote.config import Settings
-from footnote.domain import Fallback, QueryAnalysis, ScoredChunk, Strategy
+from footnote.domain import Chunk, Fallback, QueryAnalysis, ScoredChunk, Strategy
 from footnote.errors import UPSTREAM_ERRORS, SearchUnavailable
 from footnote.ports import ChunkStore, Embedder, VectorIndex
 from footnote.retrieval import pipeline, sources
-from footnote.retrieval.candidates import CandidateRequest, Candidates, CandidateSource
+from footnote.retrieval.candidates import (
+    CandidateRequest,
+    Candidates,
+    CandidateSource,
+    with_chunks,
+)
 from footnote.retrieval.corpus import CorpusCache, TenantCorpus
 from footnote.retrieval.sources import MEMORY
 from footnote.retrieval.variant import SHIPPED, RankingVariant
@@ -117,11 +122,17 @@ class Retriever:
         k: int | None = None,
         fusion_name: str | None = None,
         corpus: TenantCorpus | None = None,
+        focus: Sequence[str] = (),
     ) -> RetrievalResult:
         """``corpus``: the one :meth:`corpus` returned for this question, if read
-        already; otherwise it is read here, once for both passes."""
+        already; otherwise it is read here, once for both passes.
+
+        ``focus``: chunk ids a follow-up is read in (the passages the previous answer
+        cited, in its order). Those the question's window and types admit are among the
+        chunks whatever their words, the lead first: a person's "it" or "there" refers
+        to what was just said (``pipeline.rank``)."""
         corpus = corpus if corpus is not None else self.corpus(tenant_id)
-        result = self._retrieve(tenant_id, analysis, k, fusion_name, corpus)
+        result = self._retrieve(tenant_id, analysis, k, fusion_name, corpus, focus)
         widened = _widened(analysis, self._s.window_grace_days)
         if widened is None:
             return result
@@ -131,7 +142,7 @@ class Retriever:
         # notes are the evidence: the widened window wins when it finds a passage that
         # supports the question better than anything written inside the window.
         t0 = time.perf_counter()
-        later = self._retrieve(tenant_id, widened, k, fusion_name, corpus)
+        later = self._retrieve(tenant_id, widened, k, fusion_name, corpus, focus)
         if not later.matched or (result.matched and _best_support(later) <= _best_support(result)):
             return result
         return dataclasses.replace(
@@ -148,6 +159,7 @@ class Retriever:
         k: int | None,
         fusion_name: str | None,
         corpus: TenantCorpus | None,
+        focus: Sequence[str],
     ) -> RetrievalResult:
         s = self._s
         k = k or s.retrieval_rerank_to
@@ -163,15 +175,31 @@ class Retriever:
         if found.tenant_empty:
             return RetrievalResult([], NONE, 0, 0.0, timings_ms=timings, matched=False)
 
+        held = (
+            _admitted(source.read(tenant_id, focus), focus, analysis, found.fallbacks)
+            if focus
+            else []
+        )
+        found = with_chunks(found, held, model_id)
+
         started = time.perf_counter()
         ranking = pipeline.rank(
-            found, vector, k, fusion_name or self._ranking.fusion, s, self._ranking
+            found,
+            vector,
+            k,
+            fusion_name or self._ranking.fusion,
+            s,
+            self._ranking,
+            focus=[c.chunk_id for c in held],
         )
         timings["rerank"] = _ms(started)
         picks = ranking.picks
         if picks:
             started = time.perf_counter()
-            stored = source.read(tenant_id, [p.chunk_id for p in picks])
+            stored = {c.chunk_id: c for c in held}
+            stored |= source.read(
+                tenant_id, [p.chunk_id for p in picks if p.chunk_id not in stored]
+            )
             timings["fetch"] = _ms(started)
             if len(stored) < len(picks):
                 fallbacks.append(Fallback.STALE_HITS_DROPPED)
@@ -219,6 +247,31 @@ class Retriever:
             log.warning("query embedding failed, using keywords: %s", exc)
         fallbacks.append(Fallback.EMBEDDER_DOWN)
         return None
+
+
+def _admitted(
+    stored: dict[str, Chunk],
+    order: Sequence[str],
+    analysis: QueryAnalysis,
+    relaxed: Sequence[Fallback],
+) -> list[Chunk]:
+    """The stored chunks of ``order``, in its order, that the question's window and
+    types admit as the source did (``relaxed``: what it had to relax): a follow-up
+    that asks about another period reads other notes."""
+    window = None if Fallback.TIME_WINDOW_AS_KEYWORDS in relaxed else analysis.window
+    types = set() if Fallback.TYPE_FILTER_RELAXED in relaxed else set(analysis.types)
+    out = []
+    for cid in dict.fromkeys(order):
+        c = stored.get(cid)
+        if c is None or (types and c.memory_type not in types):
+            continue
+        if window is not None and (
+            (window.start is not None and c.created_at < window.start)
+            or (window.end is not None and c.created_at >= window.end)
+        ):
+            continue
+        out.append(c)
+    return out
 
 
 def _dense_strategy(fallbacks: Sequence[Fallback]) -> Strategy:

@@ -24,7 +24,7 @@ from footnote.config import Settings
 from footnote.domain import Citation, Strategy, Turn
 from footnote.errors import NotFound
 from footnote.ports import ConversationStore, Generator, Reranker
-from footnote.query.plan import plan
+from footnote.query.plan import plan, read_in
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.services.answering import NO_NOTES, RAG_OFF_OFFLINE, Answerer, Prepared, folded
 from footnote.services.answering import retrieval_report as _retrieval_meta
@@ -42,6 +42,7 @@ from footnote.services.results import (
     StreamEvent,
     citation_from_record,
 )
+from footnote.text import terms
 
 # Importable from here as before: the API and the evaluation name them by this module.
 __all__ = [
@@ -166,11 +167,22 @@ class ChatService:
         timings[Stage.ANALYZE] = _ms(started)
         t = time.perf_counter()
         result = (
-            self._retriever.retrieve(tenant_id, read.analysis, k=rag.max_sources, corpus=corpus)
+            self._retriever.retrieve(
+                tenant_id, read.analysis, k=rag.max_sources, corpus=corpus, focus=read.focus
+            )
             if rag.enable_rag
             else RetrievalResult([], Strategy.DISABLED, 0, 0.0, matched=False)
         )
         timings[Stage.RETRIEVE] = _ms(t)
+        if read.focus:
+            # the follow-up's inherited words, as the passages it is read in state them
+            stated = {
+                term
+                for c in result.chunks
+                if c.chunk.chunk_id in read.focus
+                for term in (*c.chunk.terms, *terms(c.chunk.title))
+            }
+            read = read_in(read, stated)
         result = rerank(self._reranker, message, result, timings)
         return Prepared(
             tenant_id,
