@@ -113,3 +113,12 @@ def test_a_period_in_another_sentence_is_no_day() -> None:
     )
     answer = _answer("When is Marek booked to do the porch gutters?", [overflowing])
     assert answer == NOT_ENOUGH
+
+
+def test_when_did_takes_the_record_of_it_done_over_the_plan_to() -> None:
+    goals = _source("N1", "- run a marathon\n- finish Moby-Dick finally", MON_4_AUG)
+    done = _source(
+        "N2", "Moby-Dick: finished it on the ferry, the last chapter was worth it.", FRI_8_AUG
+    )
+    answer = _answer("When did I finish Moby-Dick?", [goals, done])
+    assert answer == "8 August 2025 [N2]."

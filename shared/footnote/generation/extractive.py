@@ -44,7 +44,15 @@ from footnote.generation.speakers import (
     whose_lines,
 )
 from footnote.ports import Embedder, Generator, Pieces
-from footnote.text import DECISION_VERBS, QUERY_FILLER, spelled_out, split_sentences, terms
+from footnote.text import (
+    DECISION_VERBS,
+    QUERY_FILLER,
+    spelled_out,
+    split_sentences,
+    stem,
+    terms,
+    words,
+)
 
 # question, sentences -> one relevance score per sentence (cosine of embeddings)
 Relevance = Callable[[str, Sequence[str]], list[float]]
@@ -127,6 +135,9 @@ _WHEN_QUESTION = re.compile(
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
     re.IGNORECASE,
 )
+
+# Words of a question that say when the value is asked for, not what it is of.
+_WHEN_ASKED = frozenset(terms("now current currently today nowadays anymore latest"))
 
 
 @dataclass(frozen=True)
@@ -403,7 +414,22 @@ def compose(
     if the_list:
         chosen = the_list
     elif listing:
-        chosen = select_sentences(pool, 5)
+        # The lead's note, and of other notes only sentences sharing two of the
+        # question's words (or from a note it names), as for a factual answer. What a
+        # person asked about did is told across conversations: every line of theirs kept.
+        wanted = set(question_terms)
+        lead = pool[0].cid if pool else ""
+        chosen = select_sentences(
+            [
+                c
+                for c in pool
+                if people
+                or c.cid == lead
+                or c.cid in named
+                or len(c.terms & wanted) >= OTHER_NOTE_MIN_TERMS
+            ],
+            5,
+        )
     else:
         chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named)
         if people and chosen:
@@ -416,8 +442,9 @@ def compose(
     if wants is not None and chosen:
         kind, asking = wants
         # The value must be stated beside what it is of: the question's words other than
-        # those asking for it ("pay" in "How much did I pay for the manure?").
-        subject = set(question_terms) - set(terms(asking))
+        # those asking for it ("pay" in "How much did I pay for the manure?"). "Now" in
+        # "What's the rent now?" says when, not of what: the rent is.
+        subject = set(question_terms) - set(terms(asking)) - _WHEN_ASKED
         chosen = _with_answer_of_kind(kind, chosen, pool, subject or set(question_terms))
     if (
         not chosen
@@ -675,6 +702,21 @@ def _dated_answer(
         # ... else the record of it, not the plan to ("renew domain (expires 4 March!)");
         # an undated sentence of someone else's past says nothing of when.
         if recorded:
+            # "When did I finish Middlemarch?": "finished it on the train" records it
+            # done, where "finish Middlemarch finally" (a goal) plans it.
+            verb = _ASKED_VERB.search(question)
+            if verb and _plans(best.text, verb["verb"].lower()):
+                done = next(
+                    (
+                        c
+                        for c in pool[1:DATED_CANDIDATES]
+                        if covers(c) and _tells_done(c.text, verb["verb"].lower())
+                    ),
+                    None,
+                )
+                if done is not None:
+                    when = first(done, lambda d: d.past) or day_text(written_of(done).date())
+                    return _cite(when, done.cid)
             return _cite(day_text(written_of(best).date()), best.cid)
         return in_a_note(best) or NOT_ENOUGH
     # What is coming: the best sentence is about the event but says nothing of when
@@ -689,6 +731,21 @@ def _dated_answer(
     if recorded and not _VAGUE_TIME.search(best.text):
         return _cite(day_text(written_of(best).date()), best.cid)
     return in_a_note(best) or NOT_ENOUGH
+
+
+# "When did I finish…", "When did we sign…": the verb asked about, after a pronoun.
+_ASKED_VERB = re.compile(r"\bdid\s+(?:i|we|you|he|she|they)\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
+
+
+def _plans(text: str, verb: str) -> bool:
+    """The sentence names the verb as written in the question, not done: "finish
+    Middlemarch finally" (a goal), "renew passport"."""
+    return verb in words(text)
+
+
+def _tells_done(text: str, verb: str) -> bool:
+    """The sentence tells the verb as done: "finished", "renewed"."""
+    return any(w != verb and w.endswith("ed") and stem(w) == stem(verb) for w in words(text))
 
 
 # A date that names its day ("Saturday, 28 February 2026", "Sat 24 Jan", "2026-02-28"),
