@@ -130,6 +130,8 @@ SHORTHAND: Mapping[str, str] = {
     "repo": "repository",
     "db": "database",
     "hw": "homework",
+    "xmas": "christmas",
+    "wknd": "weekend",
 }
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)

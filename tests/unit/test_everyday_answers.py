@@ -217,3 +217,74 @@ def test_shorthand_in_a_note_answers_the_words_it_stands_for() -> None:
     # and the other way round: a question in shorthand, a note in full
     party = [_source("N1", "Priya", "birthday dinner for Priya at Lupa, Saturday 8pm")]
     assert "Lupa" in _answer("Where is Priya's bday dinner?", party)
+    gifts = [_source("N1", "Xmas presents", "Sam: climbing shoes, a head torch")]
+    assert "climbing shoes" in _answer("What are we getting Sam for Christmas?", gifts)
+
+
+def test_another_note_sharing_one_word_is_no_second_source() -> None:
+    # "No scores kept" shares "score" with the question and nothing else: a neighbour,
+    # not the rest of the answer.
+    notes = [
+        _source("N1", "Match v Riverside", "Lost 3-1 in the rain. Tom got our goal."),
+        _source("N2", "Season notes", "No scores kept at this age anyway."),
+    ]
+    answer = _answer("What was the score against Riverside?", notes)
+    assert "3-1" in answer and "[N1]" in answer and "[N2]" not in answer
+
+
+def test_a_one_word_neighbour_still_counts_towards_answering() -> None:
+    # Whether the notes address the question is judged on every sentence that could join
+    # the answer (the curry note alone covers one word of three); only the citation
+    # of the one-word neighbour goes.
+    notes = [
+        _source("N1", "Dinner", "curry too salty -> half the fish sauce next time"),
+        _source("N2", "Bike", "change the tyres before spring"),
+    ]
+    answer = _answer("What did I want to change about the curry?", notes)
+    assert answer != NOT_ENOUGH
+    assert "fish sauce" in answer and "[N1]" in answer and "[N2]" not in answer
+
+
+def test_a_title_is_named_without_its_closing_qualifier() -> None:
+    from footnote.generation.names import titles_named
+
+    notes = [
+        _source("N1", "Piranesi (book club)", "Next: April 19, at mine."),
+        _source("N2", "Reading goals", "read 30 books"),
+    ]
+    assert titles_named("What did Léa think of Piranesi?", notes) == frozenset({"N1"})
+    # a question naming only the qualifier names no note
+    assert titles_named("When is book club?", notes) == frozenset()
+
+
+def test_a_price_asked_for_now_is_the_price_stated() -> None:
+    # "now" says when the rent is asked for, not what it is of: the rent is.
+    notes = [_source("N1", "Flat", "Landlord called. New rent £1,150 from 1 June.")]
+    assert "£1,150" in _answer("What's the rent now?", notes)
+
+
+def test_a_day_rate_is_a_price() -> None:
+    notes = [
+        _source(
+            "N1",
+            "Call w/ Ana",
+            "Ana: wants more days, she's free from May. Agreed: €400 per day from June.",
+        )
+    ]
+    answer = _answer("What's Ana's new day rate?", notes)
+    assert answer.startswith("Agreed: €400 per day")
+
+
+def test_a_list_question_without_a_list_quotes_one_note_and_no_one_word_neighbours() -> None:
+    notes = [
+        _source(
+            "N1",
+            "Picnic",
+            "Shopping list for the picnic at Jo's: rolls, brie, grapes, lemonade. Jo brings plates.",
+        ),
+        _source("N2", "Garden", "Bought a new list of seeds."),
+        _source("N3", "Work", "Shopping centre parking is £4 now."),
+    ]
+    answer = _answer("What was on the shopping list for the picnic at Jo's?", notes)
+    assert "brie" in answer and "[N1]" in answer
+    assert "[N2]" not in answer and "[N3]" not in answer

@@ -77,28 +77,48 @@ def test_when_did_prefers_a_sentence_that_dates_what_happened() -> None:
     assert _answer("When did the pg primary run out of memory?", notes) == "24 August 2025 [N2]."
 
 
+MON_2_MAR = datetime(2026, 3, 2, 8, tzinfo=UTC)
+CLEANER = (
+    "Marek Nowak, window cleaner, £40 a visit. Doing: conservatory roof, the gutters over "
+    "the porch. Booked for Thursday 8am."
+)
+
+
 def test_a_note_dates_its_subject_in_another_sentence() -> None:
-    tue_24_feb = datetime(2026, 2, 24, 8, tzinfo=UTC)
-    handyman = _source(
-        "N1",
-        "Dave Kowalski, handyman, $65/hr. Doing: hallway drywall patches, rehang the "
-        "bathroom door. Coming Saturday 9am.",
-        tue_24_feb,
-        title="Dave",
+    cleaner = _source("N1", CLEANER, MON_2_MAR, title="Marek")
+    answer = _answer("When is Marek booked to do the porch gutters?", [cleaner])
+    assert "5 March 2026" in answer and "[N1]" in answer
+    # a note about the gutters that dates nothing still says nothing of when
+    undated = _source("N1", "Doing: conservatory roof, the gutters over the porch.", MON_2_MAR)
+    assert "March" not in _answer("When is Marek booked to do the porch gutters?", [undated])
+
+
+def test_the_note_covering_the_question_dates_it_though_another_line_matches_best() -> None:
+    # The best single line ("Marek will sort the gutters") is another note's and dates
+    # nothing; the note that, all its sentences together, covers the question does.
+    overflowing = _source(
+        "N1", "Gutters overflowing at the back again, Marek booked to sort the gutters.", MON_2_MAR
     )
-    answer = _answer("When was Dave coming to do the drywall patches?", [handyman])
-    assert "28 February 2026" in answer and "[N1]" in answer
-    # a note about the patches that dates nothing still says nothing of when
-    undated = _source("N1", "Doing: hallway drywall patches, rehang the door.", tue_24_feb)
-    assert "February" not in _answer("When was Dave coming to do the drywall patches?", [undated])
+    cleaner = _source("N2", CLEANER, datetime(2026, 2, 27, 9, tzinfo=UTC), title="Marek")
+    answer = _answer("When is Marek booked to do the porch gutters?", [overflowing, cleaner])
+    assert "5 March 2026" in answer and answer.endswith("[N2].")
 
 
 def test_a_period_in_another_sentence_is_no_day() -> None:
-    inspection = _source(
+    overflowing = _source(
         "N1",
-        "Rough-in inspection passed, the cleanest removal this year. Drywall patch needed "
-        "in the hallway ceiling, Dave will do it.",
+        "Gutters overflowing at the back, the worst this year. Marek booked to sort the "
+        "gutters, he will do it.",
         datetime(2026, 2, 19, 13, tzinfo=UTC),
     )
-    answer = _answer("When was Dave coming to do the drywall patches?", [inspection])
+    answer = _answer("When is Marek booked to do the porch gutters?", [overflowing])
     assert answer == NOT_ENOUGH
+
+
+def test_when_did_takes_the_record_of_it_done_over_the_plan_to() -> None:
+    goals = _source("N1", "- run a marathon\n- finish Moby-Dick finally", MON_4_AUG)
+    done = _source(
+        "N2", "Moby-Dick: finished it on the ferry, the last chapter was worth it.", FRI_8_AUG
+    )
+    answer = _answer("When did I finish Moby-Dick?", [goals, done])
+    assert answer == "8 August 2025 [N2]."

@@ -91,8 +91,9 @@ _ASKS = (
     ),
     (
         re.compile(
+            # "hourly rate", "day rate": a price of time ("heart rate" is not)
             _WHAT + r"\b(?:cost|costs|pay|paid|price|charge|charges|salary|fee|fees|rent|"
-            r"spend|spent)\b",
+            r"spend|spent|(?:hourly|daily|day|weekly|nightly)\s+rates?)\b",
             re.IGNORECASE,
         ),
         _MONEY,

@@ -44,7 +44,15 @@ from footnote.generation.speakers import (
     whose_lines,
 )
 from footnote.ports import Embedder, Generator, Pieces
-from footnote.text import DECISION_VERBS, QUERY_FILLER, spelled_out, split_sentences, terms
+from footnote.text import (
+    DECISION_VERBS,
+    QUERY_FILLER,
+    spelled_out,
+    split_sentences,
+    stem,
+    terms,
+    words,
+)
 
 # question, sentences -> one relevance score per sentence (cosine of embeddings)
 Relevance = Callable[[str, Sequence[str]], list[float]]
@@ -62,6 +70,11 @@ FACTUAL_SENTENCES = 3
 # more often a same-topic neighbour than a source (HotpotQA: precision 0.707 with
 # 3 notes, 0.764 with 2, citation recall 0.785 vs 0.765).
 FACTUAL_NOTES = 2
+# A sentence of another note joins the answer only when it shares this many of the
+# question's words: one shared word ("No scores officially recorded" for "What was the
+# score against Malahide?") is a chance neighbour far more often than the rest of the
+# answer.
+OTHER_NOTE_MIN_TERMS = 2
 # Letters and digits joined: a ticket, a model, a course ("INC-2310", "SN2", "CS101").
 _CODE = re.compile(r"\b[A-Za-z]+-\d+[A-Za-z0-9-]*\b|\b[A-Z]+\d+[A-Z0-9]*\b")
 # A list answer quotes at most this many items of the note's list ...
@@ -117,10 +130,14 @@ _WHEN_QUESTION = re.compile(
     r"^\W*(?:(?:and|but|so)\s+)?(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month)\b|"
     r"which\s+(?:date|day|year|month)\b|"
     # "What was the deadline for…", "What's the due date of…": the date of a deadline
-    r"what(?:['’]s|\s+is|\s+was|\s+are|\s+were)?\s+the\s+(?:deadline|due\s+date|date)\b|"
+    r"what(?:['’]s|\s+is|\s+was|\s+are|\s+were)?\s+the\s+(?:new\s+|next\s+|final\s+)?"
+    r"(?:deadline|due\s+date|date)\b|"
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
     re.IGNORECASE,
 )
+
+# Words of a question that say when the value is asked for, not what it is of.
+_WHEN_ASKED = frozenset(terms("now current currently today nowadays anymore latest"))
 
 
 @dataclass(frozen=True)
@@ -250,13 +267,41 @@ def select_covering(
     wanted = set(question_terms)
     if not pool:
         return []
+    # Whether the notes address the question is judged on every sentence that could
+    # join the answer; which sentences are quoted, on those likely to be its source.
+    reach = _covering(wanted, pool, limit, named, other_note_min_terms=1)
+    if wanted and len(_covered(reach, wanted)) / len(wanted) < MIN_COVERAGE:
+        return []
+    chosen = _covering(wanted, pool, limit, named, OTHER_NOTE_MIN_TERMS)
+    return chosen + linked_notes(chosen, pool, sources, named)
+
+
+def _covered(chosen: Sequence[_Candidate], wanted: set[str]) -> set[str]:
+    return {t for c in chosen for t in c.terms & wanted}
+
+
+def _covering(
+    wanted: set[str],
+    pool: Sequence[_Candidate],
+    limit: int,
+    named: frozenset[str],
+    other_note_min_terms: int,
+) -> list[_Candidate]:
+    """Greedy cover of ``wanted`` from the best sentence on: each next sentence adds
+    the most uncovered terms; one from a note not yet quoted must share at least
+    ``other_note_min_terms`` of them (unless the question names that note), and at most
+    ``FACTUAL_NOTES`` notes are quoted."""
     chosen = [pool[0]]
     notes = {pool[0].cid}
     covered = set(pool[0].terms & wanted)
     while len(chosen) < limit:
         best, best_value = None, 0.0
         for c in pool:
-            if c.cid not in notes and len(notes) >= FACTUAL_NOTES:
+            if c.cid not in notes and (
+                len(notes) >= FACTUAL_NOTES
+                # a note the question names by its title is pointed at, not a neighbour
+                or (c.cid not in named and len(c.terms & wanted) < other_note_min_terms)
+            ):
                 continue
             gain = len((c.terms & wanted) - covered) / len(wanted) if wanted else 0.0
             value = (
@@ -269,9 +314,7 @@ def select_covering(
         chosen.append(best)
         notes.add(best.cid)
         covered |= best.terms & wanted
-    if wanted and len(covered) / len(wanted) < MIN_COVERAGE:
-        return []
-    return chosen + linked_notes(chosen, pool, sources, named)
+    return chosen
 
 
 def linked_notes(
@@ -371,7 +414,22 @@ def compose(
     if the_list:
         chosen = the_list
     elif listing:
-        chosen = select_sentences(pool, 5)
+        # The lead's note, and of other notes only sentences sharing two of the
+        # question's words (or from a note it names), as for a factual answer. What a
+        # person asked about did is told across conversations: every line of theirs kept.
+        wanted = set(question_terms)
+        lead = pool[0].cid if pool else ""
+        chosen = select_sentences(
+            [
+                c
+                for c in pool
+                if people
+                or c.cid == lead
+                or c.cid in named
+                or len(c.terms & wanted) >= OTHER_NOTE_MIN_TERMS
+            ],
+            5,
+        )
     else:
         chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named)
         if people and chosen:
@@ -384,8 +442,9 @@ def compose(
     if wants is not None and chosen:
         kind, asking = wants
         # The value must be stated beside what it is of: the question's words other than
-        # those asking for it ("pay" in "How much did I pay for the manure?").
-        subject = set(question_terms) - set(terms(asking))
+        # those asking for it ("pay" in "How much did I pay for the manure?"). "Now" in
+        # "What's the rent now?" says when, not of what: the rent is.
+        subject = set(question_terms) - set(terms(asking)) - _WHEN_ASKED
         chosen = _with_answer_of_kind(kind, chosen, pool, subject or set(question_terms))
     if (
         not chosen
@@ -577,15 +636,26 @@ def _dated_answer(
     def first(c: _Candidate, keep: Callable[[_Dated], bool]) -> str | None:
         return next((d.text for d in dates_of(c) if keep(d)), None)
 
-    def in_its_note(c: _Candidate) -> str | None:
-        """The date another sentence of ``c``'s note states, when the note as a whole
-        covers the question: "Doing: drywall patches, rehang the door. Coming Saturday
-        9am." dates the patches in its last sentence."""
-        if share(in_note[c.cid]) < MIN_COVERAGE:
-            return None
-        for other in pool:
-            if other.cid == c.cid and other is not c and (when := first(other, _names_a_day)):
-                return _cite(when, other.cid)
+    def in_a_note(best: _Candidate) -> str | None:
+        """The day named by a sentence of the note that, all its sentences together,
+        covers the question best: "Doing: drywall patches, rehang the door. Coming
+        Saturday 9am." dates the patches in its last sentence, even when another
+        note's undated line ("Drywall patch needed — Dave will do it") matches best.
+        Another note must cover the question better than the best line's own note: one
+        that only covers it as well is a neighbour with a date of its own."""
+        floor = max(MIN_COVERAGE, share(in_note[best.cid]))
+        notes = [
+            cid
+            for cid in dict.fromkeys(c.cid for c in pool)
+            if cid == best.cid or share(in_note[cid]) > floor
+        ]
+        notes.sort(key=lambda cid: -share(in_note[cid]))
+        for cid in notes:
+            if share(in_note[cid]) < MIN_COVERAGE:
+                break
+            for c in pool:
+                if c.cid == cid and c is not best and (when := first(c, _names_a_day)):
+                    return _cite(when, cid)
         return None
 
     def alternative(keep: Callable[[_Dated], bool], floor: float) -> str | None:
@@ -632,8 +702,23 @@ def _dated_answer(
         # ... else the record of it, not the plan to ("renew domain (expires 4 March!)");
         # an undated sentence of someone else's past says nothing of when.
         if recorded:
+            # "When did I finish Middlemarch?": "finished it on the train" records it
+            # done, where "finish Middlemarch finally" (a goal) plans it.
+            verb = _ASKED_VERB.search(question)
+            if verb and _plans(best.text, verb["verb"].lower()):
+                done = next(
+                    (
+                        c
+                        for c in pool[1:DATED_CANDIDATES]
+                        if covers(c) and _tells_done(c.text, verb["verb"].lower())
+                    ),
+                    None,
+                )
+                if done is not None:
+                    when = first(done, lambda d: d.past) or day_text(written_of(done).date())
+                    return _cite(when, done.cid)
             return _cite(day_text(written_of(best).date()), best.cid)
-        return in_its_note(best) or NOT_ENOUGH
+        return in_a_note(best) or NOT_ENOUGH
     # What is coming: the best sentence is about the event but says nothing of when
     # ("RSVPd yes to Isla's party"): the next ones that cover the question may ("Isla's
     # 9th, Sat 24 Jan").
@@ -645,7 +730,22 @@ def _dated_answer(
     # March", written on 20 January, does not happen on the 20th.
     if recorded and not _VAGUE_TIME.search(best.text):
         return _cite(day_text(written_of(best).date()), best.cid)
-    return in_its_note(best) or NOT_ENOUGH
+    return in_a_note(best) or NOT_ENOUGH
+
+
+# "When did I finish…", "When did we sign…": the verb asked about, after a pronoun.
+_ASKED_VERB = re.compile(r"\bdid\s+(?:i|we|you|he|she|they)\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
+
+
+def _plans(text: str, verb: str) -> bool:
+    """The sentence names the verb as written in the question, not done: "finish
+    Middlemarch finally" (a goal), "renew passport"."""
+    return verb in words(text)
+
+
+def _tells_done(text: str, verb: str) -> bool:
+    """The sentence tells the verb as done: "finished", "renewed"."""
+    return any(w != verb and w.endswith("ed") and stem(w) == stem(verb) for w in words(text))
 
 
 # A date that names its day ("Saturday, 28 February 2026", "Sat 24 Jan", "2026-02-28"),

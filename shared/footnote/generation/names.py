@@ -156,13 +156,19 @@ def missing_names(
 
 
 def titles_named(question: str, sources: Sequence[Source]) -> frozenset[str]:
-    """Citation ids of the sources whose note title the question contains."""
+    """Citation ids of the sources whose note title the question contains.
+
+    A title's closing parenthesis qualifies it ("Revolver (magazine)", "Dinner (Sat)"):
+    the question names the note by what comes before it."""
     asked = terms(question)
     return frozenset(
         s.cid
         for s in sources
-        if (title := tuple(terms(s.chunk.title))) and _has_phrase(asked, title)
+        if (title := tuple(terms(_QUALIFIER.sub("", s.chunk.title)))) and _has_phrase(asked, title)
     )
+
+
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 def _has_phrase(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
