@@ -288,3 +288,11 @@ def test_a_list_question_without_a_list_quotes_one_note_and_no_one_word_neighbou
     answer = _answer("What was on the shopping list for the picnic at Jo's?", notes)
     assert "brie" in answer and "[N1]" in answer
     assert "[N2]" not in answer and "[N3]" not in answer
+
+
+def test_a_phone_number_is_seven_digits_or_more() -> None:
+    # "room 305" is a number beside the person's name, not their phone number
+    group = [_source("N1", "Study group", "w/ Dev and Hana, Sundays 4pm, room 305 if free")]
+    assert _answer("What's Dev's phone number?", group) == NOT_ENOUGH
+    contacts = [_source("N1", "Contacts", "Dev (study group): 07911 123 456, text first")]
+    assert "07911 123 456" in _answer("What's Dev's phone number?", contacts)

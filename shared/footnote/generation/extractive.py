@@ -201,6 +201,7 @@ def candidates(
             if len(clean) < 6 or (title and clean.rstrip(".!?").lower() == title):
                 continue
             have = frozenset(spelled_out(terms(clean))) | frozenset(terms(speaker)) | titled
+            have |= answer_types.named_by_value(question, clean)
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
