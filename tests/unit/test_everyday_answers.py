@@ -296,3 +296,17 @@ def test_a_phone_number_is_seven_digits_or_more() -> None:
     assert _answer("What's Dev's phone number?", group) == NOT_ENOUGH
     contacts = [_source("N1", "Contacts", "Dev (study group): 07911 123 456, text first")]
     assert "07911 123 456" in _answer("What's Dev's phone number?", contacts)
+
+
+def test_someones_value_is_theirs_not_the_one_beside_their_name() -> None:
+    contract = [
+        _source(
+            "N1",
+            "Tom – new contract",
+            "wants more hours, can start in May. agreed pay rise to $30/hr from June. "
+            "Ana is back in March.",
+        )
+    ]
+    # the rate in the note titled by Tom is Tom's, whoever else the note names
+    assert "$30/hr" in _answer("What's Tom's new hourly rate?", contract)
+    assert _answer("What's Ana's hourly rate?", contract) == NOT_ENOUGH

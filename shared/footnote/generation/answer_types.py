@@ -143,6 +143,25 @@ def named_by_value(question: str, text: str) -> frozenset[str]:
     return _UNNAMED[found[0]] & frozenset(terms(question))
 
 
+# "What's Sadia Rahman's hourly rate?": whose value the question asks for, the name
+# right before the words asking for it.
+_OWNER = re.compile(r"\b((?:[A-Z][\w-]*\.?\s+){0,2}[A-Z][\w-]*)['’]s\b")
+
+
+def owner(question: str, asking: str) -> frozenset[str]:
+    """The name terms of the person whose value the question asks for ("Mia's hourly
+    rate", with ``asking`` "rate"); empty when the value is no one's ("the first dance
+    at Hannah & Rob's wedding"). A capitalised opener ("What's") is no one."""
+    for found in _OWNER.finditer(question, 1):
+        if asking.lower() in re.findall(r"[\w-]+", question[found.end() :].lower())[:3]:
+            return frozenset(terms(found.group(1))) - _HONORIFICS
+    return frozenset()
+
+
+# "Dr. Feng" is Feng: another doctor is not him.
+_HONORIFICS = frozenset(terms("dr mr mrs ms miss mx prof sir dame"))
+
+
 def expected(question: str) -> re.Pattern[str] | None:
     """The phrase an answer to ``question`` must contain; None when any sentence may do."""
     found = asked(question)

@@ -446,7 +446,17 @@ def compose(
         # those asking for it ("pay" in "How much did I pay for the manure?"). "Now" in
         # "What's the rent now?" says when, not of what: the rent is.
         subject = set(question_terms) - set(terms(asking)) - _WHEN_ASKED
-        chosen = _with_answer_of_kind(kind, chosen, pool, subject or set(question_terms))
+        # "What's Mia's hourly rate?": the value is hers only in a sentence naming her or
+        # in a note titled by her name; "$32/hr" in the meeting with Kofi is his.
+        titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+        owner = answer_types.owner(question, asking)
+        chosen = _with_answer_of_kind(
+            kind,
+            chosen,
+            pool,
+            subject or set(question_terms),
+            (lambda c: bool((c.terms | titles.get(c.cid, frozenset())) & owner)) if owner else None,
+        )
     if (
         not chosen
         or not _holds_codes(question, chosen[0], sources)
@@ -548,17 +558,21 @@ def _with_answer_of_kind(
     chosen: list[_Candidate],
     pool: Sequence[_Candidate],
     wanted: set[str] | None = None,
+    owned: Callable[[_Candidate], bool] | None = None,
 ) -> list[_Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
     often…": a frequency), taken from the chosen passages; none when they do not say.
     A value asked for by name (``answer_types.SLOTS``) is taken only from a sentence
-    that shares a word with the question."""
+    that shares a word with the question, and, when the question asks for someone's
+    value (``owned``), from a sentence that is theirs."""
 
     def says_it(c: _Candidate) -> bool:
         return kind.search(said(c.text) or c.text) is not None
 
     def about_it(c: _Candidate) -> bool:
-        return kind not in answer_types.SLOTS or not wanted or bool(c.terms & wanted)
+        if kind not in answer_types.SLOTS:
+            return True
+        return (not wanted or bool(c.terms & wanted)) and (owned is None or owned(c))
 
     if any(says_it(c) and about_it(c) for c in chosen):
         return chosen
