@@ -310,3 +310,13 @@ def test_someones_value_is_theirs_not_the_one_beside_their_name() -> None:
     # the rate in the note titled by Tom is Tom's, whoever else the note names
     assert "$30/hr" in _answer("What's Tom's new hourly rate?", contract)
     assert _answer("What's Ana's hourly rate?", contract) == NOT_ENOUGH
+
+
+def test_a_stated_count_skips_punctuation_and_money() -> None:
+    from footnote.generation.counting import stated_count
+
+    budget = "Spent so far: $2,300 Paint + brushes $140"
+    shop = "B&Q: masking tape, dust sheets, paint (need 6 litres, 2 coats), rollers"
+    # "(need 6" states the litres; "$2,300 Paint" is money beside paint, not a count
+    assert stated_count(["litr"], [budget, shop]) == 1
+    assert stated_count(["paint"], [budget]) is None
