@@ -320,3 +320,12 @@ def test_a_stated_count_skips_punctuation_and_money() -> None:
     # "(need 6" states the litres; "$2,300 Paint" is money beside paint, not a count
     assert stated_count(["litr"], [budget, shop]) == 1
     assert stated_count(["paint"], [budget]) is None
+
+
+def test_a_name_the_question_gives_brings_its_note_in_though_it_shares_one_word() -> None:
+    notes = [
+        _source("N1", "Hosting", "Cloud Run hosts the API behind the load balancer."),
+        _source("N2", "Storage", "Firestore keeps the notes, one document per note."),
+    ]
+    answer = _answer("What do my notes say about Firestore and Cloud Run?", notes)
+    assert "[N1]" in answer and "[N2]" in answer
