@@ -288,3 +288,44 @@ def test_a_list_question_without_a_list_quotes_one_note_and_no_one_word_neighbou
     answer = _answer("What was on the shopping list for the picnic at Jo's?", notes)
     assert "brie" in answer and "[N1]" in answer
     assert "[N2]" not in answer and "[N3]" not in answer
+
+
+def test_a_phone_number_is_seven_digits_or_more() -> None:
+    # "room 305" is a number beside the person's name, not their phone number
+    group = [_source("N1", "Study group", "w/ Dev and Hana, Sundays 4pm, room 305 if free")]
+    assert _answer("What's Dev's phone number?", group) == NOT_ENOUGH
+    contacts = [_source("N1", "Contacts", "Dev (study group): 07911 123 456, text first")]
+    assert "07911 123 456" in _answer("What's Dev's phone number?", contacts)
+
+
+def test_someones_value_is_theirs_not_the_one_beside_their_name() -> None:
+    contract = [
+        _source(
+            "N1",
+            "Tom – new contract",
+            "wants more hours, can start in May. agreed pay rise to $30/hr from June. "
+            "Ana is back in March.",
+        )
+    ]
+    # the rate in the note titled by Tom is Tom's, whoever else the note names
+    assert "$30/hr" in _answer("What's Tom's new hourly rate?", contract)
+    assert _answer("What's Ana's hourly rate?", contract) == NOT_ENOUGH
+
+
+def test_a_stated_count_skips_punctuation_and_money() -> None:
+    from footnote.generation.counting import stated_count
+
+    budget = "Spent so far: $2,300 Paint + brushes $140"
+    shop = "B&Q: masking tape, dust sheets, paint (need 6 litres, 2 coats), rollers"
+    # "(need 6" states the litres; "$2,300 Paint" is money beside paint, not a count
+    assert stated_count(["litr"], [budget, shop]) == 1
+    assert stated_count(["paint"], [budget]) is None
+
+
+def test_a_name_the_question_gives_brings_its_note_in_though_it_shares_one_word() -> None:
+    notes = [
+        _source("N1", "Hosting", "Cloud Run hosts the API behind the load balancer."),
+        _source("N2", "Storage", "Firestore keeps the notes, one document per note."),
+    ]
+    answer = _answer("What do my notes say about Firestore and Cloud Run?", notes)
+    assert "[N1]" in answer and "[N2]" in answer

@@ -122,3 +122,22 @@ def test_when_did_takes_the_record_of_it_done_over_the_plan_to() -> None:
     )
     answer = _answer("When did I finish Moby-Dick?", [goals, done])
     assert answer == "8 August 2025 [N2]."
+
+
+def test_a_day_of_the_month_is_the_next_one_coming_or_the_last_one_past() -> None:
+    thu_5_mar = datetime(2026, 3, 5, 8, tzinfo=UTC)
+    assert [r.meaning for r in resolve_phrases("her bday is the 14th", thu_5_mar)] == [
+        "14 March 2026"
+    ]
+    assert [r.meaning for r in resolve_phrases("rent due on the 1st", thu_5_mar)] == [
+        "1 April 2026"
+    ]
+    (met,) = resolve_phrases("we met on the 2nd", thu_5_mar)
+    assert met.meaning == "2 March 2026" and met.past
+    # "Friday the 13th" is that Friday; an ordinal that counts things is no day
+    assert [r.meaning for r in resolve_phrases("Friday the 13th", thu_5_mar)] == [
+        "Friday, 13 March 2026"
+    ]
+    assert resolve_phrases("room 305 on the 3rd floor", thu_5_mar) == []
+    todo = _source("N1", "- card for Priya, her bday is the 14th", thu_5_mar)
+    assert _answer("When is Priya's birthday?", [todo]) == "14 March 2026 [N1]."

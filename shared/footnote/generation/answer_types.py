@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from footnote.text import NUMBER_WORDS
+from footnote.text import NUMBER_WORDS, terms
 
 _NUMBER = (
     r"(?:\d[\d,.]*|"
@@ -58,6 +58,9 @@ _MONEY = re.compile(
 # "07700 900 412") holds digits; an email address an "@".
 _IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}|\d+(?:\s\d+)+")
 _EMAIL = re.compile(r"\S@\S")
+# A phone number: seven digits or more, spaced or not ("07700 900 412", "+44 20 7946
+# 0321"); not a date ("2026-02-28"), a room ("room 305") or an amount ("12,900").
+_PHONE = re.compile(r"(?<![\w.,])(?!\d{4}-\d{2}-\d{2})\+?\(?\d(?:[ ()-]{0,2}\d){6,}(?![\w.,]\d)")
 # A time of day ("9:30", "5pm", "noon").
 _CLOCK = re.compile(
     r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}[:.h]\d{2}\b|\bnoon\b|\bmidnight\b", re.I
@@ -78,6 +81,11 @@ _ASKS = (
     (
         re.compile(_WHAT + r"\be-?mail(?:\s+address|\s*[?.!]|\s*$)", re.IGNORECASE),
         _EMAIL,
+    ),
+    # "What's Dev's phone number?", "What's the plumber's mobile?"
+    (
+        re.compile(_WHAT + r"\b(?:phone|mobile|cell)(?:\s+(?:number|no))?\b", re.IGNORECASE),
+        _PHONE,
     ),
     (
         re.compile(
@@ -113,7 +121,45 @@ _ASKS = (
 # the question ("NIF 245 883 120" for "What's my IBAN?") is another value.
 # "How much…" asks for an amount of something too ("How much did the manure cost?"):
 # "€15 late fee" is no answer for it.
-SLOTS = frozenset({_EMAIL, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT})
+SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT})
+
+
+# The words naming a value that notes write without naming it: "Dev: 07911 123 456" is
+# his phone number, "train 06:30" its time, "jo@example.org" her email, though none
+# says "phone", "time" or "email". A sentence holding such a value covers them.
+_UNNAMED = {
+    _PHONE: frozenset(terms("phone mobile cell number no")),
+    _EMAIL: frozenset(terms("email e-mail address")),
+    _CLOCK: frozenset(terms("time")),
+}
+
+
+def named_by_value(question: str, text: str) -> frozenset[str]:
+    """The question's words that name the kind of value ``text`` holds, when notes
+    write that kind of value without naming it; empty otherwise."""
+    found = asked(question)
+    if found is None or found[0] not in _UNNAMED or not found[0].search(text):
+        return frozenset()
+    return _UNNAMED[found[0]] & frozenset(terms(question))
+
+
+# "What's Sadia Rahman's hourly rate?": whose value the question asks for, the name
+# right before the words asking for it.
+_OWNER = re.compile(r"\b((?:[A-Z][\w-]*\.?\s+){0,2}[A-Z][\w-]*)['’]s\b")
+
+
+def owner(question: str, asking: str) -> frozenset[str]:
+    """The name terms of the person whose value the question asks for ("Mia's hourly
+    rate", with ``asking`` "rate"); empty when the value is no one's ("the first dance
+    at Hannah & Rob's wedding"). A capitalised opener ("What's") is no one."""
+    for found in _OWNER.finditer(question, 1):
+        if asking.lower() in re.findall(r"[\w-]+", question[found.end() :].lower())[:3]:
+            return frozenset(terms(found.group(1))) - _HONORIFICS
+    return frozenset()
+
+
+# "Dr. Feng" is Feng: another doctor is not him.
+_HONORIFICS = frozenset(terms("dr mr mrs ms miss mx prof sir dame"))
 
 
 def expected(question: str) -> re.Pattern[str] | None:

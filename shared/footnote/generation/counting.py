@@ -117,8 +117,14 @@ def _about(source: Source, what: Sequence[str], question: str) -> bool:
     return what[-1] in have or 2 * len(asked & have) >= len(asked)
 
 
+# Words and numbers, punctuation aside ("smoke detectors (need 4" puts 4 two words
+# from "detectors"); a number keeps its currency and unit ("$15,300 Smoke detectors",
+# "3m -> page" count none).
+_TOKEN = re.compile(r"[$€£¥₹]?\d[\w,.]*|[^\W\d_][\w'’-]*")
+
+
 def _states_count(text: str, head: str) -> bool:
-    words = re.findall(r"[^\W_]+(?:[.,]\d+)*[kK]?|\S", text)
+    words = _TOKEN.findall(text)
     for i, w in enumerate(words):
         if terms(w)[:1] == [head] or w.lower().startswith(head):
             near = words[max(0, i - 2) : i] + words[i + 1 : i + 3]

@@ -43,7 +43,17 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # side of the day of writing it falls ("2-4pm", "21:50" are times, not days)
         (
             "weekday_day",
-            rf"{_WD}\s+(?P<dom>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\d:.]|\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH})",
+            rf"{_WD}\s+(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\d:.]|\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH})",
+        ),
+        # "her bday is the 14th", "pay by the 30th": a day of the month, the first one
+        # after the day of writing for what is coming, the last one before for a record
+        # ("the 3rd floor", "the 2nd time" are no days)
+        (
+            "day_of_month",
+            rf"the\s+(?P<dom>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b(?!\s*(?:of\s+)?{_MONTH}|"
+            r"\s+(?:floor|time|place|round|grade|year|week|day|edition|attempt|row|chapter|"
+            r"century|anniversary|birthday|person|one|lap|set|draft|version|page|"
+            r"of\s+(?:the|my|his|her|their|our|them|us)\b))",
         ),
         (
             "last_period",
@@ -171,6 +181,8 @@ def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
         return str(written.year + n)
     if kind == "weekday_day":
         return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written)
+    if kind == "day_of_month":
+        return _day_of_month(int(m["dom"]), written, _looks_ahead(m))
     if kind in ("last_weekday", "next_weekday", "weekday"):
         wd = _weekday(m["wd"])
         name = _WEEKDAYS[wd].capitalize()
@@ -219,6 +231,20 @@ def _weekday_day(wd: int, dom: int, written: date) -> str | None:
     return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
 
 
+def _day_of_month(dom: int, written: date, ahead: bool) -> str | None:
+    """ "the 14th" in a note of 5 March: 14 March if it is coming, 14 February if it
+    was; a month without that day is skipped ("the 31st" after 30 April: 31 May)."""
+    step = 1 if ahead else -1
+    month = written.replace(day=1)
+    for _ in range(3):
+        if dom <= calendar.monthrange(month.year, month.month)[1]:
+            day = month.replace(day=dom)
+            if (day >= written) if ahead else (day <= written):
+                return day_text(day)
+        month = _add_months(month, step)
+    return None
+
+
 _PAST_KINDS = frozenset({"day_before_yesterday", "yesterday", "ago", "last_weekday", "last_period"})
 
 
@@ -234,7 +260,9 @@ def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
             meaning = _meaning(kind, m, day)
             if meaning is None:
                 continue
-            past = kind in _PAST_KINDS or (kind == "weekday" and not _looks_ahead(m))
+            past = kind in _PAST_KINDS or (
+                kind in ("weekday", "day_of_month") and not _looks_ahead(m)
+            )
             found.append(Resolved(m.group(0), meaning, m.start(), m.end(), past))
             taken.append((m.start(), m.end()))
     found.sort(key=lambda r: r.start)

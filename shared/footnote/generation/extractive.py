@@ -32,7 +32,7 @@ from footnote.generation.dates import (
     is_deadline,
     resolve_phrases,
 )
-from footnote.generation.names import missing_names, titles_named
+from footnote.generation.names import missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.speakers import (
     asked_people,
@@ -201,6 +201,7 @@ def candidates(
             if len(clean) < 6 or (title and clean.rstrip(".!?").lower() == title):
                 continue
             have = frozenset(spelled_out(terms(clean))) | frozenset(terms(speaker)) | titled
+            have |= answer_types.named_by_value(question, clean)
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
@@ -255,6 +256,7 @@ def select_covering(
     sources: Sequence[Source],
     limit: int,
     named: frozenset[str] = frozenset(),
+    names: frozenset[str] = frozenset(),
 ) -> list[_Candidate]:
     """Sentences that together cover the question, each adding terms the others lack.
 
@@ -269,10 +271,10 @@ def select_covering(
         return []
     # Whether the notes address the question is judged on every sentence that could
     # join the answer; which sentences are quoted, on those likely to be its source.
-    reach = _covering(wanted, pool, limit, named, other_note_min_terms=1)
+    reach = _covering(wanted, pool, limit, named, lambda c: True)
     if wanted and len(_covered(reach, wanted)) / len(wanted) < MIN_COVERAGE:
         return []
-    chosen = _covering(wanted, pool, limit, named, OTHER_NOTE_MIN_TERMS)
+    chosen = _covering(wanted, pool, limit, named, _joins(wanted, named, names))
     return chosen + linked_notes(chosen, pool, sources, named)
 
 
@@ -280,28 +282,39 @@ def _covered(chosen: Sequence[_Candidate], wanted: set[str]) -> set[str]:
     return {t for c in chosen for t in c.terms & wanted}
 
 
+def _joins(
+    wanted: set[str], named: frozenset[str], names: frozenset[str]
+) -> Callable[[_Candidate], bool]:
+    """Whether a sentence of a note not yet quoted may join the answer: it shares
+    ``OTHER_NOTE_MIN_TERMS`` of the question's words, or a name the question gives
+    ("the notes about Firestore and Cloud Run"), or the question names its note. One
+    common word ("score", "change") shared is a chance neighbour far more often."""
+
+    def joins(c: _Candidate) -> bool:
+        return (
+            c.cid in named or bool(c.terms & names) or len(c.terms & wanted) >= OTHER_NOTE_MIN_TERMS
+        )
+
+    return joins
+
+
 def _covering(
     wanted: set[str],
     pool: Sequence[_Candidate],
     limit: int,
     named: frozenset[str],
-    other_note_min_terms: int,
+    joins: Callable[[_Candidate], bool],
 ) -> list[_Candidate]:
     """Greedy cover of ``wanted`` from the best sentence on: each next sentence adds
-    the most uncovered terms; one from a note not yet quoted must share at least
-    ``other_note_min_terms`` of them (unless the question names that note), and at most
-    ``FACTUAL_NOTES`` notes are quoted."""
+    the most uncovered terms; one from a note not yet quoted must be one that ``joins``,
+    and at most ``FACTUAL_NOTES`` notes are quoted."""
     chosen = [pool[0]]
     notes = {pool[0].cid}
     covered = set(pool[0].terms & wanted)
     while len(chosen) < limit:
         best, best_value = None, 0.0
         for c in pool:
-            if c.cid not in notes and (
-                len(notes) >= FACTUAL_NOTES
-                # a note the question names by its title is pointed at, not a neighbour
-                or (c.cid not in named and len(c.terms & wanted) < other_note_min_terms)
-            ):
+            if c.cid not in notes and (len(notes) >= FACTUAL_NOTES or not joins(c)):
                 continue
             gain = len((c.terms & wanted) - covered) / len(wanted) if wanted else 0.0
             value = (
@@ -365,6 +378,8 @@ def compose(
     # shorthand on either side is read as what it stands for ("bday", "apps")
     question_terms = spelled_out(list(analysis.keywords) or terms(question, QUERY_FILLER))
     named = titles_named(question, sources)
+    # the names the question gives ("Firestore", "Cloud Run"), as terms
+    names = frozenset(t for phrase in name_phrases(question, analysis) for t in phrase)
     pool = candidates(
         question_terms,
         sources,
@@ -414,24 +429,14 @@ def compose(
     if the_list:
         chosen = the_list
     elif listing:
-        # The lead's note, and of other notes only sentences sharing two of the
-        # question's words (or from a note it names), as for a factual answer. What a
-        # person asked about did is told across conversations: every line of theirs kept.
-        wanted = set(question_terms)
+        # The lead's note, and of other notes only sentences that may join an answer, as
+        # for a factual one. What a person asked about did is told across
+        # conversations: every line of theirs is kept.
         lead = pool[0].cid if pool else ""
-        chosen = select_sentences(
-            [
-                c
-                for c in pool
-                if people
-                or c.cid == lead
-                or c.cid in named
-                or len(c.terms & wanted) >= OTHER_NOTE_MIN_TERMS
-            ],
-            5,
-        )
+        joins = _joins(set(question_terms), named, names)
+        chosen = select_sentences([c for c in pool if people or c.cid == lead or joins(c)], 5)
     else:
-        chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named)
+        chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named, names)
         if people and chosen:
             # What a person said is told in one passage of the conversation: a line of
             # another passage that adds a leftover question word is more often a
@@ -445,7 +450,17 @@ def compose(
         # those asking for it ("pay" in "How much did I pay for the manure?"). "Now" in
         # "What's the rent now?" says when, not of what: the rent is.
         subject = set(question_terms) - set(terms(asking)) - _WHEN_ASKED
-        chosen = _with_answer_of_kind(kind, chosen, pool, subject or set(question_terms))
+        # "What's Mia's hourly rate?": the value is hers only in a sentence naming her or
+        # in a note titled by her name; "$32/hr" in the meeting with Kofi is his.
+        titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+        owner = answer_types.owner(question, asking)
+        chosen = _with_answer_of_kind(
+            kind,
+            chosen,
+            pool,
+            subject or set(question_terms),
+            (lambda c: bool((c.terms | titles.get(c.cid, frozenset())) & owner)) if owner else None,
+        )
     if (
         not chosen
         or not _holds_codes(question, chosen[0], sources)
@@ -547,17 +562,21 @@ def _with_answer_of_kind(
     chosen: list[_Candidate],
     pool: Sequence[_Candidate],
     wanted: set[str] | None = None,
+    owned: Callable[[_Candidate], bool] | None = None,
 ) -> list[_Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
     often…": a frequency), taken from the chosen passages; none when they do not say.
     A value asked for by name (``answer_types.SLOTS``) is taken only from a sentence
-    that shares a word with the question."""
+    that shares a word with the question, and, when the question asks for someone's
+    value (``owned``), from a sentence that is theirs."""
 
     def says_it(c: _Candidate) -> bool:
         return kind.search(said(c.text) or c.text) is not None
 
     def about_it(c: _Candidate) -> bool:
-        return kind not in answer_types.SLOTS or not wanted or bool(c.terms & wanted)
+        if kind not in answer_types.SLOTS:
+            return True
+        return (not wanted or bool(c.terms & wanted)) and (owned is None or owned(c))
 
     if any(says_it(c) and about_it(c) for c in chosen):
         return chosen
