@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 from pathlib import Path
@@ -129,3 +130,18 @@ def test_the_storage_servers_port_is_checked_too() -> None:
             Stack(ports).check_ports(with_functions=False)
     assert f"{ports.storage} for the Cloud Storage server (--storage-port)" in str(taken.value)
     assert Ports().storage == 9199  # dev's fixed port, which no test uses
+
+
+def test_free_ports_are_distinct_bindable_and_below_the_ephemeral_range() -> None:
+    # An ephemeral port can be taken by any outgoing connection before the server
+    # binds it; a port below the range only by a server that means to.
+    from footnote.dev.prerequisites import _ephemeral_low
+
+    low = _ephemeral_low()
+    free = Ports.free()
+    ports = [getattr(free, f.name) for f in dataclasses.fields(free)]
+    assert len(set(ports)) == len(ports) == len(dataclasses.fields(Ports))
+    assert all(1024 <= p < low for p in ports)
+    for port in ports:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))
