@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import subprocess
@@ -192,3 +193,18 @@ def test_stopping_ends_every_process_whatever_the_last_save_raised(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_free_ports_are_distinct_bindable_and_below_the_ephemeral_range() -> None:
+    # An ephemeral port can be taken by any outgoing connection before the server
+    # binds it; a port below the range only by a server that means to.
+    from footnote.dev.prerequisites import _ephemeral_low
+
+    low = _ephemeral_low()
+    free = Ports.free()
+    ports = [getattr(free, f.name) for f in dataclasses.fields(free)]
+    assert len(set(ports)) == len(ports) == len(dataclasses.fields(Ports))
+    assert all(1024 <= p < low for p in ports)
+    for port in ports:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))

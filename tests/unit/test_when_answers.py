@@ -141,3 +141,17 @@ def test_a_day_of_the_month_is_the_next_one_coming_or_the_last_one_past() -> Non
     assert resolve_phrases("room 305 on the 3rd floor", thu_5_mar) == []
     todo = _source("N1", "- card for Priya, her bday is the 14th", thu_5_mar)
     assert _answer("When is Priya's birthday?", [todo]) == "14 March 2026 [N1]."
+
+
+def test_a_record_of_it_done_dates_it_on_the_day_written() -> None:
+    review = _source(
+        "N1",
+        "topics: ch 1-4\nexam Thursday in class, calculator allowed",
+        MON_4_AUG,
+        title="Stats midterm review",
+    )
+    done = _source(
+        "N2", "stats midterm done. think q3 went ok", datetime(2025, 8, 7, 11, tzinfo=UTC)
+    )
+    answer = _answer("When was my stats midterm?", [done, review])
+    assert answer == "7 August 2025 [N2]."

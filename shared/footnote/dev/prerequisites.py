@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -152,13 +153,40 @@ def _holds(proc: Path, sockets: set[str]) -> bool:
 
 
 def free_ports(count: int) -> list[int]:
+    """Distinct ports free now, below the kernel's ephemeral range.
+
+    A port bound to 0 comes from the ephemeral range, from which the kernel also hands
+    out the local end of every outgoing connection (an emulator's, the browser's): in
+    the seconds between choosing a port and the server binding it, a connection took
+    one (a loaded CI: "Address already in use" from the web proxy). Below the range,
+    only a server binding it on purpose can. Every socket stays bound until all are
+    chosen, so no port is chosen twice."""
+    low = _ephemeral_low()
+    ports = list(range(max(1024, low - 12_000), low))
+    random.shuffle(ports)
     sockets: list[socket.socket] = []
+    chosen: list[int] = []
     try:
-        for _ in range(count):
+        for port in ports:
             s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                s.close()
+                continue
             sockets.append(s)
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in sockets]
+            chosen.append(port)
+            if len(chosen) == count:
+                return chosen
+        raise OSError(f"no {count} free ports below {low}")
     finally:
         for s in sockets:
             s.close()
+
+
+def _ephemeral_low() -> int:
+    """The first port of the kernel's ephemeral range (Linux; 32768 elsewhere)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768

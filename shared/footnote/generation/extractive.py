@@ -713,6 +713,10 @@ def _dated_answer(
     # written is the day it happened.
     recorded = bool(best.speaker or first_person(best.text) or first_person(question))
     if _ASKS_PAST.search(question):
+        # "linalg midterm done", written on the day: the record of it done dates it, before
+        # any other sentence's reading of a weekday.
+        if _COMPLETED.search(best.text):
+            return _cite(day_text(written_of(best).date()), best.cid)
         # "When did the pg primary run out of memory?": a sentence covering it as well
         # that dates what happened ("yesterday 21:50 pg primary OOM") ...
         happened = alternative(lambda d: d.past, share(best.terms))
@@ -751,6 +755,9 @@ def _dated_answer(
         return _cite(day_text(written_of(best).date()), best.cid)
     return in_a_note(best) or NOT_ENOUGH
 
+
+# A record of something completed: "midterm done", "tax return finished".
+_COMPLETED = re.compile(r"\b(?:done|finished|completed|over\s+with)\b", re.IGNORECASE)
 
 # "When did I finish…", "When did we sign…": the verb asked about, after a pronoun.
 _ASKED_VERB = re.compile(r"\bdid\s+(?:i|we|you|he|she|they)\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
