@@ -131,6 +131,15 @@ class Harness:
         assert r.status_code == 201, r.get_data(as_text=True)
         return str(r.get_json()["id"])
 
+    def ask(self, tenant: str, message: str, conversation: str | None = None) -> dict[str, Any]:
+        """``POST /chat`` as ``tenant``, in ``conversation`` when given; the JSON answer."""
+        body: dict[str, Any] = {"message": message}
+        if conversation:
+            body["conversationId"] = conversation
+        r = self.call("POST", "/chat", tenant, json=body)
+        assert r.status_code == 200, r.get_data(as_text=True)
+        return dict(r.get_json())
+
     def index_all(self) -> None:
         for note_id in list(self.store.notes):
             self.container.indexing.index_note(note_id)

@@ -22,12 +22,7 @@ def _world(notes: list[tuple[str, datetime]]) -> Harness:
 
 
 def _ask(h: Harness, message: str, conversation: str | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"message": message}
-    if conversation:
-        body["conversationId"] = conversation
-    r = h.call("POST", "/chat", "alice", json=body)
-    assert r.status_code == 200, r.get_data(as_text=True)
-    return dict(r.get_json())
+    return h.ask("alice", message, conversation)
 
 
 def _cited(reply: dict[str, Any]) -> set[str]:

@@ -210,12 +210,7 @@ def test_any_source_reads_the_focus_through_its_port() -> None:
 
 # -- a conversation, end to end ---------------------------------------------------------
 def _ask(h: Harness, message: str, conversation: str | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"message": message}
-    if conversation:
-        body["conversationId"] = conversation
-    r = h.call("POST", "/chat", "alice", json=body)
-    assert r.status_code == 200, r.get_data(as_text=True)
-    return dict(r.get_json())
+    return h.ask("alice", message, conversation)
 
 
 def test_a_follow_up_is_answered_from_the_note_the_previous_answer_cited() -> None:

@@ -39,7 +39,7 @@ lives in ``retrieval/sparse.py``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from footnote.adapters.google_retry import (
@@ -181,18 +181,9 @@ class VertexVectorIndex:
                     for c in batch
                 ],
             )
-            what = f"upsert {len(batch)} datapoint(s)"
-            with unavailable_on_sdk_errors(f"Vector Search {what}"):
-                self._retry.call(
-                    what,
-                    functools.partial(
-                        self._index_client.upsert_datapoints,
-                        request=request,
-                        retry=None,
-                        timeout=self._update_timeout,
-                    ),
-                    wait_out_quota=True,
-                )
+            self._update(
+                f"upsert {len(batch)} datapoint(s)", self._index_client.upsert_datapoints, request
+            )
 
     def remove(self, tenant_id: str, chunk_ids: Sequence[str]) -> None:
         from google.cloud.aiplatform_v1 import types
@@ -204,18 +195,23 @@ class VertexVectorIndex:
             request = types.RemoveDatapointsRequest(
                 index=self.index, datapoint_ids=ids[i : i + REMOVE_BATCH]
             )
-            what = f"remove {len(request.datapoint_ids)} datapoint(s)"
-            with unavailable_on_sdk_errors(f"Vector Search {what}"):
-                self._retry.call(
-                    what,
-                    functools.partial(
-                        self._index_client.remove_datapoints,
-                        request=request,
-                        retry=None,
-                        timeout=self._update_timeout,
-                    ),
-                    wait_out_quota=True,
-                )
+            self._update(
+                f"remove {len(request.datapoint_ids)} datapoint(s)",
+                self._index_client.remove_datapoints,
+                request,
+            )
+
+    def _update(self, what: str, method: Callable[..., Any], request: Any) -> None:
+        """One index update, retried (quota waited out); the SDK's errors as
+        BackendUnavailable."""
+        with unavailable_on_sdk_errors(f"Vector Search {what}"):
+            self._retry.call(
+                what,
+                functools.partial(
+                    method, request=request, retry=None, timeout=self._update_timeout
+                ),
+                wait_out_quota=True,
+            )
 
     # -- queries -------------------------------------------------------------------
     def search(self, query: VectorQuery) -> list[Hit]:
