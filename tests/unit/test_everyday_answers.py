@@ -329,3 +329,20 @@ def test_a_name_the_question_gives_brings_its_note_in_though_it_shares_one_word(
     ]
     answer = _answer("What do my notes say about Firestore and Cloud Run?", notes)
     assert "[N1]" in answer and "[N2]" in answer
+
+
+def test_a_price_is_of_the_thing_priced() -> None:
+    notes = [
+        _source(
+            "N1", "Conference", "ESA 2026 registration: early bird $310 (student) until Feb 1."
+        ),
+        _source(
+            "N2",
+            "TODO",
+            "- [ ] book ESA travel, flight to??? check location\n- [ ] results draft (Nov 12)\n"
+            "- [x] return the lab reports",
+        ),
+    ]
+    # "$310" prices the registration; "Nov 12" is a date, not a price
+    assert _answer("How much is a flight to the ESA conference?", notes) == NOT_ENOUGH
+    assert "$310" in _answer("How much is the registration for ESA?", notes)

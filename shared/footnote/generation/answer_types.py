@@ -54,6 +54,8 @@ _MONEY = re.compile(
     r"euros?|dollars?|bucks|pounds|quid|yen)\b)",
     re.IGNORECASE,
 )
+MONEY = _MONEY
+
 # A number, code or reference ("KX7M2Q", "22-8-35", "IL-77820193", "sunflower2026",
 # "07700 900 412") holds digits; an email address an "@".
 _IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}|\d+(?:\s\d+)+")
@@ -156,6 +158,28 @@ def owner(question: str, asking: str) -> frozenset[str]:
         if asking.lower() in re.findall(r"[\w-]+", question[found.end() :].lower())[:3]:
             return frozenset(terms(found.group(1))) - _HONORIFICS
     return frozenset()
+
+
+# "How much is a flight to Lisbon?", "How much was the Christmas order from Greenway?":
+# the thing priced, the last word before its preposition or the question's end.
+_PRICED = re.compile(
+    r"^\W*(?:and\s+)?how\s+much\s+(?:is|are|was|were)\s+(?:a|an|the|my|our|his|her|their)\s+"
+    r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}?)\s*(?:\b(?:to|at|from|for|in|on|of|with)\b|[?.!]|$)",
+    re.IGNORECASE,
+)
+
+
+def priced(question: str) -> str | None:
+    """The term of the thing a "How much is the …?" question prices; None otherwise."""
+    found = _PRICED.search(question)
+    if found is None:
+        return None
+    named = [t for t in terms(found["thing"]) if t not in WHEN_WORDS]
+    return named[-1] if named else None
+
+
+# "the club rent now": when the price is asked for, not what is priced
+WHEN_WORDS = frozenset(terms("now current currently today nowadays anymore latest"))
 
 
 # "Dr. Feng" is Feng: another doctor is not him.

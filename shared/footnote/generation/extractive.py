@@ -137,7 +137,7 @@ _WHEN_QUESTION = re.compile(
 )
 
 # Words of a question that say when the value is asked for, not what it is of.
-_WHEN_ASKED = frozenset(terms("now current currently today nowadays anymore latest"))
+_WHEN_ASKED = answer_types.WHEN_WORDS
 
 
 @dataclass(frozen=True)
@@ -454,13 +454,17 @@ def compose(
         # in a note titled by her name; "$32/hr" in the meeting with Kofi is his.
         titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
         owner = answer_types.owner(question, asking)
-        chosen = _with_answer_of_kind(
-            kind,
-            chosen,
-            pool,
-            subject or set(question_terms),
-            (lambda c: bool((c.terms | titles.get(c.cid, frozenset())) & owner)) if owner else None,
-        )
+        # "How much is a flight to …?": the price is of a flight; "$310 registration" in
+        # the conference's note is another price.
+        priced = answer_types.priced(question)
+        if priced is not None:
+            kind = answer_types.MONEY  # a price: "Nov 12" in a to-do line is no answer
+
+        def theirs(c: _Candidate) -> bool:
+            held = c.terms | titles.get(c.cid, frozenset())
+            return (not owner or bool(held & owner)) and (priced is None or priced in c.terms)
+
+        chosen = _with_answer_of_kind(kind, chosen, pool, subject or set(question_terms), theirs)
     if (
         not chosen
         or not _holds_codes(question, chosen[0], sources)
