@@ -346,3 +346,12 @@ def test_a_price_is_of_the_thing_priced() -> None:
     # "$310" prices the registration; "Nov 12" is a date, not a price
     assert _answer("How much is a flight to the ESA conference?", notes) == NOT_ENOUGH
     assert "$310" in _answer("How much is the registration for ESA?", notes)
+
+
+def test_a_yes_no_question_is_answered_by_the_doing_it_asks_about() -> None:
+    deadline = [_source("N1", "Grants", "Marsden internal deadline is actually Sept 26!")]
+    assert _answer("Did I get the Marsden grant?", deadline) == NOT_ENOUGH
+    got = [_source("N1", "Grants", "Got the Marsden grant!! three years funded")]
+    assert "Got the Marsden" in _answer("Did I get the Marsden grant?", got)
+    booked = [_source("N1", "Comporta", "Rain plan: tent in the pine grove. Tent booked.")]
+    assert "booked" in _answer("and did they end up booking the tent?", booked)

@@ -469,6 +469,7 @@ def compose(
         not chosen
         or not _holds_codes(question, chosen[0], sources)
         or not _reports_words(question, chosen, sources)
+        or not _tells_the_verb(question, chosen)
     ):
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:
@@ -758,6 +759,74 @@ def _dated_answer(
     if recorded and not _VAGUE_TIME.search(best.text):
         return _cite(day_text(written_of(best).date()), best.cid)
     return in_a_note(best) or NOT_ENOUGH
+
+
+# "Did I get the grant?", "and did they end up booking it?": the verb a yes/no question
+# asks about.
+_YES_NO_VERB = re.compile(
+    r"^\W*(?:(?i:and|so|but)\s+)?(?i:did)\s+(?:(?i:i|we|you|he|she|they|it)|[A-Z][\w-]*)\s+"
+    r"(?:(?:end|ended)\s+up\s+|ever\s+|actually\s+|finally\s+|already\s+)?(?P<verb>[a-z]+)\b"
+)
+# Irregular past forms, as the verb a question names ("did I get" -> "got").
+_IRREGULAR = {
+    "got": "get",
+    "gotten": "get",
+    "won": "win",
+    "bought": "buy",
+    "went": "go",
+    "gone": "go",
+    "paid": "pay",
+    "sent": "send",
+    "sold": "sell",
+    "made": "make",
+    "took": "take",
+    "taken": "take",
+    "gave": "give",
+    "given": "give",
+    "found": "find",
+    "lost": "lose",
+    "met": "meet",
+    "told": "tell",
+    "left": "leave",
+    "brought": "bring",
+    "heard": "hear",
+    "ran": "run",
+    "saw": "see",
+    "seen": "see",
+    "came": "come",
+    "ate": "eat",
+    "wrote": "write",
+    "written": "write",
+    "chose": "choose",
+    "chosen": "choose",
+    "kept": "keep",
+    "began": "begin",
+    "begun": "begin",
+    "felt": "feel",
+    "held": "hold",
+    "spent": "spend",
+    "built": "build",
+    "caught": "catch",
+    "taught": "teach",
+    "thought": "think",
+    "did": "do",
+    "done": "do",
+}
+
+
+def _tells_the_verb(question: str, chosen: Sequence[_Candidate]) -> bool:
+    """A yes/no question about a doing ("Did I get the NSERC?") is answered by a sentence
+    that tells that doing ("Got it!!", "booked the tent"), not by one that only names its
+    object ("NSERC deadline is Sept 26"); any other question passes."""
+    asked = _YES_NO_VERB.search(question)
+    if asked is None or asked["verb"] in STOPWORDS_VERBS:
+        return True
+    verb = stem(asked["verb"])
+    return any(stem(_IRREGULAR.get(w, w)) == verb for c in chosen for w in words(c.text))
+
+
+# "did I have", "did they be": no doing to look for
+STOPWORDS_VERBS = frozenset({"have", "be", "do"})
 
 
 # A record of something completed: "midterm done", "tax return finished".
