@@ -136,13 +136,14 @@ _UNNAMED = {
 }
 
 
-def named_by_value(question: str, text: str) -> frozenset[str]:
-    """The question's words that name the kind of value ``text`` holds, when notes
-    write that kind of value without naming it; empty otherwise."""
+def named_by_value(question: str) -> tuple[re.Pattern[str], frozenset[str]] | None:
+    """The kind of value the question asks for, when notes write it without naming it,
+    and the question's words naming it: a sentence the pattern finds covers those
+    words. None for any other question. Read once per question, not per sentence."""
     found = asked(question)
-    if found is None or found[0] not in _UNNAMED or not found[0].search(text):
-        return frozenset()
-    return _UNNAMED[found[0]] & frozenset(terms(question))
+    if found is None or found[0] not in _UNNAMED:
+        return None
+    return found[0], _UNNAMED[found[0]] & frozenset(terms(question))
 
 
 # "What's Sadia Rahman's hourly rate?": whose value the question asks for, the name
@@ -160,6 +161,9 @@ def owner(question: str, asking: str) -> frozenset[str]:
     return frozenset()
 
 
+# "the club rent now": when the value is asked for, not what it is of
+WHEN_WORDS = frozenset(terms("now current currently today nowadays anymore latest"))
+
 # "How much is a flight to Lisbon?", "How much was the Christmas order from Greenway?":
 # the thing priced, the last word before its preposition or the question's end.
 _PRICED = re.compile(
@@ -176,10 +180,6 @@ def priced(question: str) -> str | None:
         return None
     named = [t for t in terms(found["thing"]) if t not in WHEN_WORDS]
     return named[-1] if named else None
-
-
-# "the club rent now": when the price is asked for, not what is priced
-WHEN_WORDS = frozenset(terms("now current currently today nowadays anymore latest"))
 
 
 # "Dr. Feng" is Feng: another doctor is not him.

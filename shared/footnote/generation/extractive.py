@@ -136,9 +136,6 @@ _WHEN_QUESTION = re.compile(
     re.IGNORECASE,
 )
 
-# Words of a question that say when the value is asked for, not what it is of.
-_WHEN_ASKED = answer_types.WHEN_WORDS
-
 
 @dataclass(frozen=True)
 class _Candidate:
@@ -179,6 +176,7 @@ def candidates(
     decision covers, whatever verb it uses.
     """
     wanted = set(question_terms)
+    by_value = answer_types.named_by_value(question)
     out: list[_Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
@@ -201,7 +199,8 @@ def candidates(
             if len(clean) < 6 or (title and clean.rstrip(".!?").lower() == title):
                 continue
             have = frozenset(spelled_out(terms(clean))) | frozenset(terms(speaker)) | titled
-            have |= answer_types.named_by_value(question, clean)
+            if by_value is not None and by_value[0].search(clean):
+                have |= by_value[1]
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
@@ -449,7 +448,7 @@ def compose(
         # The value must be stated beside what it is of: the question's words other than
         # those asking for it ("pay" in "How much did I pay for the manure?"). "Now" in
         # "What's the rent now?" says when, not of what: the rent is.
-        subject = set(question_terms) - set(terms(asking)) - _WHEN_ASKED
+        subject = set(question_terms) - set(terms(asking)) - answer_types.WHEN_WORDS
         # "What's Mia's hourly rate?": the value is hers only in a sentence naming her or
         # in a note titled by her name; "$32/hr" in the meeting with Kofi is his.
         titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
@@ -767,6 +766,8 @@ _YES_NO_VERB = re.compile(
     r"^\W*(?:(?i:and|so|but)\s+)?(?i:did)\s+(?:(?i:i|we|you|he|she|they|it)|[A-Z][\w-]*)\s+"
     r"(?:(?:end|ended)\s+up\s+|ever\s+|actually\s+|finally\s+|already\s+)?(?P<verb>[a-z]+)\b"
 )
+# "did I have", "did they be": no doing to look for
+_NO_DOING = frozenset({"have", "be", "do"})
 # Irregular past forms, as the verb a question names ("did I get" -> "got").
 _IRREGULAR = {
     "got": "get",
@@ -819,14 +820,10 @@ def _tells_the_verb(question: str, chosen: Sequence[_Candidate]) -> bool:
     that tells that doing ("Got it!!", "booked the tent"), not by one that only names its
     object ("NSERC deadline is Sept 26"); any other question passes."""
     asked = _YES_NO_VERB.search(question)
-    if asked is None or asked["verb"] in STOPWORDS_VERBS:
+    if asked is None or asked["verb"] in _NO_DOING:
         return True
     verb = stem(asked["verb"])
     return any(stem(_IRREGULAR.get(w, w)) == verb for c in chosen for w in words(c.text))
-
-
-# "did I have", "did they be": no doing to look for
-STOPWORDS_VERBS = frozenset({"have", "be", "do"})
 
 
 # A record of something completed: "midterm done", "tax return finished".
