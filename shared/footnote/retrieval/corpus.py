@@ -39,8 +39,10 @@ import numpy as np
 
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
+from footnote.query.time_anchors import MONTHS
 from footnote.query.title_events import events_from_titles
 from footnote.retrieval.bm25 import Bm25Params, Feedback, Postings, keyword_terms
+from footnote.text import terms
 
 _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 # Removed rows are reclaimed by a compaction (an in-memory rebuild, no store reads)
@@ -48,6 +50,8 @@ _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 # every edit.
 _COMPACT_DEAD_SHARE = 0.25
 _COMPACT_MIN_DEAD = 256
+# The word each month's name is kept as ("november" -> "novemb"): 1-12.
+MONTH_TERMS = {t: n for name, n in MONTHS.items() if len(name) > 3 for t in terms(name)[:1]}
 
 
 # Coverage weighs words by Lucene's idf whatever the BM25 variant ranks with: it is
@@ -374,7 +378,9 @@ class TenantCorpus:
             self._norm = (1 - b + b * self.lengths[: self.rows] / average).astype(np.float32)
         return self._norm
 
-    def coverage(self, query_terms: Sequence[str], chunk_ids: Sequence[str]) -> dict[str, float]:
+    def coverage(
+        self, query_terms: Sequence[str], chunk_ids: Sequence[str], utc_offset_s: float = 0.0
+    ) -> dict[str, float]:
         """Share of the query's words each chunk holds, each word weighted by its idf.
 
         A ratio of the query's own weights, so it reads the same in a notebook of six
@@ -383,18 +389,56 @@ class TenantCorpus:
         (Lucene's, always positive); a word in no note weighs as a word in one (as
         rare as a word can be, and no rarer: in a notebook of one note every word is
         in every note, and a question's other words must still count).
+
+        A month the question names as a word, not as a time ("my November TODO list",
+        "the March invoice"), is held by the notes written that month (in the asker's
+        time, ``utc_offset_s`` from UTC) as if they said it: people name a note by when
+        they wrote it. Its idf counts those notes too, so in a notebook written all in
+        one month the word weighs next to nothing.
         """
         wanted = list(dict.fromkeys(query_terms))
         live = len(self)
         if not wanted or not live:
             return dict.fromkeys(chunk_ids, 0.0)
-        df = np.array([self._df[self._vocab[t]] if t in self._vocab else 0 for t in wanted])
+        written = self._written_in(wanted, utc_offset_s)
+        df = np.array([int(written[t].sum()) if t in written else self._df_of(t) for t in wanted])
         idf = _LUCENE.idf(np.maximum(df, 1), live)
         total = float(idf.sum()) or 1.0
         out: dict[str, float] = {}
         for cid in chunk_ids:
-            have = self._row_terms[self.by_id[cid]]  # the row's keyword_terms, counted
-            out[cid] = float(sum(w for t, w in zip(wanted, idf, strict=True) if t in have)) / total
+            row = self.by_id[cid]
+            have = self._row_terms[row]  # the row's keyword_terms, counted
+            out[cid] = (
+                float(
+                    sum(
+                        w
+                        for t, w in zip(wanted, idf, strict=True)
+                        if t in have or (t in written and written[t][row])
+                    )
+                )
+                / total
+            )
+        return out
+
+    def _df_of(self, term: str) -> int:
+        return int(self._df[self._vocab[term]]) if term in self._vocab else 0
+
+    def _written_in(self, wanted: Sequence[str], utc_offset_s: float) -> dict[str, np.ndarray]:
+        """For each month word of ``wanted``: the live rows that say it or were written
+        in that month (any year)."""
+        months = {t: MONTH_TERMS[t] for t in wanted if t in MONTH_TERMS}
+        if not months:
+            return {}
+        n = self.rows
+        seconds = (self.created[:n] + utc_offset_s).astype("datetime64[s]")
+        month_of_row = seconds.astype("datetime64[M]").astype(np.int64) % 12 + 1
+        out: dict[str, np.ndarray] = {}
+        for term, month in months.items():
+            held = month_of_row == month
+            if term in self._vocab:
+                p = self._postings[self._vocab[term]]
+                held[p.rows[: p.size]] = True
+            out[term] = held & self.alive[:n]
         return out
 
     def keyword_hits(

@@ -103,7 +103,7 @@ class CorpusSource:
             # copies: the pipeline reads them after the corpus lock is released
             vectors=corpus.matrix[rows],
             comparable=corpus.model_mask(request.model_id)[rows],
-            words=corpus.coverage(analysis.keywords, ids),
+            words=corpus.coverage(analysis.keywords, ids, _utc_offset_s(analysis)),
             stand_ins=tuple(h.chunk_id for h in recent_hits),
             fallbacks=tuple(fallbacks),
             timings_ms=timings,
@@ -292,6 +292,12 @@ def _content_dates_as_keywords(
     fallbacks.append(Fallback.TIME_WINDOW_AS_KEYWORDS)
     extra = tuple(t for t in terms(window.label) if t not in analysis.keywords)
     return dataclasses.replace(analysis, window=None, keywords=analysis.keywords + extra)
+
+
+def _utc_offset_s(analysis: QueryAnalysis) -> float:
+    """How far the asker's clock is from UTC (0 when the question carries no clock)."""
+    offset = analysis.now.utcoffset() if analysis.now is not None else None
+    return offset.total_seconds() if offset is not None else 0.0
 
 
 def _ms(start: float) -> float:
