@@ -355,3 +355,26 @@ def test_a_yes_no_question_is_answered_by_the_doing_it_asks_about() -> None:
     assert "Got the Marsden" in _answer("Did I get the Marsden grant?", got)
     booked = [_source("N1", "Comporta", "Rain plan: tent in the pine grove. Tent booked.")]
     assert "booked" in _answer("and did they end up booking the tent?", booked)
+
+
+def test_how_many_people_counts_the_names_listed_in_the_sentence_about_the_group() -> None:
+    notes = [
+        _source("N1", "Progress report", "Outline:\n1. status\n2. draft\n3. plan\n4. committee"),
+        _source(
+            "N2",
+            "Committee meeting scheduling",
+            "Doodle results: everyone free Thurs Dec 11. Room: ESC 3044. "
+            "Members: Delgado, Okonkwo, Dr. Feng (Geography). Report goes out a week before.",
+        ),
+    ]
+    # not the report's four outline items: the three names of the committee
+    answer = _answer("How many people are on my committee?", notes)
+    assert answer.startswith("3 ") and "[N2]" in answer and "[N1]" not in answer
+    group = [
+        _source("N1", "study group", "orgo study group w/ Dev, Hana & Luis – Sundays 4pm"),
+        _source("N2", "party", "Guests: Ana, Tom, Li, Bea and Sam. Cake from Lidl."),
+    ]
+    assert _answer("How many people are in my orgo study group?", group).startswith("3 ")
+    assert _answer("How many guests are coming to the party?", group).startswith("5 ")
+    # a count of things is not a count of names
+    assert not _answer("How many tables do I need for the party?", group).startswith("5 ")

@@ -38,6 +38,19 @@ _SERIES_NOISE = re.compile(
     r"\b(?:mon|tue|tues|wed|thu|thurs|fri|sat|sun)(?:day)?\b|[^\w\s]",
     re.IGNORECASE,
 )
+# What counts people: "How many people are in my study group?", "… guests", "… kids".
+_PEOPLE = frozenset(
+    terms(
+        "people person persons members member guests guest kids children players friends "
+        "attendees participants students volunteers folks ppl"
+    )
+)
+# One person's name: "Hana", "Dr. Feng", "Kim Osei" (a parenthesis after it is an aside:
+# "Dr. Feng (Geography)").
+_NAME = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?(?:\s*\([^)]*\))?"
+# Names written one after another: "w/ Dev, Hana, Luis", "Members: Delgado, Okonkwo,
+# Dr. Feng", "Ana & Tom", "Priya + Sam".
+_NAMES = re.compile(rf"{_NAME}(?:\s*(?:,|&|\+|\band\b)\s*{_NAME})+")
 # A number beside the thing counted: "signups 312", "4 lengths", "sold 9 tees".
 _NUMBER = r"\d[\d,.]*[kK]?"
 MIN_ITEMS = 2
@@ -57,6 +70,27 @@ def stated_count(what: Sequence[str], ranked: Sequence[str]) -> int | None:
     """Which of the best sentences (``ranked``, best first) states the number asked for,
     beside what is counted (``what``, from ``counted``: "signups 312"); None if none does."""
     return next((i for i, text in enumerate(ranked[:5]) if _states_count(text, what[-1])), None)
+
+
+def named_count(
+    what: Sequence[str], subject: frozenset[str], ranked: Sequence[tuple[str, str, frozenset[str]]]
+) -> str | None:
+    """ "How many people are in my study group?" over "study group w/ Dev, Hana, Luis": the
+    names listed by the best sentence about as many of the question's other words
+    (``subject``: "study", "group"; a note's title speaks for its sentences) as any
+    sentence is, counted. Only for people: ``ranked`` is (text, citation id, terms),
+    best first."""
+    if what[-1] not in _PEOPLE:
+        return None
+    most = max((len(subject & held) for _, _, held in ranked), default=0)
+    for text, cid, held in ranked:
+        if not most or len(subject & held) < most:
+            continue
+        found = max((m.group(0) for m in _NAMES.finditer(text)), key=len, default="")
+        names = [n.strip() for n in re.split(r"\s*(?:,|&|\+|\band\b)\s*", found) if n.strip()]
+        if len(names) >= MIN_ITEMS:
+            return f"{len(names)} in your notes: {', '.join(names)} [{cid}]."
+    return None
 
 
 def count_answer(

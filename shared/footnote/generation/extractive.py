@@ -23,7 +23,7 @@ from datetime import datetime, tzinfo
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
-from footnote.generation.counting import count_answer, counted, stated_count
+from footnote.generation.counting import count_answer, counted, named_count, stated_count
 from footnote.generation.dates import (
     MONTH_WORD,
     absolute_starts,
@@ -412,6 +412,14 @@ def compose(
     if what and (stated := stated_count(what, [c.text for c in pool])) is not None:
         # "How many signups…" over "signups 312": that sentence leads the answer.
         pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
+    elif what and (
+        listed := named_count(
+            what,
+            frozenset(question_terms) - frozenset(what),
+            [(c.text, c.cid, c.terms) for c in pool],
+        )
+    ):
+        return listed
     elif what and (tally := count_answer(what, question, [(c.text, c.cid) for c in pool], sources)):
         return tally
     if when:
