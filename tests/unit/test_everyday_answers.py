@@ -378,3 +378,23 @@ def test_how_many_people_counts_the_names_listed_in_the_sentence_about_the_group
     assert _answer("How many guests are coming to the party?", group).startswith("5 ")
     # a count of things is not a count of names
     assert not _answer("How many tables do I need for the party?", group).startswith("5 ")
+
+
+def test_a_question_the_next_speaker_agrees_to_is_what_was_agreed() -> None:
+    meeting = (
+        "Zoom, 30 min.\nMarek: the results are solid. Fig 3 needs error bars.\n"
+        "Me: can the full chapter draft be Dec 5 instead of Nov 30?\nMarek: fine."
+    )
+    notes = [_source("N1", "Marek feedback", meeting)]
+    answer = _answer("What's the new deadline for the full chapter draft?", notes)
+    # quoted with the reply that settles it, which dates it
+    assert "Dec 5" in answer and "Marek: fine [N1]." in answer, answer
+    # a question nobody answered stays a question: it answers nothing
+    open_question = meeting.replace("\nMarek: fine.", "\nMarek: let me check with Ana.")
+    assert (
+        _answer(
+            "What's the new deadline for the full chapter draft?",
+            [_source("N1", "Marek feedback", open_question)],
+        )
+        == NOT_ENOUGH
+    )

@@ -370,6 +370,21 @@ def compose(
     analysis: QueryAnalysis,
     relevance: Relevance | None = None,
 ) -> str:
+    answer = _compose(question, sources, analysis, relevance)
+    # A question quoted as agreed is quoted with its reply: alone it reads as still open.
+    for (cid, _), (asked, reply) in _agreed_questions(sources).items():
+        quoted = _cite(asked, cid)
+        if quoted in answer and reply not in answer:
+            answer = answer.replace(quoted, f"{quoted} {_cite(reply, cid)}", 1)
+    return answer
+
+
+def _compose(
+    question: str,
+    sources: Sequence[Source],
+    analysis: QueryAnalysis,
+    relevance: Relevance | None,
+) -> str:
     if not sources or missing_names(question, sources, analysis):
         return NOT_ENOUGH
     listing = analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE)
@@ -390,8 +405,15 @@ def compose(
     if not listing or when:
         # A question in a note ("What motivated you?") asks; it does not answer.
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
-        # it an answer.
-        pool = [c for c in pool if not _without_trailing_asides(c.text).rstrip("!").endswith("?")]
+        # it an answer. One the next speaker agrees to ("Me: can the draft be Dec 5?" /
+        # "Delgado: fine.") is what was agreed.
+        agreed = _agreed_questions(sources)
+        pool = [
+            c
+            for c in pool
+            if (c.cid, c.position) in agreed
+            or not _without_trailing_asides(c.text).rstrip("!").endswith("?")
+        ]
     people = asked_people(question, sources)
     all_terms = question_terms
     if people:
@@ -555,6 +577,32 @@ def _the_list(pool: Sequence[_Candidate], sources: Sequence[Source]) -> list[_Ca
         return []
     mine = [c for c in pool if c.cid == lead.cid and (c is lead or is_item(c))]
     return select_sentences(sorted(mine, key=lambda c: c.position), LIST_ITEMS)
+
+
+# A reply that agrees to what was asked: "fine.", "Yes!", "sure, go ahead", "sounds good".
+_AGREES = re.compile(
+    r"^\W*(?:yes|yep|yeah|yup|sure|fine|ok|okay|agreed|approved|of\s+course|absolutely|"
+    r"deal|done|sounds\s+good|works\s+for\s+me|no\s+problem|go\s+ahead)\b",
+    re.IGNORECASE,
+)
+
+
+def _agreed_questions(sources: Sequence[Source]) -> dict[tuple[str, int], tuple[str, str]]:
+    """(citation id, sentence position) of each question in a note that the next line,
+    another speaker's, agrees to -> the question and the reply, as quoted."""
+    out: dict[tuple[str, int], tuple[str, str]] = {}
+    for source in sources:
+        turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
+        for i, ((asked, by), (reply, replier)) in enumerate(zip(turns, turns[1:])):
+            if (
+                by
+                and replier
+                and by != replier
+                and asked.rstrip().endswith("?")
+                and _AGREES.match(said(reply) or reply)
+            ):
+                out[source.cid, i] = (_clean(asked), _clean(reply))
+    return out
 
 
 def _without_trailing_asides(text: str) -> str:
