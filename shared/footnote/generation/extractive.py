@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
+from itertools import pairwise
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
@@ -593,7 +594,7 @@ def _agreed_questions(sources: Sequence[Source]) -> dict[tuple[str, int], tuple[
     out: dict[tuple[str, int], tuple[str, str]] = {}
     for source in sources:
         turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
-        for i, ((asked, by), (reply, replier)) in enumerate(zip(turns, turns[1:])):
+        for i, ((asked, by), (reply, replier)) in enumerate(pairwise(turns)):
             if (
                 by
                 and replier
