@@ -398,3 +398,21 @@ def test_a_question_the_next_speaker_agrees_to_is_what_was_agreed() -> None:
         )
         == NOT_ENOUGH
     )
+
+
+def test_a_value_asked_for_comes_from_another_note_on_the_same_thing() -> None:
+    notes = [
+        _source(
+            "N1",
+            "Club email",
+            "Siobhan (secretary): spring fair Sat 9 May, need 2 helpers per team for the cake "
+            "stall. Me: asked for the hall keys before May, it's locked by 6:30.",
+        ),
+        _source("N2", "Spring fair plan", "Teams of 6. Arrive 9:15 for a 10:00 start."),
+    ]
+    answer = _answer("What time do we need to be at the spring fair?", notes)
+    # "6:30" is when the hall locks, not a time for the fair
+    assert answer.startswith("Arrive 9:15") and "[N2]" in answer, answer
+    # a note sharing one word only is not about the fair: no time, no answer
+    lone = [notes[0], _source("N2", "Plan", "Teams of 6. Arrive 9:15 for a 10:00 start.")]
+    assert _answer("What time do we need to be at the spring fair?", lone) == NOT_ENOUGH

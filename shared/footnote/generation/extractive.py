@@ -494,7 +494,14 @@ def _compose(
             held = c.terms | titles.get(c.cid, frozenset())
             return (not owner or bool(held & owner)) and (priced is None or priced in c.terms)
 
-        chosen = _with_answer_of_kind(kind, chosen, pool, subject or set(question_terms), theirs)
+        chosen = _with_answer_of_kind(
+            kind,
+            chosen,
+            pool,
+            subject or set(question_terms),
+            theirs,
+            _joins(set(question_terms), named, names),
+        )
     if (
         not chosen
         or not _holds_codes(question, chosen[0], sources)
@@ -624,9 +631,12 @@ def _with_answer_of_kind(
     pool: Sequence[_Candidate],
     wanted: set[str] | None = None,
     owned: Callable[[_Candidate], bool] | None = None,
+    joins: Callable[[_Candidate], bool] | None = None,
 ) -> list[_Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
-    often…": a frequency), taken from the chosen passages; none when they do not say.
+    often…": a frequency), taken from the chosen passages, or else from another note
+    that may join the answer (``joins``: "Arrive 9:15" in the plan for the event the
+    chosen line names); none when they do not say.
     A value asked for by name (``answer_types.SLOTS``) is taken only from a sentence
     that shares a word with the question, and, when the question asks for someone's
     value (``owned``), from a sentence that is theirs."""
@@ -643,6 +653,8 @@ def _with_answer_of_kind(
         return chosen
     passages = {c.cid for c in chosen}
     typed = [c for c in pool if c.cid in passages and says_it(c) and about_it(c)]
+    if not typed and joins is not None and len(passages) < FACTUAL_NOTES:
+        typed = [c for c in pool if joins(c) and says_it(c) and about_it(c)]
     if typed:
         return [typed[0], *chosen][: len(chosen)]
     return chosen if kind is answer_types.REASON else []
