@@ -500,7 +500,8 @@ def _compose(
             pool,
             subject or set(question_terms),
             theirs,
-            _joins(set(question_terms), named, names),
+            # (what a person said is told in one passage: no other passage for them)
+            None if people else _joins(set(question_terms), named, names),
         )
     if (
         not chosen
