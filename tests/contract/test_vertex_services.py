@@ -17,9 +17,9 @@ from footnote.adapters.pubsub_queue import InlineQueue
 from footnote.api import wire
 from footnote.config import Settings
 from footnote.dev.timeouts import scaled
+from footnote.domain import Strategy
 from footnote.errors import BackendUnavailable
 from footnote.generation.extractive import MODEL_NAME as EXTRACTIVE
-from footnote.retrieval.retriever import HYBRID, HYBRID_MEMORY_FALLBACK
 from footnote.services.chat import RagConfig
 from footnote.services.indexing import Outcome
 from footnote.services.reindexing import ReindexRequest, parse_request
@@ -77,7 +77,7 @@ def test_the_production_flow_end_to_end(google: FakeGoogleApis) -> None:
     body = ask(c)
     meta = body["meta"]
     assert meta["model"] == "gemini-2.5-flash" and meta["fallbacks"] == []
-    assert meta["retrieval"]["strategy"] == HYBRID and meta["retrieval"]["fallbacks"] == []
+    assert meta["retrieval"]["strategy"] == Strategy.HYBRID and meta["retrieval"]["fallbacks"] == []
     assert "Firestore" in body["answer"] and body["citations"]
     assert {x["noteId"] for x in body["citations"]} <= {"a1", "a2", "a3"}
 
@@ -144,7 +144,7 @@ def test_vector_search_down_falls_back_to_the_memory_index(
     assert "vector_index_memory" in retrieval["fallbacks"]
     assert "vector_index_memory" in body["meta"]["fallbacks"]
     # still dense (exact search over the tenant's chunks), and the strategy says which index
-    assert retrieval["strategy"] == HYBRID_MEMORY_FALLBACK
+    assert retrieval["strategy"] == Strategy.HYBRID_MEMORY_FALLBACK
     assert "Firestore" in body["answer"] and body["citations"]
     assert "using in-memory index" in caplog.text
     if failure == "5xx":

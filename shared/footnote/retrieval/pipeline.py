@@ -85,18 +85,21 @@ def rank(
         s.mmr_lambda,
         s.near_duplicate_threshold,
     )
-    fused_score = {cid: f.score for cid, f in by_id.items()}
-    picks = tuple(
-        Pick(
-            cid,
-            fused_score.get(cid, 0.0),
-            similarity[cid],
-            (*(by_id[cid].sources if cid in by_id else ()), *(("focus",) if cid in held else ())),
-            dict(by_id[cid].breakdown) if cid in by_id else {},
-        )
-        for cid in _with_focus(held, [pool[i] for i in order], fused_score)
-    )
+    ranked = _with_focus(held, [pool[i] for i in order], {c: f.score for c, f in by_id.items()})
+    picks = tuple(_pick(cid, by_id.get(cid), similarity[cid], cid in held) for cid in ranked)
     return Ranking(picks, count)
+
+
+def _pick(cid: str, fused: fusion.Fused | None, similarity: float, focus: bool) -> Pick:
+    """A winner as the pipeline hands it on; a focus passage no list found has no
+    fused score (0) and is marked as the follow-up's ("focus")."""
+    return Pick(
+        cid,
+        fused.score if fused is not None else 0.0,
+        similarity,
+        (*(fused.sources if fused is not None else ()), *(("focus",) if focus else ())),
+        dict(fused.breakdown) if fused is not None else {},
+    )
 
 
 def _with_focus(

@@ -34,14 +34,6 @@ from footnote.retrieval.variant import SHIPPED, RankingVariant
 
 log = logging.getLogger(__name__)
 
-# The strategy names, under the names the services and tests know them by.
-HYBRID = Strategy.HYBRID
-HYBRID_MEMORY_FALLBACK = Strategy.HYBRID_MEMORY_FALLBACK
-HYBRID_FIRESTORE_FALLBACK = Strategy.HYBRID_FIRESTORE_FALLBACK
-KEYWORD_RECENCY = Strategy.KEYWORD_RECENCY
-RECENT_NOTES = Strategy.RECENT_NOTES
-NONE = Strategy.NONE
-
 
 @dataclass(frozen=True)
 class RetrievalResult:
@@ -173,7 +165,7 @@ class Retriever:
         fallbacks.extend(found.fallbacks)
         timings.update(found.timings_ms)
         if found.tenant_empty:
-            return RetrievalResult([], NONE, 0, 0.0, timings_ms=timings, matched=False)
+            return RetrievalResult([], Strategy.NONE, 0, 0.0, timings_ms=timings, matched=False)
 
         held = (
             _admitted(source.read(tenant_id, focus), focus, analysis, found.fallbacks)
@@ -210,13 +202,15 @@ class Retriever:
                 for p in picks
             ]
             conf, matched = pipeline.gate([c.similarity for c in chunks], s)
-            strategy = _dense_strategy(fallbacks) if found.vector is not None else KEYWORD_RECENCY
+            strategy = (
+                _dense_strategy(fallbacks) if found.vector is not None else Strategy.KEYWORD_RECENCY
+            )
         else:
             # Nothing relevant: offer the most recent notes as context, flagged unmatched.
             wanted = found.stand_ins[:k]
             recent = source.read(tenant_id, wanted) if wanted else {}
             chunks = [ScoredChunk(recent[c], 0.0, 0.0, ("recency",)) for c in wanted if c in recent]
-            conf, matched, strategy = 0.0, False, RECENT_NOTES
+            conf, matched, strategy = 0.0, False, Strategy.RECENT_NOTES
         return RetrievalResult(
             chunks, strategy, ranking.candidate_count, conf, tuple(fallbacks), timings, matched
         )
@@ -260,18 +254,13 @@ def _admitted(
     that asks about another period reads other notes."""
     window = None if Fallback.TIME_WINDOW_AS_KEYWORDS in relaxed else analysis.window
     types = set() if Fallback.TYPE_FILTER_RELAXED in relaxed else set(analysis.types)
-    out = []
-    for cid in dict.fromkeys(order):
-        c = stored.get(cid)
-        if c is None or (types and c.memory_type not in types):
-            continue
-        if window is not None and (
-            (window.start is not None and c.created_at < window.start)
-            or (window.end is not None and c.created_at >= window.end)
-        ):
-            continue
-        out.append(c)
-    return out
+    return [
+        c
+        for c in (stored.get(cid) for cid in dict.fromkeys(order))
+        if c is not None
+        and (not types or c.memory_type in types)
+        and (window is None or window.contains(c.created_at))
+    ]
 
 
 def _dense_strategy(fallbacks: Sequence[Fallback]) -> Strategy:

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import Citation, Draft, Fallback, Source, Turn
+from footnote.domain import Citation, Draft, Fallback, Source, Strategy, Turn
 from footnote.errors import UPSTREAM_ERRORS
 from footnote.generation.citations import (
     MARKER,
@@ -32,7 +32,7 @@ from footnote.generation.citations import (
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.ports import ConversationStore, Generator, Pieces
 from footnote.query.plan import QueryPlan
-from footnote.retrieval.retriever import NONE, RetrievalResult
+from footnote.retrieval.retriever import RetrievalResult
 from footnote.services.results import (
     AnswerMeta,
     AnswerStarted,
@@ -132,7 +132,7 @@ class Answerer:
         """The answer when no generator writes from sources: RAG off, no notes, none found."""
         if not p.rag.enable_rag:
             return self._plain_answer(p)
-        if p.result.strategy == NONE:
+        if p.result.strategy == Strategy.NONE:
             return Draft(NO_NOTES, self._generator.model)
         if not p.sources:
             return Draft(NOT_ENOUGH, self._generator.model)
