@@ -801,13 +801,13 @@ def _dated_answer(
         if recorded:
             # "When did I finish Middlemarch?": "finished it on the train" records it
             # done, where "finish Middlemarch finally" (a goal) plans it.
-            verb = _ASKED_VERB.search(question)
-            if verb and _plans(best.text, verb["verb"].lower()):
+            verb = _DID.search(question)
+            if verb and verb["who"].lower() in _PRONOUNS and _plans(best.text, verb["verb"]):
                 done = next(
                     (
                         c
                         for c in pool[1:DATED_CANDIDATES]
-                        if covers(c) and _tells_done(c.text, verb["verb"].lower())
+                        if covers(c) and _tells_done(c.text, verb["verb"])
                     ),
                     None,
                 )
@@ -830,12 +830,15 @@ def _dated_answer(
     return in_a_note(best) or NOT_ENOUGH
 
 
-# "Did I get the grant?", "and did they end up booking it?": the verb a yes/no question
-# asks about.
-_YES_NO_VERB = re.compile(
-    r"^\W*(?:(?i:and|so|but)\s+)?(?i:did)\s+(?:(?i:i|we|you|he|she|they|it)|[A-Z][\w-]*)\s+"
+# "did <someone> <verb>", the doing a question asks about: "Did I get the grant?", "and
+# did they end up booking it?" (a yes/no question, opening with it), "When did I finish…"
+# (a when question, after a pronoun: LoCoMo's named subjects are not the asker's record).
+_DID = re.compile(
+    r"\b(?i:did)\s+(?P<who>(?i:i|we|you|he|she|they|it)|[A-Z][\w-]*)\s+"
     r"(?:(?:end|ended)\s+up\s+|ever\s+|actually\s+|finally\s+|already\s+)?(?P<verb>[a-z]+)\b"
 )
+_YES_NO_OPENING = re.compile(r"\W*(?:(?i:and|so|but)\s+)?")
+_PRONOUNS = frozenset({"i", "we", "you", "he", "she", "they"})
 # "did I have", "did they be": no doing to look for
 _NO_DOING = frozenset({"have", "be", "do"})
 # Irregular past forms, as the verb a question names ("did I get" -> "got").
@@ -889,8 +892,12 @@ def _tells_the_verb(question: str, chosen: Sequence[_Candidate]) -> bool:
     """A yes/no question about a doing ("Did I get the NSERC?") is answered by a sentence
     that tells that doing ("Got it!!", "booked the tent"), not by one that only names its
     object ("NSERC deadline is Sept 26"); any other question passes."""
-    asked = _YES_NO_VERB.search(question)
-    if asked is None or asked["verb"] in _NO_DOING:
+    asked = _DID.search(question)
+    if (
+        asked is None
+        or not _YES_NO_OPENING.fullmatch(question, 0, asked.start())
+        or asked["verb"] in _NO_DOING
+    ):
         return True
     verb = stem(asked["verb"])
     return any(stem(_IRREGULAR.get(w, w)) == verb for c in chosen for w in words(c.text))
@@ -898,9 +905,6 @@ def _tells_the_verb(question: str, chosen: Sequence[_Candidate]) -> bool:
 
 # A record of something completed: "midterm done", "tax return finished".
 _COMPLETED = re.compile(r"\b(?:done|finished|completed|over\s+with)\b", re.IGNORECASE)
-
-# "When did I finish…", "When did we sign…": the verb asked about, after a pronoun.
-_ASKED_VERB = re.compile(r"\bdid\s+(?:i|we|you|he|she|they)\s+(?P<verb>[a-z]+)\b", re.IGNORECASE)
 
 
 def _plans(text: str, verb: str) -> bool:
