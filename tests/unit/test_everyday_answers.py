@@ -4,6 +4,7 @@ passing is no second source."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from footnote.domain import Chunk, MemoryType, Source
@@ -416,3 +417,17 @@ def test_a_value_asked_for_comes_from_another_note_on_the_same_thing() -> None:
     # a note sharing one word only is not about the fair: no time, no answer
     lone = [notes[0], _source("N2", "Plan", "Teams of 6. Arrive 9:15 for a 10:00 start.")]
     assert _answer("What time do we need to be at the spring fair?", lone) == NOT_ENOUGH
+
+
+def test_what_something_ended_up_costing_is_the_latest_note_that_prices_it() -> None:
+    def dated(cid: str, title: str, text: str, day: int) -> Source:
+        source = _source(cid, title, text)
+        return Source(cid, replace(source.chunk, created_at=WRITTEN.replace(day=day)), 1.0)
+
+    notes = [
+        dated("N1", "Roofing", "Kowalski Roofing (Piotr): re-felt the flat roof, cost $6,200.", 3),
+        dated("N2", "Roof done", "New felt is on, two rotten joists replaced. Cost $6,900.", 17),
+    ]
+    assert "$6,900" in _answer("What did the roof end up costing?", notes)
+    # the quote is still what was quoted: without "end up", "total", "now"… the best match
+    assert "$6,200" in _answer("What was the roofing quote?", notes)

@@ -503,6 +503,8 @@ def _compose(
             # (what a person said is told in one passage: no other passage for them)
             None if people else _joins(set(question_terms), named, names),
         )
+        if chosen and _ASKS_OUTCOME.search(question):
+            chosen = _latest_of_kind(kind, chosen, pool, subject or set(question_terms), sources)
     if (
         not chosen
         or not _holds_codes(question, chosen[0], sources)
@@ -659,6 +661,39 @@ def _with_answer_of_kind(
     if typed:
         return [typed[0], *chosen][: len(chosen)]
     return chosen if kind is answer_types.REASON else []
+
+
+# "What did the plumbing end up costing?", "the final price", "the rent now": the value
+# as it stands, which a later note that states it again tells ("Total $4,450" after the
+# "$4,100" quote).
+_ASKS_OUTCOME = re.compile(
+    r"\b(?:end(?:ed)?\s+up|in\s+the\s+end|final(?:ly)?|actual(?:ly)?|total|now|current(?:ly)?|"
+    r"latest|these\s+days|anymore)\b",
+    re.IGNORECASE,
+)
+
+
+def _latest_of_kind(
+    kind: re.Pattern[str],
+    chosen: list[_Candidate],
+    pool: Sequence[_Candidate],
+    wanted: set[str],
+    sources: Sequence[Source],
+) -> list[_Candidate]:
+    """The chosen sentences, led by the latest-written one that states a value of the kind
+    asked for about as much of the question as the lead does."""
+    written = {s.cid: s.chunk.created_at for s in sources}
+    lead = chosen[0]
+    if not kind.search(said(lead.text) or lead.text):
+        return chosen
+    floor = len(lead.terms & wanted)
+    same = [
+        c for c in pool if len(c.terms & wanted) >= floor and kind.search(said(c.text) or c.text)
+    ]
+    latest = max(same, key=lambda c: written[c.cid], default=lead)
+    if written[latest.cid] <= written[lead.cid]:
+        return chosen
+    return [latest, *(c for c in chosen if c.cid != lead.cid)][: len(chosen)]
 
 
 def _someone_elses(mine: Sequence[_Candidate], others: Sequence[_Candidate]) -> bool:
