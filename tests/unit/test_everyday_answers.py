@@ -431,3 +431,18 @@ def test_what_something_ended_up_costing_is_the_latest_note_that_prices_it() -> 
     assert "$6,900" in _answer("What did the roof end up costing?", notes)
     # the quote is still what was quoted: without "end up", "total", "now"… the best match
     assert "$6,200" in _answer("What was the roofing quote?", notes)
+
+
+def test_how_things_stand_is_told_by_the_note_written_last() -> None:
+    def dated(cid: str, title: str, text: str, day: int) -> Source:
+        source = _source(cid, title, text)
+        return Source(cid, replace(source.chunk, created_at=WRITTEN.replace(day=day)), 1.0)
+
+    notes = [
+        dated("N1", "Club dues", "Club dues: 9 of 14 paid. Still owed: Ana, Bo, Cai, Dee.", 2),
+        dated("N2", "Treasurer", "Only Cai's dues still outstanding, chased him Friday.", 19),
+    ]
+    answer = _answer("Whose club dues are still outstanding?", notes)
+    assert answer.startswith("Only Cai's") and "[N1]" not in answer, answer
+    # asked without "still", "now", "in the end"…, both notes are quoted as before
+    assert "Ana" in _answer("Whose club dues were owed?", notes)

@@ -473,6 +473,8 @@ def _compose(
             # neighbour than a source (LoCoMo: answers citing two passages held the
             # evidence in 0.31 of their citations, one passage in 0.66).
             chosen = [c for c in chosen if c.cid == chosen[0].cid]
+        elif chosen and _ASKS_OUTCOME.search(question):
+            chosen = _latest_note(chosen, set(question_terms), sources)
     wants = None if listing else answer_types.asked(question)
     if wants is not None and chosen:
         kind, asking = wants
@@ -668,9 +670,27 @@ def _with_answer_of_kind(
 # "$4,100" quote).
 _ASKS_OUTCOME = re.compile(
     r"\b(?:end(?:ed)?\s+up|in\s+the\s+end|final(?:ly)?|actual(?:ly)?|total|now|current(?:ly)?|"
-    r"latest|these\s+days|anymore)\b",
+    r"latest|these\s+days|anymore|still)\b",
     re.IGNORECASE,
 )
+
+
+def _latest_note(
+    chosen: list[_Candidate], wanted: set[str], sources: Sequence[Source]
+) -> list[_Candidate]:
+    """Of the notes quoted for a question about how things stand ("Whose fee is still
+    outstanding?"), the one written last, when it answers on its own: "Only Darragh's fee
+    still outstanding" (November) is how things stand, "Still owed: Tadhg, Jamie,
+    Darragh" (September) was."""
+    written = {s.cid: s.chunk.created_at for s in sources}
+    notes = {c.cid for c in chosen}
+    if len(notes) < 2:
+        return chosen
+    latest = max(notes, key=lambda cid: written[cid])
+    mine = [c for c in chosen if c.cid == latest]
+    if wanted and len(_covered(mine, wanted)) / len(wanted) < MIN_COVERAGE:
+        return chosen
+    return mine
 
 
 def _latest_of_kind(
