@@ -446,3 +446,21 @@ def test_how_things_stand_is_told_by_the_note_written_last() -> None:
     assert answer.startswith("Only Cai's") and "[N1]" not in answer, answer
     # asked without "still", "now", "in the end"…, both notes are quoted as before
     assert "Ana" in _answer("Whose club dues were owed?", notes)
+
+
+def test_a_line_adding_only_the_names_asked_about_is_no_source_of_a_stated_value() -> None:
+    notes = [
+        _source(
+            "N1", "Run of show", "16:00 ceremony 18:30 dinner 21:00 first dance 01:00 shuttles"
+        ),
+        _source("N2", "Kickoff", "Call w/ Maja & Tomas (Dutch couple). Budget 30k."),
+    ]
+    answer = _answer("What time is the first dance at Maja & Tomas's wedding?", notes)
+    # the time is stated in the run of show; the kickoff call only names the couple
+    assert "21:00" in answer and "[N2]" not in answer, answer
+    # a line that adds a word of the question stays: it says what the first does not
+    left = [
+        _source("N1", "Budget", "Spent so far: $15,300 electrical, $640 misc."),
+        _source("N2", "Budget check", "Under budget, ~$3.7k left of phase 1."),
+    ]
+    assert "[N2]" in _answer("How much of the phase 1 budget is left?", left)

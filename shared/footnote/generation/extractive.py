@@ -507,6 +507,11 @@ def _compose(
         )
         if chosen and _ASKS_OUTCOME.search(question):
             chosen = _latest_of_kind(kind, chosen, pool, subject or set(question_terms), sources)
+        if chosen and kind.search(said(chosen[0].text) or chosen[0].text):
+            # The lead states the value: another note's line that adds only the names the
+            # question gives ("Call w/ Hannah & Rob" under "21:00 first dance") is not its
+            # source. (A line adding a word of the question stays: "~$3.7k left".)
+            chosen = _without_names_only(chosen, set(question_terms), names)
     if (
         not chosen
         or not _holds_codes(question, chosen[0], sources)
@@ -673,6 +678,23 @@ _ASKS_OUTCOME = re.compile(
     r"latest|these\s+days|anymore|still)\b",
     re.IGNORECASE,
 )
+
+
+def _without_names_only(
+    chosen: list[_Candidate], wanted: set[str], names: frozenset[str]
+) -> list[_Candidate]:
+    """``chosen`` without the sentences of other notes than the lead's whose share of the
+    question is only names the question gives (or what the lead already covers)."""
+    lead = chosen[0]
+    covered = lead.terms & wanted
+    kept = [lead]
+    for c in chosen[1:]:
+        adds = (c.terms & wanted) - covered
+        if c.cid != lead.cid and adds <= names:
+            continue
+        kept.append(c)
+        covered |= adds
+    return kept
 
 
 def _latest_note(
