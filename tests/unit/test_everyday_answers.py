@@ -464,3 +464,18 @@ def test_a_line_adding_only_the_names_asked_about_is_no_source_of_a_stated_value
         _source("N2", "Budget check", "Under budget, ~$3.7k left of phase 1."),
     ]
     assert "[N2]" in _answer("How much of the phase 1 budget is left?", left)
+
+
+def test_a_series_the_question_names_by_its_titles_is_counted_over_a_stated_goal() -> None:
+    notes = [
+        _source("N1", "2026 goals", "run a half. 25 films (last yr 19). watch more Ozu"),
+        _source(
+            "N2", "Watched Jan", "1. Tokyo Story – 5/5\n2. Aftersun – 4/5\n3. Past Lives – 4/5"
+        ),
+        _source("N3", "Watched Feb", "4. Perfect Days – 5/5\n5. Monster – 3/5"),
+    ]
+    answer = _answer("How many films have I watched so far this year?", notes)
+    # "25 films" is a goal; the notes titled "Watched …" keep the count
+    assert answer.startswith("5 ") and "[N2]" in answer and "[N3]" in answer, answer
+    # asked without a word of those titles, the stated number answers as before
+    assert "25 films" in _answer("How many films is my goal this year?", notes)

@@ -119,23 +119,51 @@ def count_answer(
         if todo is not None:
             left = len(_OPEN_ITEM.findall(todo.chunk.text))
             return f"{left} still open in your notes: {_label(todo)} [{todo.cid}]."
-    notes: dict[str, Source] = {}
-    for s in sources:
-        notes.setdefault(s.chunk.note_id, s)
-    key = _series_key(best.chunk.title)
-    series = [s for s in notes.values() if key and _series_key(s.chunk.title) == key]
+    series = _series(best.chunk.title, sources)
     if len(series) >= MIN_ITEMS:
-        series.sort(key=lambda s: s.chunk.created_at)
-        counts = [(s, _items(s)) for s in series]  # a list note counts its items
-        total = sum(n or 1 for _, n in counts)
-        parts = [
-            f"{_label(s)} ({n}) [{s.cid}]" if n else f"{_label(s)} [{s.cid}]" for s, n in counts
-        ]
-        return f"{total} in your notes: {'; '.join(parts)}."
+        return _counted_series(series)
     items = _items(best)
     if items and _about(best, what, question):
         return f"{items} in your notes: {_label(best)} ({items}) [{best.cid}]."
     return None
+
+
+def series_named(
+    what: Sequence[str], question: str, question_terms: Sequence[str], sources: Sequence[Source]
+) -> str | None:
+    """ "How many books have I finished this year?" over notes titled "Finished Jan",
+    "Finished Feb", "Finished March": the series the question names by a word of its
+    titles other than what is counted, counted (its list notes by their items), even
+    when a sentence elsewhere states a number of books ("30 books" is a goal). Not what
+    is still open: that is one checklist's unticked boxes (``count_answer``)."""
+    if _ASKS_OPEN.search(question):
+        return None
+    named = set(question_terms) - set(what)
+    for s in sources:
+        key = _series_key(s.chunk.title)
+        if key and named & set(terms(key)):
+            series = _series(s.chunk.title, sources)
+            if len(series) >= MIN_ITEMS:
+                return _counted_series(series)
+    return None
+
+
+def _series(title: str, sources: Sequence[Source]) -> list[Source]:
+    """The notes (one source each) whose titles differ from ``title`` only by numbers,
+    dates and marks ("bake log #2", "Finished Feb"), oldest first."""
+    key = _series_key(title)
+    notes: dict[str, Source] = {}
+    for s in sources:
+        notes.setdefault(s.chunk.note_id, s)
+    series = [s for s in notes.values() if key and _series_key(s.chunk.title) == key]
+    return sorted(series, key=lambda s: s.chunk.created_at)
+
+
+def _counted_series(series: Sequence[Source]) -> str:
+    counts = [(s, _items(s)) for s in series]  # a list note counts its items
+    total = sum(n or 1 for _, n in counts)
+    parts = [f"{_label(s)} ({n}) [{s.cid}]" if n else f"{_label(s)} [{s.cid}]" for s, n in counts]
+    return f"{total} in your notes: {'; '.join(parts)}."
 
 
 def _by_rank(ranked: Sequence[tuple[str, str]], by_cid: dict[str, Source]) -> list[Source]:

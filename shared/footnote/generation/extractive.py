@@ -24,7 +24,13 @@ from itertools import pairwise
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types
-from footnote.generation.counting import count_answer, counted, named_count, stated_count
+from footnote.generation.counting import (
+    count_answer,
+    counted,
+    named_count,
+    series_named,
+    stated_count,
+)
 from footnote.generation.dates import (
     MONTH_WORD,
     absolute_starts,
@@ -432,17 +438,18 @@ def _compose(
         spoken = {t for p in people for t in p}
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
     what = None if when else counted(question)
-    if what and (stated := stated_count(what, [c.text for c in pool])) is not None:
-        # "How many signups…" over "signups 312": that sentence leads the answer.
-        pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
-    elif what and (
+    if what and (
         listed := named_count(
             what,
             frozenset(question_terms) - frozenset(what),
             [(c.text, c.cid, c.terms) for c in pool],
         )
+        or series_named(what, question, question_terms, sources)
     ):
         return listed
+    if what and (stated := stated_count(what, [c.text for c in pool])) is not None:
+        # "How many signups…" over "signups 312": that sentence leads the answer.
+        pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
     elif what and (tally := count_answer(what, question, [(c.text, c.cid) for c in pool], sources)):
         return tally
     if when:
