@@ -85,7 +85,7 @@ def attributed_sentences(text: str, continued: bool = False) -> list[tuple[str, 
     # A chunk cut from a longer transcript may open mid-turn: in a two-party exchange
     # that turn is the other party's, the one the first labelled speaker answers.
     opening = listeners(text).get(labels[0][1], "") if labels and continued else ""
-    for start, end in _line_sentences(text) if labels else split_sentences(text):
+    for start, end in _line_sentences(text, joined=not labels):
         speaker = opening
         for at, name in labels:
             if at > start:
@@ -110,15 +110,35 @@ def listeners(text: str) -> dict[str, str]:
     return out
 
 
-def _line_sentences(text: str) -> list[tuple[int, int]]:
+def _line_sentences(text: str, joined: bool = False) -> list[tuple[int, int]]:
     """Sentence spans that never cross a line: in a transcript each line is one turn,
-    ended or not by punctuation."""
+    and in a note each line one entry ("tortelli = hit, Luca had thirds" / "tiramisù
+    too sweet -> 80g sugar next time"), ended or not by punctuation.
+
+    ``joined``: a line wrapped mid-sentence (a pasted paragraph: a long line, unended,
+    the next opening in lower case) runs on into the next."""
     spans: list[tuple[int, int]] = []
+    start = 0
+    lines = text.split("\n")
     offset = 0
-    for line in text.split("\n"):
-        spans.extend((offset + s, offset + e) for s, e in split_sentences(line))
+    for i, line in enumerate(lines):
         offset += len(line) + 1
+        following = lines[i + 1] if i + 1 < len(lines) else ""
+        if joined and _wrapped(line, following):
+            continue
+        end = offset - 1
+        spans.extend((start + s, start + e) for s, e in split_sentences(text[start:end]))
+        start = offset
     return spans
+
+
+# A line this long, unended, whose next line opens in lower case, was wrapped.
+_WRAP_WIDTH = 60
+
+
+def _wrapped(line: str, following: str) -> bool:
+    body = line.rstrip()
+    return len(body) >= _WRAP_WIDTH and body[-1:] not in ".!?:;" and following[:1].islower()
 
 
 def speaker_prefix(sentence: str, speaker: str) -> str:
