@@ -132,6 +132,16 @@ SHORTHAND: Mapping[str, str] = {
     "hw": "homework",
     "xmas": "christmas",
     "wknd": "weekend",
+    # weekdays as notes write them ("Wed – Priyanka"); not "sat" or "sun" (words)
+    "mon": "monday",
+    "tue": "tuesday",
+    "tues": "tuesday",
+    "wed": "wednesday",
+    "weds": "wednesday",
+    "thu": "thursday",
+    "thur": "thursday",
+    "thurs": "thursday",
+    "fri": "friday",
 }
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
