@@ -479,3 +479,32 @@ def test_a_series_the_question_names_by_its_titles_is_counted_over_a_stated_goal
     assert answer.startswith("5 ") and "[N2]" in answer and "[N3]" in answer, answer
     # asked without a word of those titles, the stated number answers as before
     assert "25 films" in _answer("How many films is my goal this year?", notes)
+
+
+def test_each_line_of_a_note_is_its_own_entry() -> None:
+    debrief = (
+        "guinea fowl a bit dry – brine next time\ntortelli = hit, Luca had thirds\n"
+        "tiramisù too sweet -> 80g sugar next time\nFede brought a Barolo, wow"
+    )
+    notes = [_source("N1", "dinner party debrief", debrief)]
+    answer = _answer("What did I want to change about the tiramisù after the dinner party?", notes)
+    # the line about the tiramisù, not the whole note run together
+    assert answer == "tiramisù too sweet -> 80g sugar next time [N1].", answer
+
+
+def test_a_paragraph_wrapped_mid_sentence_is_read_as_one() -> None:
+    from footnote.generation.speakers import attributed_sentences
+
+    pasted = (
+        "Forwarded from the landlord: the boiler service is booked for the morning of\n"
+        "the 14th, and the engineer needs access to the airing cupboard.\nshort line\nnext"
+    )
+    read = [sentence for sentence, _ in attributed_sentences(pasted)]
+    # a long unended line running on in lower case was wrapped; short lines are entries
+    assert read[0].endswith("airing cupboard.") and read[1:] == ["short line", "next"], read
+
+
+def test_a_weekday_as_notes_shorten_it_is_that_day() -> None:
+    rota = "Mon – me\nTue – Kemi\nWed – Priyanka (Isla's mum) takes both girls\nThu – me"
+    answer = _answer("Who does the school run on Wednesdays?", [_source("N1", "school run", rota)])
+    assert answer.startswith("Wed – Priyanka"), answer

@@ -505,3 +505,18 @@ def test_retriever_applies_the_window_and_types_to_every_source() -> None:
     result = retriever.retrieve("alice", analysis, k=8)
     assert index.queries and index.queries[0].window == analysis.window
     assert [c.chunk.chunk_id for c in result.chunks] == ["a_000"]
+
+
+def test_which_with_a_plural_asks_for_all_of_them() -> None:
+    from datetime import UTC, datetime
+
+    from footnote.domain import Intent
+    from footnote.query.analysis import analyze
+
+    at = datetime(2026, 4, 5, tzinfo=UTC)
+    assert analyze("Which electricians gave us quotes?", at).intent is Intent.LIST
+    assert analyze("Which countries did I visit?", at).intent is Intent.LIST
+    # one thing: a singular ("bus", "class" end in s too) or "which of"
+    assert analyze("Which bus goes to the airport?", at).intent is not Intent.LIST
+    assert analyze("Which class is on Friday?", at).intent is not Intent.LIST
+    assert analyze("Which florist did we go with?", at).intent is not Intent.LIST
