@@ -508,3 +508,13 @@ def test_a_weekday_as_notes_shorten_it_is_that_day() -> None:
     rota = "Mon – me\nTue – Kemi\nWed – Priyanka (Isla's mum) takes both girls\nThu – me"
     answer = _answer("Who does the school run on Wednesdays?", [_source("N1", "school run", rota)])
     assert answer.startswith("Wed – Priyanka"), answer
+
+
+def test_a_label_line_runs_on_into_its_value_but_not_into_a_list() -> None:
+    from footnote.generation.speakers import attributed_sentences
+
+    note = "Phase 1 spent so far:\nElectrical $12,900 + panel $2,400\nAction items:\n- call Tony\n- bins"
+    read = [sentence for sentence, _ in attributed_sentences(note)]
+    assert read[0] == "Phase 1 spent so far:\nElectrical $12,900 + panel $2,400", read
+    # a label over items heads a list: the items stay apart (the list answer reads them)
+    assert read[1:] == ["Action items:", "- call Tony", "- bins"], read

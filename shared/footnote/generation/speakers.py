@@ -124,7 +124,7 @@ def _line_sentences(text: str, joined: bool = False) -> list[tuple[int, int]]:
     for i, line in enumerate(lines):
         offset += len(line) + 1
         following = lines[i + 1] if i + 1 < len(lines) else ""
-        if joined and _wrapped(line, following):
+        if _wrapped(line, following, joined):
             continue
         end = offset - 1
         spans.extend((start + s, start + e) for s, e in split_sentences(text[start:end]))
@@ -136,9 +136,24 @@ def _line_sentences(text: str, joined: bool = False) -> list[tuple[int, int]]:
 _WRAP_WIDTH = 60
 
 
-def _wrapped(line: str, following: str) -> bool:
+# A line marked as an item: "- ", "* ", "1. ", "[ ] ".
+_ITEM_LINE = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+\S")
+
+
+def _wrapped(line: str, following: str, paragraphs: bool) -> bool:
+    """``line`` runs on into ``following``: wrapped mid-sentence, or a label whose value
+    is on the next line ("Phase 1 spent so far:" / "Electrical $12,900 …"; a label over
+    items heads a list, which stays apart). ``paragraphs``: the text is no transcript,
+    whose lines are turns however long."""
     body = line.rstrip()
-    return len(body) >= _WRAP_WIDTH and body[-1:] not in ".!?:;" and following[:1].islower()
+    if body.endswith(":") and following.strip() and not _ITEM_LINE.match(following):
+        return True
+    return (
+        paragraphs
+        and len(body) >= _WRAP_WIDTH
+        and body[-1:] not in ".!?:;"
+        and following[:1].islower()
+    )
 
 
 def speaker_prefix(sentence: str, speaker: str) -> str:
