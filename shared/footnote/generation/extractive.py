@@ -6,11 +6,14 @@ supported by the source it cites. What a question names is read in
 :mod:`footnote.generation.speakers`; what kind of phrase an answer must hold in
 :mod:`footnote.generation.answer_types`.
 
-Why this module is over ~400 lines: ``compose`` is one decision — score the
-sentences, decline when the notes do not answer (a missing name, someone else's
-fact, no phrase of the asked kind, too little of the question covered), else
-choose and cite — and its stages share the scored candidates; the helpers below
-it are the stages, each short.
+Why this module is still over ~400 lines (~840): ``compose`` is one decision —
+score the sentences, decline when the notes do not answer (a missing name, someone
+else's fact, no phrase of the asked kind, too little of the question covered), else
+choose and cite — and its stages share the scored candidates; the helpers below it
+are the stages, each short. The one stage that is a decision of its own — which date
+answers a "when" question — is :mod:`footnote.generation.when`; the scored sentence
+(``Candidate``), its citation and the coverage floor, which both use, are in
+:mod:`footnote.generation.sentences`.
 """
 
 from __future__ import annotations
@@ -18,8 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime, tzinfo
+from dataclasses import replace
 from itertools import pairwise
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
@@ -31,25 +33,18 @@ from footnote.generation.counting import (
     series_named,
     stated_count,
 )
-from footnote.generation.dates import (
-    MONTH_WORD,
-    absolute_starts,
-    day_text,
-    has_absolute_date,
-    is_deadline,
-    resolve_phrases,
-)
 from footnote.generation.names import missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
+from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite
 from footnote.generation.speakers import (
     asked_people,
     attributed_sentences,
-    first_person,
     listeners,
     said,
     speaker_prefix,
     whose_lines,
 )
+from footnote.generation.when import dated_answer
 from footnote.ports import Embedder, Generator, Pieces
 from footnote.text import (
     DECISION_VERBS,
@@ -65,12 +60,6 @@ from footnote.text import (
 Relevance = Callable[[str, Sequence[str]], list[float]]
 
 MODEL_NAME = "extractive-v1"
-# Share of the question's content terms the quoted sentences must cover together;
-# below it the notes are about something else and we say so instead of guessing.
-# 0.5, not more: stemming misses irregular forms (decision verbs are matched as a
-# class, other verbs are not), so a stricter floor turns away real answers (0.6 and
-# 0.7 measured in docs/quality.md).
-MIN_COVERAGE = 0.5
 # A factual answer quotes at most this many sentences (plus one linked note).
 FACTUAL_SENTENCES = 3
 # ... from at most this many notes: a third note that adds a question word is
@@ -100,10 +89,6 @@ NAMED_TITLE_BONUS = 0.25
 # fact. Margins 0–0.3 trade decline rate for answered share along one curve on LoCoMo
 # (docs/quality.md); 0 needs no tuned constant.
 OTHER_MARGIN = 0.0
-# "When did…", "When was…": a question about something done, which its record dates.
-_ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
-# "By when…", "… due?", "What's the deadline for…": the end of a span of time.
-_ASKS_DEADLINE = re.compile(r"^\W*(?:by|until|till)\s+when\b|\bdue\b|\bdeadlines?\b", re.IGNORECASE)
 # "What did Sara say / think / ask…", "Which logo did Joana like?": a named person's
 # words; "What did the derm specialist say…", "what did my landlord think": someone named
 # by a role, whose words are reported under that word ("the specialist said …").
@@ -120,16 +105,6 @@ _REPORTING = (
     r"lov(?:es?|ed)|hat(?:es?|ed)|prefer(?:s|red)?|wants?|wanted|wrote|writes|repl(?:y|ied|ies)|"
     r"agree[sd]?|answer(?:s|ed)?|explain(?:s|ed)?|warn(?:s|ed)?|insist(?:s|ed)?)\b"
 )
-# A time that names no day, placing the thing there: "in March", "next month", "by the
-# summer", "sometime", "tbc" ("the warm summer breeze" places nothing).
-_VAGUE_TIME = re.compile(
-    r"\b(?:in|by|until|till|around|from|early|late|mid|next|this|end\s+of)\s+(?:the\s+)?"
-    rf"(?:{MONTH_WORD}|spring|summer|autumn|"
-    r"fall|winter|month|year|weeks?)\b|\b(?:sometime|someday|eventually|tbc|tbd)\b",
-    re.IGNORECASE,
-)
-# A "when" question reads this many of the best sentences for one that states a date.
-DATED_CANDIDATES = 5
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
 RELEVANCE_WEIGHT = 1.0
 # "When did …", "What date …", "What year …": answered with a date.
@@ -142,19 +117,6 @@ _WHEN_QUESTION = re.compile(
     r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    text: str
-    cid: str
-    source_rank: int
-    position: int
-    score: float
-    terms: frozenset[str] = frozenset()
-    speaker: str = ""  # who said it, when the note records speakers ("Name: …" lines)
-    relevance: float = 0.0  # embedding relevance to the question, when scored
-    listener: str = ""  # whom it was said to: the nearest other speaker of the note
 
 
 def asks_when(question: str) -> bool:
@@ -174,7 +136,7 @@ def candidates(
     decided: frozenset[str] = frozenset(),
     relevance: Relevance | None = None,
     question: str = "",
-) -> list[_Candidate]:
+) -> list[Candidate]:
     """Every quotable sentence of the sources, scored by query-term coverage
     (and, with a ``relevance`` scorer, by embedding relevance to the question).
 
@@ -184,7 +146,7 @@ def candidates(
     """
     wanted = set(question_terms)
     by_value = answer_types.named_by_value(question)
-    out: list[_Candidate] = []
+    out: list[Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
         # The title names what each of the note's sentences is about ("Birthday party –
@@ -216,7 +178,7 @@ def candidates(
             if source.cid in named:
                 score += NAMED_TITLE_BONUS
             out.append(
-                _Candidate(
+                Candidate(
                     clean,
                     source.cid,
                     rank,
@@ -241,9 +203,9 @@ def candidates(
     return out
 
 
-def select_sentences(pool: Sequence[_Candidate], limit: int) -> list[_Candidate]:
+def select_sentences(pool: Sequence[Candidate], limit: int) -> list[Candidate]:
     """The best-scoring distinct sentences, up to ``limit`` (lists, summaries, timelines)."""
-    chosen: list[_Candidate] = []
+    chosen: list[Candidate] = []
     seen: set[str] = set()
     for c in pool:
         key = c.text.lower()
@@ -258,12 +220,12 @@ def select_sentences(pool: Sequence[_Candidate], limit: int) -> list[_Candidate]
 
 def select_covering(
     question_terms: Sequence[str],
-    pool: Sequence[_Candidate],
+    pool: Sequence[Candidate],
     sources: Sequence[Source],
     limit: int,
     named: frozenset[str] = frozenset(),
     names: frozenset[str] = frozenset(),
-) -> list[_Candidate]:
+) -> list[Candidate]:
     """Sentences that together cover the question, each adding terms the others lack.
 
     A factual question is answered by the few sentences that jointly match it;
@@ -284,19 +246,19 @@ def select_covering(
     return chosen + linked_notes(chosen, pool, sources, named)
 
 
-def _covered(chosen: Sequence[_Candidate], wanted: set[str]) -> set[str]:
+def _covered(chosen: Sequence[Candidate], wanted: set[str]) -> set[str]:
     return {t for c in chosen for t in c.terms & wanted}
 
 
 def _joins(
     wanted: set[str], named: frozenset[str], names: frozenset[str]
-) -> Callable[[_Candidate], bool]:
+) -> Callable[[Candidate], bool]:
     """Whether a sentence of a note not yet quoted may join the answer: it shares
     ``OTHER_NOTE_MIN_TERMS`` of the question's words, or a name the question gives
     ("the notes about Firestore and Cloud Run"), or the question names its note. One
     common word ("score", "change") shared is a chance neighbour far more often."""
 
-    def joins(c: _Candidate) -> bool:
+    def joins(c: Candidate) -> bool:
         return (
             c.cid in named or bool(c.terms & names) or len(c.terms & wanted) >= OTHER_NOTE_MIN_TERMS
         )
@@ -306,11 +268,11 @@ def _joins(
 
 def _covering(
     wanted: set[str],
-    pool: Sequence[_Candidate],
+    pool: Sequence[Candidate],
     limit: int,
     named: frozenset[str],
-    joins: Callable[[_Candidate], bool],
-) -> list[_Candidate]:
+    joins: Callable[[Candidate], bool],
+) -> list[Candidate]:
     """Greedy cover of ``wanted`` from the best sentence on: each next sentence adds
     the most uncovered terms; one from a note not yet quoted must be one that ``joins``,
     and at most ``FACTUAL_NOTES`` notes are quoted."""
@@ -337,11 +299,11 @@ def _covering(
 
 
 def linked_notes(
-    chosen: Sequence[_Candidate],
-    pool: Sequence[_Candidate],
+    chosen: Sequence[Candidate],
+    pool: Sequence[Candidate],
     sources: Sequence[Source],
     named: frozenset[str] = frozenset(),
-) -> list[_Candidate]:
+) -> list[Candidate]:
     """The best sentence of a note whose title a chosen sentence names.
 
     "founded by Henry J. Kaiser" makes the note titled "Henry J. Kaiser" the
@@ -351,7 +313,7 @@ def linked_notes(
     """
     quoted = " ".join(c.text for c in chosen)
     cited = {c.cid for c in chosen} | set(named)
-    out: list[_Candidate] = []
+    out: list[Candidate] = []
     for source in sources:
         if len(out) >= MAX_LINKED:
             break
@@ -380,9 +342,9 @@ def compose(
     answer = _compose(question, sources, analysis, relevance)
     # A question quoted as agreed is quoted with its reply: alone it reads as still open.
     for (cid, _), (asked, reply) in _agreed_questions(sources).items():
-        quoted = _cite(asked, cid)
+        quoted = cite(asked, cid)
         if quoted in answer and reply not in answer:
-            answer = answer.replace(quoted, f"{quoted} {_cite(reply, cid)}", 1)
+            answer = answer.replace(quoted, f"{quoted} {cite(reply, cid)}", 1)
     return answer
 
 
@@ -455,7 +417,7 @@ def _compose(
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
-        return _dated_answer(all_terms, pool, sources, question, zone)
+        return dated_answer(all_terms, pool, sources, question, zone)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
     the_list = (
@@ -499,7 +461,7 @@ def _compose(
         if priced is not None:
             kind = answer_types.MONEY  # a price: "Nov 12" in a to-do line is no answer
 
-        def theirs(c: _Candidate) -> bool:
+        def theirs(c: Candidate) -> bool:
             held = c.terms | titles.get(c.cid, frozenset())
             return (not owner or bool(held & owner)) and (priced is None or priced in c.terms)
 
@@ -532,13 +494,13 @@ def _compose(
     elif listing or the_list:
         chosen.sort(key=lambda c: (c.source_rank, c.position))
     # A factual answer keeps relevance order: the best sentence is the answer.
-    lines = [_cite(speaker_prefix(c.text, c.speaker), c.cid) for c in chosen]
+    lines = [cite(speaker_prefix(c.text, c.speaker), c.cid) for c in chosen]
     if analysis.intent in (Intent.LIST, Intent.TIMELINE) or the_list:
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
 
 
-def _holds_codes(question: str, lead: _Candidate, sources: Sequence[Source]) -> bool:
+def _holds_codes(question: str, lead: Candidate, sources: Sequence[Source]) -> bool:
     """The note that answers holds every code the question names ("INC-2310", "SN2").
 
     A code names one thing exactly; a note about its neighbour ("INC-2334", sharing
@@ -550,7 +512,7 @@ def _holds_codes(question: str, lead: _Candidate, sources: Sequence[Source]) -> 
     return all(code.lower() in text for code in codes)
 
 
-def _reports_words(question: str, chosen: Sequence[_Candidate], sources: Sequence[Source]) -> bool:
+def _reports_words(question: str, chosen: Sequence[Candidate], sources: Sequence[Source]) -> bool:
     """ "What did Sara say about…?" is answered by a note that reports Sara's words: her
     line ("Sara: …"), or her name followed in its sentence by a verb of saying or thinking
     ("Thomas says…", "Sofia read the deck: …"). A note that only names her beside the
@@ -578,7 +540,7 @@ def _reports_words(question: str, chosen: Sequence[_Candidate], sources: Sequenc
     )
 
 
-def _the_list(pool: Sequence[_Candidate], sources: Sequence[Source]) -> list[_Candidate]:
+def _the_list(pool: Sequence[Candidate], sources: Sequence[Source]) -> list[Candidate]:
     """The items of the list the best sentence belongs to or heads ("Action items:"),
     in the note's order; none when that sentence is not in a list of its note.
 
@@ -593,7 +555,7 @@ def _the_list(pool: Sequence[_Candidate], sources: Sequence[Source]) -> list[_Ca
     if len(items) < LIST_MIN_ITEMS:
         return []
 
-    def is_item(c: _Candidate) -> bool:
+    def is_item(c: Candidate) -> bool:
         said_text = c.text.lower()
         return any(said_text[:24] in i or i[:24] in said_text for i in items)
 
@@ -644,12 +606,12 @@ def _without_trailing_asides(text: str) -> str:
 
 def _with_answer_of_kind(
     kind: re.Pattern[str],
-    chosen: list[_Candidate],
-    pool: Sequence[_Candidate],
+    chosen: list[Candidate],
+    pool: Sequence[Candidate],
     wanted: set[str] | None = None,
-    owned: Callable[[_Candidate], bool] | None = None,
-    joins: Callable[[_Candidate], bool] | None = None,
-) -> list[_Candidate]:
+    owned: Callable[[Candidate], bool] | None = None,
+    joins: Callable[[Candidate], bool] | None = None,
+) -> list[Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
     often…": a frequency), taken from the chosen passages, or else from another note
     that may join the answer (``joins``: "Arrive 9:15" in the plan for the event the
@@ -658,10 +620,10 @@ def _with_answer_of_kind(
     that shares a word with the question, and, when the question asks for someone's
     value (``owned``), from a sentence that is theirs."""
 
-    def says_it(c: _Candidate) -> bool:
+    def says_it(c: Candidate) -> bool:
         return kind.search(said(c.text) or c.text) is not None
 
-    def about_it(c: _Candidate) -> bool:
+    def about_it(c: Candidate) -> bool:
         if kind not in answer_types.SLOTS:
             return True
         return (not wanted or bool(c.terms & wanted)) and (owned is None or owned(c))
@@ -688,8 +650,8 @@ _ASKS_OUTCOME = re.compile(
 
 
 def _without_names_only(
-    chosen: list[_Candidate], wanted: set[str], names: frozenset[str]
-) -> list[_Candidate]:
+    chosen: list[Candidate], wanted: set[str], names: frozenset[str]
+) -> list[Candidate]:
     """``chosen`` without the sentences of other notes than the lead's whose share of the
     question is only names the question gives (or what the lead already covers)."""
     lead = chosen[0]
@@ -705,8 +667,8 @@ def _without_names_only(
 
 
 def _latest_note(
-    chosen: list[_Candidate], wanted: set[str], sources: Sequence[Source]
-) -> list[_Candidate]:
+    chosen: list[Candidate], wanted: set[str], sources: Sequence[Source]
+) -> list[Candidate]:
     """Of the notes quoted for a question about how things stand ("Whose fee is still
     outstanding?"), the one written last, when it answers on its own: "Only Darragh's fee
     still outstanding" (November) is how things stand, "Still owed: Tadhg, Jamie,
@@ -724,11 +686,11 @@ def _latest_note(
 
 def _latest_of_kind(
     kind: re.Pattern[str],
-    chosen: list[_Candidate],
-    pool: Sequence[_Candidate],
+    chosen: list[Candidate],
+    pool: Sequence[Candidate],
     wanted: set[str],
     sources: Sequence[Source],
-) -> list[_Candidate]:
+) -> list[Candidate]:
     """The chosen sentences, led by the latest-written one that states a value of the kind
     asked for about as much of the question as the lead does."""
     written = {s.cid: s.chunk.created_at for s in sources}
@@ -745,7 +707,7 @@ def _latest_of_kind(
     return [latest, *(c for c in chosen if c.cid != lead.cid)][: len(chosen)]
 
 
-def _someone_elses(mine: Sequence[_Candidate], others: Sequence[_Candidate]) -> bool:
+def _someone_elses(mine: Sequence[Candidate], others: Sequence[Candidate]) -> bool:
     """The question's fact is another person's: the best line about someone else matches
     it by a clear margin over anything the person asked about said or was told."""
     if not others:
@@ -755,174 +717,7 @@ def _someone_elses(mine: Sequence[_Candidate], others: Sequence[_Candidate]) -> 
     return others[0].score - mine[0].score > OTHER_MARGIN
 
 
-def _dated_answer(
-    question_terms: Sequence[str],
-    pool: Sequence[_Candidate],
-    sources: Sequence[Source],
-    question: str,
-    zone: tzinfo | None = None,
-) -> str:
-    """A "when" question: the date of the best sentence, read against its note's date.
-
-    A relative phrase ("yesterday", "last Saturday", "next month") is resolved
-    against the day the note was written; a sentence naming its own date is
-    quoted; otherwise the note's date is the answer — but only for a personal
-    record (a speaker's line, a sentence or question in the first person: "We
-    signed the lease"), where the day of writing is the day it happened. An
-    undated sentence about someone else ("Henry Kaiser was an industrialist")
-    says nothing of when: declined rather than answered with the day it was saved.
-    """
-    wanted = set(question_terms)
-
-    def share(found: frozenset[str] | set[str]) -> float:
-        return len(found & wanted) / len(wanted) if wanted else 1.0
-
-    def covers(c: _Candidate) -> bool:
-        return share(c.terms) >= MIN_COVERAGE
-
-    by_cid = {s.cid: s.chunk for s in sources}
-    # What each note says of the question, all its sentences together: "order the bird
-    # by Tuesday" is about the faraona its note's other sentence names.
-    in_note: dict[str, set[str]] = {}
-    for c in pool:
-        in_note.setdefault(c.cid, set()).update(c.terms & wanted)
-
-    def written_of(c: _Candidate) -> datetime:
-        written = by_cid[c.cid].created_at
-        # the day it was written, on the asker's calendar
-        return written.astimezone(zone) if zone is not None else written
-
-    if not pool or not covers(pool[0]):
-        return NOT_ENOUGH
-
-    def dates_of(c: _Candidate) -> list[_Dated]:
-        """The dates the sentence states, or its title when the sentence states none
-        ("design doc review tmrw" over the doc's comments). A sentence naming a date
-        itself ("Sat 24 Jan") is quoted, not the weekday's reading."""
-        if has_absolute_date(c.text):
-            quoted = speaker_prefix(c.text, c.speaker)
-            return [
-                _Dated(quoted, is_deadline(c.text, at), False) for at in absolute_starts(c.text)
-            ]
-        for text in (c.text, by_cid[c.cid].title):
-            resolved = resolve_phrases(text, written_of(c))
-            if resolved:
-                return [_Dated(r.meaning, is_deadline(text, r.start), r.past) for r in resolved]
-        return []
-
-    def first(c: _Candidate, keep: Callable[[_Dated], bool]) -> str | None:
-        return next((d.text for d in dates_of(c) if keep(d)), None)
-
-    def in_a_note(best: _Candidate) -> str | None:
-        """The day named by a sentence of the note that, all its sentences together,
-        covers the question best: "Doing: drywall patches, rehang the door. Coming
-        Saturday 9am." dates the patches in its last sentence, even when another
-        note's undated line ("Drywall patch needed — Dave will do it") matches best.
-        Another note must cover the question better than the best line's own note: one
-        that only covers it as well is a neighbour with a date of its own."""
-        floor = max(MIN_COVERAGE, share(in_note[best.cid]))
-        notes = [
-            cid
-            for cid in dict.fromkeys(c.cid for c in pool)
-            if cid == best.cid or share(in_note[cid]) > floor
-        ]
-        notes.sort(key=lambda cid: -share(in_note[cid]))
-        for cid in notes:
-            if share(in_note[cid]) < MIN_COVERAGE:
-                break
-            for c in pool:
-                if c.cid == cid and c is not best and (when := first(c, _names_a_day)):
-                    return _cite(when, cid)
-        return None
-
-    def alternative(keep: Callable[[_Dated], bool], floor: float) -> str | None:
-        """The best other sentence covering the question as well as ``floor`` whose
-        date is of the kind wanted."""
-        for c in pool[1:]:
-            if share(c.terms) >= floor and (said_when := first(c, keep)) is not None:
-                return _cite(said_when, c.cid)
-        return None
-
-    if _ASKS_DEADLINE.search(question):
-        # "By when…": a deadline ("he'll confirm by Friday") in the note about it, even
-        # when another sentence covers the question better ("Tiago said yes. start Aug 18").
-        due = [
-            c
-            for c in pool
-            if c.terms & wanted
-            and share(in_note[c.cid]) >= MIN_COVERAGE
-            and first(c, lambda d: d.deadline) is not None
-        ]
-        if due:
-            c = max(due, key=lambda c: (share(in_note[c.cid]), share(c.terms), c.score))
-            return _cite(first(c, lambda d: d.deadline) or "", c.cid)
-    best = pool[0]
-    dated = dates_of(best)
-    if dated:
-        if not _ASKS_DEADLINE.search(question) and all(d.deadline for d in dated):
-            # "When did I present…?" over "portfolio presentation. they'll send times by
-            # Friday": a deadline is not when the thing happens; a sentence covering the
-            # question as well that dates it is ("date: Thu Jan 22").
-            event = alternative(lambda d: not d.deadline, share(best.terms))
-            if event is not None:
-                return event
-        return _cite(dated[0].text, best.cid)
-    # A personal record ("domain renewed, done", "We signed the lease"): the day it was
-    # written is the day it happened.
-    recorded = bool(best.speaker or first_person(best.text) or first_person(question))
-    if _ASKS_PAST.search(question):
-        # "linalg midterm done", written on the day: the record of it done dates it, before
-        # any other sentence's reading of a weekday.
-        if _COMPLETED.search(best.text):
-            return _cite(day_text(written_of(best).date()), best.cid)
-        # "When did the pg primary run out of memory?": a sentence covering it as well
-        # that dates what happened ("yesterday 21:50 pg primary OOM") ...
-        happened = alternative(lambda d: d.past, share(best.terms))
-        if happened is not None:
-            return happened
-        # ... else the record of it, not the plan to ("renew domain (expires 4 March!)");
-        # an undated sentence of someone else's past says nothing of when.
-        if recorded:
-            # "When did I finish Middlemarch?": "finished it on the train" records it
-            # done, where "finish Middlemarch finally" (a goal) plans it.
-            verb = _DID.search(question)
-            if verb and verb["who"].lower() in _PRONOUNS and _plans(best.text, verb["verb"]):
-                done = next(
-                    (
-                        c
-                        for c in pool[1:DATED_CANDIDATES]
-                        if covers(c) and _tells_done(c.text, verb["verb"])
-                    ),
-                    None,
-                )
-                if done is not None:
-                    when = first(done, lambda d: d.past) or day_text(written_of(done).date())
-                    return _cite(when, done.cid)
-            return _cite(day_text(written_of(best).date()), best.cid)
-        return in_a_note(best) or NOT_ENOUGH
-    # What is coming: the best sentence is about the event but says nothing of when
-    # ("RSVPd yes to Isla's party"): the next ones that cover the question may ("Isla's
-    # 9th, Sat 24 Jan").
-    for c in pool[1:DATED_CANDIDATES]:
-        if covers(c) and (said_when := first(c, lambda d: True)) is not None:
-            return _cite(said_when, c.cid)
-    # The day a record was written dates what it records ("we signed the lease"), but not
-    # a sentence that puts it at another, vaguer time: "CQC visit expected sometime in
-    # March", written on 20 January, does not happen on the 20th.
-    if recorded and not _VAGUE_TIME.search(best.text):
-        return _cite(day_text(written_of(best).date()), best.cid)
-    return in_a_note(best) or NOT_ENOUGH
-
-
-# "did <someone> <verb>", the doing a question asks about: "Did I get the grant?", "and
-# did they end up booking it?" (a yes/no question, opening with it), "When did I finish…"
-# (a when question, after a pronoun: LoCoMo's named subjects are not the asker's record).
-_DID = re.compile(
-    r"\b(?i:did)\s+(?P<who>(?i:i|we|you|he|she|they|it)|[A-Z][\w-]*)\s+"
-    r"(?:(?:end|ended)\s+up\s+|ever\s+|actually\s+|finally\s+|already\s+)?(?P<verb>[a-z]+)\b"
-)
 _YES_NO_OPENING = re.compile(r"\W*(?:(?i:and|so|but)\s+)?")
-_PRONOUNS = frozenset({"i", "we", "you", "he", "she", "they"})
 # "did I have", "did they be": no doing to look for
 _NO_DOING = frozenset({"have", "be", "do"})
 # Irregular past forms, as the verb a question names ("did I get" -> "got").
@@ -972,11 +767,11 @@ _IRREGULAR = {
 }
 
 
-def _tells_the_verb(question: str, chosen: Sequence[_Candidate]) -> bool:
+def _tells_the_verb(question: str, chosen: Sequence[Candidate]) -> bool:
     """A yes/no question about a doing ("Did I get the NSERC?") is answered by a sentence
     that tells that doing ("Got it!!", "booked the tent"), not by one that only names its
     object ("NSERC deadline is Sept 26"); any other question passes."""
-    asked = _DID.search(question)
+    asked = DID.search(question)
     if (
         asked is None
         or not _YES_NO_OPENING.fullmatch(question, 0, asked.start())
@@ -987,50 +782,10 @@ def _tells_the_verb(question: str, chosen: Sequence[_Candidate]) -> bool:
     return any(stem(_IRREGULAR.get(w, w)) == verb for c in chosen for w in words(c.text))
 
 
-# A record of something completed: "midterm done", "tax return finished".
-_COMPLETED = re.compile(r"\b(?:done|finished|completed|over\s+with)\b", re.IGNORECASE)
-
-
-def _plans(text: str, verb: str) -> bool:
-    """The sentence names the verb as written in the question, not done: "finish
-    Middlemarch finally" (a goal), "renew passport"."""
-    return verb in words(text)
-
-
-def _tells_done(text: str, verb: str) -> bool:
-    """The sentence tells the verb as done: "finished", "renewed"."""
-    return any(w != verb and w.endswith("ed") and stem(w) == stem(verb) for w in words(text))
-
-
-# A date that names its day ("Saturday, 28 February 2026", "Sat 24 Jan", "2026-02-28"),
-# not a period ("2026" for "this year").
-_DAY_NAMED = re.compile(
-    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD}|{MONTH_WORD}\.?\s+\d{{1,2}}\b|"
-    r"\b\d{4}-\d{2}-\d{2}\b",
-    re.IGNORECASE,
-)
-
-
-def _names_a_day(dated: _Dated) -> bool:
-    return bool(_DAY_NAMED.search(dated.text))
-
-
-@dataclass(frozen=True)
-class _Dated:
-    text: str  # what the answer says: the resolved date, or the sentence naming it
-    deadline: bool  # "by Friday", "due Monday": the end of a span, not an event's day
-    past: bool  # read backwards from the day of writing ("yesterday", "last Saturday")
-
-
 def _clean(sentence: str) -> str:
     text = quote_note_text(sentence)
     text = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", text)  # list bullets
     return re.sub(r"\s+", " ", text).strip()
-
-
-def _cite(sentence: str, cid: str) -> str:
-    end = sentence[-1] if sentence[-1:] in ".!?" else "."
-    return f"{sentence.rstrip('.!?').rstrip()} [{cid}]{end}"
 
 
 def embedding_relevance(embedder: Embedder) -> Relevance:

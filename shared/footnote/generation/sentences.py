@@ -1,0 +1,44 @@
+"""The pieces the generator's stages share: a scored sentence of a note, how it is
+cited, the share of the question an answer must cover, and the "did <someone> <verb>"
+reading of a question. :mod:`footnote.generation.extractive` calls
+:mod:`footnote.generation.when`, so what both need lives here, below them both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Share of the question's content terms the quoted sentences must cover together;
+# below it the notes are about something else and we say so instead of guessing.
+# 0.5, not more: stemming misses irregular forms (decision verbs are matched as a
+# class, other verbs are not), so a stricter floor turns away real answers (0.6 and
+# 0.7 measured in docs/quality.md).
+MIN_COVERAGE = 0.5
+# "did <someone> <verb>", the doing a question asks about: "Did I get the grant?", "and
+# did they end up booking it?" (a yes/no question, opening with it), "When did I finish…"
+# (a when question, after a pronoun: LoCoMo's named subjects are not the asker's record).
+DID = re.compile(
+    r"\b(?i:did)\s+(?P<who>(?i:i|we|you|he|she|they|it)|[A-Z][\w-]*)\s+"
+    r"(?:(?:end|ended)\s+up\s+|ever\s+|actually\s+|finally\s+|already\s+)?(?P<verb>[a-z]+)\b"
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A quotable sentence of a note, scored against the question."""
+
+    text: str
+    cid: str
+    source_rank: int
+    position: int
+    score: float
+    terms: frozenset[str] = frozenset()
+    speaker: str = ""  # who said it, when the note records speakers ("Name: …" lines)
+    relevance: float = 0.0  # embedding relevance to the question, when scored
+    listener: str = ""  # whom it was said to: the nearest other speaker of the note
+
+
+def cite(sentence: str, cid: str) -> str:
+    end = sentence[-1] if sentence[-1:] in ".!?" else "."
+    return f"{sentence.rstrip('.!?').rstrip()} [{cid}]{end}"

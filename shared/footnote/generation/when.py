@@ -1,0 +1,239 @@
+"""The "when" stage of the offline generator: which date answers a "when" question.
+
+It reads the best sentences for a date — one they state, or a relative phrase resolved
+against the day the note was written — and chooses among them: a deadline for "by
+when", the record of something done for "when did", the day a personal record was
+written when nothing else dates it; else it declines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+
+from footnote.domain import Source
+from footnote.generation.dates import (
+    MONTH_WORD,
+    absolute_starts,
+    day_text,
+    has_absolute_date,
+    is_deadline,
+    resolve_phrases,
+)
+from footnote.generation.prompt import NOT_ENOUGH
+from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite
+from footnote.generation.speakers import first_person, speaker_prefix
+from footnote.text import stem, words
+
+# "When did…", "When was…": a question about something done, which its record dates.
+_ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
+# "By when…", "… due?", "What's the deadline for…": the end of a span of time.
+_ASKS_DEADLINE = re.compile(r"^\W*(?:by|until|till)\s+when\b|\bdue\b|\bdeadlines?\b", re.IGNORECASE)
+# A time that names no day, placing the thing there: "in March", "next month", "by the
+# summer", "sometime", "tbc" ("the warm summer breeze" places nothing).
+_VAGUE_TIME = re.compile(
+    r"\b(?:in|by|until|till|around|from|early|late|mid|next|this|end\s+of)\s+(?:the\s+)?"
+    rf"(?:{MONTH_WORD}|spring|summer|autumn|"
+    r"fall|winter|month|year|weeks?)\b|\b(?:sometime|someday|eventually|tbc|tbd)\b",
+    re.IGNORECASE,
+)
+# A "when" question reads this many of the best sentences for one that states a date.
+DATED_CANDIDATES = 5
+# "When did I / she …": a pronoun subject, whose doing a personal record tells (see DID).
+_PRONOUNS = frozenset({"i", "we", "you", "he", "she", "they"})
+
+
+def dated_answer(
+    question_terms: Sequence[str],
+    pool: Sequence[Candidate],
+    sources: Sequence[Source],
+    question: str,
+    zone: tzinfo | None = None,
+) -> str:
+    """A "when" question: the date of the best sentence, read against its note's date.
+
+    A relative phrase ("yesterday", "last Saturday", "next month") is resolved
+    against the day the note was written; a sentence naming its own date is
+    quoted; otherwise the note's date is the answer — but only for a personal
+    record (a speaker's line, a sentence or question in the first person: "We
+    signed the lease"), where the day of writing is the day it happened. An
+    undated sentence about someone else ("Henry Kaiser was an industrialist")
+    says nothing of when: declined rather than answered with the day it was saved.
+    """
+    wanted = set(question_terms)
+
+    def share(found: frozenset[str] | set[str]) -> float:
+        return len(found & wanted) / len(wanted) if wanted else 1.0
+
+    def covers(c: Candidate) -> bool:
+        return share(c.terms) >= MIN_COVERAGE
+
+    by_cid = {s.cid: s.chunk for s in sources}
+    # What each note says of the question, all its sentences together: "order the bird
+    # by Tuesday" is about the faraona its note's other sentence names.
+    in_note: dict[str, set[str]] = {}
+    for c in pool:
+        in_note.setdefault(c.cid, set()).update(c.terms & wanted)
+
+    def written_of(c: Candidate) -> datetime:
+        written = by_cid[c.cid].created_at
+        # the day it was written, on the asker's calendar
+        return written.astimezone(zone) if zone is not None else written
+
+    if not pool or not covers(pool[0]):
+        return NOT_ENOUGH
+
+    def dates_of(c: Candidate) -> list[_Dated]:
+        """The dates the sentence states, or its title when the sentence states none
+        ("design doc review tmrw" over the doc's comments). A sentence naming a date
+        itself ("Sat 24 Jan") is quoted, not the weekday's reading."""
+        if has_absolute_date(c.text):
+            quoted = speaker_prefix(c.text, c.speaker)
+            return [
+                _Dated(quoted, is_deadline(c.text, at), False) for at in absolute_starts(c.text)
+            ]
+        for text in (c.text, by_cid[c.cid].title):
+            resolved = resolve_phrases(text, written_of(c))
+            if resolved:
+                return [_Dated(r.meaning, is_deadline(text, r.start), r.past) for r in resolved]
+        return []
+
+    def first(c: Candidate, keep: Callable[[_Dated], bool]) -> str | None:
+        return next((d.text for d in dates_of(c) if keep(d)), None)
+
+    def in_a_note(best: Candidate) -> str | None:
+        """The day named by a sentence of the note that, all its sentences together,
+        covers the question best: "Doing: drywall patches, rehang the door. Coming
+        Saturday 9am." dates the patches in its last sentence, even when another
+        note's undated line ("Drywall patch needed — Dave will do it") matches best.
+        Another note must cover the question better than the best line's own note: one
+        that only covers it as well is a neighbour with a date of its own."""
+        floor = max(MIN_COVERAGE, share(in_note[best.cid]))
+        notes = [
+            cid
+            for cid in dict.fromkeys(c.cid for c in pool)
+            if cid == best.cid or share(in_note[cid]) > floor
+        ]
+        notes.sort(key=lambda cid: -share(in_note[cid]))
+        for cid in notes:
+            if share(in_note[cid]) < MIN_COVERAGE:
+                break
+            for c in pool:
+                if c.cid == cid and c is not best and (when := first(c, _names_a_day)):
+                    return cite(when, cid)
+        return None
+
+    def alternative(keep: Callable[[_Dated], bool], floor: float) -> str | None:
+        """The best other sentence covering the question as well as ``floor`` whose
+        date is of the kind wanted."""
+        for c in pool[1:]:
+            if share(c.terms) >= floor and (said_when := first(c, keep)) is not None:
+                return cite(said_when, c.cid)
+        return None
+
+    if _ASKS_DEADLINE.search(question):
+        # "By when…": a deadline ("he'll confirm by Friday") in the note about it, even
+        # when another sentence covers the question better ("Tiago said yes. start Aug 18").
+        due = [
+            c
+            for c in pool
+            if c.terms & wanted
+            and share(in_note[c.cid]) >= MIN_COVERAGE
+            and first(c, lambda d: d.deadline) is not None
+        ]
+        if due:
+            c = max(due, key=lambda c: (share(in_note[c.cid]), share(c.terms), c.score))
+            return cite(first(c, lambda d: d.deadline) or "", c.cid)
+    best = pool[0]
+    dated = dates_of(best)
+    if dated:
+        if not _ASKS_DEADLINE.search(question) and all(d.deadline for d in dated):
+            # "When did I present…?" over "portfolio presentation. they'll send times by
+            # Friday": a deadline is not when the thing happens; a sentence covering the
+            # question as well that dates it is ("date: Thu Jan 22").
+            event = alternative(lambda d: not d.deadline, share(best.terms))
+            if event is not None:
+                return event
+        return cite(dated[0].text, best.cid)
+    # A personal record ("domain renewed, done", "We signed the lease"): the day it was
+    # written is the day it happened.
+    recorded = bool(best.speaker or first_person(best.text) or first_person(question))
+    if _ASKS_PAST.search(question):
+        # "linalg midterm done", written on the day: the record of it done dates it, before
+        # any other sentence's reading of a weekday.
+        if _COMPLETED.search(best.text):
+            return cite(day_text(written_of(best).date()), best.cid)
+        # "When did the pg primary run out of memory?": a sentence covering it as well
+        # that dates what happened ("yesterday 21:50 pg primary OOM") ...
+        happened = alternative(lambda d: d.past, share(best.terms))
+        if happened is not None:
+            return happened
+        # ... else the record of it, not the plan to ("renew domain (expires 4 March!)");
+        # an undated sentence of someone else's past says nothing of when.
+        if recorded:
+            # "When did I finish Middlemarch?": "finished it on the train" records it
+            # done, where "finish Middlemarch finally" (a goal) plans it.
+            verb = DID.search(question)
+            if verb and verb["who"].lower() in _PRONOUNS and _plans(best.text, verb["verb"]):
+                done = next(
+                    (
+                        c
+                        for c in pool[1:DATED_CANDIDATES]
+                        if covers(c) and _tells_done(c.text, verb["verb"])
+                    ),
+                    None,
+                )
+                if done is not None:
+                    when = first(done, lambda d: d.past) or day_text(written_of(done).date())
+                    return cite(when, done.cid)
+            return cite(day_text(written_of(best).date()), best.cid)
+        return in_a_note(best) or NOT_ENOUGH
+    # What is coming: the best sentence is about the event but says nothing of when
+    # ("RSVPd yes to Isla's party"): the next ones that cover the question may ("Isla's
+    # 9th, Sat 24 Jan").
+    for c in pool[1:DATED_CANDIDATES]:
+        if covers(c) and (said_when := first(c, lambda d: True)) is not None:
+            return cite(said_when, c.cid)
+    # The day a record was written dates what it records ("we signed the lease"), but not
+    # a sentence that puts it at another, vaguer time: "CQC visit expected sometime in
+    # March", written on 20 January, does not happen on the 20th.
+    if recorded and not _VAGUE_TIME.search(best.text):
+        return cite(day_text(written_of(best).date()), best.cid)
+    return in_a_note(best) or NOT_ENOUGH
+
+
+# A record of something completed: "midterm done", "tax return finished".
+_COMPLETED = re.compile(r"\b(?:done|finished|completed|over\s+with)\b", re.IGNORECASE)
+
+
+def _plans(text: str, verb: str) -> bool:
+    """The sentence names the verb as written in the question, not done: "finish
+    Middlemarch finally" (a goal), "renew passport"."""
+    return verb in words(text)
+
+
+def _tells_done(text: str, verb: str) -> bool:
+    """The sentence tells the verb as done: "finished", "renewed"."""
+    return any(w != verb and w.endswith("ed") and stem(w) == stem(verb) for w in words(text))
+
+
+# A date that names its day ("Saturday, 28 February 2026", "Sat 24 Jan", "2026-02-28"),
+# not a period ("2026" for "this year").
+_DAY_NAMED = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH_WORD}|{MONTH_WORD}\.?\s+\d{{1,2}}\b|"
+    r"\b\d{4}-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+
+
+def _names_a_day(dated: _Dated) -> bool:
+    return bool(_DAY_NAMED.search(dated.text))
+
+
+@dataclass(frozen=True)
+class _Dated:
+    text: str  # what the answer says: the resolved date, or the sentence naming it
+    deadline: bool  # "by Friday", "due Monday": the end of a span, not an event's day
+    past: bool  # read backwards from the day of writing ("yesterday", "last Saturday")
