@@ -518,3 +518,14 @@ def test_a_label_line_runs_on_into_its_value_but_not_into_a_list() -> None:
     assert read[0] == "Phase 1 spent so far:\nElectrical $12,900 + panel $2,400", read
     # a label over items heads a list: the items stay apart (the list answer reads them)
     assert read[1:] == ["Action items:", "- call Tony", "- bins"], read
+
+
+def test_notes_written_at_the_same_moment_are_not_ordered_by_chance() -> None:
+    notes = [
+        _source("N1", "Club dues", "Club dues: 9 of 14 paid. Still owed: Ana, Bo, Cai, Dee."),
+        _source("N2", "Treasurer", "Only Cai's dues still outstanding, chased him Friday."),
+    ]
+    # same creation time: neither note is the later one, so both stay, whatever the
+    # order of a set of ids (HotpotQA's passages all share one date)
+    answer = _answer("Whose club dues are still outstanding?", notes)
+    assert "[N1]" in answer and "[N2]" in answer, answer

@@ -672,13 +672,13 @@ def _latest_note(
     """Of the notes quoted for a question about how things stand ("Whose fee is still
     outstanding?"), the one written last, when it answers on its own: "Only Darragh's fee
     still outstanding" (November) is how things stand, "Still owed: Tadhg, Jamie,
-    Darragh" (September) was."""
+    Darragh" (September) was. Notes written at the same moment tell nothing of which is
+    later: then all stay."""
     written = {s.cid: s.chunk.created_at for s in sources}
-    notes = {c.cid for c in chosen}
-    if len(notes) < 2:
+    notes = sorted({c.cid for c in chosen}, key=lambda cid: written[cid])
+    if len(notes) < 2 or written[notes[-1]] == written[notes[-2]]:
         return chosen
-    latest = max(notes, key=lambda cid: written[cid])
-    mine = [c for c in chosen if c.cid == latest]
+    mine = [c for c in chosen if c.cid == notes[-1]]
     if wanted and len(_covered(mine, wanted)) / len(wanted) < MIN_COVERAGE:
         return chosen
     return mine
