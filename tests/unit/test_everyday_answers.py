@@ -529,3 +529,25 @@ def test_notes_written_at_the_same_moment_are_not_ordered_by_chance() -> None:
     # order of a set of ids (HotpotQA's passages all share one date)
     answer = _answer("Whose club dues are still outstanding?", notes)
     assert "[N1]" in answer and "[N2]" in answer, answer
+
+
+def test_the_event_a_window_is_anchored_to_is_still_what_the_question_is_about() -> None:
+    debrief = _source(
+        "N1",
+        "dinner party debrief",
+        "guinea fowl a bit dry – brine next time\ntiramisù too sweet -> 80g sugar next time",
+    )
+    question = "What did I want to change about the tiramisù after the dinner party?"
+    # the debrief's title dates the event: "after the dinner party" becomes a window,
+    # and its words left the question's keywords
+    analysis = analyze(question, ASKED, {"dinner party": WRITTEN.date()})
+    assert analysis.window is not None and "dinner" not in analysis.keywords
+    answer = compose(question, [debrief], analysis)
+    assert answer == "tiramisù too sweet -> 80g sugar next time [N1].", answer
+    # a calendar phrase names no words a note must say: the March note need not say "March"
+    march = [_source("N1", "Cooking log", "panna cotta too sweet -> less sugar")]
+    assert "[N1]" in compose(
+        "Which dessert was too sweet in March?",
+        march,
+        analyze("Which dessert was too sweet in March?", ASKED),
+    )

@@ -46,6 +46,7 @@ from footnote.generation.speakers import (
 )
 from footnote.generation.when import dated_answer
 from footnote.ports import Embedder, Generator, Pieces
+from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.text import (
     DECISION_VERBS,
     QUERY_FILLER,
@@ -360,6 +361,10 @@ def _compose(
     when = asks_when(question)
     # shorthand on either side is read as what it stands for ("bday", "apps")
     question_terms = spelled_out(list(analysis.keywords) or terms(question, QUERY_FILLER))
+    # "… after the dinner party": the event the window is anchored to is still what the
+    # question is about (a note titled by it covers those words); a calendar phrase ("in
+    # March", "last week") names no words a note need say.
+    question_terms += [t for t in _event_terms(analysis) if t not in question_terms]
     named = titles_named(question, sources)
     # the names the question gives ("Firestore", "Cloud Run"), as terms
     names = frozenset(t for phrase in name_phrases(question, analysis) for t in phrase)
@@ -498,6 +503,29 @@ def _compose(
     if analysis.intent in (Intent.LIST, Intent.TIMELINE) or the_list:
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+# The words of time phrases themselves: "after the dinner party" leaves "dinner", "party".
+_CALENDAR = frozenset(
+    terms(
+        " ".join([*MONTHS, *WEEKDAYS])
+        + " day days week weeks weekend month months year years quarter today yesterday "
+        "tomorrow tonight ago last past next early mid late start end middle beginning "
+        "morning afternoon evening night q1 q2 q3 q4 spring summer autumn fall winter"
+    )
+)
+
+
+def _event_terms(analysis: QueryAnalysis) -> list[str]:
+    """The words of the event a question's window is anchored to ("the dinner party"),
+    none for a calendar phrase."""
+    if analysis.window is None:
+        return []
+    return [
+        t
+        for t in terms(analysis.window.label)
+        if t not in _CALENDAR and not any(ch.isdigit() for ch in t)
+    ]
 
 
 def _holds_codes(question: str, lead: Candidate, sources: Sequence[Source]) -> bool:
