@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from footnote.domain import Source
 from footnote.generation.dates import MONTH_WORD
+from footnote.generation.sentences import ITEM_LINE
 from footnote.text import QUERY_FILLER, terms
 
 # "How many loaves have I…", "how many of my work hours…", "How many long runs did I do"
@@ -22,8 +23,6 @@ _HOW_MANY = re.compile(
     r"in|on|at|during|since|from|for|this|last|so\s+far)\b",
     re.IGNORECASE,
 )
-# A line marked as an item: "- ", "* ", "1. ", "[ ] ".
-_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+\S", re.MULTILINE)
 # A checkbox not yet ticked: "[ ] call Jo", "- [ ] call Jo".
 _OPEN_ITEM = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?\[ ?\][ \t]+\S", re.MULTILINE)
 # "How many … are still open / unticked / left to do": only the unticked boxes count.
@@ -200,7 +199,7 @@ def _series_key(title: str) -> str:
 
 
 def _items(source: Source) -> int:
-    found = len(_ITEM.findall(source.chunk.text))
+    found = len(ITEM_LINE.findall(source.chunk.text))
     return found if found >= MIN_ITEMS else 0
 
 

@@ -340,9 +340,10 @@ def compose(
     analysis: QueryAnalysis,
     relevance: Relevance | None = None,
 ) -> str:
-    answer = _compose(question, sources, analysis, relevance)
+    agreed = _agreed_questions(sources)
+    answer = _compose(question, sources, analysis, relevance, agreed)
     # A question quoted as agreed is quoted with its reply: alone it reads as still open.
-    for (cid, _), (asked, reply) in _agreed_questions(sources).items():
+    for (cid, _), (asked, reply) in agreed.items():
         quoted = cite(asked, cid)
         if quoted in answer and reply not in answer:
             answer = answer.replace(quoted, f"{quoted} {cite(reply, cid)}", 1)
@@ -354,6 +355,7 @@ def _compose(
     sources: Sequence[Source],
     analysis: QueryAnalysis,
     relevance: Relevance | None,
+    agreed: dict[tuple[str, int], tuple[str, str]],
 ) -> str:
     if not sources or missing_names(question, sources, analysis):
         return NOT_ENOUGH
@@ -381,7 +383,6 @@ def _compose(
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
         # it an answer. One the next speaker agrees to ("Me: can the draft be Dec 5?" /
         # "Delgado: fine.") is what was agreed.
-        agreed = _agreed_questions(sources)
         pool = [
             c
             for c in pool

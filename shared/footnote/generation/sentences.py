@@ -42,3 +42,7 @@ class Candidate:
 def cite(sentence: str, cid: str) -> str:
     end = sentence[-1] if sentence[-1:] in ".!?" else "."
     return f"{sentence.rstrip('.!?').rstrip()} [{cid}]{end}"
+
+
+# A line marked as a list item: "- ", "* ", "1. ", "[ ] " (MULTILINE: at any line's start).
+ITEM_LINE = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+\S", re.MULTILINE)

@@ -14,6 +14,7 @@ from typing import Protocol, TypeVar
 
 from footnote.domain import Source
 from footnote.generation.names import TOKEN, name_phrases
+from footnote.generation.sentences import ITEM_LINE
 from footnote.text import split_sentences, terms
 
 # "Caroline: I went to …": a line that records who said it (chat logs, meeting notes).
@@ -136,17 +137,13 @@ def _line_sentences(text: str, joined: bool = False) -> list[tuple[int, int]]:
 _WRAP_WIDTH = 60
 
 
-# A line marked as an item: "- ", "* ", "1. ", "[ ] ".
-_ITEM_LINE = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+\S")
-
-
 def _wrapped(line: str, following: str, paragraphs: bool) -> bool:
     """``line`` runs on into ``following``: wrapped mid-sentence, or a label whose value
     is on the next line ("Phase 1 spent so far:" / "Electrical $12,900 …"; a label over
     items heads a list, which stays apart). ``paragraphs``: the text is no transcript,
     whose lines are turns however long."""
     body = line.rstrip()
-    if body.endswith(":") and following.strip() and not _ITEM_LINE.match(following):
+    if body.endswith(":") and following.strip() and not ITEM_LINE.match(following):
         return True
     return (
         paragraphs
