@@ -9,7 +9,6 @@ from footnote.adapters.firestore_common import (
     CHUNK_IDS,
     CHUNKS,
     CHUNKS_CHANGED_AT,
-    IN_LIMIT,
     NOTES,
     STATES,
     TENANTS,
@@ -44,14 +43,13 @@ class FirestoreChunkStore(FirestoreRepository):
     ) -> list[str] | None:
         note_ref = self.client.collection(NOTES).document(note.id)
         new_ids = {c.chunk_id for c in chunks}
-        seen = self._chunk_ids_of(note.id)
 
         @self._fs.transactional
         def run(tx: Any) -> list[str] | None:
             snap = note_ref.get(transaction=tx)
             if not snap.exists or not same_content(note_from(snap), note):
                 return None
-            removed = self._known_chunk_ids(tx, note.id, seen) - new_ids
+            removed = set(self._recorded_chunk_ids(tx, note.id)) - new_ids
             for cid in removed:
                 tx.delete(self.client.collection(CHUNKS).document(cid))
             for c in chunks:
@@ -70,13 +68,12 @@ class FirestoreChunkStore(FirestoreRepository):
 
     def remove_chunks(self, note_id: str, state: IndexState) -> list[str] | None:
         note_ref = self.client.collection(NOTES).document(note_id)
-        seen = self._chunk_ids_of(note_id)
 
         @self._fs.transactional
         def run(tx: Any) -> list[str] | None:
             if note_ref.get(transaction=tx).exists:
                 return None
-            removed = self._known_chunk_ids(tx, note_id, seen)
+            removed = set(self._recorded_chunk_ids(tx, note_id))
             for cid in removed:
                 tx.delete(self.client.collection(CHUNKS).document(cid))
             tx.set(
@@ -91,11 +88,9 @@ class FirestoreChunkStore(FirestoreRepository):
         return removed
 
     def withdraw_chunks(self, state: IndexState) -> list[str]:
-        seen = self._chunk_ids_of(state.note_id)
-
         @self._fs.transactional
         def run(tx: Any) -> list[str]:
-            ids = sorted(seen | set(self._recorded_chunk_ids(tx, state.note_id)))
+            ids = sorted(set(self._recorded_chunk_ids(tx, state.note_id)))
             self._drop_chunks(tx, ids, state)
             return ids
 
@@ -145,18 +140,19 @@ class FirestoreChunkStore(FirestoreRepository):
         return None if len(ids) > limit else ids
 
     def chunks_of_notes(self, tenant_id: str, note_ids: Sequence[str]) -> list[Chunk]:
-        out: list[Chunk] = []
-        ids = list(dict.fromkeys(note_ids))
-        for i in range(0, len(ids), IN_LIMIT):
-            query = self.client.collection(CHUNKS).where(
-                filter=self._where("noteId", "in", ids[i : i + IN_LIMIT])
-            )
-            out += [
-                c
-                for c in (_chunk_from(s.to_dict() or {}) for s in query.stream())
-                if c.tenant_id == tenant_id
-            ]
-        return out
+        # By the ids each note's state records (``FirestoreRepository`` says why
+        # they are all of them): point reads, where a query on noteId is a scan of
+        # the collection in the emulator. The two reads are not one snapshot, and
+        # need not be: a note changed between them has a chunksChangedAt after the
+        # corpus's mark, so the next refresh reads it again.
+        refs = [self.client.collection(STATES).document(i) for i in dict.fromkeys(note_ids)]
+        chunk_ids = [
+            cid
+            for snap in self.client.get_all(refs, field_paths=["tenantId", CHUNK_IDS])
+            if snap.exists and (snap.to_dict() or {}).get("tenantId") == tenant_id
+            for cid in (snap.to_dict() or {}).get(CHUNK_IDS) or ()
+        ]
+        return self.get_chunks(tenant_id, chunk_ids)
 
     def get_chunks(self, tenant_id: str, chunk_ids: Sequence[str]) -> list[Chunk]:
         ids = list(dict.fromkeys(chunk_ids))

@@ -43,7 +43,6 @@ CHUNK_IDS = "chunkIds"  # in indexState: the chunk ids the last chunk transactio
 # write, or the API dropping them on an edit or delete). The change log in-memory
 # corpora patch from: ``notes_changed_since`` queries it per tenant.
 CHUNKS_CHANGED_AT = "chunksChangedAt"
-IN_LIMIT = 30  # values in one Firestore "in" filter
 
 
 def make_client(project_id: str, database: str) -> firestore.Client:
@@ -126,24 +125,20 @@ class FirestoreRepository:
             merge=True,  # keeps chunkIds, which only the chunk transactions write
         )
 
-    # No query runs inside the chunk transactions: the Firestore emulator locks a
-    # whole collection for a transactional query, so concurrent indexing of
-    # different notes aborted each other ("Failed to commit transaction in 5
-    # attempts"), and production pays for range locks too. Instead the note's
-    # chunk ids come from a plain query before the transaction plus the ids the
-    # last committed transaction recorded in indexState/{noteId}.chunkIds, which
-    # the transaction reads (and so locks). A chunk committed after the query
-    # was committed together with that list, so the union misses none.
-    def _chunk_ids_of(self, note_id: str) -> set[str]:
-        query = self.client.collection(CHUNKS).where(filter=self._where("noteId", "==", note_id))
-        return {s.id for s in query.select([]).stream()}
-
+    # indexState/{noteId}.chunkIds lists every chunk document of the note: the
+    # only writes of chunks (``replace_chunks``, ``create_notes``) record their ids
+    # there in the same transaction, and a list is only shortened by the
+    # transaction that deletes what it drops (a withdrawal or the API's drop keeps
+    # the list, so the indexer still removes those vectors). So the chunk
+    # transactions read that one document (and so lock it) and run no query: the
+    # Firestore emulator locks a whole collection for a transactional query, so
+    # concurrent indexing of different notes aborted each other ("Failed to
+    # commit transaction in 5 attempts"), and it answers a query on noteId by
+    # scanning the collection: 8 s for an `in` of 30 ids over 20,000 chunks, which
+    # made an import slow down as the tenant grew (docs/performance.md).
     #
     # Every id is returned, stored or not: the API may have dropped the documents
     # already (an edit or a delete), and the indexer still removes their vectors.
-    def _known_chunk_ids(self, tx: Any, note_id: str, seen: set[str]) -> set[str]:
-        return seen | set(self._recorded_chunk_ids(tx, note_id))
-
     def _chunk_doc(self, c: Chunk) -> dict[str, Any]:
         return {
             "chunkId": c.chunk_id,

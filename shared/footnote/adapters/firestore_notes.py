@@ -20,7 +20,6 @@ from footnote.adapters.firestore_common import (
     CHUNK_IDS,
     CHUNKS,
     CHUNKS_CHANGED_AT,
-    IN_LIMIT,
     NOTE_CHANGES,
     NOTES,
     STATES,
@@ -120,22 +119,15 @@ class FirestoreNoteStore(FirestoreRepository):
         states (locking them, so two jobs writing the same notes take turns and the
         second finds them), then creates the absent notes with their change entries,
         chunks and states. A chunk of an earlier note of the same id (deleted, its
-        vectors perhaps still to remove) is found as ``replace_chunks`` finds it: a
-        query before the transaction plus the ids the state records, read inside."""
+        vectors perhaps still to remove) is found as ``replace_chunks`` finds it: in
+        the ids its state records, read inside (``FirestoreRepository`` says why no
+        query is needed)."""
         check_atomic(entries)
         if not entries:
             return CreatedNotes([], [])
         tenants = {e.note.tenant_id for e in entries}
         notes = self.client.collection(NOTES)
         states = self.client.collection(STATES)
-        seen: dict[str, set[str]] = {}
-        indexed = [e.note.id for e in entries if e.state is not None]
-        for i in range(0, len(indexed), IN_LIMIT):
-            query = self.client.collection(CHUNKS).where(
-                filter=self._where("noteId", "in", indexed[i : i + IN_LIMIT])
-            )
-            for snap in query.select(["noteId"]).stream():
-                seen.setdefault(str(snap.get("noteId")), set()).add(snap.id)
 
         @self._fs.transactional
         def run(tx: Any) -> CreatedNotes:
@@ -167,7 +159,7 @@ class FirestoreNoteStore(FirestoreRepository):
                 prior = snaps[state_ref.path]
                 recorded = (prior.to_dict() or {}).get(CHUNK_IDS, []) if prior.exists else []
                 new_ids = {c.chunk_id for c in entry.chunks}
-                stale = sorted((seen.get(note.id, set()) | set(recorded)) - new_ids)
+                stale = sorted(set(recorded) - new_ids)
                 for cid in stale:
                     tx.delete(self.client.collection(CHUNKS).document(cid))
                 for c in entry.chunks:
