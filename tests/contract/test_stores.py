@@ -336,6 +336,21 @@ def test_embedding_cache_round_trip(store) -> None:
     assert store.get_many([key]) == {}
     store.put_many({key: [0.5, -0.25]})
     assert store.get_many([key, "missing"]) == {key: [0.5, -0.25]}
+    # Exact to the last bit, whatever the store keeps: a cached vector is the vector.
+    exact = [0.1, 1 / 3, -2.0e-300, 123456.789]
+    store.put_many({key: exact})
+    assert store.get_many([key]) == {key: exact}
+
+
+def test_firestore_embedding_cache_reads_a_vector_stored_as_a_list(direct_firestore_client) -> None:
+    from footnote.adapters.firestore_common import EMBEDDINGS
+    from footnote.adapters.firestore_store import FirestoreStore
+
+    key = uuid.uuid4().hex
+    direct_firestore_client.collection(EMBEDDINGS).document(key).set(
+        {"vector": [0.5, -0.25], "tenantId": None}
+    )
+    assert FirestoreStore(direct_firestore_client).get_many([key]) == {key: [0.5, -0.25]}
 
 
 def test_the_change_log_names_exactly_the_notes_changed_since_a_mark(store) -> None:

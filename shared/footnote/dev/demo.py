@@ -92,8 +92,9 @@ class DemoClient:
 
     def call(self, method: str, path: str, token: str, **kw: Any) -> requests.Response:
         headers = {"Authorization": f"Bearer {token}", **kw.pop("headers", {})}
+        timeout = kw.pop("timeout", scaled(60))
         return requests.request(
-            method, f"{self.api_url}{path}", headers=headers, timeout=scaled(60), **kw
+            method, f"{self.api_url}{path}", headers=headers, timeout=timeout, **kw
         )
 
     def wait_indexed(self, token: str, note_ids: list[str], timeout: float = 120) -> None:
