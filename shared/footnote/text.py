@@ -254,14 +254,32 @@ def sha256(*parts: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _shorthand_stems() -> dict[str, tuple[str, ...]]:
-    return {stem(short): tuple(terms(full)) for short, full in SHORTHAND.items()}
+def _shorthand_stems() -> dict[str, dict[str, tuple[str, ...]]]:
+    """By the stem ``terms`` gives a shorthand word: the word as written, and the terms of
+    what it stands for."""
+    table: dict[str, dict[str, tuple[str, ...]]] = {}
+    for short, full in SHORTHAND.items():
+        table.setdefault(stem(short), {})[short] = tuple(terms(full))
+    return table
 
 
-def spelled_out(found: Sequence[str]) -> list[str]:
-    """Terms (from ``terms``) with shorthand replaced by the terms of what it stands for."""
+# Signs that stand for a word ("41°" is 41 degrees, "15%" 15 percent): ``terms`` drops
+# them with the punctuation.
+SIGNS: Mapping[str, str] = {"°": "degrees", "%": "percent"}
+
+
+def spelled_out(found: Sequence[str], text: str) -> list[str]:
+    """Terms (from ``terms(text)``) with shorthand replaced by the terms of what it stands
+    for, and the words of the signs ``text`` uses. Only where ``text`` writes the shorthand
+    itself: "Wed" is Wednesday, but "wedding" stems to the same "wed", and "fries" to
+    "fri"."""
     table = _shorthand_stems()
+    written = {w.split("'")[0] for w in words(text)} if any(t in table for t in found) else set()
     out: list[str] = []
     for t in found:
-        out.extend(table.get(t, (t,)))
+        spelled = next((full for short, full in table.get(t, {}).items() if short in written), None)
+        out.extend(spelled or (t,))
+    for sign, word in SIGNS.items():
+        if sign in text:
+            out.extend(terms(word))
     return out
