@@ -78,20 +78,24 @@ _ADDRESS_PREFIX = re.compile(rf"^(?:\W|\b(?:{_ADDRESS_WORDS})\b)+")
 
 def attributed_sentences(text: str, continued: bool = False) -> list[tuple[str, str]]:
     """(sentence, speaker) in order; the speaker is the last "Name:" line label above it.
+    A label heading its own line ("Sofia:" over her points) speaks for the lines under
+    it; one followed by what was said on its line ("Atelier Camélia: €6,400, meadow
+    style") for that line only: the next unlabelled line of a note is the writer's
+    ("→ Going w/ Camélia", "Jonas owns the email"), not the label's.
 
     ``continued``: the text is a later chunk of its note, so what precedes its first
     label is the end of a turn, not a preamble."""
-    labels = [(m.start(), m["name"]) for m in SPEAKER.finditer(text)]
+    labels = [(m.start(), m["name"], "\n" not in m.group(0)) for m in SPEAKER.finditer(text)]
     out: list[tuple[str, str]] = []
     # A chunk cut from a longer transcript may open mid-turn: in a two-party exchange
     # that turn is the other party's, the one the first labelled speaker answers.
     opening = listeners(text).get(labels[0][1], "") if labels and continued else ""
     for start, end in _line_sentences(text, joined=not labels):
         speaker = opening
-        for at, name in labels:
+        for at, name, inline in labels:
             if at > start:
                 break
-            speaker = name
+            speaker = "" if inline and "\n" in text[at:start] else name
         out.append((text[start:end], speaker))
     return out
 
