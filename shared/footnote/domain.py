@@ -225,6 +225,9 @@ class QueryAnalysis:
     window: TimeWindow | None = None
     types: tuple[MemoryType, ...] = ()
     unresolved: tuple[str, ...] = ()  # time hints seen but not turned into a window
+    # A follow-up's "it", "there", "her": the names the previous answer gave, as terms.
+    # A preference among sentences that answer equally well, not words to cover.
+    referents: tuple[str, ...] = ()
     # When the question was asked, in the asker's time zone: the generator reads a
     # note's relative dates ("before Friday") on that calendar.
     now: datetime | None = field(default=None, compare=False)

@@ -222,6 +222,32 @@ def test_shorthand_in_a_note_answers_the_words_it_stands_for() -> None:
     assert "climbing shoes" in _answer("What are we getting Sam for Christmas?", gifts)
 
 
+def test_shorthand_is_read_where_it_is_written_not_in_a_word_with_its_stem() -> None:
+    # "wedding" and "fries" stem to "wed" and "fri", as "Wed" and "Fri" do: only the
+    # shorthand as written stands for the weekday.
+    wedding = [_source("N1", "Wedding ideas", "fairy lights, long tables, fries at midnight")]
+    assert _answer("What am I doing on Wednesday?", wedding) == NOT_ENOUGH
+    assert _answer("What's planned for Friday?", wedding) == NOT_ENOUGH
+    week = [_source("N1", "This week", "Wed – dentist 3pm\nFri – drinks with Ana")]
+    assert "dentist" in _answer("What am I doing on Wednesday?", week)
+
+
+def test_a_sign_is_read_as_the_word_it_stands_for() -> None:
+    sale = [_source("N1", "Sale", "Everything 15% off till Sunday, plants excluded")]
+    assert "Sunday" in _answer("Until when is the 15 percent discount on?", sale)
+    heat = [_source("N1", "Heatwave plan", "BOM says 41° on Thursday, shade cloth on the racks")]
+    assert "shade cloth" in _answer("What's the plan if it hits 41 degrees?", heat)
+
+
+def test_a_sentence_naming_a_day_answers_which_day() -> None:
+    # "day" is the kind of date asked for: "on Thursday" says it, as "next month" says
+    # "month" (and "41°" is 41 degrees)
+    heat = [_source("N1", "Heatwave plan", "BOM says 41° on Thursday. Shade cloth on the racks.")]
+    assert "Thursday" in _answer("Which day was it supposed to hit 41 degrees?", heat)
+    born = [_source("N1", "Nat Wolff", "Nat Wolff (born December 17, 1994) is an actor")]
+    assert "1994" in _answer("What year was Nat Wolff born?", born)
+
+
 def test_another_note_sharing_one_word_is_no_second_source() -> None:
     # "No scores kept" shares "score" with the question and nothing else: a neighbour,
     # not the rest of the answer.
@@ -551,3 +577,20 @@ def test_the_event_a_window_is_anchored_to_is_still_what_the_question_is_about()
         march,
         analyze("Which dessert was too sweet in March?", ASKED),
     )
+
+
+def test_a_label_speaks_for_its_own_line_or_for_the_lines_it_heads() -> None:
+    from footnote.generation.speakers import attributed_sentences
+
+    note = (
+        "Flor de Lis: €5,800, very classic\n"
+        "Atelier Camélia: €6,400, meadow style\n"
+        "→ Going w/ Camélia, fits the brief\n"
+        "Sofia:\n"
+        "- market slide too busy\n"
+        "- one number per slide"
+    )
+    said = dict(attributed_sentences(note))
+    assert said["Atelier Camélia: €6,400, meadow style"] == "Atelier Camélia"
+    assert said["→ Going w/ Camélia, fits the brief"] == ""  # the writer's, not Camélia's
+    assert said["- one number per slide"] == "Sofia"

@@ -314,3 +314,25 @@ def test_a_follow_up_is_not_held_to_the_words_its_note_never_used(streamed: bool
 def test_the_elliptical_follow_ups_people_ask_are_read_as_follow_ups() -> None:
     for message in ("against who?", "how much was it?", "when did it get delivered?"):
         assert is_follow_up(message, analyze(message, NOW)), message
+
+
+def test_a_follow_ups_it_is_what_the_previous_answer_named() -> None:
+    # One note holds both florists: the passage in focus is the same for either price,
+    # and "how much was it?" shares no word with the chosen one's line. The name the
+    # answer gave ("Camélia") is what "it" stands for.
+    app = Container(settings(), clock=lambda: NOW)
+    text = (
+        "Flor de Lis: €5,800, very classic, lots of roses\n"
+        "Atelier Camélia: €4,900, wild and seasonal\n"
+        "→ Going w/ Camélia, fits the brief"
+    )
+    written = NOW - timedelta(days=2)
+    app.store.create_note(Note("n0", "alice", text, written, written, title="Florist comparison"))
+    app.indexing.index_note("n0")
+    first = app.chat.chat("alice", "Which florist did we go with?", None, RagConfig())
+    assert "Camélia" in first.answer
+    follow = app.chat.chat("alice", "how much was it?", first.conversation_id, RagConfig())
+    assert "4,900" in follow.answer and "5,800" not in follow.answer, follow.answer
+    # a follow-up that names its own subject inherits no names from the answer
+    other = plan("what about Flor de Lis?", NOW, {}, _turns("n0_000"))
+    assert "camélia" not in other.analysis.keywords

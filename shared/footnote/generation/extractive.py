@@ -84,6 +84,9 @@ MAX_LINKED = 1
 # A note whose title the question names is what the question is about: its
 # sentences get this bonus over others with the same share of question terms.
 NAMED_TITLE_BONUS = 0.25
+# A follow-up's sentence naming what its "it" stands for (``QueryAnalysis.referents``)
+# is preferred over one that answers as well: a tie-break, less than a question word.
+REFERENT_BONUS = 0.1
 # How much better (coverage + relevance score) the best line about someone else must
 # match a question than the best line about the person it names, for the fact to be
 # read as that other person's and the question declined. 0: the better match owns the
@@ -137,9 +140,11 @@ def candidates(
     decided: frozenset[str] = frozenset(),
     relevance: Relevance | None = None,
     question: str = "",
+    referents: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """Every quotable sentence of the sources, scored by query-term coverage
     (and, with a ``relevance`` scorer, by embedding relevance to the question).
+    ``referents``: what a follow-up's "it" stands for; a sentence naming it is preferred.
 
     ``named``: citation ids of the notes whose title the question names.
     ``decided``: the question's decision verbs, which any sentence recording a
@@ -158,8 +163,8 @@ def candidates(
         body = source.chunk.text
         if title and body.lower().startswith(source.chunk.title.strip().lower()):
             body = body[len(source.chunk.title.strip()) :]
-        titled = frozenset(spelled_out(terms(source.chunk.title))) - frozenset(
-            spelled_out(terms(body))
+        titled = frozenset(spelled_out(terms(source.chunk.title), source.chunk.title)) - frozenset(
+            spelled_out(terms(body), body)
         )
         heard_by = listeners(source.chunk.text)
         turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
@@ -168,7 +173,7 @@ def candidates(
             # The indexed text starts with the note's title; a title is a label, not a claim.
             if len(clean) < 6 or (title and clean.rstrip(".!?").lower() == title):
                 continue
-            have = frozenset(spelled_out(terms(clean))) | frozenset(terms(speaker)) | titled
+            have = frozenset(spelled_out(terms(clean), clean)) | frozenset(terms(speaker)) | titled
             if by_value is not None and by_value[0].search(clean):
                 have |= by_value[1]
             if decided and DECISION_VERBS.search(clean):
@@ -178,6 +183,8 @@ def candidates(
             score = overlap + 0.25 / (1 + rank) + (0.02 if position == 0 else 0.0)
             if source.cid in named:
                 score += NAMED_TITLE_BONUS
+            if have & referents:
+                score += REFERENT_BONUS
             out.append(
                 Candidate(
                     clean,
@@ -362,7 +369,7 @@ def _compose(
     listing = analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE)
     when = asks_when(question)
     # shorthand on either side is read as what it stands for ("bday", "apps")
-    question_terms = spelled_out(list(analysis.keywords) or terms(question, QUERY_FILLER))
+    question_terms = spelled_out(list(analysis.keywords) or terms(question, QUERY_FILLER), question)
     # "… after the dinner party": the event the window is anchored to is still what the
     # question is about (a note titled by it covers those words); a calendar phrase ("in
     # March", "last week") names no words a note need say.
@@ -377,6 +384,7 @@ def _compose(
         decision_terms(question, question_terms),
         relevance,
         question,
+        frozenset(analysis.referents),
     )
     if not listing or when:
         # A question in a note ("What motivated you?") asks; it does not answer.

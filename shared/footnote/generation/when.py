@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
 from footnote.domain import Source
@@ -39,6 +39,22 @@ _VAGUE_TIME = re.compile(
     r"fall|winter|month|year|weeks?)\b|\b(?:sometime|someday|eventually|tbc|tbd)\b",
     re.IGNORECASE,
 )
+# "Which day…", "What year…": the question's word for the kind of date it asks, and what
+# says a date of that kind. A sentence naming one ("41° on Thursday", "born December 17,
+# 1994") answers the question's word for it, as a sentence saying the word does.
+_DAY_NAMED = (
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH_WORD}|{MONTH_WORD}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?"
+)
+_KIND_NAMED = {
+    kind: re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE)
+    for kind, pattern in (
+        ("day", _DAY_NAMED),
+        ("date", _DAY_NAMED),
+        ("month", MONTH_WORD),
+        ("year", r"(?:19|20)\d\d"),
+    )
+}
 # A "when" question reads this many of the best sentences for one that states a date.
 DATED_CANDIDATES = 5
 # "When did I / she …": a pronoun subject, whose doing a personal record tells (see DID).
@@ -63,6 +79,12 @@ def dated_answer(
     says nothing of when: declined rather than answered with the day it was saved.
     """
     wanted = set(question_terms)
+    kinds = {k: named for k, named in _KIND_NAMED.items() if k in wanted}
+    if kinds:
+        pool = [
+            replace(c, terms=c.terms | {k for k, named in kinds.items() if named.search(c.text)})
+            for c in pool
+        ]
 
     def share(found: frozenset[str] | set[str]) -> float:
         return len(found & wanted) / len(wanted) if wanted else 1.0

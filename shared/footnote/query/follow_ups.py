@@ -17,7 +17,14 @@ from footnote.domain import QueryAnalysis
 from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.text import normalize, terms
 
-__all__ = ["as_stated", "is_follow_up", "names_someone", "with_previous"]
+__all__ = [
+    "answer_names",
+    "as_stated",
+    "is_follow_up",
+    "names_someone",
+    "refers_to_a_thing",
+    "with_previous",
+]
 
 _FOLLOW_UP_OPENER = re.compile(
     r"^\W*(?:and|but|also|so|then|what\s+about|how\s+about|and\s+what|what\s+else|"
@@ -27,7 +34,9 @@ _BACK_REFERENCE = re.compile(
     r"\b(?:he|she|they|him|her|them|his|hers|their|theirs|it|its|that|those|these|"
     r"there|then|the\s+same)\b"
 )
-_CAPITALISED = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+")
+# A capitalised word, Latin letters with accents included ("Camélia", "Élodie"); all
+# capitals ("TODO", "SSO") name no one.
+_CAPITALISED = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+")
 
 
 def names_someone(text: str) -> bool:
@@ -36,6 +45,30 @@ def names_someone(text: str) -> bool:
         w.lower() not in MONTHS and w.lower() not in WEEKDAYS
         for w in _CAPITALISED.findall(normalize(text).strip())
     )
+
+
+# "it", "that", "there": a thing or place just named, not a person (whose lines, not
+# the sentence naming them, answer "what did she give me?").
+_THING_REFERENCE = re.compile(r"\b(?:it|its|that|those|these|there|the\s+same)\b")
+
+
+def refers_to_a_thing(message: str) -> bool:
+    """A pronoun or "there" that points at a thing or place just named ("how much was
+    it?", "what time do we need to be there?")."""
+    return bool(_THING_REFERENCE.search(normalize(message).lower()))
+
+
+# A citation marker of an answer ("[N2]"), not a word of it.
+_MARKER = re.compile(r"\[[^\]]*\]")
+
+
+def answer_names(answer: str, question: str) -> tuple[str, ...]:
+    """The names an answer gives that its question did not, as terms: what a
+    follow-up's "it" or "there" most often is ("Which florist did we go with?" /
+    "Going w/ Atelier Camélia" / "how much was it?")."""
+    asked = set(terms(question))
+    found = terms(" ".join(_CAPITALISED.findall(_MARKER.sub(" ", normalize(answer)))))
+    return tuple(t for t in dict.fromkeys(found) if t not in asked)
 
 
 def is_follow_up(message: str, analysis: QueryAnalysis) -> bool:
@@ -57,9 +90,16 @@ def is_follow_up(message: str, analysis: QueryAnalysis) -> bool:
     return len(analysis.keywords) <= 2 and not names_something
 
 
-def with_previous(current: QueryAnalysis, previous: QueryAnalysis) -> QueryAnalysis:
+def with_previous(
+    current: QueryAnalysis, previous: QueryAnalysis, answered: Collection[str] = ()
+) -> QueryAnalysis:
     """A follow-up keeps its own words and window, and inherits the previous question's
     subject (its keywords, after its own) and its time window when it names none.
+    One that refers back to a thing or place ("it", "there") carries ``answered`` as
+    its ``referents``: the names the previous answer gave (``answer_names``), which its
+    pronoun most often stands for; a preference, not words to cover. Not for "she":
+    "what exercises did she give me?" is answered by "calf raises 3x15" under the
+    physio's line, not by the line naming her.
 
     "What about Melanie?" after "What did Caroline paint?" swaps the person:
     a follow-up that names someone drops the names of the previous question.
@@ -74,14 +114,14 @@ def with_previous(current: QueryAnalysis, previous: QueryAnalysis) -> QueryAnaly
     context = previous.normalized
     if names_someone(current.original):
         context = _CAPITALISED.sub(" ", context)
-    return QueryAnalysis(
-        original=current.original,
+    named = names_someone(current.original)
+    return dataclasses.replace(
+        current,
         normalized=re.sub(r"\s+", " ", f"{current.normalized} {context}").strip(),
         keywords=keywords,
-        intent=current.intent,
         window=current.window or previous.window,
         types=current.types or previous.types,
-        unresolved=current.unresolved,
+        referents=tuple(answered) if refers_to_a_thing(current.original) and not named else (),
     )
 
 

@@ -28,7 +28,13 @@ from footnote.domain import Fallback, MemoryType, QueryAnalysis, Turn
 from footnote.errors import UPSTREAM_ERRORS
 from footnote.ports import Generator
 from footnote.query.analysis import analyze
-from footnote.query.follow_ups import as_stated, is_follow_up, names_someone, with_previous
+from footnote.query.follow_ups import (
+    answer_names,
+    as_stated,
+    is_follow_up,
+    names_someone,
+    with_previous,
+)
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +84,7 @@ def plan(
         analysis = analyze(rewritten, now, events)
         read = QueryPlan(message, rewritten, analysis, rewritten != message, history)
     else:
-        read = _offline(message, now, events, _last_question(earlier), history)
+        read = _offline(message, now, events, earlier, history)
     if types:
         read = dataclasses.replace(read, analysis=dataclasses.replace(read.analysis, types=types))
     focus = _last_cited(earlier) if read.follow_up and not names_someone(message) else ()
@@ -105,15 +111,18 @@ def _offline(
     message: str,
     now: datetime,
     events: Mapping[str, date],
-    previous: str | None,
+    earlier: Sequence[Turn],
     history: History,
 ) -> QueryPlan:
     """ "When did she go there?" is read with the question before it: its subject and
-    time window carry over, and the generator is asked both."""
+    time window carry over (and the names its answer gave), and the generator is asked
+    both."""
     analysis = analyze(message, now, events)
+    previous = _last_question(earlier)
     if previous is None or not is_follow_up(message, analysis):
         return QueryPlan(message, message, analysis, False, history)
-    merged = with_previous(analysis, analyze(previous, now, events))
+    answered = answer_names(_last_answer(earlier), previous)
+    merged = with_previous(analysis, analyze(previous, now, events), answered)
     question = message if names_someone(message) else f"{message} ({previous})"
     inherited = tuple(k for k in merged.keywords if k not in analysis.keywords)
     return QueryPlan(message, question, merged, True, history, inherited=inherited)
@@ -136,6 +145,11 @@ def _last_cited(turns: Sequence[Turn]) -> tuple[str, ...]:
             cited = (c.get("chunkId") for c in t.citations)
             return tuple(dict.fromkeys(c for c in cited if isinstance(c, str) and c))
     return ()
+
+
+def _last_answer(turns: Sequence[Turn]) -> str:
+    """The conversation's most recent answer ("" if none)."""
+    return next((t.text for t in reversed(turns) if t.role == "assistant"), "")
 
 
 def _last_question(turns: Sequence[Turn]) -> str | None:
