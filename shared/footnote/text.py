@@ -155,8 +155,12 @@ DECISION_VERBS = re.compile(
     r"ruled?\s+out|picked)\b",
     re.IGNORECASE,
 )
+# A sentence ends at a full stop before a capital or a number, at a blank line, before a
+# list item, and after a citation marker ("… [N1]. → Going w/ Camélia [N2]."): an
+# answer's claims are cited one by one, whatever the next one opens with.
 _SENTENCE_END = re.compile(
     r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=\s*[-*•\d]+[.)]?\s)"
+    r"|(?<=\][.!?])\s+"
 )
 _ABBREVIATIONS = (
     "e.g.",

@@ -228,3 +228,11 @@ def test_a_note_the_question_names_is_not_followed_as_a_link() -> None:
     first = [c for c in pool if c.cid == "N1"][:1]
     assert [c.cid for c in linked_notes(first, pool, [ventures, person])] == ["N2"]
     assert linked_notes(first, pool, [ventures, person], frozenset({"N2"})) == []
+
+
+def test_each_cited_claim_keeps_its_own_marker_whatever_it_opens_with() -> None:
+    # Notes' lines open with arrows and lower case: a claim after "[N1]." is a new
+    # sentence, so the two notes' markers are not pooled at the end of one.
+    answer = "Firestore stores the notes [N2]. → we use Cloud Run for the API [N1]."
+    checked = validate(answer, SOURCES)
+    assert checked.text == "Firestore stores the notes [N1]. → we use Cloud Run for the API [N2]."
