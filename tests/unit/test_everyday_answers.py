@@ -470,6 +470,12 @@ def test_how_things_stand_is_told_by_the_note_written_last() -> None:
     ]
     answer = _answer("Whose club dues are still outstanding?", notes)
     assert answer.startswith("Only Cai's") and "[N1]" not in answer, answer
+    budget = [
+        dated("N1", "Reno", "Budget for phase 1: $28k. Electrician booked.", 2),
+        dated("N2", "Final tally", "UNDER BUDGET!! ~$3.7k left", 19),
+    ]
+    left = _answer("How much of the phase 1 budget is left?", budget)
+    assert "$3.7k" in left and "[N1]" not in left, left
     # asked without "still", "now", "in the end"…, both notes are quoted as before
     assert "Ana" in _answer("Whose club dues were owed?", notes)
 

@@ -676,12 +676,12 @@ def _with_answer_of_kind(
     return chosen if kind is answer_types.REASON else []
 
 
-# "What did the plumbing end up costing?", "the final price", "the rent now": the value
-# as it stands, which a later note that states it again tells ("Total $4,450" after the
-# "$4,100" quote).
+# "What did the plumbing end up costing?", "the final price", "the rent now", "how much
+# is left": the value as it stands, which a later note that states it again tells
+# ("Total $4,450" after the "$4,100" quote).
 _ASKS_OUTCOME = re.compile(
     r"\b(?:end(?:ed)?\s+up|in\s+the\s+end|final(?:ly)?|actual(?:ly)?|total|now|current(?:ly)?|"
-    r"latest|these\s+days|anymore|still)\b",
+    r"latest|these\s+days|anymore|still|remaining|(?:is|are|['’]s)\s+left)\b",
     re.IGNORECASE,
 )
 
