@@ -600,3 +600,23 @@ def test_a_label_speaks_for_its_own_line_or_for_the_lines_it_heads() -> None:
     assert said["Atelier Camélia: €6,400, meadow style"] == "Atelier Camélia"
     assert said["→ Going w/ Camélia, fits the brief"] == ""  # the writer's, not Camélia's
     assert said["- one number per slide"] == "Sofia"
+
+
+def test_the_notes_quoted_must_hold_every_name_the_question_gives() -> None:
+    notes = [
+        _source("N1", "Photographer", "Duarte Lemos photo quote for Ana & Ben: €3,200 for 10 hrs"),
+        _source("N2", "Venue visit", "Sublime Comporta with Sofia and Graça, loved the pines"),
+    ]
+    # Duarte's quote is for another wedding; the note naming Comporta says nothing of it
+    assert _answer("How much did Duarte quote for the Comporta wedding?", notes) == NOT_ENOUGH
+    assert "€3,200" in _answer("How much did Duarte quote for Ana and Ben?", notes)
+
+
+def test_a_name_is_held_by_a_notes_tags_and_a_place_by_its_adjective() -> None:
+    from footnote.generation.names import missing_names
+
+    tagged = _source("N1", "Run of show", "21:00 first dance, 01:00 shuttles")
+    tagged = replace(tagged, chunk=replace(tagged.chunk, terms=("run", "show", "hannah", "rob")))
+    assert missing_names("When is the first dance at Hannah and Rob's wedding?", [tagged]) == []
+    school = _source("N1", "Westminster School", "a boarding school at Marion, South Australia")
+    assert missing_names("Which Australian suburb has Westminster School?", [school]) == []

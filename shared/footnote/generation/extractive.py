@@ -37,6 +37,7 @@ from footnote.generation.names import missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite
 from footnote.generation.speakers import (
+    SPEAKER,
     asked_people,
     attributed_sentences,
     listeners,
@@ -497,6 +498,7 @@ def _compose(
             chosen = _without_names_only(chosen, set(question_terms), names)
     if (
         not chosen
+        or _quotes_another_thing(question, chosen, sources, analysis)
         or not _holds_codes(question, chosen[0], sources)
         or not _reports_words(question, chosen, sources)
         or not _tells_the_verb(question, chosen)
@@ -512,6 +514,19 @@ def _compose(
     if analysis.intent in (Intent.LIST, Intent.TIMELINE) or the_list:
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+def _quotes_another_thing(
+    question: str, chosen: Sequence[Candidate], sources: Sequence[Source], analysis: QueryAnalysis
+) -> bool:
+    """The notes quoted do not hold every name the question gives (text, title or tags),
+    and no one by that name speaks in these notes: "How much did Duarte quote for the
+    Comporta wedding?" over Duarte's quote for another couple's wedding, which another
+    note naming Comporta made the notes as a whole look like an answer to. A person of
+    the conversation the lines are from ("What offer does Gina make to Jon?") is held."""
+    quoted = {c.cid for c in chosen}
+    people = [m["name"] for s in sources for m in SPEAKER.finditer(s.chunk.text)]
+    return bool(missing_names(question, [s for s in sources if s.cid in quoted], analysis, people))
 
 
 # The words of time phrases themselves: "after the dinner party" leaves "dinner", "party".

@@ -141,18 +141,23 @@ def name_phrases(question: str, analysis: QueryAnalysis | None = None) -> list[t
 
 
 def missing_names(
-    question: str, sources: Sequence[Source], analysis: QueryAnalysis | None = None
+    question: str,
+    sources: Sequence[Source],
+    analysis: QueryAnalysis | None = None,
+    people: Sequence[str] = (),
 ) -> list[tuple[str, ...]]:
-    """Names of the question that no source (text or title) contains, as a phrase.
+    """Names of the question that no source (text, title or tags) contains, as a phrase,
+    nor ``people`` (who said the lines quoted, and to whom).
 
     Notes on the same topic share the question's common words; only the names
     tell whether they are about the thing asked. A name found nowhere means the
     notes cannot answer, whatever else they share with the question.
     """
+    # (a chunk's stored terms end with its note's tags: a note tagged "hannah-rob" is
+    # about Hannah and Rob, though its text says "H&R")
     texts = [terms(s.chunk.text) for s in sources] + [terms(s.chunk.title) for s in sources]
-    return [
-        p for p in name_phrases(question, analysis) if not any(_has_phrase(t, p) for t in texts)
-    ]
+    texts += [list(s.chunk.terms) for s in sources] + [terms(p) for p in people]
+    return [p for p in name_phrases(question, analysis) if not holds_name(texts, p)]
 
 
 def titles_named(question: str, sources: Sequence[Source]) -> frozenset[str]:
@@ -174,3 +179,18 @@ _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 def _has_phrase(seq: Sequence[str], phrase: tuple[str, ...]) -> bool:
     n = len(phrase)
     return any(tuple(seq[i : i + n]) == phrase for i in range(len(seq) - n + 1))
+
+
+# A place's adjective is its name: "Australian" is held by "South Australia",
+# "American" by "America" (a name of at least this many letters, then "n").
+_DEMONYM_STEM = 6
+
+
+def holds_name(texts: Sequence[Sequence[str]], phrase: tuple[str, ...]) -> bool:
+    """Whether one of ``texts`` (terms) holds the name ``phrase`` (terms)."""
+    if any(_has_phrase(t, phrase) for t in texts):
+        return True
+    if len(phrase) != 1 or not phrase[0].endswith("n") or len(phrase[0]) <= _DEMONYM_STEM:
+        return False
+    place = phrase[0][:-1]
+    return any(place in t for t in texts)
