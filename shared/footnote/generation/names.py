@@ -147,7 +147,7 @@ def missing_names(
     people: Sequence[str] = (),
 ) -> list[tuple[str, ...]]:
     """Names of the question that no source (text, title or tags) contains, as a phrase,
-    nor ``people`` (who said the lines quoted, and to whom).
+    nor ``people`` (names held otherwise: those who speak in the notes).
 
     Notes on the same topic share the question's common words; only the names
     tell whether they are about the thing asked. A name found nowhere means the

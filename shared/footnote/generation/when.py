@@ -42,15 +42,15 @@ _VAGUE_TIME = re.compile(
 # "Which day…", "What year…": the question's word for the kind of date it asks, and what
 # says a date of that kind. A sentence naming one ("41° on Thursday", "born December 17,
 # 1994") answers the question's word for it, as a sentence saying the word does.
-_DAY_NAMED = (
+_A_DAY = (
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|"
     rf"\d{{1,2}}(?:st|nd|rd|th)?\s+{MONTH_WORD}|{MONTH_WORD}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?"
 )
 _KIND_NAMED = {
     kind: re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE)
     for kind, pattern in (
-        ("day", _DAY_NAMED),
-        ("date", _DAY_NAMED),
+        ("day", _A_DAY),
+        ("date", _A_DAY),
         ("month", MONTH_WORD),
         ("year", r"(?:19|20)\d\d"),
     )

@@ -104,17 +104,17 @@ def with_previous(
     "What about Melanie?" after "What did Caroline paint?" swaps the person:
     a follow-up that names someone drops the names of the previous question.
     """
+    named = names_someone(current.original)
     inherited = previous.keywords
-    if names_someone(current.original):
+    if named:
         dropped = set(terms(" ".join(_CAPITALISED.findall(normalize(previous.original)))))
         inherited = tuple(k for k in inherited if k not in dropped)
     keywords = tuple(dict.fromkeys((*current.keywords, *inherited)))
     # The text the retriever embeds becomes standalone too: the follow-up, then the
     # question it follows (without its names, when the follow-up names someone else).
     context = previous.normalized
-    if names_someone(current.original):
+    if named:
         context = _CAPITALISED.sub(" ", context)
-    named = names_someone(current.original)
     return dataclasses.replace(
         current,
         normalized=re.sub(r"\s+", " ", f"{current.normalized} {context}").strip(),
