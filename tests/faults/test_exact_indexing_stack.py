@@ -19,6 +19,7 @@ import requests
 from google.events.cloud.firestore import Document, DocumentEventData
 
 from footnote.adapters.cached_embedder import cache_key
+from footnote.adapters.firestore_store import FirestoreStore
 from footnote.ingest.classify import RuleClassifier
 from footnote.ingest.pipeline import prepare
 from footnote.text import terms
@@ -197,12 +198,14 @@ def test_500_notes_three_deliveries_each_shuffled_equal_a_fresh_index(
         per_note[c["noteId"]] += 1
     assert all(per_note[n.id] == len(prepared[n.id].drafts) for n in final)
     # Every vector is the embedding of the chunk's *final* text (never a stale one).
-    cache = firestore_client.collection("embeddingCache")
+    # (read through the cache's adapter: it stores a vector packed, not as a list)
+    cache = FirestoreStore(firestore_client)
     for c in rng.sample(stored, 150):
         # (the cache is per user since account deletion: its entries are personal data)
-        cached = cache.document(cache_key(MODEL, c["text"], user.uid)).get()
-        assert cached.exists
-        assert [round(x, 6) for x in c["embedding"]] == [round(x, 6) for x in cached.get("vector")]
+        key = cache_key(MODEL, c["text"], user.uid)
+        cached = cache.get_many([key])
+        assert key in cached
+        assert [round(x, 6) for x in c["embedding"]] == [round(x, 6) for x in cached[key]]
     # And the running API's corpus (what vector, keyword and recency search read) matches.
     hits = call(0, "POST", "/search", json={"query": "decision budget launch", "k": 50}).json()[
         "results"
