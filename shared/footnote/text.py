@@ -267,6 +267,23 @@ def _shorthand_stems() -> dict[str, dict[str, tuple[str, ...]]]:
     return table
 
 
+def weekday_terms(text: str) -> list[str]:
+    """The weekdays ``text`` writes short ("Wed – dentist" -> "wednesday"), read word by
+    word: indexed beside the words as written, so a question naming the day ("What am I
+    doing on Wednesday?") finds the plan. Only the days: other shorthand indexed so
+    moved HotpotQA's passages ("Dr.", "min"), and a note's days are what a question
+    about the days ahead searches for."""
+    out: list[str] = []
+    for w in words(text):
+        full = SHORTHAND.get(w)
+        if full is not None and full in _WEEKDAY_NAMES:
+            out.append(stem(full))
+    return out
+
+
+_WEEKDAY_NAMES = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday"))
+
+
 # Signs that stand for a word ("41°" is 41 degrees, "15%" 15 percent): ``terms`` drops
 # them with the punctuation.
 SIGNS: Mapping[str, str] = {"°": "degrees", "%": "percent"}

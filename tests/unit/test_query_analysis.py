@@ -520,3 +520,24 @@ def test_which_with_a_plural_asks_for_all_of_them() -> None:
     assert analyze("Which bus goes to the airport?", at).intent is not Intent.LIST
     assert analyze("Which class is on Friday?", at).intent is not Intent.LIST
     assert analyze("Which florist did we go with?", at).intent is not Intent.LIST
+
+
+def test_a_weekday_asked_about_ahead_is_a_word_of_the_plan_not_a_writing_day() -> None:
+    from footnote.domain import MemoryType, Note
+    from footnote.ingest.pipeline import build_chunks, prepare
+
+    thursday = datetime(2026, 11, 26, 11, tzinfo=UTC)
+    for question in (
+        "What am I doing on Wednesday?",
+        "What's on Friday?",
+        "What do I have on Wed?",
+    ):
+        read = analyze(question, thursday)
+        # notes are never written in the future: no window, the day is searched for
+        assert read.window is None and read.keywords, (question, read)
+    past = analyze("What did I do on Wednesday?", thursday)
+    assert past.window is not None and past.window.start == datetime(2026, 11, 25, tzinfo=UTC)
+    # and a note writing the day short holds it ("wedding" does not)
+    note = Note("n1", "t", "Wed – dentist 3pm\nwedding dress fitting", thursday, thursday)
+    (indexed,) = build_chunks(prepare(note, "m", 450, 75), MemoryType.NOTE, [[1.0]], "m")
+    assert indexed.terms.count("wednesday") == 1

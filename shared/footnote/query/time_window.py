@@ -76,6 +76,14 @@ _FUTURE = re.compile(
     + r")\b|later\s+this\s+(?:week|month|year)\b"
 )
 # Prepositions and ranges: what turns an anchor into a window.
+# A question about what is ahead ("What am I doing on Wednesday?", "What's on Friday?",
+# "What do I have on Monday?"): its bare weekday is the coming one, a plan a note states,
+# not a day a note was written on.
+_AHEAD = re.compile(
+    r"\b(?:am|is|are)\s+(?:\w+\s+)?\w+ing\b|\bwill\b|\bgoing\s+to\b|"
+    r"\bwhat(?:['’]s|\s+is)\s+on\b|\b(?:do|have)\s+(?:i|we)\s+(?:have|got)\b"
+)
+_BARE_WEEKDAY = re.compile(r"\s*(?:" + alternation(WEEKDAYS) + r")s?\s*$")
 _PREPOSITION = re.compile(
     r"(?P<prep>since|as\s+of|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|"
     r"til|up\s+to|through|by|in|during|on|at|from|within|over|around)\s+"
@@ -165,6 +173,10 @@ def _hint_at(s: str, pos: int, ctx: Context) -> Hint | None:
         found = ctx.anchor(s, m.end())
         if found:
             period, end_pos = found
+            if kind == "in" and _BARE_WEEKDAY.match(s[m.end() : end_pos]) and _AHEAD.search(s):
+                # notes are never written in the future: the day is a word of the plan
+                label = re.sub(r"\s+", " ", s[pos:end_pos])
+                return Hint(pos, end_pos, label, resolved=False, keep_words=True)
             return _apply(kind, period, pos, end_pos, s)
         if event_kind in _EVENT_PREPS:
             unknown = _UNKNOWN_EVENT.match(s, m.end())
