@@ -146,11 +146,16 @@ class FirestoreChunkStore(FirestoreRepository):
         # need not be: a note changed between them has a chunksChangedAt after the
         # corpus's mark, so the next refresh reads it again.
         refs = [self.client.collection(STATES).document(i) for i in dict.fromkeys(note_ids)]
+        states = (
+            snap.to_dict() or {}
+            for snap in self.client.get_all(refs, field_paths=["tenantId", CHUNK_IDS])
+            if snap.exists
+        )
         chunk_ids = [
             cid
-            for snap in self.client.get_all(refs, field_paths=["tenantId", CHUNK_IDS])
-            if snap.exists and (snap.to_dict() or {}).get("tenantId") == tenant_id
-            for cid in (snap.to_dict() or {}).get(CHUNK_IDS) or ()
+            for state in states
+            if state.get("tenantId") == tenant_id
+            for cid in state.get(CHUNK_IDS) or ()
         ]
         return self.get_chunks(tenant_id, chunk_ids)
 
