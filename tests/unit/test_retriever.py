@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from footnote.query.analysis import analyze
 from footnote.retrieval.bm25 import keyword_terms
+from footnote.services.chat import RagConfig
 from tests.factories import NOW, chunk, note
 from tests.unit.test_services import World
 
@@ -80,11 +81,12 @@ def test_before_the_launch_resolves_from_a_note_titled_launch_day() -> None:
     events = events_from_titles(
         [
             ("Launch day", launch),
-            ("Launch day", NOW),
+            ("Launch recap", NOW),
             ("Groceries", NOW),
             ("A long title that reads like a whole sentence here", NOW),
         ]
     )
+    # the recap, written later, does not move the day the launch happened
     assert events["launch"] == launch.date() and events["launch day"] == launch.date()
     assert "a long title that reads like a whole sentence here" not in events
 
@@ -98,6 +100,35 @@ def test_before_the_launch_resolves_from_a_note_titled_launch_day() -> None:
     answer = w.chat.search("alice", "pricing page before the launch", 8)
     assert answer.query.window is not None
     assert [h.note_id for h in answer.hits] == ["n1"]
+
+
+def test_a_title_notes_of_different_days_carry_is_a_series_and_dates_nothing() -> None:
+    """ "Who paced me at parkrun?" over two notes titled "parkrun" (March, May) was read
+    as "on the day of the first parkrun": the March note answered and Raf, who paced the
+    May one, was never quoted. A title several days carry is a series, not a moment."""
+    from footnote.query.analysis import events_from_titles
+
+    events = events_from_titles(
+        [
+            ("parkrun", NOW - timedelta(days=42)),
+            ("parkrun", NOW - timedelta(days=0)),
+            ("Offsite", NOW - timedelta(days=9)),
+            ("Offsite notes", NOW - timedelta(days=9)),  # the same day: one event
+        ]
+    )
+    assert "parkrun" not in events
+    assert events["offsite"] == (NOW - timedelta(days=9)).date()
+
+    w = World()
+    for nid, text, days_ago in (
+        ("p1", "Centennial parkrun 23:41 - PB! 14th in age group", 42),
+        ("p2", "23:05 new PB!! Raf paced me", 0),
+    ):
+        w.store.create_note(note(nid, text, days_ago=days_ago, title="parkrun"))
+        w.indexing.index_note(nid)
+    assert w.chat.search("alice", "at parkrun", 8).query.window is None
+    answer = w.chat.chat("alice", "Who paced me at parkrun?", None, RagConfig())
+    assert "Raf paced me" in answer.answer and not answer.meta.declined
 
 
 def test_keyword_scores_are_zero_where_no_query_term_occurs_in_every_bm25_variant() -> None:

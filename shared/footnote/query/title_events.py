@@ -62,14 +62,23 @@ def events_from_titles(titled: Iterable[tuple[str, datetime]]) -> dict[str, date
 
     "before the launch" resolves when a note titled "Launch" (or "Launch day")
     exists; a name several notes carry takes the earliest, the day it first
-    happened. Titles of more than five words are sentences, not event names.
+    happened ("Launch recap" is written after it). A title that notes of different
+    days carry as it is ("parkrun", "Weekly sync", "long run") names a series, not a
+    moment: "at parkrun" is any of them, so it dates nothing and its words stay the
+    question's. Titles of more than five words are sentences, not event names.
     """
-    events: dict[str, date] = {}
+    dated = []
+    days_titled: dict[str, set[date]] = {}
     for title, created in titled:
         key = event_key(title)
         if not key or len(key.split()) > 5 or not re.search(r"[a-z]", key):
             continue
-        day = as_date(created)
+        dated.append((key, as_date(created)))
+        days_titled.setdefault(key, set()).add(dated[-1][1])
+    events: dict[str, date] = {}
+    for key, day in dated:
+        if len(days_titled[key]) > 1:
+            continue  # a series: none of its notes dates the name, or the name less its tail
         for name in {key, _EVENT_TITLE_TAIL.sub("", key)}:
             if name and name not in NOT_EVENTS and (name not in events or day < events[name]):
                 events[name] = day

@@ -92,7 +92,7 @@ class TenantCorpus:
         self._total_length = 0.0
         self._norm: np.ndarray | None = None  # 1 - b + b * len / avg, per row, cached
         self._epoch = 0  # moves whenever a length statistic may have changed
-        self._note_events: dict[str, dict[str, date]] = {}
+        self._note_titles: dict[str, tuple[str, datetime]] = {}  # position-0 chunks: title, written
         self._events: dict[str, date] | None = None
         self._live_created_min: float | None = None
 
@@ -123,12 +123,7 @@ class TenantCorpus:
         """Event names the tenant's note titles date ("launch" -> the day)."""
         with self.lock:  # a patch in another thread must not change the dict mid-merge
             if self._events is None:
-                merged: dict[str, date] = {}
-                for per_note in self._note_events.values():
-                    for name, day in per_note.items():
-                        if name not in merged or day < merged[name]:
-                            merged[name] = day
-                self._events = merged
+                self._events = events_from_titles(self._note_titles.values())
             return self._events
 
     def earliest_created(self) -> float | None:
@@ -185,7 +180,7 @@ class TenantCorpus:
                     term_rows.append(row)
                     term_tfs.append(tf)
                 if c.position == 0:
-                    self._note_events[c.note_id] = events_from_titles([(c.title, c.created_at)])
+                    self._note_titles[c.note_id] = (c.title, c.created_at)
             self.rows = start + len(chunks)
             self._add_postings(term_ids, term_rows, term_tfs)
             self._changed()
@@ -214,7 +209,7 @@ class TenantCorpus:
                 for row in self._rows_of_note.pop(note_id, []):
                     if self.alive[row]:
                         self._remove_row(row)
-                self._note_events.pop(note_id, None)
+                self._note_titles.pop(note_id, None)
             self.add(sorted(chunks, key=lambda c: c.chunk_id))
             self._changed()
             dead = self.rows - len(self)
@@ -251,7 +246,7 @@ class TenantCorpus:
         for name in (
             "rows", "_cap", "matrix", "created", "alive", "type_codes", "model_codes",
             "lengths", "chunks", "by_id", "_rows_of_note", "_models", "_model_live", "_vocab",
-            "_postings", "_df", "_row_terms", "_total_length", "_note_events",
+            "_postings", "_df", "_row_terms", "_total_length", "_note_titles",
         ):  # fmt: skip
             setattr(self, name, getattr(fresh, name))
         self._changed()
