@@ -620,3 +620,15 @@ def test_a_name_is_held_by_a_notes_tags_and_a_place_by_its_adjective() -> None:
     assert missing_names("When is the first dance at Hannah and Rob's wedding?", [tagged]) == []
     school = _source("N1", "Westminster School", "a boarding school at Marion, South Australia")
     assert missing_names("Which Australian suburb has Westminster School?", [school]) == []
+
+
+def test_someones_thing_is_told_by_a_sentence_that_says_whose_it_is() -> None:
+    notes = [_source("N1", "parkrun", "23:05 new PB!! Raf paced me")]
+    # the PB is the writer's; Raf is named only for pacing
+    assert _answer("What's Raf's parkrun PB?", notes) == NOT_ENOUGH
+    assert "23:05" in _answer("What's my parkrun PB?", notes)
+    theirs = [_source("N1", "parkrun", "Raf ran 21:40, his PB. I paced the 25 min bus")]
+    assert "21:40" in _answer("What's Raf's parkrun PB?", theirs)
+    # a note titled by the owner is theirs throughout
+    titled = [_source("N1", "Raf - training", "Parkrun PB 21:40 on Saturday")]
+    assert "21:40" in _answer("What's Raf's parkrun PB?", titled)

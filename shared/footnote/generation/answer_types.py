@@ -161,6 +161,35 @@ def owner(question: str, asking: str) -> frozenset[str]:
     return frozenset()
 
 
+# What follows an owner's "'s": up to three words, to a preposition or the question's end
+# ("Raf's parkrun PB?", "Mia's rate for the logo").
+_POSSESSED = re.compile(
+    r"\s*((?:(?!(?:for|to|at|from|in|on|of|with|and|or|by|about|after|before|is|was|are|were|"
+    r"did|does|do|be)\b)[\w-]+\s*){1,3})"
+)
+
+
+_AUXILIARY = re.compile(r"\b(?:did|does|do|will|would|can|could|should|has|have|had)\b", re.I)
+
+
+def possessions(question: str) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Each "Name's thing" of the question, as (the owner's name terms, the thing's
+    terms): "What's Raf's parkrun PB?" -> ({raf}, {parkrun, pb}). Nobody's for "What's"."""
+    out = []
+    for found in _OWNER.finditer(question, 1):
+        thing = _POSSESSED.match(question, found.end())
+        if thing is None:
+            continue
+        name = frozenset(terms(found.group(1))) - _HONORIFICS
+        thing_words = thing.group(1).split()
+        if len(thing_words) > 1 and _AUXILIARY.search(question, 0, found.start()):
+            thing_words = thing_words[:-1]  # "What did Sofia's mum want?": "want" is the doing
+        things = frozenset(terms(" ".join(thing_words))) - WHEN_WORDS
+        if name and things:
+            out.append((name, things))
+    return out
+
+
 # "the club rent now": when the value is asked for, not what it is of
 WHEN_WORDS = frozenset(terms("now current currently today nowadays anymore latest"))
 

@@ -499,6 +499,7 @@ def _compose(
     if (
         not chosen
         or _quotes_another_thing(question, chosen, sources, analysis)
+        or (not people and _owned_by_another(question, chosen, sources))
         or not _holds_codes(question, chosen[0], sources)
         or not _reports_words(question, chosen, sources)
         or not _tells_the_verb(question, chosen)
@@ -527,6 +528,25 @@ def _quotes_another_thing(
     quoted = {c.cid for c in chosen}
     people = [m["name"] for s in sources for m in SPEAKER.finditer(s.chunk.text)]
     return bool(missing_names(question, [s for s in sources if s.cid in quoted], analysis, people))
+
+
+def _owned_by_another(
+    question: str, chosen: Sequence[Candidate], sources: Sequence[Source]
+) -> bool:
+    """The question asks for someone's thing ("What's Raf's parkrun PB?") and the quoted
+    sentences that say the thing do not say whose it is: none names the owner, is their
+    line, or is in a note titled by them. "23:05 new PB!! Raf paced me" is the
+    writer's PB; Raf is in the next sentence for pacing. (What people of a conversation
+    said is judged by ``whose_lines`` instead.)"""
+    held = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+    for name, things in answer_types.possessions(question):
+        saying = [c for c in chosen if frozenset(spelled_out(terms(c.text), c.text)) & things]
+        if saying and not any(
+            name & (frozenset(terms(c.text)) | frozenset(terms(c.speaker)) | held[c.cid])
+            for c in saying
+        ):
+            return True
+    return False
 
 
 # The words of time phrases themselves: "after the dinner party" leaves "dinner", "party".
