@@ -541,3 +541,15 @@ def test_a_weekday_asked_about_ahead_is_a_word_of_the_plan_not_a_writing_day() -
     note = Note("n1", "t", "Wed – dentist 3pm\nwedding dress fitting", thursday, thursday)
     (indexed,) = build_chunks(prepare(note, "m", 450, 75), MemoryType.NOTE, [[1.0]], "m")
     assert indexed.terms.count("wednesday") == 1
+
+
+def test_a_period_that_starts_after_today_is_a_word_of_the_plan() -> None:
+    thursday = datetime(2026, 11, 26, 11, tzinfo=UTC)
+    # "this weekend" asked on a Thursday is still to come: no note was written in it, so
+    # it is searched for ("To do this weekend: …"), not a window on when notes were written
+    ahead = analyze("What do I need to do this weekend?", thursday)
+    assert ahead.window is None and "weekend" in ahead.keywords, ahead
+    # on the Saturday it has begun: notes written since count
+    saturday = datetime(2026, 11, 28, 11, tzinfo=UTC)
+    now = analyze("What did I do this weekend?", saturday)
+    assert now.window is not None and now.window.start == datetime(2026, 11, 28, tzinfo=UTC)

@@ -177,7 +177,11 @@ def _hint_at(s: str, pos: int, ctx: Context) -> Hint | None:
                 # notes are never written in the future: the day is a word of the plan
                 label = re.sub(r"\s+", " ", s[pos:end_pos])
                 return Hint(pos, end_pos, label, resolved=False, keep_words=True)
-            return _apply(kind, period, pos, end_pos, s)
+            return (
+                _ahead(period, pos, end_pos, s, ctx)
+                if kind == "in"
+                else _apply(kind, period, pos, end_pos, s)
+            )
         if event_kind in _EVENT_PREPS:
             unknown = _UNKNOWN_EVENT.match(s, m.end())
             if unknown:
@@ -197,11 +201,21 @@ def _hint_at(s: str, pos: int, ctx: Context) -> Hint | None:
     # forms that need no preposition
     found = ctx.relative(s, pos)
     if found:
-        return _apply("in", found[0], pos, found[1], s)
+        return _ahead(found[0], pos, found[1], s, ctx)
     m = _FUTURE.match(s, pos)
     if m:
         return Hint(pos, m.end(), s[pos : m.end()], resolved=False)
     return None
+
+
+def _ahead(p: Period, start_pos: int, end_pos: int, s: str, ctx: Context) -> Hint:
+    """An "in" window, unless it starts after today ("this weekend" asked on a Thursday):
+    notes are never written in the future, so such a phrase is a word of the plan a note
+    states ("To do this weekend: …"), searched for, not a window on when notes were written."""
+    if p.start.date() > ctx.today:
+        label = re.sub(r"\s+", " ", s[start_pos:end_pos])
+        return Hint(start_pos, end_pos, label, resolved=False, keep_words=True)
+    return _apply("in", p, start_pos, end_pos, s)
 
 
 def _bad_hint_at(s: str, pos: int, ctx: Context) -> Hint | None:
