@@ -632,3 +632,33 @@ def test_someones_thing_is_told_by_a_sentence_that_says_whose_it_is() -> None:
     # a note titled by the owner is theirs throughout
     titled = [_source("N1", "Raf - training", "Parkrun PB 21:40 on Saturday")]
     assert "21:40" in _answer("What's Raf's parkrun PB?", titled)
+
+
+def test_a_price_in_a_note_titled_by_what_it_prices_or_written_bare_is_found() -> None:
+    bike = [
+        _source(
+            "N1",
+            "Bike service",
+            "Took the bike in for a service on Monday. They replaced the chain; it cost 85 "
+            "euros. The tyres will need replacing in spring.",
+        )
+    ]
+    # the sentence stating the price leads, though only the title names the service
+    for question in ("How much did the bike service cost?", "How much was the bike service?"):
+        assert _answer(question, bike).startswith("They replaced the chain; it cost 85 euros")
+    groceries = [_source("N1", "Groceries", "Milk 1.19\nCoffee beans 8.99\nOlive oil 6.49")]
+    assert _answer("How much are the coffee beans?", groceries) == "Coffee beans 8.99 [N1]."
+    assert _answer("How much is the butter?", groceries) == NOT_ENOUGH
+
+
+def test_a_person_named_never_alone_covers_a_when_question() -> None:
+    sync = [
+        _source(
+            "N1",
+            "Marketing sync",
+            "Tom: I will draft the newsletter copy by Friday.\nLena: I can review it Monday.",
+        )
+    ]
+    # Tom speaks, so his name is in his line; his birthday is not
+    assert _answer("When is Tom's birthday?", sync) == NOT_ENOUGH
+    assert "Friday" in _answer("When will Tom draft the newsletter copy?", sync)

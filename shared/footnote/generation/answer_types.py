@@ -48,10 +48,12 @@ _DURATION = re.compile(
 )
 _AMOUNT = re.compile(rf"[$€£¥]\s*\d|\b{_NUMBER}\b|%|\bpercent\b", re.IGNORECASE)
 
-# Money: a number with its currency ("4€", "$400/week", "¥14,170", "145k", "2,400 EUR").
+# Money: a number with its currency ("4€", "$400/week", "¥14,170", "145k", "2,400 EUR"),
+# or a price as a shopping list writes it, bare with two decimals ("Coffee beans 8.99",
+# "Milch 1,19"; not "2.49%", "v2.10", "26.11.2026").
 _MONEY = re.compile(
     r"[$€£¥₹]\s*\d|\d[\d,.]*\s*(?:[kK]\b|[$€£¥₹]|(?:eur|usd|gbp|sek|nok|dkk|chf|jpy|"
-    r"euros?|dollars?|bucks|pounds|quid|yen)\b)",
+    r"euros?|dollars?|bucks|pounds|quid|yen)\b)|(?<![\w.,:/-])\d{1,5}[.,]\d{2}(?![\w,:%/-]|[.,]\d)",
     re.IGNORECASE,
 )
 MONEY = _MONEY

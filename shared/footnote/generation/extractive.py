@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import pairwise
 
@@ -432,7 +432,8 @@ def _compose(
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
-        return dated_answer(all_terms, pool, sources, question, zone)
+        spoken = frozenset(t for p in people for t in p)
+        return dated_answer(all_terms, pool, sources, question, zone, spoken)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
     the_list = (
@@ -478,7 +479,7 @@ def _compose(
 
         def theirs(c: Candidate) -> bool:
             held = c.terms | titles.get(c.cid, frozenset())
-            return (not owner or bool(held & owner)) and (priced is None or priced in c.terms)
+            return (not owner or bool(held & owner)) and (priced is None or priced in held)
 
         chosen = _with_answer_of_kind(
             kind,
@@ -488,6 +489,7 @@ def _compose(
             theirs,
             # (what a person said is told in one passage: no other passage for them)
             None if people else _joins(set(question_terms), named, names),
+            titles,
         )
         if chosen and _ASKS_OUTCOME.search(question):
             chosen = _latest_of_kind(kind, chosen, pool, subject or set(question_terms), sources)
@@ -683,13 +685,15 @@ def _with_answer_of_kind(
     wanted: set[str] | None = None,
     owned: Callable[[Candidate], bool] | None = None,
     joins: Callable[[Candidate], bool] | None = None,
+    titles: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
     often…": a frequency), taken from the chosen passages, or else from another note
     that may join the answer (``joins``: "Arrive 9:15" in the plan for the event the
     chosen line names); none when they do not say.
     A value asked for by name (``answer_types.SLOTS``) is taken only from a sentence
-    that shares a word with the question, and, when the question asks for someone's
+    that shares a word with the question, or is in a note whose title does (``titles``:
+    "it cost 85 euros" in "Bike service"), and, when the question asks for someone's
     value (``owned``), from a sentence that is theirs."""
 
     def says_it(c: Candidate) -> bool:
@@ -698,10 +702,13 @@ def _with_answer_of_kind(
     def about_it(c: Candidate) -> bool:
         if kind not in answer_types.SLOTS:
             return True
-        return (not wanted or bool(c.terms & wanted)) and (owned is None or owned(c))
+        held = c.terms | (titles or {}).get(c.cid, frozenset())
+        return (not wanted or bool(held & wanted)) and (owned is None or owned(c))
 
-    if any(says_it(c) and about_it(c) for c in chosen):
-        return chosen
+    stating = next((c for c in chosen if says_it(c) and about_it(c)), None)
+    if stating is not None:
+        # the sentence stating the value is the answer: it leads
+        return [stating, *(c for c in chosen if c is not stating)]
     passages = {c.cid for c in chosen}
     typed = [c for c in pool if c.cid in passages and says_it(c) and about_it(c)]
     if not typed and joins is not None and len(passages) < FACTUAL_NOTES:

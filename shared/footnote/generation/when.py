@@ -67,8 +67,12 @@ def dated_answer(
     sources: Sequence[Source],
     question: str,
     zone: tzinfo | None = None,
+    spoken: frozenset[str] = frozenset(),
 ) -> str:
     """A "when" question: the date of the best sentence, read against its note's date.
+    ``spoken``: the name terms of the people asked about, who speak in these notes: their
+    name covers the question with their line, but never alone ("When is Tom's birthday?"
+    is not answered by Tom's "I will draft the copy by Friday").
 
     A relative phrase ("yesterday", "last Saturday", "next month") is resolved
     against the day the note was written; a sentence naming its own date is
@@ -89,8 +93,10 @@ def dated_answer(
     def share(found: frozenset[str] | set[str]) -> float:
         return len(found & wanted) / len(wanted) if wanted else 1.0
 
+    others = wanted - spoken
+
     def covers(c: Candidate) -> bool:
-        return share(c.terms) >= MIN_COVERAGE
+        return share(c.terms) >= MIN_COVERAGE and (not others or bool(c.terms & others))
 
     by_cid = {s.cid: s.chunk for s in sources}
     # What each note says of the question, all its sentences together: "order the bird
