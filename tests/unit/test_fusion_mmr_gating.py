@@ -84,3 +84,39 @@ def test_convex_zscores_and_scores_a_missing_source_at_its_floor() -> None:
         for f in convex(rankings, {"vector": 0.6, "keyword": 0.4}, normalise="minmax")
     }
     assert minmax == pytest.approx({"a": 0.6, "b": 0.4, "c": 0.0})
+
+
+def test_a_keyword_list_holding_every_match_scores_silence_as_zero() -> None:
+    """A one-word search whose word is in one note ("health", a tag of "Dentist") has one
+    keyword hit: z-scored against itself it was 0, as was every note without the word,
+    so a note merely embedding close to the word ranked first. A list shorter than the
+    depth asked for holds every match: the others score 0, below the hit."""
+    from footnote.config import Settings
+    from footnote.retrieval.fusion import convex
+    from footnote.retrieval.pipeline import fuse
+
+    rankings = {
+        "vector": [
+            Hit(cid, cosine)
+            for cid, cosine in (
+                ("todo", 0.30),
+                ("dentist", 0.25),
+                ("bike", 0.20),
+                ("book", 0.18),
+                ("groceries", 0.17),
+                ("sync", 0.16),
+                ("bread", 0.15),
+            )
+        ],
+        "keyword": [Hit("dentist", 3.1)],
+    }
+    weights = {"vector": 0.6, "keyword": 0.4}
+    alone = convex(rankings, weights)
+    assert alone[0].chunk_id == "todo"  # the single hit's keyword score counted for nothing
+    exhaustive = convex(rankings, weights, exhaustive=frozenset({"keyword"}))
+    assert exhaustive[0].chunk_id == "dentist"
+    # the pipeline reads a keyword list shorter than its depth as holding every match ...
+    assert fuse(rankings, "hybrid", True, Settings())[0].chunk_id == "dentist"
+    # ... and a full one as cut: silence is then "no better than its worst hit"
+    full = Settings(RETRIEVAL_TOP_K=1)
+    assert fuse(rankings, "hybrid", True, full)[0].chunk_id == "todo"

@@ -91,6 +91,7 @@ def convex(
     rankings: Mapping[str, Sequence[Hit]],
     weights: Mapping[str, float],
     normalise: str = "zscore",
+    exhaustive: frozenset[str] = frozenset(),
 ) -> list[Fused]:
     """Σ w_s · normalised score, a candidate missing from a source taking that source's floor.
 
@@ -98,11 +99,24 @@ def convex(
     scored as "no better than its worst hit", not as a free pass, and there is
     no agreement bonus: agreement already adds up. Z-scores (the default) keep a
     source's outliers outstanding where min-max squeezes them to 1.
+
+    A source in ``exhaustive`` listed every candidate it scores above 0 (keyword search
+    over a notebook smaller than its depth): its silence is a 0, scaled with its hits.
+    Otherwise a one-word search's only match ("health", in one note's tags) is scored
+    against itself alone: z 0, floor 0, no better than the notes without the word.
     """
     scale = zscore_scores if normalise == "zscore" else normalize_scores
-    per_source = {s: scale(h) for s, h in rankings.items() if weights.get(s, 0.0) > 0 and h}
+    used = {s: h for s, h in rankings.items() if weights.get(s, 0.0) > 0 and h}
+    candidates = {h.chunk_id for hits in used.values() for h in hits}
+    per_source = {}
+    for s, hits in used.items():
+        if s in exhaustive:
+            listed = {h.chunk_id for h in hits}
+            silent = [Hit(cid, 0.0) for cid in sorted(candidates - listed)]
+            per_source[s] = scale([*hits, *silent])
+        else:
+            per_source[s] = scale(hits)
     floors = {s: min(v.values()) for s, v in per_source.items()}
-    candidates = {cid for values in per_source.values() for cid in values}
     scores: dict[str, float] = {}
     parts: dict[str, dict[str, float]] = {}
     for cid in candidates:

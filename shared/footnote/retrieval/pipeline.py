@@ -166,6 +166,10 @@ def fuse(
             rankings,
             {"vector": alpha, "keyword": 1.0 - alpha, "recency": s.weight_recency},
             variant.hybrid_normalise,
+            # fewer keyword hits than asked for: every chunk holding a query word is listed
+            frozenset({"keyword"})
+            if len(rankings.get("keyword", ())) < s.retrieval_top_k
+            else frozenset(),
         )
     return fusion.rrf(
         rankings, variant.rrf_k, {"vector": 1.0, "keyword": 1.0, "recency": s.weight_recency}
