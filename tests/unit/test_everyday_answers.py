@@ -662,3 +662,18 @@ def test_a_person_named_never_alone_covers_a_when_question() -> None:
     # Tom speaks, so his name is in his line; his birthday is not
     assert _answer("When is Tom's birthday?", sync) == NOT_ENOUGH
     assert "Friday" in _answer("When will Tom draft the newsletter copy?", sync)
+
+
+def test_a_value_named_by_the_word_asking_for_it_joins_from_the_note_holding_the_rest() -> None:
+    from footnote.generation.answer_types import asked
+
+    question = "What's the code to get into the machiya?"
+    found = asked(question)
+    assert found is not None and found[1] == "code"  # not "to"
+    notes = [
+        _source("N1", "Hotels", 'Kyoto: machiya "Kiyomizu-an", door code comes 1 day before'),
+        _source("N2", "Kyoto arrival", "Machiya is tiny & perfect. Left a map. Door code 5821#"),
+    ]
+    # the best line names the code but not its value; the note that holds the machiya
+    # too states it under the asked word
+    assert _answer(question, notes) == "Door code 5821# [N2]."

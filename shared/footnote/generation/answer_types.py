@@ -223,6 +223,9 @@ def expected(question: str) -> re.Pattern[str] | None:
     return found[0] if found else None
 
 
+_AFTER_ASKING = frozenset({"for", "to", "at", "on", "in", "from", "with"})
+
+
 def asked(question: str) -> tuple[re.Pattern[str], str] | None:
     """The kind of phrase the answer must contain and the word of the question that asks
     for it ("pay" in "How much did I pay for…", "rent" in "What's the allotment rent?"):
@@ -230,5 +233,7 @@ def asked(question: str) -> tuple[re.Pattern[str], str] | None:
     for asks, kind in _ASKS:
         if m := asks.search(question):
             words = re.findall(r"[^\W_]+", m.group(0))
+            while words and words[-1].lower() in _AFTER_ASKING:
+                words.pop()  # "the code to get in": "code" asks, "to" follows it
             return kind, words[-1] if words else ""
     return None

@@ -490,6 +490,8 @@ def _compose(
             # (what a person said is told in one passage: no other passage for them)
             None if people else _joins(set(question_terms), named, names),
             titles,
+            # the word asking for the value, unless every value of the kind is named by it
+            frozenset() if answer_types.named_by_value(question) else frozenset(terms(asking)),
         )
         if chosen and _ASKS_OUTCOME.search(question):
             chosen = _latest_of_kind(kind, chosen, pool, subject or set(question_terms), sources)
@@ -686,6 +688,7 @@ def _with_answer_of_kind(
     owned: Callable[[Candidate], bool] | None = None,
     joins: Callable[[Candidate], bool] | None = None,
     titles: Mapping[str, frozenset[str]] | None = None,
+    asking: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
     often…": a frequency), taken from the chosen passages, or else from another note
@@ -694,7 +697,10 @@ def _with_answer_of_kind(
     A value asked for by name (``answer_types.SLOTS``) is taken only from a sentence
     that shares a word with the question, or is in a note whose title does (``titles``:
     "it cost 85 euros" in "Bike service"), and, when the question asks for someone's
-    value (``owned``), from a sentence that is theirs."""
+    value (``owned``), from a sentence that is theirs. A sentence naming the value it
+    states by the question's word for it (``asking``: "door code 5821#" for "What's the
+    code to get into the machiya?") in a note holding the rest of what the lead holds
+    ("machiya is tiny & perfect") may join too."""
 
     def says_it(c: Candidate) -> bool:
         return kind.search(said(c.text) or c.text) is not None
@@ -713,6 +719,20 @@ def _with_answer_of_kind(
     typed = [c for c in pool if c.cid in passages and says_it(c) and about_it(c)]
     if not typed and joins is not None and len(passages) < FACTUAL_NOTES:
         typed = [c for c in pool if joins(c) and says_it(c) and about_it(c)]
+    if not typed and asking and kind in answer_types.SLOTS:
+        lead = chosen[0].terms & (wanted or set())
+        in_note: dict[str, set[str]] = {}
+        for c in pool:
+            in_note.setdefault(c.cid, set()).update(c.terms & (wanted or set()))
+        typed = [
+            c
+            for c in pool
+            if c.terms & asking
+            and lead
+            and lead <= in_note[c.cid]
+            and says_it(c)
+            and (owned is None or owned(c))
+        ]
     if typed:
         return [typed[0], *chosen][: len(chosen)]
     return chosen if kind is answer_types.REASON else []
