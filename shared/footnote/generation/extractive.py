@@ -399,6 +399,7 @@ def _compose(
             or not _without_trailing_asides(c.text).rstrip("!").endswith("?")
         ]
     people = asked_people(question, sources)
+    spoken = frozenset(t for p in people for t in p)
     all_terms = question_terms
     if people:
         # A question about Caroline is answered by what Caroline said or what was said
@@ -412,7 +413,6 @@ def _compose(
         pool = mine
         # Her name is in every line she speaks: only the question's other terms can
         # tell whether a sentence answers it.
-        spoken = {t for p in people for t in p}
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
     what = None if when else counted(question)
     if what and (
@@ -432,7 +432,6 @@ def _compose(
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
-        spoken = frozenset(t for p in people for t in p)
         return dated_answer(all_terms, pool, sources, question, zone, spoken)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
