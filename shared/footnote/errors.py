@@ -46,6 +46,10 @@ class MethodNotAllowed(FootnoteError):
     status = 405
     code = "method_not_allowed"
 
+    def __init__(self, message: str, allowed: tuple[str, ...] = ()) -> None:
+        super().__init__(message, {"allowed": list(allowed)} if allowed else None)
+        self.allowed = allowed  # the API sends them in an Allow header (RFC 9110)
+
 
 class Conflict(FootnoteError):
     status = 409

@@ -104,3 +104,12 @@ def test_a_cursor_of_one_list_is_refused_by_another(h: Harness) -> None:
     )
     token = h.call("GET", "/notes/changes", "edges").get_json()["token"]
     assert h.call("GET", "/notes", "edges", query_string={"cursor": token}).status_code == 400
+
+
+def test_a_wrong_method_is_405_with_what_the_path_takes(h: Harness) -> None:
+    # "GET /search?q=…" is a natural first guess; the answer says to POST
+    response = h.call("GET", "/search?q=banana", "edges")
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "POST"
+    body = envelope(response)
+    assert body["code"] == "method_not_allowed" and "use POST" in body["message"]

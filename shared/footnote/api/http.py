@@ -116,6 +116,8 @@ class Api:
                 response.headers["Retry-After"] = str(exc.retry_after)
             if isinstance(exc, PreconditionFailed):
                 response.headers["ETag"] = wire.etag(exc.current)
+            if isinstance(exc, MethodNotAllowed) and exc.allowed:
+                response.headers["Allow"] = ", ".join(exc.allowed)
         except Exception:
             # The entry point's last resort, the one broad catch the API keeps: a bug
             # (every expected failure is a FootnoteError, above) is logged with its
@@ -146,8 +148,15 @@ class Api:
         adapter = ROUTES.bind("footnote", path_info=path)
         try:
             endpoint, args = adapter.match(path, method=request.method)
-        except WzMethodNotAllowed:
-            raise MethodNotAllowed("method not allowed for this path") from None
+        except WzMethodNotAllowed as exc:
+            allowed = tuple(sorted(m for m in exc.valid_methods or () if m != "HEAD"))
+            # "GET /search" is a natural guess: say what the path takes
+            raise MethodNotAllowed(
+                f"{request.method} is not allowed for {path}; use {' or '.join(allowed)}"
+                if allowed
+                else "method not allowed for this path",
+                allowed,
+            ) from None
         except (RequestRedirect, HTTPException):  # NotFound, and any redirect left
             raise NotFound("no such endpoint") from None
         if endpoint == "health":
