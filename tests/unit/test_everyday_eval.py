@@ -65,6 +65,8 @@ def test_a_tiny_notebook_is_scored_per_kind(tmp_path: Path) -> None:
     assert kinds["when"]["date_accuracy"] == 1.0, report["details"][0]
     assert kinds["fact"]["answer_recall"] == 1.0 and kinds["fact"]["citation_precision"] == 1.0
     assert kinds["search"]["search_hit@5"] == 1.0
+    # "capex" is only in n2: the first result
+    assert kinds["search"]["search_hit@1"] == 1.0, report["details"][2]
     assert kinds["decline"]["decline_rate"] == 1.0, report["details"][3]
     assert report["overall"]["questions"] == 4
 

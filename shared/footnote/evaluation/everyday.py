@@ -23,7 +23,8 @@ Scores, overall and per kind:
 * ``citation_precision`` / ``citation_recall``: cited notes that are answer notes / answer
   notes cited, over answers that cite;
 * ``date_accuracy`` (kind ``when``): the answer states the expected date;
-* ``search_hit@5`` (kind ``search``): an answer note is among the first five results.
+* ``search_hit@5`` (kind ``search``): an answer note is among the first five results;
+  ``search_hit@1``: it is the first.
 """
 
 from __future__ import annotations
@@ -237,6 +238,13 @@ def score(asked: Sequence[Asked]) -> dict[str, float | int | None]:
         ),
         "date_accuracy": share([bool(a.date_right) for a in whens]),
         "search_hit@5": share([bool(a.hit) for a in searches]),
+        # what a person reads first: the top result is an answer note (found ids, in order)
+        "search_hit@1": share(
+            [
+                a.answer.split()[:1] != [] and a.answer.split()[0] in a.question.answer_notes
+                for a in searches
+            ]
+        ),
     }
 
 
