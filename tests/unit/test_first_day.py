@@ -106,3 +106,66 @@ def test_the_clock_is_the_containers_and_the_time_zone_the_askers(
     assert analysis_utc.window is not None and analysis_tokyo.window is not None
     assert analysis_utc.window.start == datetime(2026, 11, 24, tzinfo=UTC)
     assert analysis_tokyo.window.start == datetime(2026, 11, 24, 15, 0, tzinfo=UTC)
+
+
+# A new user's own notebook, as one was typed into `make dev` on its first day (Thursday
+# 26 November 2026): what it asked and searched, and what the product answered wrongly.
+OWN_NOTES = [
+    ("Weekend to-do", ("home", "todo"),
+     "To do this weekend:\n- Fix the leaking kitchen tap\n- Return library books (due "
+     "Saturday)\n- Renew car insurance before it expires on December 5\n- Book a haircut"),
+    ("Marketing sync 24 Nov", ("work", "marketing"),
+     "Attendees: Priya, Tom, Lena.\nPriya: The spring campaign budget is 18,000 euros.\n"
+     "Tom: I will draft the newsletter copy by Friday.\nLena: The agency Brightside quoted "
+     "4,500 euros for the video."),
+    ("Dentist", ("health",),
+     "Tooth has been aching on the left side. Call the dentist next Tuesday to book a "
+     "check-up."),
+    ("Groceries", ("shopping",),
+     "Shopping list (Lidl):\nMilk 1.19\nEggs (10) 2.49\nCoffee beans 8.99\nOlive oil 6.49"),
+    ("Bike service", ("bike", "expenses"),
+     "Took the bike to Rad & Tat for a service on Monday. They replaced the chain and the "
+     "rear brake pads; it cost 85 euros. The mechanic said the tyres will need replacing "
+     "in spring."),
+]  # fmt: skip
+OWN = "own-notebook"
+
+
+@pytest.fixture(scope="module")
+def own() -> Container:
+    clock = Clock()
+    clock.now = datetime(2026, 11, 26, 16, 0, tzinfo=UTC)
+    c = Container(settings(), clock=clock)
+    for i, (title, tags, text) in enumerate(OWN_NOTES):
+        note = Note(f"own{i}", OWN, text, clock.now, clock.now, title=title, tags=tags)
+        c.store.create_note(note)
+        c.indexing.index_note(note.id)
+    clock.now = clock.now.replace(minute=30)
+    return c
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted"),
+    [
+        ("How much did the bike service cost?", "85 euros"),  # only the title names it
+        ("How much are the coffee beans?", "8.99"),  # a price written bare
+        ("What do I need to do this weekend?", "kitchen tap"),  # the weekend is ahead
+    ],
+)
+def test_a_new_users_own_notes_answer_what_they_say(
+    own: Container, question: str, wanted: str
+) -> None:
+    out = own.chat.chat(OWN, question, None, RagConfig())
+    assert not out.meta.declined and wanted in out.answer, out.answer
+
+
+def test_a_new_users_notes_do_not_make_up_a_birthday(own: Container) -> None:
+    # Tom speaks in the sync; his "by Friday" is not his birthday
+    out = own.chat.chat(OWN, "When is Tom's birthday?", None, RagConfig())
+    assert out.meta.declined, out.answer
+
+
+@pytest.mark.parametrize(("word", "note_id"), [("health", "own2"), ("shopping", "own3")])
+def test_a_tag_searched_for_lists_its_note_first(own: Container, word: str, note_id: str) -> None:
+    hits = own.chat.search(OWN, word, 5).hits
+    assert hits and hits[0].note_id == note_id, [h.note_id for h in hits]
