@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Api } from "../src/api/client";
-import { ApiError, describeError, toError } from "../src/api/errors";
+import { ApiError, currentNote, describeError, toError } from "../src/api/errors";
 import { parseEvent } from "../src/api/sse";
-import type { StreamEvent } from "../src/api/types";
+import type { Note, StreamEvent } from "../src/api/types";
 
 const encoder = new TextEncoder();
 
@@ -117,5 +117,30 @@ describe("Api JSON calls", () => {
   it("throws the API's error", async () => {
     vi.stubGlobal("fetch", vi.fn(async () => Response.json({ error: { code: "not_found", message: "gone", details: null } }, { status: 404 })));
     await expect(api().getNote("n/1")).rejects.toMatchObject({ status: 404, code: "not_found" });
+  });
+});
+
+describe("If-Match on edits", () => {
+  const note = { id: "n1", text: "t", title: "", tags: ["home"], type: null, createdAt: "", updatedAt: "", etag: '"3"' } as unknown as Note;
+
+  it("sends the note's ETag as it was read, and no header without one", async () => {
+    const fetch = vi.fn(async () => Response.json(note));
+    vi.stubGlobal("fetch", fetch);
+    const api = new Api("/api", async () => "t");
+    await api.updateNote("n1", { tags: ["home"] }, '"3"');
+    await api.updateNote("n1", { tags: [] });
+    const headers = fetch.mock.calls.map((c) => (c as unknown as [string, RequestInit])[1].headers as Record<string, string>);
+    expect(headers[0]?.["If-Match"]).toBe('"3"');
+    expect(headers[0]?.Authorization).toBe("Bearer t");
+    expect(headers[1]).not.toHaveProperty("If-Match");
+    expect(JSON.parse((fetch.mock.calls[0] as unknown as [string, RequestInit])[1].body as string)).toEqual({ tags: ["home"] });
+  });
+
+  it("reads the current note from a 412, and says what happened in words", () => {
+    const err = new ApiError(412, "precondition_failed", "the note has changed since that version (If-Match)", { current: note });
+    expect(currentNote(err)?.etag).toBe('"3"');
+    expect(currentNote(new ApiError(404, "not_found", "gone"))).toBeNull();
+    expect(describeError(err)).not.toMatch(/If-Match/);
+    expect(describeError(err)).toMatch(/changed elsewhere/);
   });
 });

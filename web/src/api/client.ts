@@ -56,8 +56,8 @@ export class Api {
     private readonly signal: () => AbortSignal | undefined = () => undefined,
   ) {}
 
-  private async request(method: Method, route: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${await this.getToken()}` };
+  private async request(method: Method, route: string, body?: unknown, signal?: AbortSignal, extra: Record<string, string> = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...extra, Authorization: `Bearer ${await this.getToken()}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const response = await fetch(this.base + route, {
       method,
@@ -70,8 +70,8 @@ export class Api {
     return response;
   }
 
-  private async json<T>(method: Method, route: string, body?: unknown): Promise<T> {
-    const response = await this.request(method, route, body, this.signal());
+  private async json<T>(method: Method, route: string, body?: unknown, headers?: Record<string, string>): Promise<T> {
+    const response = await this.request(method, route, body, this.signal(), headers);
     return (response.status === 204 ? null : await response.json()) as T;
   }
 
@@ -84,7 +84,14 @@ export class Api {
   }
   getNote(id: string): Promise<Note> { return this.json("GET", `/notes/${path(id)}`); }
   createNote(fields: NoteCreate): Promise<Note> { return this.json("POST", "/notes", fields); }
-  updateNote(id: string, fields: NotePatch): Promise<Note> { return this.json("PATCH", `/notes/${path(id)}`, fields); }
+  /**
+   * PATCH /notes/{id}. With `ifMatch` (the ETag of the note as the person saw it) the
+   * edit applies only to that version: one made meanwhile on another device is not
+   * overwritten unseen (412 precondition_failed, with the note as it is now).
+   */
+  updateNote(id: string, fields: NotePatch, ifMatch?: string | null): Promise<Note> {
+    return this.json("PATCH", `/notes/${path(id)}`, fields, ifMatch ? { "If-Match": ifMatch } : undefined);
+  }
   deleteNote(id: string): Promise<null> { return this.json("DELETE", `/notes/${path(id)}`); }
   search(query: string, k = 10): Promise<SearchResponse> {
     return this.json("POST", "/search", { query, k, ...askerZone() });

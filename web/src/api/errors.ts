@@ -1,5 +1,6 @@
 // The API's error envelope as the client sees it, and the sentence shown to people for
 // any error: never an internal code such as "[invalid_argument]" or a field path.
+import type { Note } from "./types";
 
 export class ApiError extends Error {
   constructor(
@@ -46,6 +47,8 @@ export function describeError(err: unknown): string {
         return "Your session has ended. Sign out and sign in again.";
       case "not_found":
         return "It no longer exists: it may have been deleted.";
+      case "precondition_failed":
+        return "It was changed elsewhere (another device or tab) since you opened it, so nothing was saved.";
       case "quota_exceeded": {
         const quota = field(err.details, "quota");
         if (quota === "storedChars") return "Your notes are at their size limit: delete or shorten notes to make room.";
@@ -73,6 +76,13 @@ export function describeError(err: unknown): string {
   }
   if (err instanceof Error && err.name === "TypeError") return "The server could not be reached. Check your connection and try again.";
   return sentence(err instanceof Error ? err.message : String(err));
+}
+
+/** The note as it is now, which a 412 (If-Match named an older version) carries; null for any other error. */
+export function currentNote(err: unknown): Note | null {
+  if (!(err instanceof ApiError) || err.code !== "precondition_failed") return null;
+  const current = field(err.details, "current");
+  return current && typeof current === "object" && typeof field(current, "id") === "string" ? (current as Note) : null;
 }
 
 /** The error a failed response carries (the envelope), or one made from its status. */

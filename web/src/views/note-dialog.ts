@@ -1,10 +1,12 @@
-// The note dialog: a note read in full (a cited passage marked), edited or deleted.
+// The note dialog: a note read in full (a cited passage marked, its tags as chips),
+// edited (text, title and tags) or deleted.
 import type { Api } from "../api/client";
-import { describeError } from "../api/errors";
+import { currentNote, describeError } from "../api/errors";
 import type { Note } from "../api/types";
 import { $, el, formatDate, toast } from "../dom";
 import { findPassage } from "../passage";
 import type { Store } from "../store";
+import { parseTags, tagItems, tagsText } from "../tags";
 import { noteLabel } from "../text";
 import { STATUS_TEXT, typeOf, type NotesView } from "./notes";
 
@@ -16,6 +18,7 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
   const dialog = $<HTMLDialogElement>("note-dialog");
   const title = $("note-dialog-title");
   const meta = $("note-meta");
+  const tags = $<HTMLUListElement>("note-dialog-tags");
   const body = $("note-body");
   const error = $("note-dialog-error");
   const editForm = $<HTMLFormElement>("note-edit");
@@ -23,7 +26,8 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
   const close = $<HTMLButtonElement>("note-close");
   const editButton = $<HTMLButtonElement>("note-edit-button");
   let returnFocus: Element | null = null;
-  let shown: { title: string; text: string } | null = null; // the note as shown: what an edit starts from
+  // The note as shown: what an edit starts from, and the version (ETag) it applies to.
+  let shown: Pick<Note, "id" | "title" | "text" | "tags" | "etag"> | null = null;
 
   async function open(id: string, { passage = null, edit = false }: { passage?: string | null; edit?: boolean } = {}): Promise<void> {
     returnFocus = document.activeElement;
@@ -34,6 +38,8 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
     title.textContent = listed ? noteLabel(listed) : "Loading note…";
     body.replaceChildren();
     meta.textContent = "";
+    tags.replaceChildren();
+    shown = null;
     setEditing(false);
     if (!dialog.open) dialog.showModal();
     let note: Note;
@@ -54,13 +60,21 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
     if (edit) setEditing(true, note);
   }
 
-  function render(note: Note, passage: string | null): void {
+  /** The note's title, line of facts, tags and text, as they are now; focus stays where it is. */
+  function show(note: Note): void {
     title.textContent = noteLabel(note);
     meta.textContent = [
       `Updated ${formatDate(note.updatedAt)}`,
       typeOf(note) ? `memory type: ${typeOf(note)}` : "",
       STATUS_TEXT[note.indexStatus || ""] || "",
     ].filter(Boolean).join(" · ");
+    tags.replaceChildren(...tagItems(note.tags));
+    body.replaceChildren(note.text);
+    shown = { id: note.id, title: note.title || "", text: note.text, tags: note.tags || [], etag: note.etag };
+  }
+
+  function render(note: Note, passage: string | null): void {
+    show(note);
     const range = passage ? findPassage(note.text, passage, note.title) : null;
     if (range) {
       const mark = el("mark", { id: "cited-passage", tabindex: "-1", text: note.text.slice(range[0], range[1]) });
@@ -68,28 +82,28 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
       mark.scrollIntoView({ block: "center" });
       mark.focus();
     } else {
-      body.replaceChildren(note.text);
       if (passage) error.textContent = "The cited passage is no longer in this note: it was edited after the answer.";
       close.focus();
     }
-    shown = { title: note.title || "", text: note.text };
   }
 
   function setEditing(on: boolean, note?: Note): void {
     editForm.hidden = !on;
     body.hidden = on;
+    tags.hidden = on; // the form's tags field says them while editing
     actions.hidden = on;
     if (on) {
-      const current = note || shown || { title: "", text: "" };
+      const current = note || shown || { title: "", text: "", tags: [] };
       $<HTMLInputElement>("edit-title").value = current.title || "";
       $<HTMLTextAreaElement>("edit-text").value = current.text || "";
+      $<HTMLInputElement>("edit-tags").value = tagsText(current.tags);
       $("edit-text").focus();
     }
   }
 
   close.addEventListener("click", () => dialog.close());
   editButton.addEventListener("click", () => setEditing(true));
-  $("edit-cancel").addEventListener("click", () => { setEditing(false); editButton.focus(); });
+  $("edit-cancel").addEventListener("click", () => { error.textContent = ""; setEditing(false); editButton.focus(); });
   $("note-delete-button").addEventListener("click", () => {
     const id = dialog.dataset.noteId;
     if (!id) return;
@@ -101,17 +115,21 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
     keep.focus();
   });
   editForm.addEventListener("keydown", (e: KeyboardEvent) => {
-    if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); setEditing(false); editButton.focus(); }
+    if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); error.textContent = ""; setEditing(false); editButton.focus(); }
   });
   editForm.addEventListener("submit", async (e) => {
     e.preventDefault();
     const id = dialog.dataset.noteId;
     if (!id) return;
     const text = $<HTMLTextAreaElement>("edit-text").value;
+    error.textContent = "";
     if (!text.trim()) { error.textContent = "A note cannot be empty."; return; }
+    const fields = { text, title: $<HTMLInputElement>("edit-title").value.trim(), tags: parseTags($<HTMLInputElement>("edit-tags").value) };
+    // Only over the version shown: an edit made meanwhile elsewhere is not overwritten unseen.
+    const version = shown?.id === id ? shown.etag : null;
     const { epoch } = store;
     try {
-      const note = await api.updateNote(id, { text, title: $<HTMLInputElement>("edit-title").value.trim() });
+      const note = await api.updateNote(id, fields, version);
       if (!store.isCurrent(epoch)) return;
       notes.putNote(note, { prepend: !store.notes.has(id) });
       void notes.refresh();
@@ -119,7 +137,18 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
       render(note, null);
       toast("Note updated. It is being indexed again.");
     } catch (err) {
-      if (store.isCurrent(epoch)) error.textContent = `Not saved. ${describeError(err)}`;
+      if (!store.isCurrent(epoch)) return;
+      const current = currentNote(err);
+      if (current && dialog.dataset.noteId === id) {
+        // What was typed stays in the form; the note behind it is now the current one,
+        // so saving again replaces that version knowingly, and Cancel shows it.
+        if (store.notes.has(id)) notes.putNote(current);
+        show(current);
+        error.textContent = "Not saved: this note was changed elsewhere while you edited it. "
+          + "Save again to replace that version with yours, or Cancel to see it.";
+        return;
+      }
+      error.textContent = `Not saved. ${describeError(err)}`;
     }
   });
   dialog.addEventListener("close", () => {
@@ -130,6 +159,7 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
   store.onReset(() => {
     body.replaceChildren();
     for (const node of [title, meta, error]) node.textContent = "";
+    tags.replaceChildren();
     editForm.reset();
     if (dialog.open) dialog.close();
     shown = null;

@@ -6,6 +6,7 @@ import type { Note, NoteCreate } from "../api/types";
 import { $, el, formatDate, toast } from "../dom";
 import type { ListedNote, Store } from "../store";
 import { isLive, placement, statusOf } from "../sync";
+import { parseTags, tagList } from "../tags";
 import { noteLabel } from "../text";
 
 const POLL_MS = 1200;
@@ -74,7 +75,10 @@ export function notesView(store: Store, api: Api, openNote: NoteOpener): NotesVi
     if (status === "failed") {
       actions.prepend(el("button", { type: "button", class: "retry", text: "Retry indexing", onclick: () => void retryIndex(note.id) }));
     }
-    li.append(title, text, meta, actions);
+    const tags = tagList(note.tags); // under the text, where a tag written on another device shows too
+    li.append(title, text);
+    if (tags) li.append(tags);
+    li.append(meta, actions);
     return li;
   }
 
@@ -279,6 +283,8 @@ export function notesView(store: Store, api: Api, openNote: NoteOpener): NotesVi
     if (title) fields.title = title;
     const type = $<HTMLSelectElement>("note-type").value;
     if (type) fields.type = type as NoteCreate["type"];
+    const tags = parseTags($<HTMLInputElement>("note-tags").value);
+    if (tags.length) fields.tags = tags;
     const button = (e.submitter as HTMLButtonElement | null) || form.querySelector<HTMLButtonElement>("button[type=submit]")!;
     button.disabled = true;
     const { epoch } = store;
