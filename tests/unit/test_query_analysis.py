@@ -553,3 +553,11 @@ def test_a_period_that_starts_after_today_is_a_word_of_the_plan() -> None:
     saturday = datetime(2026, 11, 28, 11, tzinfo=UTC)
     now = analyze("What did I do this weekend?", saturday)
     assert now.window is not None and now.window.start == datetime(2026, 11, 28, tzinfo=UTC)
+
+
+def test_which_one_thing_we_are_doing_is_not_a_list() -> None:
+    at = datetime(2026, 11, 26, tzinfo=UTC)
+    # "are" is of "we": one agency is asked for; a plural still asks for all of them
+    assert analyze("Which agency are we using for the video?", at).intent is not Intent.LIST
+    assert analyze("Which electricians are we considering?", at).intent is Intent.LIST
+    assert analyze("Which books have I read this year?", at).intent is Intent.LIST

@@ -61,7 +61,9 @@ _INTENT_CUES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         Intent.LIST,
         re.compile(
             r"\b(?:list|enumerate|all\s+(?:the|my|our|of)|what\s+are\s+(?:all\s+)?(?:the|my|our)|"
-            r"which\s+\w+(?:\s+\w+){0,3}?\s+(?:have|has|had|are|were)|"
+            # ("Which agency are we using?": "are" is of "we", one agency is asked for)
+            r"which\s+\w+(?:\s+\w+){0,3}?\s+(?:have|has|had|are|were)"
+            r"(?!\s+(?:we|you|they|i|he|she)\b)|"
             # "Which electricians gave us quotes?": a plural asks for all of them
             r"^\W*which\s+\w+(?:[^\Wsu]s|ies)\s+(?!of\b)\w+)\b"
         ),
