@@ -677,3 +677,34 @@ def test_a_value_named_by_the_word_asking_for_it_joins_from_the_note_holding_the
     # the best line names the code but not its value; the note that holds the machiya
     # too states it under the asked word
     assert _answer(question, notes) == "Door code 5821# [N2]."
+
+
+BANANA_BREAD = (
+    "Banana bread: mash 3 ripe bananas, mix with 75 g melted butter, 150 g sugar and 1 "
+    "egg. Stir in 1 teaspoon baking soda and 190 g flour. Bake at 175 degrees C for 60 "
+    "minutes."
+)
+
+
+def test_a_temperature_is_asked_for_by_name_and_an_amount_is_of_the_thing_measured() -> None:
+    recipe = [_source("N1", "Banana bread recipe", BANANA_BREAD)]
+    assert _answer("What temperature for the banana bread?", recipe).startswith(
+        "Bake at 175 degrees C"
+    )
+    # "75 g butter" is an amount, but of the butter
+    assert _answer("How much flour goes in the banana bread?", recipe).startswith(
+        "Stir in 1 teaspoon baking soda and 190 g flour"
+    )
+
+
+def test_a_sentence_heading_a_list_is_answered_with_its_list() -> None:
+    todo = [
+        _source(
+            "N1",
+            "Weekend",
+            "To do this weekend:\n- Fix the leaking kitchen tap\n- Return library books\n"
+            "- Book a haircut",
+        )
+    ]
+    answer = _answer("What's on this weekend?", todo)
+    assert "kitchen tap" in answer and "haircut" in answer, answer

@@ -70,6 +70,12 @@ _CLOCK = re.compile(
     r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}[:.h]\d{2}\b|\bnoon\b|\bmidnight\b", re.I
 )
 
+# A temperature: "175 degrees C", "41°", "180C", "350 F" (an oven, a fever, the weather).
+_TEMPERATURE = re.compile(
+    r"-?\d+(?:[.,]\d+)?\s*(?:°|º|degrees?\b|deg\b|(?<=\d)[CF]\b|celsius\b|fahrenheit\b)",
+    re.IGNORECASE,
+)
+
 REASON = re.compile(
     r"\b(?:because|since|so\s+that|so\b|due\s+to|thanks\s+to|reasons?|in\s+order\s+to|"
     r"as\s+(?:it|we|they|he|she|i)\b|why|cause[sd]?|for\s+(?:the\s+)?\w+(?:ing|ity|ness)\b)",
@@ -111,6 +117,14 @@ _ASKS = (
         _MONEY,
     ),
     (re.compile(r"^\W*(?:and\s+|but\s+|so\s+)?(?:at\s+)?what\s+time\b", re.IGNORECASE), _CLOCK),
+    # "What temperature for the banana bread?", "How hot should the oven be?"
+    (
+        re.compile(
+            _WHAT + r"\b(?:temperature|temp)\b|^\W*(?:\w+\s+){0,2}?how\s+(?:hot|cold|warm)\b",
+            re.IGNORECASE,
+        ),
+        _TEMPERATURE,
+    ),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+often\b", re.IGNORECASE), _FREQUENCY),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+much\b", re.IGNORECASE), _AMOUNT),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+long\b(?!\s+ago)", re.IGNORECASE), _DURATION),
@@ -202,6 +216,24 @@ _PRICED = re.compile(
     r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}?)\s*(?:\b(?:to|at|from|for|in|on|of|with)\b|[?.!]|$)",
     re.IGNORECASE,
 )
+
+
+# "How much flour goes in…", "how many eggs…": the thing measured, right after the words.
+_MEASURED = re.compile(
+    r"^\W*(?:and\s+)?how\s+(?:much|many)\s+(?!(?:is|are|was|were|did|do|does|has|have|had|"
+    r"will|would|can|could|should|of|more|less|longer|time|money)\b)(?P<thing>[\w-]+)",
+    re.IGNORECASE,
+)
+
+
+def measured(question: str) -> str | None:
+    """The term of what a "How much flour…?" question measures; None otherwise. The
+    amount is stated beside it: "75 g butter" answers for butter, not for flour."""
+    found = _MEASURED.search(question)
+    if found is None:
+        return None
+    named = terms(found["thing"])
+    return named[0] if named else None
 
 
 def priced(question: str) -> str | None:

@@ -435,9 +435,11 @@ def _compose(
         return dated_answer(all_terms, pool, sources, question, zone, spoken)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
+    # A best sentence that heads a list ("To do this weekend:") says nothing by itself.
+    heads_a_list = bool(pool) and pool[0].text.rstrip().endswith(":")
     the_list = (
         _the_list(pool, sources)
-        if analysis.intent is Intent.LIST or MemoryType.TASK in analysis.types
+        if analysis.intent is Intent.LIST or MemoryType.TASK in analysis.types or heads_a_list
         else []
     )
     if the_list:
@@ -475,10 +477,12 @@ def _compose(
         priced = answer_types.priced(question)
         if priced is not None:
             kind = answer_types.MONEY  # a price: "Nov 12" in a to-do line is no answer
+        # "How much flour…": the amount is the flour's, not the butter's in the line before
+        of_thing = priced or answer_types.measured(question)
 
         def theirs(c: Candidate) -> bool:
             held = c.terms | titles.get(c.cid, frozenset())
-            return (not owner or bool(held & owner)) and (priced is None or priced in held)
+            return (not owner or bool(held & owner)) and (of_thing is None or of_thing in held)
 
         chosen = _with_answer_of_kind(
             kind,
