@@ -348,3 +348,20 @@ def test_how_often_and_how_long_ignore_lookalike_words() -> None:
     assert not long.search("One day I decided to paint, since it was raining")
     assert long.search("I have been painting since 2016")
     assert long.search("Seven years now")
+
+
+def test_a_day_something_is_moved_to_is_ahead_and_a_bare_month_is_read_too() -> None:
+    tuesday = datetime(2026, 11, 24, 9, tzinfo=UTC)
+
+    def meanings(text: str) -> list[tuple[str, bool]]:
+        return [(r.meaning, r.past) for r in resolve_phrases(text, tuesday)]
+
+    # "moved" is past; the Thursday it was moved to is not
+    assert meanings("Parent evening moved to Thursday.") == [("Thursday, 26 November 2026", False)]
+    assert meanings("standup pushed to Fri") == [("Friday, 27 November 2026", False)]
+    assert meanings("We met on Thursday") == [("Thursday, 19 November 2026", True)]
+    # a month without day or year: the next one for what is due, the last for a record
+    assert meanings("TÜV due in March.") == [("March 2027", False)]
+    assert meanings("We moved in June.") == [("June 2026", True)]
+    assert meanings("in Marching band") == []  # no month
+    assert meanings("the trip in June 2027") == []  # names its date itself

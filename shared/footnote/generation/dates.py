@@ -62,6 +62,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("next_period", r"next\s+(?P<period>week|weekend|month|year)"),
         ("this_period", r"this\s+(?P<period>week|weekend|month|year)"),
         ("weekday", rf"(?:on\s+)?{_WD}"),
+        # "TÜV due in March", "we moved in June": a month without its day or year, the
+        # next one for what is coming, the last one for a record ("March 14", "June 2027"
+        # name their date themselves)
+        (
+            "month",
+            rf"(?:in|by|before|until|till|from|since|during|(?:early|mid|late|end\s+of))\s+"
+            rf"(?:early\s+|mid-?\s*|late\s+)?(?P<mon>{_MONTH}[a-z]*)\.?(?!\s*-?\d)",
+        ),
     )
 )
 
@@ -105,6 +113,13 @@ _DEADLINE_BEFORE = re.compile(
     r"\b(?:before|by|until|till|due|this|coming|upcoming|on\s+or\s+before)\s+(?:on\s+)?$",
     re.IGNORECASE,
 )
+# A day something is moved to is its new date, still ahead: "parent evening moved to
+# Thursday", "pushed to Fri", "rescheduled for Monday" (the verb is past, the day is not).
+_MOVED_TO = re.compile(
+    r"\b(?:moved|pushed|postponed|rescheduled|changed|bumped|shifted|delayed|put\s+off|"
+    r"brought\s+forward)\s+(?:back\s+)?(?:to|till|until|for)\s+(?:next\s+)?(?:on\s+)?$",
+    re.IGNORECASE,
+)
 _FUTURE = re.compile(
     r"\b(?:will|shall|won't|going\s+to|gonna|need(?:s|ed)?\s+to|have\s+to|has\s+to|must|"
     r"should|plan(?:s|ning)?\s+to|want\s+to|todo|to-?do|deadline|remind(?:er)?|"
@@ -129,7 +144,7 @@ _PAST_ING = re.compile(r"\b(?:went|was|were|been|had|did)\s+\w+ing\s+(?:on\s+)?$
 def _looks_ahead(m: re.Match[str]) -> bool:
     text = m.string
     lead = text[max(0, m.start() - 24) : m.start()]
-    if _DEADLINE_BEFORE.search(lead):
+    if _DEADLINE_BEFORE.search(lead) or _MOVED_TO.search(lead):
         return True
     if _COMING_VERB.search(lead) and not _PAST_ING.search(lead):
         return True
@@ -183,6 +198,8 @@ def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
         return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written)
     if kind == "day_of_month":
         return _day_of_month(int(m["dom"]), written, _looks_ahead(m))
+    if kind == "month":
+        return _month(m["mon"], written, _looks_ahead(m))
     if kind in ("last_weekday", "next_weekday", "weekday"):
         wd = _weekday(m["wd"])
         name = _WEEKDAYS[wd].capitalize()
@@ -231,6 +248,26 @@ def _weekday_day(wd: int, dom: int, written: date) -> str | None:
     return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
 
 
+# "March", "Mar", "Sept": a month's number ("Marching" is none).
+_MONTH_NUMBER = {
+    **{name.lower(): i for i, name in enumerate(calendar.month_name) if i},
+    **{abbr.lower(): i for i, abbr in enumerate(calendar.month_abbr) if i},
+    "sept": 9,
+}
+
+
+def _month(name: str, written: date, ahead: bool) -> str | None:
+    """ "in March" in a note of November 2026: March 2027 if it is coming, March 2026 if
+    it was; the month of writing is itself either way."""
+    number = _MONTH_NUMBER.get(name.lower())
+    if number is None:
+        return None
+    shift = (number - written.month) % 12
+    if not ahead and shift:
+        shift -= 12
+    return month_text(_add_months(written, shift))
+
+
 def _day_of_month(dom: int, written: date, ahead: bool) -> str | None:
     """ "the 14th" in a note of 5 March: 14 March if it is coming, 14 February if it
     was; a month without that day is skipped ("the 31st" after 30 April: 31 May)."""
@@ -261,7 +298,7 @@ def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
             if meaning is None:
                 continue
             past = kind in _PAST_KINDS or (
-                kind in ("weekday", "day_of_month") and not _looks_ahead(m)
+                kind in ("weekday", "day_of_month", "month") and not _looks_ahead(m)
             )
             found.append(Resolved(m.group(0), meaning, m.start(), m.end(), past))
             taken.append((m.start(), m.end()))
