@@ -708,3 +708,19 @@ def test_a_sentence_heading_a_list_is_answered_with_its_list() -> None:
     ]
     answer = _answer("What's on this weekend?", todo)
     assert "kitchen tap" in answer and "haircut" in answer, answer
+
+
+def test_an_item_holding_none_of_the_question_words_itself_brings_its_list() -> None:
+    packing = [
+        _source(
+            "N1",
+            "Packing – Lisbon",
+            "- passport\n- charger + adapter\n- swimsuit\n- sunglasses\nFlight TP573 Fri 06:55",
+        )
+    ]
+    # "passport" matches only through the title: the question is the list's
+    answer = _answer("What do I need to pack for Lisbon?", packing)
+    assert "passport" in answer and "swimsuit" in answer and "sunglasses" in answer, answer
+    # a list whose note lacks a name the question gives is not read as its answer
+    plain = [_source("N1", "Packing", "- adapter\n- small towel\n- coin purse")]
+    assert _answer("What did I want to pack for Japan?", plain) == NOT_ENOUGH

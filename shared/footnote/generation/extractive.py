@@ -435,13 +435,23 @@ def _compose(
         return dated_answer(all_terms, pool, sources, question, zone, spoken)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
-    # A best sentence that heads a list ("To do this weekend:") says nothing by itself.
-    heads_a_list = bool(pool) and pool[0].text.rstrip().endswith(":")
-    the_list = (
-        _the_list(pool, sources)
-        if analysis.intent is Intent.LIST or MemoryType.TASK in analysis.types or heads_a_list
-        else []
+    # A best sentence that heads a list ("To do this weekend:") says nothing by itself, nor
+    # does an item holding none of the question's words itself ("passport" in "Packing –
+    # Lisbon" for "What do I need to pack for Lisbon?"): the question is the list's.
+    of_the_list = bool(pool) and (
+        pool[0].text.rstrip().endswith(":")
+        or not frozenset(terms(pool[0].text)) & frozenset(question_terms)
     )
+    asks_a_list = analysis.intent is Intent.LIST or MemoryType.TASK in analysis.types
+    the_list = _the_list(pool, sources) if asks_a_list or of_the_list else []
+    if (
+        the_list
+        and not asks_a_list
+        and _quotes_another_thing(question, the_list, sources, analysis)
+    ):
+        # the list's note does not hold the names the question gives ("Packing" for
+        # "…for Japan?"): not read as the list's question
+        the_list = []
     if the_list:
         chosen = the_list
     elif listing:
