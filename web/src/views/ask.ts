@@ -74,17 +74,17 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     const footer = el("p", { class: "turn-meta hint", text: answerLine(done) });
     if (done.messageId && done.citations.length) {
       footer.append(" ", el("button", { type: "button", class: "link", text: "Show sources",
-        onclick: () => void showMessageSources(done.messageId) }));
+        onclick: () => void showMessageSources(done.messageId, done.answer) }));
     }
     li.append(footer);
   }
 
-  async function showMessageSources(messageId: string): Promise<void> {
+  async function showMessageSources(messageId: string, answer: string): Promise<void> {
     const { epoch } = store;
     try {
       const { sources } = await api.sources(messageId);
       if (!store.isCurrent(epoch)) return;
-      cites.renderSources(sources);
+      cites.renderSources(sources, answer);
       $("sources-title").scrollIntoView({ block: "nearest" });
     } catch (err) {
       if (store.isCurrent(epoch)) askError.textContent = `The sources could not be shown. ${describeError(err)}`;
@@ -151,7 +151,7 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
       streamingId = null;
       conversationActive(done.conversationId, message);
       finishAnswer(answer, done);
-      cites.renderSources(done.citations);
+      cites.renderSources(done.citations, done.answer);
     } catch (err) {
       if (!store.isCurrent(epoch)) return;
       answer.remove();
@@ -240,7 +240,7 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
       if (ticket !== openTicket) return; // signed out, or another one opened since
       conversationId = id;
       thread.replaceChildren();
-      let lastCitations: ChatResponse["citations"] = [];
+      let last: { citations: ChatResponse["citations"]; answer: string } = { citations: [], answer: "" };
       for (const m of messages) {
         const li = turnItem(m.role === "user" ? "user" : "assistant", m.role === "user" ? m.text : "");
         if (m.role === "assistant") {
@@ -248,10 +248,10 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
           const meta = m.meta;
           finishAnswer(li, { answer: m.text, citations: m.citations, messageId: m.id,
             meta: { confidence: meta?.confidence, retrieval: { strategy: meta?.strategy } } });
-          lastCitations = m.citations;
+          last = { citations: m.citations, answer: m.text };
         }
       }
-      cites.renderSources(lastCitations);
+      cites.renderSources(last.citations, last.answer);
       renderList();
       question.focus();
     } catch (err) {
