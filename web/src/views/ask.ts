@@ -48,6 +48,11 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
   const conversationList = $("conversation-list");
   const moreButton = $<HTMLButtonElement>("more-conversations");
   const listError = $("conversations-error");
+  // On a phone the list sits above the thread behind its "Conversations (N)" row, closed
+  // until asked for (styles.css: only narrow screens hide it; a wide one always shows it).
+  const panel = $("conversations");
+  const toggle = $<HTMLButtonElement>("conversations-toggle");
+  const count = $("conversations-count");
 
   let conversationId: string | null = null;
   let streamingId: string | null = null; // a new conversation whose first answer is streaming
@@ -209,6 +214,11 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     renderList();
   }
 
+  function setListOpen(open: boolean): void {
+    panel.classList.toggle("open", open);
+    toggle.setAttribute("aria-expanded", String(open));
+  }
+
   function renderList(): void {
     conversationList.replaceChildren();
     const loading = listState === "loading";
@@ -230,6 +240,7 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     else if (!items.length && listState === "loaded") conversationList.append(el("li", { class: "hint", text: "No conversations yet." }));
     moreButton.hidden = !store.user || !cursor;
     moreButton.disabled = loading;
+    count.textContent = items.length || listState === "loaded" ? `(${items.length}${cursor ? "+" : ""})` : "";
   }
 
   async function openConversation(id: string): Promise<void> {
@@ -253,6 +264,7 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
       }
       cites.renderSources(last.citations, last.answer);
       renderList();
+      setListOpen(false); // on a phone: the list makes way for the thread it opened
       question.focus();
     } catch (err) {
       if (ticket !== openTicket) return;
@@ -265,11 +277,13 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
   }
 
   moreButton.addEventListener("click", () => void loadConversations(true));
+  toggle.addEventListener("click", () => setListOpen(!panel.classList.contains("open")));
   $("new-conversation").addEventListener("click", () => {
     conversationId = null;
     thread.replaceChildren();
     cites.renderSources([]);
     renderList();
+    setListOpen(false);
     question.focus();
   });
 
@@ -287,6 +301,8 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     askError.textContent = "";
     listError.textContent = "";
     moreButton.hidden = true;
+    count.textContent = "";
+    setListOpen(false);
     form.reset();
   });
 
