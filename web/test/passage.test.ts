@@ -49,6 +49,14 @@ describe("findCited", () => {
       .toBe("The set menu cost 85 euros.");
   });
 
+  it("finds a line the offline generator quoted under a label the note gives another line", () => {
+    // What extractive-v1 answers for "How much did the set menu cost?" over such a note.
+    const note = "Attendees: Priya, Tom, Lena and me.\nPriya booked the table.\nThe set menu cost 85 euros per person, wine not included.\nLena paid the whole bill.";
+    const { claim } = claimsOf("Attendees: The set menu cost 85 euros per person, wine not included [N1].")[0]!;
+    expect(marked(note, findCited(note, { passage: `Team dinner ${note.replace(/\s+/g, " ")}`, claim, title: "Team dinner" })))
+      .toBe("The set menu cost 85 euros per person, wine not included.");
+  });
+
   it("marks the whole sentence a claim quotes part of", () => {
     expect(marked(dinner, findCited(dinner, { passage: snippet, claim: "The set menu cost 85 euros" })))
       .toBe("The set menu cost 85 euros for the four of us.");
