@@ -289,3 +289,102 @@ def test_a_failed_note_shows_failed_and_retry_indexes_it(
     item.get_by_role("button", name="Retry indexing").click()
     wait_indexed(page, note)
     expect(item.get_by_role("button", name="Retry indexing")).to_have_count(0)
+
+
+# A note as people write them, one fact a line: its one chunk's snippet (what the
+# citation carries) runs over four lines, and the answer quotes one of them.
+DINNER = (
+    "Attendees: Priya, Tom, Lena and me.\n"
+    "Priya booked the table at Osteria Nonna for 8 pm.\n"
+    "Tom brought two bottles of Barolo from his trip.\n"
+    "The set menu cost 85 euros per person, wine not included.\n"
+    "Lena paid the whole bill and we sent her our shares the next day.\n"
+    "Next time we book earlier: the terrace was full."
+)
+COST = "The set menu cost 85 euros per person, wine not included."
+SCREENS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 812}}
+
+
+@pytest.mark.parametrize("width", list(SCREENS))
+def test_a_citation_marks_the_sentence_it_cites_and_new_is_on_the_first_screen(
+    browser: Browser, web_url: str, email: str, shots: Path, width: str
+) -> None:
+    screen = SCREENS[width]
+    phone = width == "phone"
+    context = browser.new_context(viewport=screen, has_touch=phone)  # type: ignore[arg-type]
+    page = context.new_page()
+    try:
+        sign_up(page, web_url, email)
+        note = save_note(page, DINNER, title="Team dinner")
+        wait_indexed(page, note)
+        answer = ask(page, "How much did the set menu cost?")
+        expect(answer).to_contain_text("85 euros per person")
+        expect(page.locator("#toast")).to_be_hidden(timeout=10_000)
+
+        # New conversation is on the first screen, above the thread: no scrolling past
+        # the question form and the sources to start another one.
+        new = page.get_by_role("button", name="New", exact=True)
+        expect(new).to_be_visible()
+        top = new.evaluate("e => e.getBoundingClientRect().top + window.scrollY")
+        assert top < screen["height"], top
+        thread = page.locator("#thread")
+        listed = page.locator("#conversation-list button.conversation")
+        toggle = page.locator("#conversations-toggle")
+        if phone:
+            # A compact row: "Conversations (1)" opens the list under it, New beside it.
+            expect(toggle).to_be_visible()
+            expect(toggle).to_have_text("Conversations (1)")
+            expect(toggle).to_have_attribute("aria-expanded", "false")
+            expect(listed.first).to_be_hidden()
+            assert new.bounding_box()["y"] < thread.bounding_box()["y"]  # type: ignore[index]
+            row = toggle.bounding_box()
+            assert row and abs(row["y"] - new.bounding_box()["y"]) < 12  # type: ignore[index]
+        else:
+            # Beside the thread, as it was: the list shown, no toggle.
+            expect(toggle).to_be_hidden()
+            expect(page.get_by_role("heading", name="Conversations", exact=True)).to_be_visible()
+            expect(listed.first).to_be_visible()
+            assert new.bounding_box()["x"] < thread.bounding_box()["x"]  # type: ignore[index]
+        page.evaluate("window.scrollTo(0, 0)")
+        expect(new).to_be_in_viewport()
+        page.screenshot(path=str(shots / f"{width}-cited-answer.png"))
+        page.screenshot(path=str(shots / f"{width}-cited-answer-full.png"), full_page=True)
+        if phone:
+            toggle.click()
+            expect(toggle).to_have_attribute("aria-expanded", "true")
+            expect(listed.first).to_be_visible()
+            expect(listed.first).to_contain_text("How much did the set menu cost?")
+            page.screenshot(path=str(shots / f"{width}-conversations-open.png"))
+            toggle.click()
+            expect(listed.first).to_be_hidden()
+
+        # The chip opens the note on the sentence the answer quotes, not on its passage
+        # (the snippet covers the four lines before it too).
+        answer.locator("button.chip").first.click()
+        dialog = page.get_by_role("dialog", name="Team dinner")
+        expect(dialog).to_be_visible()
+        mark = dialog.locator("mark#cited-passage")
+        expect(mark).to_have_text(COST)
+        expect(mark).to_have_attribute("data-cited", "sentence")
+        expect(mark).to_be_focused()
+        expect(mark).to_be_in_viewport()
+        expect(dialog.locator("#note-body")).to_contain_text("Priya booked the table")
+        page.screenshot(path=str(shots / f"{width}-cited-sentence.png"))
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+
+        # So does the note's entry under Sources.
+        page.locator("#sources-list").get_by_role(
+            "button", name=re.compile("Open the note cited as 1")
+        ).click()
+        expect(mark).to_have_text(COST)
+        expect(mark).to_be_focused()
+        page.keyboard.press("Escape")
+
+        # New starts over from the top of the page.
+        page.evaluate("window.scrollTo(0, 0)")
+        new.click()
+        expect(page.locator("#thread > li")).to_have_count(0)
+        expect(page.get_by_role("textbox", name="Ask your notes")).to_be_focused()
+    finally:
+        context.close()

@@ -101,6 +101,12 @@ def test_every_screen_shows_only_its_views_and_sign_out_leaves_nothing(
         expect(answer.locator(".turn-meta")).to_contain_text("confidence")
         listed = page.locator("#conversation-list button.conversation")
         expect(listed).to_have_count(1)
+        toggle = page.locator("#conversations-toggle")
+        if width == "phone":
+            # Above the thread, the list opens under its "Conversations (1)" row.
+            expect(listed.first).to_be_hidden()
+            toggle.click()
+        expect(listed.first).to_be_visible()
         # The whole question shows in the list, not its first ~20 characters.
         expect(listed.first.locator(".conversation-title")).to_have_text(question)
         clipped = listed.first.locator(".conversation-title").evaluate(
@@ -116,6 +122,8 @@ def test_every_screen_shows_only_its_views_and_sign_out_leaves_nothing(
         # Reopened, the answer keeps its confidence and strategy line.
         page.get_by_role("button", name="New", exact=True).click()
         expect(page.locator("#thread > li")).to_have_count(0)
+        if width == "phone":
+            toggle.click()
         listed.first.click()
         expect(page.locator("#thread > li")).to_have_count(2)
         expect(page.locator("#thread .turn.assistant .turn-meta")).to_contain_text(

@@ -46,6 +46,7 @@ describe("the Ask view", () => {
     ask.start();
     await settle();
     expect($("conversation-list").textContent).toBe("No conversations yet.");
+    expect($("conversations-count").textContent).toBe("(0)");
 
     (document.getElementById("question") as HTMLTextAreaElement).value = "Why Firestore?";
     (document.getElementById("ask-form") as HTMLFormElement).requestSubmit();
@@ -61,6 +62,7 @@ describe("the Ask view", () => {
     const listed = document.querySelector<HTMLButtonElement>("#conversation-list button.conversation")!;
     expect([listed.dataset.conversationId, listed.getAttribute("aria-current")]).toEqual(["c1", "true"]);
     expect(listed.textContent).toContain("1 question");
+    expect($("conversations-count").textContent).toBe("(1)");
     // The sources panel learns the cited note's title and drops it from the snippet.
     expect(document.querySelector("#sources-list blockquote")?.textContent).toBe("We chose Firestore.");
     expect($("sources-empty").hidden).toBe(true);
@@ -71,10 +73,20 @@ describe("the Ask view", () => {
     await settle();
     expect(sent[1]?.conversationId).toBe("c1");
 
+    // On a phone the list opens under its "Conversations (N)" row, and closes for New.
+    const toggle = $("conversations-toggle");
+    expect([toggle.getAttribute("aria-expanded"), $("conversations").classList.contains("open")]).toEqual(["false", false]);
+    toggle.click();
+    expect([toggle.getAttribute("aria-expanded"), $("conversations").classList.contains("open")]).toEqual(["true", true]);
+    $("new-conversation").click();
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect($("thread").children).toHaveLength(0);
+
     store.switchUser(null); // signed out: no trace of the conversation
     expect($("thread").children).toHaveLength(0);
     expect($("conversation-list").children).toHaveLength(0);
     expect($("sources-list").children).toHaveLength(0);
     expect($("sources-empty").hidden).toBe(false);
+    expect($("conversations-count").textContent).toBe("");
   });
 });

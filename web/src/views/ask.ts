@@ -48,6 +48,11 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
   const conversationList = $("conversation-list");
   const moreButton = $<HTMLButtonElement>("more-conversations");
   const listError = $("conversations-error");
+  // On a phone the list sits above the thread behind its "Conversations (N)" row, closed
+  // until asked for (styles.css: only narrow screens hide it; a wide one always shows it).
+  const panel = $("conversations");
+  const toggle = $<HTMLButtonElement>("conversations-toggle");
+  const count = $("conversations-count");
 
   let conversationId: string | null = null;
   let streamingId: string | null = null; // a new conversation whose first answer is streaming
@@ -74,17 +79,17 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     const footer = el("p", { class: "turn-meta hint", text: answerLine(done) });
     if (done.messageId && done.citations.length) {
       footer.append(" ", el("button", { type: "button", class: "link", text: "Show sources",
-        onclick: () => void showMessageSources(done.messageId) }));
+        onclick: () => void showMessageSources(done.messageId, done.answer) }));
     }
     li.append(footer);
   }
 
-  async function showMessageSources(messageId: string): Promise<void> {
+  async function showMessageSources(messageId: string, answer: string): Promise<void> {
     const { epoch } = store;
     try {
       const { sources } = await api.sources(messageId);
       if (!store.isCurrent(epoch)) return;
-      cites.renderSources(sources);
+      cites.renderSources(sources, answer);
       $("sources-title").scrollIntoView({ block: "nearest" });
     } catch (err) {
       if (store.isCurrent(epoch)) askError.textContent = `The sources could not be shown. ${describeError(err)}`;
@@ -151,7 +156,7 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
       streamingId = null;
       conversationActive(done.conversationId, message);
       finishAnswer(answer, done);
-      cites.renderSources(done.citations);
+      cites.renderSources(done.citations, done.answer);
     } catch (err) {
       if (!store.isCurrent(epoch)) return;
       answer.remove();
@@ -209,6 +214,11 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     renderList();
   }
 
+  function setListOpen(open: boolean): void {
+    panel.classList.toggle("open", open);
+    toggle.setAttribute("aria-expanded", String(open));
+  }
+
   function renderList(): void {
     conversationList.replaceChildren();
     const loading = listState === "loading";
@@ -230,6 +240,7 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     else if (!items.length && listState === "loaded") conversationList.append(el("li", { class: "hint", text: "No conversations yet." }));
     moreButton.hidden = !store.user || !cursor;
     moreButton.disabled = loading;
+    count.textContent = items.length || listState === "loaded" ? `(${items.length}${cursor ? "+" : ""})` : "";
   }
 
   async function openConversation(id: string): Promise<void> {
@@ -240,7 +251,7 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
       if (ticket !== openTicket) return; // signed out, or another one opened since
       conversationId = id;
       thread.replaceChildren();
-      let lastCitations: ChatResponse["citations"] = [];
+      let last: { citations: ChatResponse["citations"]; answer: string } = { citations: [], answer: "" };
       for (const m of messages) {
         const li = turnItem(m.role === "user" ? "user" : "assistant", m.role === "user" ? m.text : "");
         if (m.role === "assistant") {
@@ -248,11 +259,12 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
           const meta = m.meta;
           finishAnswer(li, { answer: m.text, citations: m.citations, messageId: m.id,
             meta: { confidence: meta?.confidence, retrieval: { strategy: meta?.strategy } } });
-          lastCitations = m.citations;
+          last = { citations: m.citations, answer: m.text };
         }
       }
-      cites.renderSources(lastCitations);
+      cites.renderSources(last.citations, last.answer);
       renderList();
+      setListOpen(false); // on a phone: the list makes way for the thread it opened
       question.focus();
     } catch (err) {
       if (ticket !== openTicket) return;
@@ -265,11 +277,13 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
   }
 
   moreButton.addEventListener("click", () => void loadConversations(true));
+  toggle.addEventListener("click", () => setListOpen(!panel.classList.contains("open")));
   $("new-conversation").addEventListener("click", () => {
     conversationId = null;
     thread.replaceChildren();
     cites.renderSources([]);
     renderList();
+    setListOpen(false);
     question.focus();
   });
 
@@ -287,6 +301,8 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     askError.textContent = "";
     listError.textContent = "";
     moreButton.hidden = true;
+    count.textContent = "";
+    setListOpen(false);
     form.reset();
   });
 

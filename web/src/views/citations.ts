@@ -1,8 +1,10 @@
 // Citations: an answer's [N#] markers as chips (with a preview of the passage), and
-// the Sources panel listing the cited notes.
+// the Sources panel listing the cited notes. Either opens the note on the sentence the
+// answer quotes from it (its claim), found in the cited passage.
 import type { Api } from "../api/client";
 import type { Citation } from "../api/types";
 import { $, el, formatDate } from "../dom";
+import { claimsOf } from "../passage";
 import type { Store } from "../store";
 import { withoutTitle } from "../text";
 import type { NoteOpener } from "./notes";
@@ -12,7 +14,8 @@ const MARKER = /\[(N\d+)\]/g;
 export interface Citations {
   /** Answer text with its [N#] markers as chips; text always as text nodes. */
   renderAnswer(container: HTMLElement, text: string, citations: readonly Citation[]): void;
-  renderSources(citations: readonly Citation[], learn?: boolean): void;
+  /** The cited notes; `answer`, the text citing them, says which sentence each is opened on. */
+  renderSources(citations: readonly Citation[], answer?: string): void;
   hidePreview(): void;
 }
 
@@ -20,7 +23,8 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
   const preview = $("preview");
   const sourcesList = $("sources-list");
   const sourcesEmpty = $("sources-empty");
-  let shown: readonly Citation[] = []; // what the sources panel shows, to redraw it once titles are known
+  // What the sources panel shows, to redraw it once titles are known.
+  let shown: { cited: readonly Citation[]; answer: string } = { cited: [], answer: "" };
 
   const labelOf = (noteId: string): string => store.known(noteId)?.label ?? "Open note";
   const snippetOf = (noteId: string, snippet: string): string => withoutTitle(snippet, store.known(noteId)?.title);
@@ -36,10 +40,10 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
         if (store.isCurrent(epoch)) store.remember(note);
       } catch { /* deleted since: its snippet stays as it is */ }
     }));
-    if (store.isCurrent(epoch)) renderSources(shown, false);
+    if (store.isCurrent(epoch)) drawSources(shown.cited, shown.answer, false);
   }
 
-  function chip(cid: string, citation: Citation | undefined): HTMLButtonElement {
+  function chip(cid: string, citation: Citation | undefined, claim: string): HTMLButtonElement {
     const n = cid.replace(/^N/, "");
     const label = citation
       ? `Source ${n}: ${store.known(citation.noteId) ? labelOf(citation.noteId) : "a note"}, ${formatDate(citation.createdAt)}. Opens the note.`
@@ -50,7 +54,7 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
     });
     if (citation) {
       button.setAttribute("aria-describedby", "preview");
-      button.addEventListener("click", () => openNote(citation.noteId, { passage: citation.snippet }));
+      button.addEventListener("click", () => openNote(citation.noteId, { passage: citation.snippet, claim }));
       button.addEventListener("mouseenter", () => showPreview(button, citation));
       button.addEventListener("focus", () => showPreview(button, citation));
       button.addEventListener("mouseleave", hidePreview);
@@ -75,19 +79,26 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
 
   function renderAnswer(container: HTMLElement, text: string, cited: readonly Citation[]): void {
     const byCid = new Map(cited.map((c) => [c.cid, c]));
+    const claims = claimsOf(text); // one a marker, in the same order
     const nodes: Node[] = [];
     let last = 0;
-    for (const m of text.matchAll(MARKER)) {
+    for (const [i, m] of [...text.matchAll(MARKER)].entries()) {
       if (m.index > last) nodes.push(document.createTextNode(text.slice(last, m.index)));
-      nodes.push(chip(m[1]!, byCid.get(m[1]!)));
+      nodes.push(chip(m[1]!, byCid.get(m[1]!), claims[i]?.claim ?? ""));
       last = m.index + m[0].length;
     }
     if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
     container.replaceChildren(...nodes);
   }
 
-  function renderSources(cited: readonly Citation[], learn = true): void {
-    shown = cited;
+  function renderSources(cited: readonly Citation[], answer = ""): void {
+    drawSources(cited, answer, true);
+  }
+
+  function drawSources(cited: readonly Citation[], answer: string, learn: boolean): void {
+    shown = { cited, answer };
+    // A source opens on the sentence it is first cited for (reversed: the first one is set last).
+    const claims = new Map(claimsOf(answer).reverse().map(({ cid, claim }) => [cid, claim]));
     sourcesList.replaceChildren();
     const byNote = new Map<string, Citation[]>();
     for (const c of cited) byNote.set(c.noteId, [...(byNote.get(c.noteId) ?? []), c]);
@@ -99,7 +110,7 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
           ...numbers.map((n) => el("span", { class: "chip static", text: n, "aria-hidden": "true" })),
           el("button", { type: "button", class: "link", text: labelOf(noteId),
             "aria-label": `Open the note cited as ${numbers.join(", ")}`,
-            onclick: () => openNote(noteId, { passage: first.snippet }) })),
+            onclick: () => openNote(noteId, { passage: first.snippet, claim: claims.get(first.cid) ?? null }) })),
         el("p", { class: "hint", text: formatDate(first.createdAt) }),
         el("blockquote", { text: snippetOf(noteId, first.snippet) })));
     }
@@ -113,7 +124,7 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
   });
 
   store.onReset(() => {
-    shown = [];
+    shown = { cited: [], answer: "" };
     sourcesList.replaceChildren();
     sourcesEmpty.hidden = false;
     $("preview-date").textContent = "";

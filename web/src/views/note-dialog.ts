@@ -1,17 +1,18 @@
-// The note dialog: a note read in full (a cited passage marked, its tags as chips),
+// The note dialog: a note read in full (the cited sentence marked, else the cited
+// passage; its tags as chips),
 // edited (text, title and tags) or deleted.
 import type { Api } from "../api/client";
 import { currentNote, describeError } from "../api/errors";
 import type { Note } from "../api/types";
 import { $, el, formatDate, toast } from "../dom";
-import { findPassage } from "../passage";
+import { findCited } from "../passage";
 import type { Store } from "../store";
 import { parseTags, tagItems, tagsText } from "../tags";
 import { noteLabel } from "../text";
-import { STATUS_TEXT, typeOf, type NotesView } from "./notes";
+import { STATUS_TEXT, typeOf, type NoteOpening, type NotesView } from "./notes";
 
 export interface NoteDialog {
-  open(id: string, options?: { passage?: string | null; edit?: boolean }): Promise<void>;
+  open(id: string, options?: NoteOpening): Promise<void>;
 }
 
 export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview: () => void): NoteDialog {
@@ -29,7 +30,7 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
   // The note as shown: what an edit starts from, and the version (ETag) it applies to.
   let shown: Pick<Note, "id" | "title" | "text" | "tags" | "etag"> | null = null;
 
-  async function open(id: string, { passage = null, edit = false }: { passage?: string | null; edit?: boolean } = {}): Promise<void> {
+  async function open(id: string, { passage = null, claim = null, edit = false }: NoteOpening = {}): Promise<void> {
     returnFocus = document.activeElement;
     hidePreview();
     dialog.dataset.noteId = id;
@@ -56,7 +57,7 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
     if (!store.isCurrent(epoch) || dialog.dataset.noteId !== id) return;
     if (store.notes.has(id)) notes.putNote(note);
     store.remember(note);
-    render(note, passage);
+    render(note, { passage, claim });
     if (edit) setEditing(true, note);
   }
 
@@ -73,16 +74,20 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
     shown = { id: note.id, title: note.title || "", text: note.text, tags: note.tags || [], etag: note.etag };
   }
 
-  function render(note: Note, passage: string | null): void {
+  /** The note, with what a citation cites marked, focused and scrolled to: the answer's
+   * sentence where the note says it, else the passage it was found in. */
+  function render(note: Note, { passage = null, claim = null }: NoteOpening = {}): void {
     show(note);
-    const range = passage ? findPassage(note.text, passage, note.title) : null;
-    if (range) {
-      const mark = el("mark", { id: "cited-passage", tabindex: "-1", text: note.text.slice(range[0], range[1]) });
+    const cited = passage || claim ? findCited(note.text, { passage, claim, title: note.title }) : null;
+    if (cited) {
+      const { range } = cited;
+      const mark = el("mark", { id: "cited-passage", tabindex: "-1", dataset: { cited: cited.what },
+        text: note.text.slice(range[0], range[1]) });
       body.replaceChildren(note.text.slice(0, range[0]), mark, note.text.slice(range[1]));
       mark.scrollIntoView({ block: "center" });
       mark.focus();
     } else {
-      if (passage) error.textContent = "The cited passage is no longer in this note: it was edited after the answer.";
+      if (passage || claim) error.textContent = "The cited passage is no longer in this note: it was edited after the answer.";
       close.focus();
     }
   }
@@ -134,7 +139,7 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
       notes.putNote(note, { prepend: !store.notes.has(id) });
       void notes.refresh();
       setEditing(false);
-      render(note, null);
+      render(note);
       toast("Note updated. It is being indexed again.");
     } catch (err) {
       if (!store.isCurrent(epoch)) return;

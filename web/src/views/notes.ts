@@ -17,8 +17,11 @@ export const STATUS_TEXT: Readonly<Record<string, string>> = { pending: "Indexin
 /** The memory type a note was given, or else the one it was indexed as. */
 export const typeOf = (note: Note): string => note.type || note.memoryType || "";
 
+/** How a note is opened: on a cited passage (and the answer's sentence quoting it), or to edit. */
+export interface NoteOpening { passage?: string | null; claim?: string | null; edit?: boolean }
+
 export interface NoteOpener {
-  (id: string, options?: { passage?: string | null; edit?: boolean }): void;
+  (id: string, options?: NoteOpening): void;
 }
 
 export interface NotesView {
