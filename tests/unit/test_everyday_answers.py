@@ -724,3 +724,20 @@ def test_an_item_holding_none_of_the_question_words_itself_brings_its_list() -> 
     # a list whose note lacks a name the question gives is not read as its answer
     plain = [_source("N1", "Packing", "- adapter\n- small towel\n- coin purse")]
     assert _answer("What did I want to pack for Japan?", plain) == NOT_ENOUGH
+
+
+def test_an_inline_label_after_a_blank_line_still_speaks_for_its_line_only() -> None:
+    from footnote.generation.speakers import attributed_sentences
+
+    # the indexed text opens with the title and a blank line; "Attendees:" lists people,
+    # it does not say the lines under it (an answer read "Attendees: The set menu cost …")
+    note = (
+        "Team dinner\n\nAttendees: Priya, Tom, Lena and me.\n"
+        "The set menu cost 85 euros per person.\n\nSofia:\n- one number per slide"
+    )
+    said = dict(attributed_sentences(note))
+    assert said["Attendees: Priya, Tom, Lena and me."] == "Attendees"
+    assert said["The set menu cost 85 euros per person."] == ""
+    assert said["- one number per slide"] == "Sofia"  # a heading label still speaks
+    menu = [_source("N1", "Team dinner", note.split("\n\n", 1)[1])]
+    assert _answer("How much did the set menu cost?", menu).startswith("The set menu cost")

@@ -85,7 +85,11 @@ def attributed_sentences(text: str, continued: bool = False) -> list[tuple[str, 
 
     ``continued``: the text is a later chunk of its note, so what precedes its first
     label is the end of a turn, not a preamble."""
-    labels = [(m.start(), m["name"], "\n" not in m.group(0)) for m in SPEAKER.finditer(text)]
+    # inline: what was said follows the colon on its line (a blank line above is no matter)
+    labels = [
+        (m.start("name"), m["name"], "\n" not in text[m.end("name") : m.end()])
+        for m in SPEAKER.finditer(text)
+    ]
     out: list[tuple[str, str]] = []
     # A chunk cut from a longer transcript may open mid-turn: in a two-party exchange
     # that turn is the other party's, the one the first labelled speaker answers.
