@@ -365,3 +365,23 @@ def test_a_day_something_is_moved_to_is_ahead_and_a_bare_month_is_read_too() -> 
     assert meanings("We moved in June.") == [("June 2026", True)]
     assert meanings("in Marching band") == []  # no month
     assert meanings("the trip in June 2027") == []  # names its date itself
+
+
+def test_a_weekly_time_is_quoted_not_read_as_one_day() -> None:
+    tuesday = datetime(2026, 11, 24, 21, tzinfo=UTC)
+    # "every Wednesday" is no single Wednesday (it read as the day after writing, past
+    # by the time it was asked)
+    assert resolve_phrases("lesson with Lucía every Wednesday 6pm", tuesday) == []
+    assert [r.meaning for r in resolve_phrases("see you Wednesday", tuesday)] == [
+        "Wednesday, 25 November 2026"
+    ]
+    chunk = Chunk(
+        "c1", "n1", "t", 0, "Spanish\n\nme gustaría = I would like\nlesson with Lucía every "
+        "Wednesday 6pm", (), MemoryType.NOTE, tuesday, (), "m", "Spanish",
+    )  # fmt: skip
+    answer = compose(
+        "When is my Spanish lesson?",
+        [Source("N1", chunk, 1.0)],
+        analyze("When is my Spanish lesson?", datetime(2026, 11, 26, 20, tzinfo=UTC)),
+    )
+    assert answer == "lesson with Lucía every Wednesday 6pm [N1].", answer

@@ -128,6 +128,10 @@ _FUTURE = re.compile(
 )
 
 
+# What makes a weekday recur: "every Wednesday", "each Monday", "every other Friday".
+_EVERY = re.compile(r"\b(?:every|each)\s+(?:other\s+|second\s+)?(?:on\s+)?$", re.IGNORECASE)
+
+
 def _weekday(raw: str) -> int:
     short = raw.lower().rstrip(".")[:3]
     return next(i for i, d in enumerate(_WEEKDAYS) if d.startswith(short))
@@ -200,6 +204,8 @@ def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
         return _day_of_month(int(m["dom"]), written, _looks_ahead(m))
     if kind == "month":
         return _month(m["mon"], written, _looks_ahead(m))
+    if kind == "weekday" and _EVERY.search(m.string, 0, m.start()):
+        return None  # "every Wednesday 6pm": a weekly time, no one day (quoted as written)
     if kind in ("last_weekday", "next_weekday", "weekday"):
         wd = _weekday(m["wd"])
         name = _WEEKDAYS[wd].capitalize()

@@ -218,6 +218,10 @@ def dated_answer(
                     return cite(when, done.cid)
             return cite(day_text(written_of(best).date()), best.cid)
         return in_a_note(best) or NOT_ENOUGH
+    # A sentence saying when the thing recurs ("lesson with Lucía every Wednesday 6pm")
+    # answers when it is as written: no one date is it.
+    if _RECURS.search(best.text):
+        return cite(speaker_prefix(best.text, best.speaker), best.cid)
     # What is coming: the best sentence is about the event but says nothing of when
     # ("RSVPd yes to Isla's party"): the next ones that cover the question may ("Isla's
     # 9th, Sat 24 Jan").
@@ -232,6 +236,14 @@ def dated_answer(
     return in_a_note(best) or NOT_ENOUGH
 
 
+# A time that recurs: "every Wednesday", "each month", "on Mondays", "weekly", "daily".
+_RECURS = re.compile(
+    r"\b(?:every|each)\s+(?:other\s+)?(?:day|week|weekend|month|year|morning|evening|night|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
+    r"\b(?:on\s+)?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b|"
+    r"\b(?:daily|weekly|fortnightly|monthly|yearly|annually)\b",
+    re.IGNORECASE,
+)
 # A record of something completed: "midterm done", "tax return finished".
 _COMPLETED = re.compile(r"\b(?:done|finished|completed|over\s+with)\b", re.IGNORECASE)
 
