@@ -741,3 +741,9 @@ def test_an_inline_label_after_a_blank_line_still_speaks_for_its_line_only() -> 
     assert said["- one number per slide"] == "Sofia"  # a heading label still speaks
     menu = [_source("N1", "Team dinner", note.split("\n\n", 1)[1])]
     assert _answer("How much did the set menu cost?", menu).startswith("The set menu cost")
+
+
+def test_how_far_is_answered_by_a_distance() -> None:
+    run = [_source("N1", "Run log", "Left knee a bit sore after. 8k tempo, 41:10.")]
+    # the knee sentence shares "run" through the title as much as the distance does
+    assert _answer("How far did I run?", run).startswith("8k tempo, 41:10 [N1].")

@@ -76,6 +76,12 @@ _TEMPERATURE = re.compile(
     re.IGNORECASE,
 )
 
+# A distance: "8k tempo", "5 km", "10 miles", "400m" (a run, a ride, a trip).
+_DISTANCE = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s*(?:k|km|kms|kilomet(?:er|re)s?|mi|miles?|m|metres?|meters?)\b",
+    re.IGNORECASE,
+)
+
 REASON = re.compile(
     r"\b(?:because|since|so\s+that|so\b|due\s+to|thanks\s+to|reasons?|in\s+order\s+to|"
     r"as\s+(?:it|we|they|he|she|i)\b|why|cause[sd]?|for\s+(?:the\s+)?\w+(?:ing|ity|ness)\b)",
@@ -124,6 +130,11 @@ _ASKS = (
             re.IGNORECASE,
         ),
         _TEMPERATURE,
+    ),
+    # "How far did I run on Monday?", "What distance was the ride?"
+    (
+        re.compile(_WHAT + r"\bdistance\b|^\W*(?:\w+\s+){0,2}?how\s+far\b", re.IGNORECASE),
+        _DISTANCE,
     ),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+often\b", re.IGNORECASE), _FREQUENCY),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+much\b", re.IGNORECASE), _AMOUNT),
