@@ -747,3 +747,12 @@ def test_how_far_is_answered_by_a_distance() -> None:
     run = [_source("N1", "Run log", "Left knee a bit sore after. 8k tempo, 41:10.")]
     # the knee sentence shares "run" through the title as much as the distance does
     assert _answer("How far did I run?", run).startswith("8k tempo, 41:10 [N1].")
+
+
+def test_a_value_stated_then_a_question_after_a_dash_still_states_it() -> None:
+    bills = [_source("N1", "Bills", "Rent £950, due on the 1st\nGym £35 - cancel in January?")]
+    # the line states the gym's price, then asks about cancelling it
+    assert "£35" in _answer("How much do I spend on the gym?", bills)
+    # a line that only asks still answers nothing
+    asking = [_source("N1", "Bills", "Rent £950\nhow much is the gym - can I cancel?")]
+    assert _answer("How much do I spend on the gym?", asking) == NOT_ENOUGH

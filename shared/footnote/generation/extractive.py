@@ -396,7 +396,7 @@ def _compose(
             c
             for c in pool
             if (c.cid, c.position) in agreed
-            or not _without_trailing_asides(c.text).rstrip("!").endswith("?")
+            or not _asks(c.text)
         ]
     people = asked_people(question, sources)
     spoken = frozenset(t for p in people for t in p)
@@ -679,6 +679,18 @@ def _agreed_questions(sources: Sequence[Source]) -> dict[tuple[str, int], tuple[
             ):
                 out[source.cid, i] = (_clean(asked), _clean(reply))
     return out
+
+
+# A value stated, then a question after a dash: "Gym £35 - cancel in January?" states the
+# price and asks about cancelling ("Your room looks great - been gaming?" states none).
+_STATED_THEN_ASKED = re.compile(r"^[^?]*\d[^?]*?\S\s+[-–—]\s+[^-–—]+$")
+
+
+def _asks(text: str) -> bool:
+    """The sentence is a question: it ends with "?" (a trailing aside or "!" aside), and
+    is not a value stated, then a question after a dash."""
+    bare = _without_trailing_asides(text).rstrip("!")
+    return bare.endswith("?") and not _STATED_THEN_ASKED.search(bare)
 
 
 def _without_trailing_asides(text: str) -> str:
