@@ -392,12 +392,7 @@ def _compose(
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
         # it an answer. One the next speaker agrees to ("Me: can the draft be Dec 5?" /
         # "Delgado: fine.") is what was agreed.
-        pool = [
-            c
-            for c in pool
-            if (c.cid, c.position) in agreed
-            or not _asks(c.text)
-        ]
+        pool = [c for c in pool if (c.cid, c.position) in agreed or not _asks(c.text)]
     people = asked_people(question, sources)
     spoken = frozenset(t for p in people for t in p)
     all_terms = question_terms
