@@ -9,11 +9,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
 from footnote.text import normalize
 
-__all__ = ["NOT_EVENTS", "as_date", "event_key", "events_from_titles"]
+__all__ = [
+    "NOT_EVENTS",
+    "TitledDay",
+    "as_date",
+    "event_key",
+    "events_from_titled",
+    "events_from_titles",
+    "titled_day",
+]
 
 # Words that follow "before the"/"after the" without naming an event.
 NOT_EVENTS = frozenset(
@@ -57,7 +66,26 @@ _EVENT_TITLE_TAIL = re.compile(
 )
 
 
-def events_from_titles(titled: Iterable[tuple[str, datetime]]) -> dict[str, date]:
+@dataclass(frozen=True)
+class TitledDay:
+    """A note's title as an event name, read once when the note is indexed: the name,
+    the name less a record's tail ("launch" of "Launch recap"), and the day."""
+
+    key: str
+    short: str
+    day: date
+
+
+def titled_day(title: str, created: datetime) -> TitledDay | None:
+    """A note's title as an event name, or None: titles of more than five words are
+    sentences, not event names."""
+    key = event_key(title)
+    if not key or len(key.split()) > 5 or not re.search(r"[a-z]", key):
+        return None
+    return TitledDay(key, _EVENT_TITLE_TAIL.sub("", key), as_date(created))
+
+
+def events_from_titled(titled: Iterable[TitledDay]) -> dict[str, date]:
     """Event names a tenant's notes define: each short title, dated by its note.
 
     "before the launch" resolves when a note titled "Launch" (or "Launch day")
@@ -65,24 +93,27 @@ def events_from_titles(titled: Iterable[tuple[str, datetime]]) -> dict[str, date
     happened ("Launch recap" is written after it). A title that notes of different
     days carry as it is ("parkrun", "Weekly sync", "long run") names a series, not a
     moment: "at parkrun" is any of them, so it dates nothing and its words stay the
-    question's. Titles of more than five words are sentences, not event names.
+    question's.
     """
-    dated = []
+    titled = list(titled)
     days_titled: dict[str, set[date]] = {}
-    for title, created in titled:
-        key = event_key(title)
-        if not key or len(key.split()) > 5 or not re.search(r"[a-z]", key):
-            continue
-        dated.append((key, as_date(created)))
-        days_titled.setdefault(key, set()).add(dated[-1][1])
+    for t in titled:
+        days_titled.setdefault(t.key, set()).add(t.day)
     events: dict[str, date] = {}
-    for key, day in dated:
-        if len(days_titled[key]) > 1:
+    for t in titled:
+        if len(days_titled[t.key]) > 1:
             continue  # a series: none of its notes dates the name, or the name less its tail
-        for name in {key, _EVENT_TITLE_TAIL.sub("", key)}:
-            if name and name not in NOT_EVENTS and (name not in events or day < events[name]):
-                events[name] = day
+        for name in {t.key, t.short}:
+            if name and name not in NOT_EVENTS and (name not in events or t.day < events[name]):
+                events[name] = t.day
     return events
+
+
+def events_from_titles(titled: Iterable[tuple[str, datetime]]) -> dict[str, date]:
+    """``events_from_titled`` of (title, created) pairs."""
+    return events_from_titled(
+        found for title, created in titled if (found := titled_day(title, created)) is not None
+    )
 
 
 def event_key(name: str) -> str:

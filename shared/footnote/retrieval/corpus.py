@@ -40,7 +40,7 @@ import numpy as np
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore
 from footnote.query.time_anchors import MONTHS
-from footnote.query.title_events import events_from_titles
+from footnote.query.title_events import TitledDay, events_from_titled, titled_day
 from footnote.retrieval.bm25 import Bm25Params, Feedback, Postings, keyword_terms
 from footnote.text import terms
 
@@ -92,7 +92,8 @@ class TenantCorpus:
         self._total_length = 0.0
         self._norm: np.ndarray | None = None  # 1 - b + b * len / avg, per row, cached
         self._epoch = 0  # moves whenever a length statistic may have changed
-        self._note_titles: dict[str, tuple[str, datetime]] = {}  # position-0 chunks: title, written
+        # each note's title as an event name (read once, when its first chunk is added)
+        self._note_titles: dict[str, TitledDay] = {}
         self._events: dict[str, date] | None = None
         self._live_created_min: float | None = None
 
@@ -123,7 +124,7 @@ class TenantCorpus:
         """Event names the tenant's note titles date ("launch" -> the day)."""
         with self.lock:  # a patch in another thread must not change the dict mid-merge
             if self._events is None:
-                self._events = events_from_titles(self._note_titles.values())
+                self._events = events_from_titled(self._note_titles.values())
             return self._events
 
     def earliest_created(self) -> float | None:
@@ -179,8 +180,8 @@ class TenantCorpus:
                     term_ids.append(self._new_term(term) if tid is None else tid)
                     term_rows.append(row)
                     term_tfs.append(tf)
-                if c.position == 0:
-                    self._note_titles[c.note_id] = (c.title, c.created_at)
+                if c.position == 0 and (titled := titled_day(c.title, c.created_at)):
+                    self._note_titles[c.note_id] = titled
             self.rows = start + len(chunks)
             self._add_postings(term_ids, term_rows, term_tfs)
             self._changed()
