@@ -173,15 +173,10 @@ def _hint_at(s: str, pos: int, ctx: Context) -> Hint | None:
         found = ctx.anchor(s, m.end())
         if found:
             period, end_pos = found
-            if kind == "in" and _BARE_WEEKDAY.match(s[m.end() : end_pos]) and _AHEAD.search(s):
-                # notes are never written in the future: the day is a word of the plan
-                label = re.sub(r"\s+", " ", s[pos:end_pos])
-                return Hint(pos, end_pos, label, resolved=False, keep_words=True)
-            return (
-                _ahead(period, pos, end_pos, s, ctx)
-                if kind == "in"
-                else _apply(kind, period, pos, end_pos, s)
-            )
+            if kind == "in":
+                weekday_ahead = bool(_BARE_WEEKDAY.match(s[m.end() : end_pos]) and _AHEAD.search(s))
+                return _ahead(period, pos, end_pos, s, ctx, weekday_ahead)
+            return _apply(kind, period, pos, end_pos, s)
         if event_kind in _EVENT_PREPS:
             unknown = _UNKNOWN_EVENT.match(s, m.end())
             if unknown:
@@ -208,11 +203,15 @@ def _hint_at(s: str, pos: int, ctx: Context) -> Hint | None:
     return None
 
 
-def _ahead(p: Period, start_pos: int, end_pos: int, s: str, ctx: Context) -> Hint:
-    """An "in" window, unless it starts after today ("this weekend" asked on a Thursday):
-    notes are never written in the future, so such a phrase is a word of the plan a note
-    states ("To do this weekend: …"), searched for, not a window on when notes were written."""
-    if p.start.date() > ctx.today:
+def _ahead(
+    p: Period, start_pos: int, end_pos: int, s: str, ctx: Context, weekday_ahead: bool = False
+) -> Hint:
+    """An "in" window, unless it starts after today ("this weekend" asked on a Thursday)
+    or is a bare weekday a question about what is ahead names (``weekday_ahead``: "What
+    am I doing on Wednesday?"): notes are never written in the future, so such a phrase
+    is a word of the plan a note states ("To do this weekend: …", "Wed – dentist"),
+    searched for, not a window on when notes were written."""
+    if weekday_ahead or p.start.date() > ctx.today:
         label = re.sub(r"\s+", " ", s[start_pos:end_pos])
         return Hint(start_pos, end_pos, label, resolved=False, keep_words=True)
     return _apply("in", p, start_pos, end_pos, s)
