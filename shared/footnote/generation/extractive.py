@@ -35,7 +35,7 @@ from footnote.generation.counting import (
 )
 from footnote.generation.names import missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
-from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite
+from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite, covered_by_note
 from footnote.generation.speakers import (
     SPEAKER,
     asked_people,
@@ -741,9 +741,7 @@ def _with_answer_of_kind(
         typed = [c for c in pool if joins(c) and says_it(c) and about_it(c)]
     if not typed and asking and kind in answer_types.SLOTS:
         lead = chosen[0].terms & (wanted or set())
-        in_note: dict[str, set[str]] = {}
-        for c in pool:
-            in_note.setdefault(c.cid, set()).update(c.terms & (wanted or set()))
+        in_note = covered_by_note(pool, wanted or set())
         typed = [
             c
             for c in pool

@@ -7,6 +7,8 @@ reading of a question. :mod:`footnote.generation.extractive` calls
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 # Share of the question's content terms the quoted sentences must cover together;
@@ -37,6 +39,15 @@ class Candidate:
     speaker: str = ""  # who said it, when the note records speakers ("Name: …" lines)
     relevance: float = 0.0  # embedding relevance to the question, when scored
     listener: str = ""  # whom it was said to: the nearest other speaker of the note
+
+
+def covered_by_note(pool: Sequence[Candidate], wanted: AbstractSet[str]) -> dict[str, set[str]]:
+    """Citation id -> the question's words its note's sentences hold, all together: "order
+    the bird by Tuesday" is about the faraona its note's other sentence names."""
+    held: dict[str, set[str]] = {}
+    for c in pool:
+        held.setdefault(c.cid, set()).update(c.terms & wanted)
+    return held
 
 
 def cite(sentence: str, cid: str) -> str:

@@ -23,7 +23,7 @@ from footnote.generation.dates import (
     resolve_phrases,
 )
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite
+from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite, covered_by_note
 from footnote.generation.speakers import first_person, speaker_prefix
 from footnote.text import stem, words
 
@@ -101,9 +101,7 @@ def dated_answer(
     by_cid = {s.cid: s.chunk for s in sources}
     # What each note says of the question, all its sentences together: "order the bird
     # by Tuesday" is about the faraona its note's other sentence names.
-    in_note: dict[str, set[str]] = {}
-    for c in pool:
-        in_note.setdefault(c.cid, set()).update(c.terms & wanted)
+    in_note = covered_by_note(pool, wanted)
 
     def written_of(c: Candidate) -> datetime:
         written = by_cid[c.cid].created_at
