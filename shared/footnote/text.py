@@ -26,7 +26,7 @@ STOPWORDS = frozenset(
 # Question words and chat filler: stop words for queries only.
 QUERY_FILLER = frozenset(
     """tell show give list find please remind know recall say said note notes wrote write
-    written my mine anything something thing things ever many much""".split()
+    written my mine anything something thing things item items ever many much still""".split()
 )
 
 # Spelled-out counts in time phrases ("two weeks ago", "a couple of days"). Query

@@ -182,6 +182,29 @@ def test_how_many_are_still_open_counts_the_unticked_boxes_of_one_checklist() ->
     assert not _answer("How many items are on my TODO list?", notes).startswith("2 ")
 
 
+def test_a_checklist_question_is_answered_by_the_boxes_it_asks_about() -> None:
+    todo = "- [x] groceries\n- [ ] fix the bike light\n- [x] call Mum\n- [ ] return library books"
+    notes = [_source("N1", "Weekend", todo)]
+    left = _answer("What's left on my todo list?", notes)
+    assert "bike light" in left and "library books" in left
+    assert "groceries" not in left and "call Mum" not in left
+    done = _answer("What have I ticked off my todo list?", notes)
+    assert "groceries" in done and "call Mum" in done and "bike light" not in done
+    # a question that names no state gets the whole list
+    whole = _answer("What's on my todo list?", notes)
+    assert all(item in whole for item in ("groceries", "bike light", "call Mum", "library"))
+    # a count of what is left names what is left
+    count = _answer("How many things are left on my todo list?", notes)
+    assert count.startswith("2 ") and "bike light" in count and "groceries" not in count
+
+
+def test_checkbox_words_of_a_todo_question_are_read_off_the_boxes_not_searched() -> None:
+    analysis = analyze("How many items are still unticked on my TODO list?", ASKED)
+    assert analysis.keywords == ("todo",)
+    # a question about anything else keeps its words: "done" may be what a note says
+    assert "done" in analyze("When was the migration done?", ASKED).keywords
+
+
 def test_a_bare_weekday_in_a_plan_is_the_next_one() -> None:
     from footnote.generation.dates import resolve_phrases
 

@@ -137,7 +137,7 @@ CASES = [
     Case("Why did we choose Firestore?", NONE, D, (), "choose firestore"),
     Case("decisions from last week", LAST_WEEK, D, (M.DECISION,), "decisions"),
     Case("my tasks for this week", THIS_WEEK, F, (M.TASK,), "tasks"),
-    Case("open todos", NONE, F, (M.TASK,), "open todos"),
+    Case("open todos", NONE, F, (M.TASK,), "todos"),  # "open" is read off the boxes
     Case("what did customers say about onboarding", NONE, F, (M.FEEDBACK,), "customers onboarding"),
     Case("research on vector databases", NONE, F, (M.RESEARCH,), "research vector databases"),
     Case("what is the Wi-Fi password", NONE, F, (), "wi fi password"),

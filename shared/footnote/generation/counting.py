@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 
 from footnote.domain import Source
+from footnote.generation import checklists
+from footnote.generation.checklists import Boxes, boxed_items, has_boxes
 from footnote.generation.dates import MONTH_WORD
 from footnote.generation.sentences import ITEM_LINE
 from footnote.text import QUERY_FILLER, terms
@@ -21,14 +23,6 @@ _HOW_MANY = re.compile(
     r"^\W*(?:and\s+|so\s+)?how\s+many\s+(?:of\s+(?:my|our|the|his|her|their)\s+)?"
     r"(?P<what>[^?]+?)\s+(?:did|do|does|have|has|had|are|were|is|was|will|can|could|"
     r"in|on|at|during|since|from|for|this|last|so\s+far)\b",
-    re.IGNORECASE,
-)
-# A checkbox not yet ticked: "[ ] call Jo", "- [ ] call Jo".
-_OPEN_ITEM = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?\[ ?\][ \t]+\S", re.MULTILINE)
-# "How many … are still open / unticked / left to do": only the unticked boxes count.
-_ASKS_OPEN = re.compile(
-    r"\b(?:open|unticked|unchecked|undone|outstanding|remaining|left|not\s+(?:yet\s+)?"
-    r"(?:done|ticked|checked))\b",
     re.IGNORECASE,
 )
 # What a title of a series differs by: numbers, dates, months, weekdays, marks.
@@ -111,13 +105,18 @@ def count_answer(
     best = by_cid.get(ranked[0][1])
     if best is None:
         return None
-    if _ASKS_OPEN.search(question):
-        # A checklist is one note: its unticked boxes are the count, whatever other
+    boxes = checklists.asked_boxes(question)
+    if boxes is not None:
+        # A checklist is one note: its boxes asked about are the count, whatever other
         # notes share its title ("TODO" every week).
-        todo = next((s for s in _by_rank(ranked, by_cid) if _OPEN_ITEM.search(s.chunk.text)), None)
-        if todo is not None:
-            left = len(_OPEN_ITEM.findall(todo.chunk.text))
-            return f"{left} still open in your notes: {_label(todo)} [{todo.cid}]."
+        todo = next((s for s in _by_rank(ranked, by_cid) if has_boxes(s.chunk.text)), None)
+        # "How many runs have I done?" counts runs: what is done counts boxes only when
+        # the best note is the checklist.
+        if todo is not None and (boxes is Boxes.OPEN or todo is best):
+            boxed = boxed_items(todo.chunk.text, boxes)
+            state = "still open" if boxes is Boxes.OPEN else "done"
+            listed = f": {'; '.join(boxed)}" if boxed else ""
+            return f"{len(boxed)} {state} on {_label(todo)}{listed} [{todo.cid}]."
     series = _series(best.chunk.title, sources)
     if len(series) >= MIN_ITEMS:
         return _counted_series(series)
@@ -135,7 +134,7 @@ def series_named(
     titles other than what is counted, counted (its list notes by their items), even
     when a sentence elsewhere states a number of books ("30 books" is a goal). Not what
     is still open: that is one checklist's unticked boxes (``count_answer``)."""
-    if _ASKS_OPEN.search(question):
+    if checklists.asked_boxes(question) is Boxes.OPEN:
         return None
     named = set(question_terms) - set(what)
     for s in sources:

@@ -25,7 +25,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
-from footnote.generation import answer_types
+from footnote.generation import answer_types, checklists
 from footnote.generation.counting import (
     count_answer,
     counted,
@@ -438,7 +438,7 @@ def _compose(
         or not frozenset(terms(pool[0].text)) & frozenset(question_terms)
     )
     asks_a_list = analysis.intent is Intent.LIST or MemoryType.TASK in analysis.types
-    the_list = _the_list(pool, sources) if asks_a_list or of_the_list else []
+    the_list = _the_list(pool, sources, question) if asks_a_list or of_the_list else []
     if (
         the_list
         and not asks_a_list
@@ -624,9 +624,14 @@ def _reports_words(question: str, chosen: Sequence[Candidate], sources: Sequence
     )
 
 
-def _the_list(pool: Sequence[Candidate], sources: Sequence[Source]) -> list[Candidate]:
+def _the_list(
+    pool: Sequence[Candidate], sources: Sequence[Source], question: str
+) -> list[Candidate]:
     """The items of the list the best sentence belongs to or heads ("Action items:"),
     in the note's order; none when that sentence is not in a list of its note.
+
+    Of a checklist, the boxes the question asks about: "What's left…" the unticked
+    items, "What have I done…" the ticked ones.
 
     A list is lines marked as items ("- ", "* ", "1. ", "[ ] "), at least
     ``LIST_MIN_ITEMS`` of them: a note's list is written as one, whatever the topic.
@@ -647,6 +652,9 @@ def _the_list(pool: Sequence[Candidate], sources: Sequence[Source]) -> list[Cand
     if not (heads or is_item(lead)):
         return []
     mine = [c for c in pool if c.cid == lead.cid and (c is lead or is_item(c))]
+    boxes = checklists.asked_boxes(question)
+    if boxes is not None and any(checklists.box_of(c.text) for c in mine):
+        mine = [c for c in mine if checklists.box_of(c.text) is boxes]
     return select_sentences(sorted(mine, key=lambda c: c.position), LIST_ITEMS)
 
 

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, tzinfo
 
-from footnote.domain import QueryAnalysis
+from footnote.domain import MemoryType, QueryAnalysis
 from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
 from footnote.query.intents import KEYWORD_STOP, intent_of, types_of
 from footnote.query.time_window import find_hints, window_of
@@ -30,6 +30,11 @@ from footnote.text import normalize, terms
 __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "with_previous"]
 
 _CITATION_MARKER = re.compile(r"\[\s*n\s*\d+\s*\]")
+# "How many items are still unticked on my TODO list?": what of a to-do list is open or
+# done is read off its boxes ("[ ]", "[x]"), not searched for: no note says "unticked".
+_CHECKBOX_STATE = frozenset(
+    terms("open unticked ticked unchecked checked undone done outstanding remaining left finished")
+)
 
 
 def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None) -> QueryAnalysis:
@@ -65,6 +70,9 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
     # quoting a forged marker must not match on it.
     content = _CITATION_MARKER.sub(" ", "".join(rest))
     keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP)))
+    types = types_of(lowered)
+    if MemoryType.TASK in types:
+        keywords = tuple(k for k in keywords if k not in _CHECKBOX_STATE) or keywords
 
     return QueryAnalysis(
         original=query,
@@ -72,7 +80,7 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
         keywords=keywords,
         intent=intent_of(lowered),
         window=window,
-        types=types_of(lowered),
+        types=types,
         unresolved=tuple(unresolved),
         now=now,
     )
