@@ -217,6 +217,28 @@ def possessions(question: str) -> list[tuple[frozenset[str], frozenset[str]]]:
     return out
 
 
+# "Who is our manager?", "my property manager": the asker's own thing, the words after
+# "my"/"our" up to a preposition or the question's end.
+_MINE = re.compile(
+    r"\b(?:my|our)\s+((?:(?!(?:for|to|at|from|in|on|of|with|and|or|by)\b)[\w-]+\s*){1,3})", re.I
+)
+# "Sun Hex's manager", "Ben's friend's studio": a thing of someone named.
+_NAMED_OWNER = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*['’]s\s+([\w-]+)")
+
+
+def own_things(question: str) -> frozenset[str]:
+    """The terms of what the question asks of the asker's own ("our manager" -> manag)."""
+    found: set[str] = set()
+    for m in _MINE.finditer(question):
+        found.update(terms(m.group(1)))
+    return frozenset(found) - WHEN_WORDS
+
+
+def things_of_others(text: str) -> frozenset[str]:
+    """The terms of the things the text says are someone else's ("Sun Hex's manager")."""
+    return frozenset(t for m in _NAMED_OWNER.finditer(text) for t in terms(m.group(1)))
+
+
 # "the club rent now": when the value is asked for, not what it is of
 WHEN_WORDS = frozenset(terms("now current currently today nowadays anymore latest"))
 

@@ -26,6 +26,7 @@ from itertools import pairwise
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types, checklists
+from footnote.generation import people as people_module
 from footnote.generation.counting import (
     count_answer,
     counted,
@@ -466,6 +467,8 @@ def _compose(
             chosen = [c for c in chosen if c.cid == chosen[0].cid]
         elif chosen and _ASKS_OUTCOME.search(question):
             chosen = _latest_note(chosen, set(question_terms), sources)
+    if chosen and not listing and people_module.asks_who(question):
+        chosen = _naming_someone(question, question_terms, chosen, pool, sources)
     wants = None if listing else answer_types.asked(question)
     if wants is not None and chosen:
         kind, asking = wants
@@ -549,7 +552,9 @@ def _owned_by_another(
     sentences that say the thing do not say whose it is: none names the owner, is their
     line, or is in a note titled by them. "23:05 new PB!! Raf paced me" is the
     writer's PB; Raf is in the next sentence for pacing. (What people of a conversation
-    said is judged by ``whose_lines`` instead.)"""
+    said is judged by ``whose_lines`` instead.) Or it asks for the asker's own ("our
+    manager") and every quoted sentence saying it says it is someone else's ("Sun Hex's
+    manager")."""
     held = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
     for name, things in answer_types.possessions(question):
         saying = [c for c in chosen if frozenset(spelled_out(terms(c.text), c.text)) & things]
@@ -558,7 +563,10 @@ def _owned_by_another(
             for c in saying
         ):
             return True
-    return False
+    # "Who is our manager?" over "Sun Hex's manager (Carla) gave card": their manager
+    mine = answer_types.own_things(question)
+    saying = [c for c in chosen if c.terms & mine]
+    return bool(saying) and all(answer_types.things_of_others(c.text) & mine for c in saying)
 
 
 # The words of time phrases themselves: "after the dinner party" leaves "dinner", "party".
@@ -622,6 +630,47 @@ def _reports_words(question: str, chosen: Sequence[Candidate], sources: Sequence
         or reported.search(notes[c.cid])
         for c in chosen
     )
+
+
+def _naming_someone(
+    question: str,
+    question_terms: Sequence[str],
+    chosen: list[Candidate],
+    pool: Sequence[Candidate],
+    sources: Sequence[Source],
+) -> list[Candidate]:
+    """A "who" question's answer, led by a chosen sentence that names someone, or else by
+    the best sentence that does and holds a word of the question (itself or in its note's
+    title); none when no sentence does (``people``: a sentence naming nobody is about the
+    topic, not an answer)."""
+    known = people_module.names_in(
+        [s.chunk.text for s in sources], [c.speaker for c in pool if c.speaker]
+    )
+    by_speaker = people_module.asks_speaker(question)
+    titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+    wanted = frozenset(question_terms)
+
+    def names(c: Candidate) -> int:
+        return people_module.names_someone(c.text, c.speaker, known, by_speaker, wanted)
+
+    lead = next((c for c in chosen if names(c) == people_module.BY_NAME), None)
+    if lead is not None:
+        return [lead, *(c for c in chosen if c is not lead)]
+    lead = next(
+        (
+            c
+            for c in pool
+            if (c.terms | titles.get(c.cid, frozenset())) & wanted
+            and names(c) == people_module.BY_NAME
+        ),
+        None,
+    )
+    if lead is not None:
+        # the chosen sentences named no one: only those of the new lead's passage stay
+        return [lead, *(c for c in chosen if c.cid == lead.cid)]
+    # a pronoun for someone named before ("they're the ones performing") is the last resort
+    lead = next((c for c in chosen if names(c)), None)
+    return [lead, *(c for c in chosen if c is not lead)] if lead is not None else []
 
 
 def _the_list(

@@ -52,7 +52,7 @@ _OPENERS = frozenset(
     }
 )
 # Dates are matched against a note's date, not its text.
-_CALENDAR = frozenset(
+CALENDAR = frozenset(
     {
         "january",
         "february",
@@ -118,7 +118,7 @@ def name_phrases(question: str, analysis: QueryAnalysis | None = None) -> list[t
     for i, token in enumerate(tokens):
         low = token.lower()
         name = token[:1].isupper() or token[:1].isdigit()
-        if token == "I" or low in _CALENDAR or low.removesuffix("s") in _CALENDAR:
+        if token == "I" or low in CALENDAR or low.removesuffix("s") in CALENDAR:
             name = False
         if i == 0 and low in _OPENERS | STOPWORDS | QUERY_FILLER:
             name = False

@@ -1,0 +1,137 @@
+""" "Who…?" is answered by a sentence that names someone.
+
+"Who did we hire for the electrical work?" over "First night without the space heater —
+furnace working ok after the tune-up" shares a word ("working") and names nobody: it is
+about the topic, not an answer. Someone is named by a name the notebook writes as one
+(a capitalised word inside a sentence, "Going with Rosa"; a speaker's label), by a word
+for a person ("my sister", "the plumber"), by the writer's "I", or by a pronoun for one
+mentioned before ("they're the ones performing"). A speaker is the
+answer when the question asks who said or proposed something, or when the line is their
+own "I"; otherwise a label says who spoke, not who did what was asked ("Brendan
+(chairman): Halloween blitz Sat 1 Nov" does not say who won it). Pure functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from footnote.generation.names import CALENDAR
+from footnote.generation.speakers import first_person, said
+from footnote.text import STOPWORDS, terms
+
+# "Who…", "And who's…", "Whom…"; not "Whose…" (a thing of someone's).
+_ASKS_WHO = re.compile(r"^\W*(?:(?:and|but|so|then)\s+)?(?:who|whom)(?!se)\b", re.IGNORECASE)
+# "Who said / suggested / asked for…": the speaker of the line is the answer.
+_ASKS_SPEAKER = re.compile(
+    r"\bwho(?:m)?\s+(?:\w+\s+)?(?:said|says|say|suggest\w*|propos\w*|ask\w*|want\w*|"
+    r"mention\w*|recommend\w*|rais\w*|offer\w*|volunteer\w*|complain\w*|brought\s+up|"
+    r"thinks?|thought|agree\w*|disagree\w*|objected|pushed|argued|insisted|promised)\b",
+    re.IGNORECASE,
+)
+# Words for a person a note writes instead of a name.
+_PERSON_WORDS = re.compile(
+    r"\b(?:mum|mom|mother|dad|father|parents?|sister|brother|siblings?|wife|husband|partner|"
+    r"girlfriend|boyfriend|fianc[ée]e?|son|daughter|kids?|children|child|baby|grandma|"
+    r"grandpa|granny|nan|aunt|auntie|uncle|cousin|nephew|niece|in-laws?|family|friends?|"
+    r"neighbou?rs?|colleagues?|boss|manager|coach|teacher|tutor|doctor|dentist|"
+    r"nurse|vet|plumber|electrician|builder|contractor|landlord|landlady|tenants?|client|"
+    r"customer|agent|lawyer|accountant|mechanic|cleaner|babysitter|nanny|guy|woman|man|"
+    r"lady|girl|boy|everyone|nobody|somebody|someone)\b",
+    re.IGNORECASE,
+)
+_WRITER = re.compile(r"\b(?:I|me)\b")
+# A person the sentence refers back to ("they're the ones performing"): named before.
+_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|them)\b|\b(?:he|she|they)['’]", re.IGNORECASE)
+# A word and what comes before it: a capital after a word, a comma, a colon or a joining
+# mark is inside a sentence ("Going with Rosa", "Player of the match: Aoife"), not at its
+# start (where every word is capitalised).
+_WORD = re.compile(
+    r"\b(?:(?<=[\w,:;&+(/]\s)(?P<inner>[A-Z])|(?P<first>[A-Z])|(?P<lower>[a-z]))[\w'’-]*"
+)
+# A line's label: "Brendan (chairman): …", "Player of the match: Aoife".
+_LABEL = re.compile(r"^\W*([A-Z][\w'’.-]*(?:\s+[\w'’.-]+){0,3}?(?:\s*\([^()]*\))?):\s")
+_ABBREVIATED_CALENDAR = frozenset(
+    "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri "
+    "sat sun".split()
+)
+
+
+BY_NAME = 2  # ``names_someone``: by a name, a word for a person, or "I"
+BY_PRONOUN = 1  # only by a pronoun for someone named before
+
+
+def asks_who(question: str) -> bool:
+    return _ASKS_WHO.search(question) is not None
+
+
+def asks_speaker(question: str) -> bool:
+    """The question asks who said, asked or proposed something: a line's speaker answers."""
+    return _ASKS_SPEAKER.search(question) is not None
+
+
+def names_in(texts: Iterable[str], speakers: Iterable[str] = ()) -> frozenset[str]:
+    """The names a notebook writes: words it never writes in lowercase, capitalised
+    inside a sentence at least once or capitalised twice ("Aoife made a great save" and
+    "Player of the match: Aoife"), that are no day or month, abbreviation or code; and its
+    speakers' names."""
+    inner: set[str] = set()
+    seen: dict[str, int] = {}
+    lower: set[str] = set()
+    for text in texts:
+        for m in _WORD.finditer(text):
+            word = _bare(m.group(0))
+            low = word.lower()
+            if not m.group("lower") and (word.isupper() or not word.isalpha()):
+                continue  # "BBQ", "U8", "K&T": an abbreviation or a code, not a name
+            if m.group("lower"):
+                lower.add(low)
+                continue
+            seen[low] = seen.get(low, 0) + 1
+            if m.group("inner"):
+                inner.add(low)
+    found = {
+        w
+        for w, n in seen.items()
+        if w not in lower
+        and (w in inner or n >= 2)
+        and w not in STOPWORDS
+        and w not in CALENDAR
+        and w not in _ABBREVIATED_CALENDAR
+    }
+    found.update(_bare(s.split()[0]).lower() for s in speakers if s.split())
+    return frozenset(found)
+
+
+def _bare(word: str) -> str:
+    return word.removesuffix("'s").removesuffix("’s").rstrip("'’-")
+
+
+def names_someone(
+    text: str,
+    speaker: str,
+    names: frozenset[str],
+    speaker_answers: bool,
+    asked: frozenset[str] = frozenset(),
+) -> int:
+    """How the sentence (said by ``speaker``, if anyone) names a person: 2 by a name of
+    the notebook (``names_in``), a word for a person or the writer's "I"; 1 only by a
+    pronoun for someone mentioned before ("they're the ones performing"); 0 not at all.
+    Its speaker counts when ``speaker_answers`` (``asks_speaker``), when the line is in
+    their own "I", or when their label holds a word the question asks with (``asked``:
+    "Brendan (chairman): …" for "Who is the chairman?")."""
+    words = said(text) or text
+    if labelled := _LABEL.match(words):
+        # "Brendan (chairman): Halloween blitz Sat 1 Nov": a label says who spoke
+        speaker, words = speaker or labelled.group(1), words[labelled.end() :]
+    if speaker and (speaker_answers or first_person(words) or frozenset(terms(speaker)) & asked):
+        return BY_NAME
+    # a word for a person counts unless it is the question's own ("Who is the head
+    # teacher?" is not answered by "less teacher talk")
+    if any(not set(terms(m.group(0))) <= asked for m in _PERSON_WORDS.finditer(words)):
+        return BY_NAME
+    if not speaker and _WRITER.search(words):
+        return BY_NAME
+    if any(_bare(w).lower() in names for w in re.findall(r"[A-Z][\w'’-]*", words)):
+        return BY_NAME
+    return BY_PRONOUN if _PRONOUN.search(words) else 0

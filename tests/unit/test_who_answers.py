@@ -1,0 +1,99 @@
+""" "Who…?" is answered by a sentence that names someone, or declined."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from footnote.domain import Chunk, MemoryType, Source
+from footnote.generation import people
+from footnote.generation.extractive import compose
+from footnote.generation.prompt import NOT_ENOUGH
+from footnote.query.analysis import analyze
+
+WRITTEN = datetime(2026, 3, 8, 20, tzinfo=UTC)
+ASKED = datetime(2026, 4, 5, tzinfo=UTC)
+
+
+def _source(cid: str, title: str, text: str) -> Source:
+    body = f"{title}\n\n{text}" if title else text
+    chunk = Chunk(
+        f"{cid}_c", f"{cid}_n", "t", 0, body, (), MemoryType.NOTE, WRITTEN, (), "m", title
+    )
+    return Source(cid, chunk, 1.0)
+
+
+def _answer(question: str, sources: list[Source]) -> str:
+    return compose(question, sources, analyze(question, ASKED))
+
+
+RENO = [
+    _source(
+        "N1",
+        "",
+        "First night without the space heater — furnace actually working ok after the "
+        "tune-up ($189). Pat and Ruth from next door brought a lemon cake.",
+    ),
+    _source(
+        "N2",
+        "Electrical done",
+        "Final inspection passed on Friday. Rosa left spare breakers + labeled the panel.",
+    ),
+    _source("N3", "Quotes", "- Bright Spark: $14,800\n- Mendez: $12,900\nGoing with Rosa."),
+]
+
+
+def test_a_who_question_is_not_answered_by_a_sentence_naming_nobody() -> None:
+    answer = _answer("Who did we hire for the electrical work?", RENO)
+    # "working" shares a word with the question; the sentence names no one
+    assert "furnace" not in answer and "lemon cake" not in answer
+    assert "Rosa" in answer and "[N2]" in answer
+
+
+def test_a_speakers_label_says_who_spoke_not_who_did_what_was_asked() -> None:
+    club = [
+        _source(
+            "N1",
+            "Coaches meeting",
+            "Brendan (chairman): Halloween blitz Sat 1 Nov, U8–U12, need 2 volunteers "
+            "per team for the BBQ",
+        )
+    ]
+    assert _answer("Who won the Halloween blitz?", club) == NOT_ENOUGH
+    # a label holding the question's word answers it
+    assert "Brendan" in _answer("Who is the chairman?", club)
+
+
+def test_the_notebooks_names_are_its_words_never_written_in_lowercase() -> None:
+    texts = [
+        "Aoife made a great save. Player of the match: Aoife.",
+        "First night in the house. Going with Rosa. BBQ for the U8s.",
+        "first aid kit in the car",
+    ]
+    names = people.names_in(texts)
+    assert {"aoife", "rosa"} <= names
+    # sentence openers, abbreviations and codes are no one
+    assert not names & {"first", "going", "player", "bbq", "u8s"}
+
+
+def test_who_asks_for_someone_and_whose_does_not() -> None:
+    assert people.asks_who("Who did we hire?") and people.asks_who("and who's bringing cake?")
+    assert not people.asks_who("Whose birthday is next?")
+    assert people.asks_speaker("Who suggested the new venue?")
+    assert not people.asks_speaker("Who won the match?")
+
+
+def test_the_questions_own_word_for_a_person_names_no_one() -> None:
+    obs = [_source("N1", "obs feedback", "EBI: less teacher talk in the starter.")]
+    assert _answer("Who is the head teacher?", obs) == NOT_ENOUGH
+
+
+def test_our_thing_is_not_answered_by_someone_elses() -> None:
+    gig = [
+        _source(
+            "N1",
+            "Mohawk recap",
+            "Sun Hex's manager (Carla) gave card - wants us for a Dallas show in Feb.",
+        )
+    ]
+    assert _answer("Who is our manager?", gig) == NOT_ENOUGH
+    assert "Carla" in _answer("Who is Sun Hex's manager?", gig)
