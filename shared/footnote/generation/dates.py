@@ -31,6 +31,19 @@ _WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
     for kind, pattern in (
+        # "renews 12/1", "lease ends 5/31/27", "(done 22/9)", "Fri 10/24": a date in
+        # numbers, day or month first as the writer's part of the world writes it. Without
+        # a year only after a word that leads a date or a weekday: "4/5", "7/10", "60/40",
+        # "12/12 sold" are ratings, scores and shares.
+        (
+            "numeric",
+            r"(?:(?P<lead>(?:on|by|due|until|till|from|before|after|since|sent|done|paid|"
+            r"renews?|renewed|ends?|ended|expires?|expired|starts?|started|booked|dated|"
+            r"w/c|week\s+of|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*)\.?,?\s+)"
+            r"(?P<a1>[0-3]?\d)/(?P<b1>[0-3]?\d)(?:/(?P<y1>\d{4}|\d{2}))?|"
+            r"(?<![\d/.,:-])(?P<a2>[0-3]?\d)[/.](?P<b2>[0-3]?\d)[/.](?P<y2>\d{4}|\d{2}))"
+            r"(?![\d/]|[.,]\d)",
+        ),
         ("day_before_yesterday", r"the\s+day\s+before\s+yesterday"),
         ("yesterday", r"yesterday|yday|last\s+night"),
         ("tomorrow", r"tomorrow|tmrw|tmr|tmw"),
@@ -177,7 +190,9 @@ _PAST_TENSE = re.compile(
 )
 
 
-def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
+def _meaning(kind: str, m: re.Match[str], written: date, month_first: bool = False) -> str | None:
+    if kind == "numeric":
+        return _numeric(m, written, month_first)
     if kind == "day_before_yesterday":
         return day_text(written - timedelta(days=2))
     if kind == "yesterday":
@@ -238,6 +253,75 @@ def _meaning(kind: str, m: re.Match[str], written: date) -> str | None:
     return str(written.year)
 
 
+def _numeric(m: re.Match[str], written: date, month_first: bool) -> str | None:
+    """ "12/1" in a note written in October: 1 December (month first) or 12 January; the
+    next one if it is coming, the last one if it was, unless a year is written."""
+    a, b = int(m["a1"] or m["a2"]), int(m["b1"] or m["b2"])
+    year = m["y1"] or m["y2"]
+    if a > 12 or (b <= 12 and not month_first):
+        dom, month = a, b
+    else:
+        month, dom = a, b
+    if not (1 <= month <= 12 and dom >= 1):
+        return None
+    if year:
+        y = int(year) + (2000 if len(year) == 2 else 0)
+        if dom > calendar.monthrange(y, month)[1]:
+            return None
+        return day_text(date(y, month, dom))
+    ahead = _numeric_ahead(m)
+    days = [
+        date(y, month, dom)
+        for y in (written.year - 1, written.year, written.year + 1)
+        if dom <= calendar.monthrange(y, month)[1]
+    ]
+    # the one on the side the sentence reads within half a year, else the nearest one
+    sided = [d for d in days if (d >= written) == ahead and abs((d - written).days) <= 183]
+    found = sided or days
+    if not found:
+        return None
+    return day_text(min(found, key=lambda d: abs((d - written).days)))
+
+
+# The word leading a date in numbers says which side of the day of writing it is on:
+# "renews 12/1", "due 3/4" are coming; "sent 28/7", "done 22/9" are records.
+_AHEAD_LEAD = re.compile(
+    r"^(?:by|due|until|till|before|renews?|ends?|expires?|starts?|booked)\b", re.I
+)
+_PAST_LEAD = re.compile(r"^(?:sent|done|paid|renewed|ended|expired|started|since)\b", re.I)
+
+
+def _numeric_ahead(m: re.Match[str]) -> bool:
+    lead = m["lead"] or ""
+    if _AHEAD_LEAD.match(lead):
+        return True
+    if _PAST_LEAD.match(lead):
+        return False
+    return _looks_ahead(m)
+
+
+def _month_first(written: datetime | date) -> bool:
+    """Dates in numbers are written month first in the Americas' US-style zones ("12/1"
+    is 1 December in New York, 12 January in London). The zone is the writer's."""
+    zone = written.tzinfo if isinstance(written, datetime) else None
+    key = str(getattr(zone, "key", "") or "")
+    return key.startswith(("America/", "US/")) and not key.startswith(_DAY_FIRST_AMERICAS)
+
+
+# Zones of the Americas that write the day first (most of Latin America; Brazil).
+_DAY_FIRST_AMERICAS = (
+    "America/Sao_Paulo",
+    "America/Argentina",
+    "America/Buenos_Aires",
+    "America/Bogota",
+    "America/Lima",
+    "America/Santiago",
+    "America/Mexico_City",
+    "America/Caracas",
+    "America/Montevideo",
+)
+
+
 def _weekday_day(wd: int, dom: int, written: date) -> str | None:
     """ "Fri 21" in a note of Tuesday 18 November: Friday 21 November — of the months
     around the day of writing, the nearest where the 21st is a Friday."""
@@ -294,19 +378,25 @@ _PAST_KINDS = frozenset({"day_before_yesterday", "yesterday", "ago", "last_weekd
 def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
     """Relative time phrases of ``text`` with what they mean for a note written on ``written``."""
     day = written.date() if isinstance(written, datetime) else written
+    month_first = _month_first(written)
     found: list[Resolved] = []
     taken: list[tuple[int, int]] = []
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
-            meaning = _meaning(kind, m, day)
+            meaning = _meaning(kind, m, day, month_first)
             if meaning is None:
                 continue
             past = kind in _PAST_KINDS or (
                 kind in ("weekday", "day_of_month", "month") and not _looks_ahead(m)
             )
-            found.append(Resolved(m.group(0), meaning, m.start(), m.end(), past))
+            start = m.start()
+            if kind == "numeric":
+                past = not m["y1"] and not m["y2"] and not _numeric_ahead(m)
+                # the date itself, after its leading word ("by 12/1" is a deadline)
+                start = m.start("a1") if m["a1"] else m.start()
+            found.append(Resolved(m.group(0), meaning, start, m.end(), past))
             taken.append((m.start(), m.end()))
     found.sort(key=lambda r: r.start)
     return found

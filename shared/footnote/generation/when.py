@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
 from footnote.domain import Source
+from footnote.generation import answer_types
 from footnote.generation.dates import (
     MONTH_WORD,
     absolute_starts,
@@ -25,7 +26,7 @@ from footnote.generation.dates import (
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite, covered_by_note
 from footnote.generation.speakers import first_person, speaker_prefix
-from footnote.text import stem, words
+from footnote.text import stem, terms, words
 
 # "When did…", "When was…": a question about something done, which its record dates.
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
@@ -94,11 +95,22 @@ def dated_answer(
         return len(found & wanted) / len(wanted) if wanted else 1.0
 
     others = wanted - spoken
+    by_cid = {s.cid: s.chunk for s in sources}
+    # "When does Olu's lease end?": the date is his only in a sentence naming him, his
+    # line (or one said to him), or a note titled by him; "Tasha: lease ends 5/31/27" is
+    # hers.
+    owners = [name for name, _ in answer_types.possessions(question)]
+    titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+
+    def theirs(c: Candidate) -> bool:
+        held = c.terms | frozenset(terms(f"{c.speaker} {c.listener}")) | titles[c.cid]
+        return all(name & held for name in owners)
 
     def covers(c: Candidate) -> bool:
-        return share(c.terms) >= MIN_COVERAGE and (not others or bool(c.terms & others))
+        return (
+            share(c.terms) >= MIN_COVERAGE and (not others or bool(c.terms & others)) and theirs(c)
+        )
 
-    by_cid = {s.cid: s.chunk for s in sources}
     # What each note says of the question, all its sentences together: "order the bird
     # by Tuesday" is about the faraona its note's other sentence names.
     in_note = covered_by_note(pool, wanted)
@@ -155,7 +167,7 @@ def dated_answer(
         """The best other sentence covering the question as well as ``floor`` whose
         date is of the kind wanted."""
         for c in pool[1:]:
-            if share(c.terms) >= floor and (said_when := first(c, keep)) is not None:
+            if share(c.terms) >= floor and theirs(c) and (said_when := first(c, keep)) is not None:
                 return cite(said_when, c.cid)
         return None
 
@@ -166,6 +178,7 @@ def dated_answer(
             c
             for c in pool
             if c.terms & wanted
+            and theirs(c)
             and share(in_note[c.cid]) >= MIN_COVERAGE
             and first(c, lambda d: d.deadline) is not None
         ]
