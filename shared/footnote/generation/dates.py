@@ -96,6 +96,21 @@ class Resolved:
     # before the day of writing, read backwards from it ("yesterday", "last Saturday",
     # "two weeks ago", "on Friday" in a record): the note records what happened then
     past: bool = False
+    # What it means read back from the day of writing, when nothing in its sentence says
+    # which way it reads ("Frost -3 on Monday"): a question asked in the past tense ("When
+    # was the frost?") reads it so.
+    read_back: str | None = None
+
+
+_DAY_TEXT = re.compile(r"\b(\d{1,2}) ([A-Z][a-z]+) (\d{4})$")
+
+
+def day_of(meaning: str) -> date | None:
+    """The day a meaning names, when it names one ("Monday, 30 November 2026")."""
+    found = _DAY_TEXT.search(meaning)
+    if found is None or found[2].lower() not in _MONTH_NUMBER:
+        return None
+    return date(int(found[3]), _MONTH_NUMBER[found[2].lower()], int(found[1]))
 
 
 def day_text(d: date) -> str:
@@ -159,6 +174,16 @@ _PAST_ING = re.compile(r"\b(?:went|was|were|been|had|did)\s+\w+ing\s+(?:on\s+)?$
 
 
 def _looks_ahead(m: re.Match[str]) -> bool:
+    # A sentence that tells what happened ("we met on Friday", "ran 10k Sat") looks back;
+    # one with no past in it is a plan or a note to self ("go Sat morning w/ the trailer",
+    # "consent forms go out Fri"), written before the day it names.
+    cued = _cued_ahead(m)
+    return True if cued is None else cued
+
+
+def _cued_ahead(m: re.Match[str]) -> bool | None:
+    """Ahead when a word before the phrase or its sentence's future says so; None when
+    only the sentence's lack of a past tense would (``_sentence_ahead``)."""
     text = m.string
     lead = text[max(0, m.start() - 24) : m.start()]
     if _DEADLINE_BEFORE.search(lead) or _MOVED_TO.search(lead):
@@ -173,10 +198,9 @@ def _looks_ahead(m: re.Match[str]) -> bool:
     sentence = text[start:end]
     if _FUTURE.search(sentence):
         return True
-    # A sentence that tells what happened ("we met on Friday", "ran 10k Sat") looks back;
-    # one with no past in it is a plan or a note to self ("go Sat morning w/ the trailer",
-    # "consent forms go out Fri"), written before the day it names.
-    return not _PAST_TENSE.search(sentence)
+    if _PAST_TENSE.search(sentence):
+        return False
+    return None  # no tense: a plan ("go Sat w/ the trailer") or a log ("Frost -3 on Monday")
 
 
 # A verb in the past tense: regular (-ed) or one of the common irregular ones.
@@ -190,7 +214,16 @@ _PAST_TENSE = re.compile(
 )
 
 
-def _meaning(kind: str, m: re.Match[str], written: date, month_first: bool = False) -> str | None:
+def _meaning(
+    kind: str,
+    m: re.Match[str],
+    written: date,
+    month_first: bool = False,
+    ahead: bool | None = None,
+) -> str | None:
+    """What the phrase means; ``ahead`` overrides the reading of its sentence for a bare
+    weekday, day of the month or month."""
+    looks_ahead = _looks_ahead(m) if ahead is None else ahead
     if kind == "numeric":
         return _numeric(m, written, month_first)
     if kind == "day_before_yesterday":
@@ -216,19 +249,19 @@ def _meaning(kind: str, m: re.Match[str], written: date, month_first: bool = Fal
     if kind == "weekday_day":
         return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written)
     if kind == "day_of_month":
-        return _day_of_month(int(m["dom"]), written, _looks_ahead(m))
+        return _day_of_month(int(m["dom"]), written, looks_ahead)
     if kind == "month":
-        return _month(m["mon"], written, _looks_ahead(m))
+        return _month(m["mon"], written, looks_ahead)
     if kind == "weekday" and _EVERY.search(m.string, 0, m.start()):
         return None  # "every Wednesday 6pm": a weekly time, no one day (quoted as written)
     if kind in ("last_weekday", "next_weekday", "weekday"):
         wd = _weekday(m["wd"])
         name = _WEEKDAYS[wd].capitalize()
-        if kind == "next_weekday" or (kind == "weekday" and _looks_ahead(m)):
+        if kind == "next_weekday" or (kind == "weekday" and looks_ahead):
             # "before Friday", "due Friday", "we'll meet on Friday": the first one after
             # the day of writing.
-            ahead = (wd - written.weekday()) % 7 or 7
-            return f"{name}, {day_text(written + timedelta(days=ahead))}"
+            forward = (wd - written.weekday()) % 7 or 7
+            return f"{name}, {day_text(written + timedelta(days=forward))}"
         back = (written.weekday() - wd) % 7 or 7  # "last Saturday", "on Saturday": the one before
         return f"{name}, {day_text(written - timedelta(days=back))}"
     period = m["period"].lower()
@@ -392,11 +425,14 @@ def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
                 kind in ("weekday", "day_of_month", "month") and not _looks_ahead(m)
             )
             start = m.start()
+            read_back = None
+            if kind in ("weekday", "day_of_month", "month") and _cued_ahead(m) is None:
+                read_back = _meaning(kind, m, day, month_first, ahead=False)
             if kind == "numeric":
                 past = not m["y1"] and not m["y2"] and not _numeric_ahead(m)
                 # the date itself, after its leading word ("by 12/1" is a deadline)
                 start = m.start("a1") if m["a1"] else m.start()
-            found.append(Resolved(m.group(0), meaning, start, m.end(), past))
+            found.append(Resolved(m.group(0), meaning, start, m.end(), past, read_back))
             taken.append((m.start(), m.end()))
     found.sort(key=lambda r: r.start)
     return found

@@ -428,7 +428,7 @@ def _compose(
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
-        return dated_answer(all_terms, pool, sources, question, zone, spoken)
+        return dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
     # A best sentence that heads a list ("To do this weekend:") says nothing by itself, nor

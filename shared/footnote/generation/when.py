@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 
 from footnote.domain import Source
 from footnote.generation import answer_types
 from footnote.generation.dates import (
     MONTH_WORD,
     absolute_starts,
+    day_of,
     day_text,
     has_absolute_date,
     is_deadline,
@@ -30,8 +31,19 @@ from footnote.text import stem, terms, words
 
 # "When did…", "When was…": a question about something done, which its record dates.
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
-# "By when…", "… due?", "What's the deadline for…": the end of a span of time.
-_ASKS_DEADLINE = re.compile(r"^\W*(?:by|until|till)\s+when\b|\bdue\b|\bdeadlines?\b", re.IGNORECASE)
+# "By when…", "… due?", "What's the deadline for…", "When did I have to put it in by?":
+# the end of a span of time.
+_ASKS_DEADLINE = re.compile(
+    r"^\W*(?:by|until|till)\s+when\b|\bdue\b|\bdeadlines?\b|\b(?:by|until|till)\W*$",
+    re.IGNORECASE,
+)
+# "When did Dana say she would pay?", "When were the shirts going to be ready?": asked in
+# the past, of what was then still to come; the plan's day answers, not the day it was said.
+_ASKS_PLANNED = re.compile(
+    r"\b(?:would|(?:was|were)\s+(?:\w+\s+)?(?:going\s+to|supposed\s+to|meant\s+to|due)|"
+    r"had\s+to|planned\s+to)\b",
+    re.IGNORECASE,
+)
 # A time that names no day, placing the thing there: "in March", "next month", "by the
 # summer", "sometime", "tbc" ("the warm summer breeze" places nothing).
 _VAGUE_TIME = re.compile(
@@ -69,6 +81,7 @@ def dated_answer(
     question: str,
     zone: tzinfo | None = None,
     spoken: frozenset[str] = frozenset(),
+    now: datetime | None = None,
 ) -> str:
     """A "when" question: the date of the best sentence, read against its note's date.
     ``spoken``: the name terms of the people asked about, who speak in these notes: their
@@ -123,6 +136,12 @@ def dated_answer(
     if not pool or not covers(pool[0]):
         return NOT_ENOUGH
 
+    # "When was the frost?", asked on Thursday of "Frost -3 on Monday" written on Wednesday:
+    # asked in the past of something done, the Monday its sentence does not say the
+    # direction of is the one before, not one still to come.
+    today = now.astimezone(zone).date() if now is not None and zone is not None else None
+    asked_back = bool(_ASKS_PAST.search(question)) and not _ASKS_PLANNED.search(question)
+
     def dates_of(c: Candidate) -> list[_Dated]:
         """The dates the sentence states, or its title when the sentence states none
         ("design doc review tmrw" over the doc's comments). A sentence naming a date
@@ -135,7 +154,12 @@ def dated_answer(
         for text in (c.text, by_cid[c.cid].title):
             resolved = resolve_phrases(text, written_of(c))
             if resolved:
-                return [_Dated(r.meaning, is_deadline(text, r.start), r.past) for r in resolved]
+                return [
+                    _Dated(r.read_back, False, True)
+                    if asked_back and r.read_back is not None and _after(r.meaning, today)
+                    else _Dated(r.meaning, is_deadline(text, r.start), r.past)
+                    for r in resolved
+                ]
         return []
 
     def first(c: Candidate, keep: Callable[[_Dated], bool]) -> str | None:
@@ -199,7 +223,7 @@ def dated_answer(
     # A personal record ("domain renewed, done", "We signed the lease"): the day it was
     # written is the day it happened.
     recorded = bool(best.speaker or first_person(best.text) or first_person(question))
-    if _ASKS_PAST.search(question):
+    if _ASKS_PAST.search(question) and not _ASKS_PLANNED.search(question):
         # "linalg midterm done", written on the day: the record of it done dates it, before
         # any other sentence's reading of a weekday.
         if _COMPLETED.search(best.text):
@@ -245,6 +269,11 @@ def dated_answer(
     if recorded and not _VAGUE_TIME.search(best.text):
         return cite(day_text(written_of(best).date()), best.cid)
     return in_a_note(best) or NOT_ENOUGH
+
+
+def _after(meaning: str, today: date | None) -> bool:
+    day = day_of(meaning)
+    return today is not None and day is not None and day > today
 
 
 # A time that recurs: "every Wednesday", "each month", "on Mondays", "weekly", "daily".
