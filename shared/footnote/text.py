@@ -25,7 +25,7 @@ STOPWORDS = frozenset(
 
 # Question words and chat filler: stop words for queries only.
 QUERY_FILLER = frozenset(
-    """tell show give list find please remind know recall say said note notes wrote write
+    """tell give list find please remind know recall say said note notes wrote write
     written my mine anything something thing things item items ever many much still""".split()
 )
 

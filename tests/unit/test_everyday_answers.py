@@ -779,3 +779,8 @@ def test_a_value_stated_then_a_question_after_a_dash_still_states_it() -> None:
     # a line that only asks still answers nothing
     asking = [_source("N1", "Bills", "Rent £950\nhow much is the gym - can I cancel?")]
     assert _answer("How much do I spend on the gym?", asking) == NOT_ENOUGH
+
+
+def test_show_is_a_word_of_the_topic_unless_it_commands() -> None:
+    assert "show" in analyze("What did I win at the show?", ASKED).keywords
+    assert analyze("Show me my todos", ASKED).keywords == ("todo",)

@@ -154,10 +154,12 @@ SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT})
 
 
 # The words naming a value that notes write without naming it: "Dev: 07911 123 456" is
-# his phone number, "train 06:30" its time, "jo@example.org" her email, though none
+# his phone number (and "512-555-0192" his number), "train 06:30" its time, "jo@example.org" her email, though none
 # says "phone", "time" or "email". A sentence holding such a value covers them.
 _UNNAMED = {
     _PHONE: frozenset(terms("phone mobile cell number no")),
+    # "What's Marco's number?" over "Marco – vox/guitar 512-555-0192"
+    _IDENTIFIER: frozenset(terms("number no")),
     _EMAIL: frozenset(terms("email e-mail address")),
     _CLOCK: frozenset(terms("time")),
 }
@@ -170,6 +172,8 @@ def named_by_value(question: str) -> tuple[re.Pattern[str], frozenset[str]] | No
     found = asked(question)
     if found is None or found[0] not in _UNNAMED:
         return None
+    if found[0] is _IDENTIFIER and not frozenset(terms(found[1])) & _UNNAMED[_IDENTIFIER]:
+        return None  # a code, a PIN, a reference is written with its name ("door code 5821#")
     return found[0], _UNNAMED[found[0]] & frozenset(terms(question))
 
 

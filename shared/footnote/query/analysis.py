@@ -30,6 +30,11 @@ from footnote.text import normalize, terms
 __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "with_previous"]
 
 _CITATION_MARKER = re.compile(r"\[\s*n\s*\d+\s*\]")
+# "Show me my todos", "can you show us…": a command to show is no word of the topic; "What
+# did I win at the show?" asks about one.
+_COMMAND = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?show\b(?:\s+(?:me|us)\b)?"
+)
 # "How many items are still unticked on my TODO list?": what of a to-do list is open or
 # done is read off its boxes ("[ ]", "[x]"), not searched for: no note says "unticked".
 _CHECKBOX_STATE = frozenset(
@@ -69,6 +74,7 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
     # "[N7]" names a citation of an earlier answer, not words to look for: a note
     # quoting a forged marker must not match on it.
     content = _CITATION_MARKER.sub(" ", "".join(rest))
+    content = _COMMAND.sub(" ", content, count=1)
     keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP)))
     types = types_of(lowered)
     if MemoryType.TASK in types:
