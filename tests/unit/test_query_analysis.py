@@ -340,6 +340,16 @@ def test_event_names_are_normalised_and_datetimes_accepted() -> None:
     assert a.window is not None and (a.window.start, a.window.end) == (d(2026, 9, 2), d(2026, 9, 3))
 
 
+def test_at_an_event_searches_its_name_rather_than_windowing_its_day() -> None:
+    events = {"Mohawk": datetime(2026, 11, 21, 7, 30, tzinfo=UTC)}
+    # the plan written the week before holds the set time: no window on the recap's day
+    a = analyze("What time do we go on at the Mohawk?", NOW, events)
+    assert a.window is None and "mohawk" in a.keywords
+    # "during" an event is a time
+    a = analyze("What happened during the Mohawk?", NOW, events)
+    assert a.window is not None and "mohawk" not in a.keywords
+
+
 def test_several_hints_intersect_and_a_disjoint_one_is_recorded() -> None:
     a = analyze("in 2024 since March 2024", NOW)
     assert a.window is not None and (a.window.start, a.window.end) == (d(2024, 3, 1), d(2025, 1, 1))

@@ -175,6 +175,17 @@ def _hint_at(s: str, pos: int, ctx: Context) -> Hint | None:
             period, end_pos = found
             if kind == "in":
                 weekday_ahead = bool(_BARE_WEEKDAY.match(s[m.end() : end_pos]) and _AHEAD.search(s))
+                if (
+                    prep == "at"
+                    and ctx.event_re is not None
+                    and ctx.event_re.fullmatch(s, m.end(), end_pos)
+                ):
+                    # "What time do we go on at the Mohawk?": "at" a place or an event,
+                    # the notes about it answer, the plan written the week before as well
+                    # as the recap: its name is searched for, not a window on one day
+                    # ("during the launch" is a time)
+                    label = re.sub(r"\s+", " ", s[pos:end_pos])
+                    return Hint(pos, end_pos, label, resolved=False, keep_words=True)
                 return _ahead(period, pos, end_pos, s, ctx, weekday_ahead)
             return _apply(kind, period, pos, end_pos, s)
         if event_kind in _EVENT_PREPS:
