@@ -23,7 +23,7 @@ from datetime import UTC, date, datetime, tzinfo
 from footnote.domain import MemoryType, QueryAnalysis
 from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
 from footnote.query.intents import KEYWORD_STOP, intent_of, types_of
-from footnote.query.time_window import find_hints, window_of
+from footnote.query.time_window import Hint, find_hints, window_of
 from footnote.query.title_events import events_from_titles
 from footnote.text import normalize, terms
 
@@ -34,6 +34,13 @@ _CITATION_MARKER = re.compile(r"\[\s*n\s*\d+\s*\]")
 # did I win at the show?" asks about one.
 _COMMAND = re.compile(
     r"^\W*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?show\b(?:\s+(?:me|us)\b)?"
+)
+# A capitalised word inside the question: a name ("Mr Patel", "Firestore"); not "I", an
+# acronym ("TODO", "KPIs") or a month or day ("my January TODO list").
+_NAMED = re.compile(r"(?<=\S\s)(?!I\b)[A-Z][a-z][\w'’-]*")
+_CALENDAR_WORDS = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
 )
 # "How many items are still unticked on my TODO list?": what of a to-do list is open or
 # done is read off its boxes ("[ ]", "[x]"), not searched for: no note says "unticked".
@@ -77,6 +84,11 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
     content = _COMMAND.sub(" ", content, count=1)
     keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP)))
     types = types_of(lowered)
+    if types and _names_something(normalized, hints):
+        # "What feedback did Mr Patel give me?": a question naming someone or something is
+        # searched by the name, not held to what a rule classified each note as ("obs
+        # feedback", Mr Patel's, was typed a plain note)
+        types = ()
     if MemoryType.TASK in types:
         keywords = tuple(k for k in keywords if k not in _CHECKBOX_STATE) or keywords
 
@@ -89,6 +101,15 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
         types=types,
         unresolved=tuple(unresolved),
         now=now,
+    )
+
+
+def _names_something(question: str, hints: list[Hint]) -> bool:
+    """The question names someone or something outside its time phrases."""
+    return any(
+        m.group(0).lower() not in _CALENDAR_WORDS
+        and not any(h.start_pos <= m.start() < h.end_pos for h in hints)
+        for m in _NAMED.finditer(question)
     )
 
 
