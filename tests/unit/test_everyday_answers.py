@@ -784,3 +784,17 @@ def test_a_value_stated_then_a_question_after_a_dash_still_states_it() -> None:
 def test_show_is_a_word_of_the_topic_unless_it_commands() -> None:
     assert "show" in analyze("What did I win at the show?", ASKED).keywords
     assert analyze("Show me my todos", ASKED).keywords == ("todo",)
+
+
+def test_a_value_in_a_note_titled_by_the_thing_answers_its_price() -> None:
+    notes = [
+        _source("N1", "dept meeting", "Ravi: tech budget down 15%, order reagents before 1 Oct"),
+        _source(
+            "N2",
+            "reagents order",
+            "Ordered via Ravi: copper sulfate 500g, magnesium ribbon x2. Total £187.60, "
+            "budget code CH-26-04",
+        ),
+    ]
+    answer = _answer("How much did the reagents cost?", notes)
+    assert "£187.60" in answer and "[N2]" in answer

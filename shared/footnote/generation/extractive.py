@@ -796,6 +796,14 @@ def _with_answer_of_kind(
     typed = [c for c in pool if c.cid in passages and says_it(c) and about_it(c)]
     if not typed and joins is not None and len(passages) < FACTUAL_NOTES:
         typed = [c for c in pool if joins(c) and says_it(c) and about_it(c)]
+    if not typed and kind in answer_types.SLOTS and titles and wanted:
+        # "How much did the reagents cost?" over "Total £187.60" in the note titled
+        # "reagents order": a title speaks for its note's values, as for the lead's
+        typed = [
+            c
+            for c in pool
+            if titles.get(c.cid, frozenset()) & wanted and says_it(c) and about_it(c)
+        ]
     if not typed and asking and kind in answer_types.SLOTS:
         lead = chosen[0].terms & (wanted or set())
         in_note = covered_by_note(pool, wanted or set())
