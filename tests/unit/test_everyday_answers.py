@@ -798,3 +798,17 @@ def test_a_value_in_a_note_titled_by_the_thing_answers_its_price() -> None:
     ]
     answer = _answer("How much did the reagents cost?", notes)
     assert "£187.60" in answer and "[N2]" in answer
+
+
+def test_a_grade_is_answered_by_a_grade_and_a_title_may_state_it() -> None:
+    notes = [
+        _source(
+            "N1",
+            "Orgo midterm 1 – 78/100",
+            "lost pts on stereochem. class avg 64 so not terrible.\nMidterm 2 on Nov 19.",
+        ),
+        _source("N2", "Psych paper", "5 pages, APA. intro done, 2/5 pages."),
+    ]
+    assert "78/100" in _answer("What score did I get on the first orgo midterm?", notes)
+    # pages are no grade: the notes do not say it
+    assert _answer("What grade did I get on the psych paper?", notes) == NOT_ENOUGH

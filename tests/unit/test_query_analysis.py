@@ -345,6 +345,9 @@ def test_at_an_event_searches_its_name_rather_than_windowing_its_day() -> None:
     # the plan written the week before holds the set time: no window on the recap's day
     a = analyze("What time do we go on at the Mohawk?", NOW, events)
     assert a.window is None and "mohawk" in a.keywords
+    # "on" it is what it is about ("the lecturer on the course", "the grade on the paper")
+    a = analyze("Who is the lecturer on the Mohawk?", NOW, events)
+    assert a.window is None and "mohawk" in a.keywords
     # "during" an event is a time
     a = analyze("What happened during the Mohawk?", NOW, events)
     assert a.window is not None and "mohawk" not in a.keywords

@@ -97,3 +97,18 @@ def test_our_thing_is_not_answered_by_someone_elses() -> None:
     ]
     assert _answer("Who is our manager?", gig) == NOT_ENOUGH
     assert "Carla" in _answer("Who is Sun Hex's manager?", gig)
+
+
+def test_who_is_the_role_is_answered_by_the_line_naming_someone_in_that_role() -> None:
+    course = [
+        _source(
+            "N1",
+            "Wound care course",
+            "Fee €450, hospital covers 75%. First day Thu 12 Nov, 09:30, St Stephen's Green "
+            "campus room 2.14.",
+        ),
+        _source("N2", "course day 1", "Lecturer: Dr Karen Tobin. Next session 10 Dec."),
+    ]
+    answer = _answer("Who is the lecturer on the wound care course?", course)
+    assert "Karen Tobin" in answer and "Stephen" not in answer
+    assert people.role_asked("Who's the 9R form captain?") == frozenset({"9r", "form", "captain"})

@@ -82,6 +82,18 @@ _DISTANCE = re.compile(
     re.IGNORECASE,
 )
 
+# A grade or a score: "B+", "A*", "72%", "18/20", "4–2", "a 2:1", "distinction" ("5 pages"
+# and "2/5 pages" are none; a bare "A" is an article as often).
+_GRADE = re.compile(
+    r"(?<![\w'’°])(?-i:A\*|[A-F][+-]|[B-F])(?![\w'’+*-])|\d+(?:[.,]\d+)?\s*(?:%|percent\b)|"
+    # "18/20 on the quiz"; "2/5 pages" counts pages
+    r"\d+\s*/\s*\d+(?!\s*(?!(?:on|in|for|at|overall|total)\b)[a-z])|"
+    # a match's score, told as one ("Won 4–2", "3-1 loss"); "Sat 10-12" is a time
+    r"\b(?:won|lost|drew|beat|final|score[ds]?)\W+(?:\w+\W+)?\d+\s*[–-]\s*\d+\b|"
+    r"\b\d+\s*[–-]\s*\d+\s+(?:win|loss|draw|defeat|victory)\b|\b(?:2:1|2:2|distinction|merit|pass(?:ed)?|fail(?:ed)?)\b",
+    re.IGNORECASE,
+)
+
 REASON = re.compile(
     r"\b(?:because|since|so\s+that|so\b|due\s+to|thanks\s+to|reasons?|in\s+order\s+to|"
     r"as\s+(?:it|we|they|he|she|i)\b|why|cause[sd]?|for\s+(?:the\s+)?\w+(?:ing|ity|ness)\b)",
@@ -135,6 +147,16 @@ _ASKS = (
     (
         re.compile(_WHAT + r"\bdistance\b|^\W*(?:\w+\s+){0,2}?how\s+far\b", re.IGNORECASE),
         _DISTANCE,
+    ),
+    # "What grade did I get on the psych paper?", "What was the score?"
+    # (asked for directly: "the film that has a score composed by…" is music)
+    (
+        re.compile(
+            r"^\W*(?:and\s+)?what(?:['’]s|\s+(?:is|was|were|are))?\s+(?:(?:my|the|his|her|our|"
+            r"their|your)\s+)?(?:final\s+|overall\s+)?(?:grades?|marks?|scores?|results?)\b",
+            re.IGNORECASE,
+        ),
+        _GRADE,
     ),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+often\b", re.IGNORECASE), _FREQUENCY),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+much\b", re.IGNORECASE), _AMOUNT),

@@ -154,6 +154,7 @@ def candidates(
     """
     wanted = set(question_terms)
     by_value = answer_types.named_by_value(question)
+    kind = answer_types.expected(question)
     out: list[Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
@@ -172,8 +173,14 @@ def candidates(
         turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
         for position, (sentence, speaker) in enumerate(turns):
             clean = _clean(sentence)
-            # The indexed text starts with the note's title; a title is a label, not a claim.
-            if len(clean) < 6 or (title and clean.rstrip(".!?").lower() == title):
+            # The indexed text starts with the note's title; a title is a label, not a
+            # claim, unless it states the value asked for ("Orgo midterm 1 – 78/100" for
+            # "What score did I get on the first orgo midterm?").
+            if len(clean) < 6 or (
+                title
+                and clean.rstrip(".!?").lower() == title
+                and not (kind is not None and kind.search(clean))
+            ):
                 continue
             have = frozenset(spelled_out(terms(clean), clean)) | frozenset(terms(speaker)) | titled
             if by_value is not None and by_value[0].search(clean):
@@ -653,6 +660,24 @@ def _naming_someone(
     def names(c: Candidate) -> int:
         return people_module.names_someone(c.text, c.speaker, known, by_speaker, wanted)
 
+    # "Who is the lecturer on the wound care course?": a sentence naming someone beside
+    # the role asked for ("Lecturer: Dr Karen Tobin") answers before one that names
+    # someone beside the course ("St Stephen's Green campus")
+    role = people_module.role_asked(question)
+    lead = next(
+        (
+            c
+            for c in pool
+            if role
+            and role <= c.terms | frozenset(terms(c.speaker)) | titles.get(c.cid, frozenset())
+            and names(c) == people_module.BY_NAME
+        ),
+        None,
+    )
+    if lead is not None:
+        # the chosen sentences stay when they include it, else only its passage's
+        inside = any(c is lead for c in chosen)
+        return [lead, *(c for c in chosen if c is not lead and (inside or c.cid == lead.cid))]
     lead = next((c for c in chosen if names(c) == people_module.BY_NAME), None)
     if lead is not None:
         return [lead, *(c for c in chosen if c is not lead)]

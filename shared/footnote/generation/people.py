@@ -61,6 +61,21 @@ BY_NAME = 2  # ``names_someone``: by a name, a word for a person, or "I"
 BY_PRONOUN = 1  # only by a pronoun for someone named before
 
 
+# "Who is the lecturer on…", "Who's our form captain?": the role asked for.
+_ROLE = re.compile(
+    r"^\W*(?:(?:and|but|so)\s+)?who(?:['’]s|\s+is|\s+was|\s+are|\s+were)\s+"
+    r"(?:the|our|my|his|her|their)\s+(?P<role>[\w-]+(?:\s+(?!(?:on|of|for|at|in|with|to|from)\b)[\w-]+){0,2})",
+    re.IGNORECASE,
+)
+
+
+def role_asked(question: str) -> frozenset[str]:
+    """The terms of the role a "Who is the …?" question asks for ("lecturer" in "Who is
+    the lecturer on the wound care course?"); empty for any other question."""
+    found = _ROLE.search(question)
+    return frozenset(terms(found["role"])) if found else frozenset()
+
+
 def asks_who(question: str) -> bool:
     return _ASKS_WHO.search(question) is not None
 

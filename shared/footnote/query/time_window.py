@@ -176,7 +176,7 @@ def _hint_at(s: str, pos: int, ctx: Context) -> Hint | None:
             if kind == "in":
                 weekday_ahead = bool(_BARE_WEEKDAY.match(s[m.end() : end_pos]) and _AHEAD.search(s))
                 if (
-                    prep == "at"
+                    prep in ("at", "on")
                     and ctx.event_re is not None
                     and ctx.event_re.fullmatch(s, m.end(), end_pos)
                 ):
