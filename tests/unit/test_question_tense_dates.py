@@ -46,3 +46,36 @@ def test_a_past_question_of_a_plan_asks_the_plans_day() -> None:
     )
     answer = _answer("When did I have to put the study leave request in by?", leave)
     assert "9 October 2026" in answer
+
+
+def test_a_past_question_over_an_undated_record_takes_the_day_a_plan_named() -> None:
+    written = datetime(2026, 9, 14, 16, tzinfo=LONDON)
+    plan = Chunk(
+        "n1_c",
+        "n1",
+        "t",
+        0,
+        "Hannah: book scrutiny Thurs 8 Oct, bring 3 books per class",
+        (),
+        MemoryType.NOTE,
+        written,
+        (),
+        "m",
+        "Dept meeting",
+    )
+    feedback = Chunk(
+        "n2_c",
+        "n2",
+        "t",
+        0,
+        "book scrutiny feedback - green pen responses good, need more DIRT time",
+        (),
+        MemoryType.NOTE,
+        datetime(2026, 10, 9, 15, tzinfo=LONDON),
+        (),
+        "m",
+        "",
+    )
+    sources = [Source("N1", feedback, 1.0), Source("N2", plan, 0.9)]
+    answer = _answer("When was the book scrutiny?", sources)
+    assert "8 Oct" in answer and "[N2]" in answer

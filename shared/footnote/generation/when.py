@@ -149,7 +149,8 @@ def dated_answer(
         if has_absolute_date(c.text):
             quoted = speaker_prefix(c.text, c.speaker)
             return [
-                _Dated(quoted, is_deadline(c.text, at), False) for at in absolute_starts(c.text)
+                _Dated(quoted, is_deadline(c.text, at), False, named=True)
+                for at in absolute_starts(c.text)
             ]
         for text in (c.text, by_cid[c.cid].title):
             resolved = resolve_phrases(text, written_of(c))
@@ -231,6 +232,10 @@ def dated_answer(
         # "When did the pg primary run out of memory?": a sentence covering it as well
         # that dates what happened ("yesterday 21:50 pg primary OOM") ...
         happened = alternative(lambda d: d.past, share(best.terms))
+        if happened is None and not recorded:
+            # "When was the book scrutiny?" over its undated feedback note: a sentence
+            # covering it as well that names its day ("book scrutiny Thurs 8 Oct")
+            happened = alternative(lambda d: d.named and not d.deadline, share(best.terms))
         if happened is not None:
             return happened
         # ... else the record of it, not the plan to ("renew domain (expires 4 March!)");
@@ -317,3 +322,4 @@ class _Dated:
     text: str  # what the answer says: the resolved date, or the sentence naming it
     deadline: bool  # "by Friday", "due Monday": the end of a span, not an event's day
     past: bool  # read backwards from the day of writing ("yesterday", "last Saturday")
+    named: bool = False  # the sentence names the date itself ("Thurs 8 Oct")
