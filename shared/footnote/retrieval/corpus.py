@@ -416,6 +416,11 @@ class TenantCorpus:
             )
         return out
 
+    def holds(self, term: str) -> bool:
+        """Some live chunk holds the (stemmed) term."""
+        with self.lock:
+            return self._df_of(term) > 0
+
     def _df_of(self, term: str) -> int:
         return int(self._df[self._vocab[term]]) if term in self._vocab else 0
 

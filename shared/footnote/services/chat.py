@@ -14,6 +14,7 @@ timings and of the stream's events are the API's (``api/schemas.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from footnote.config import Settings
 from footnote.domain import Citation, Strategy, Turn
 from footnote.errors import NotFound
 from footnote.ports import ConversationStore, Generator, Reranker
+from footnote.query.acronyms import with_initials
 from footnote.query.plan import plan, read_in
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.services.answering import NO_NOTES, RAG_OFF_OFFLINE, Answerer, Prepared, folded
@@ -86,6 +88,8 @@ class ChatService:
         started = time.perf_counter()
         corpus = self._retriever.corpus(tenant_id)
         analysis = plan(query, self._now(time_zone), corpus.events if corpus else {}).analysis
+        if corpus is not None:
+            analysis = with_initials(analysis, corpus.holds)
         result = self._retriever.retrieve(tenant_id, analysis, k=k, corpus=corpus)
         hits = tuple(
             SearchHit(
@@ -164,6 +168,9 @@ class ChatService:
             self._generator if rag.enable_rag else None,
             rag.types,
         )
+        if corpus is not None:
+            # "at Hole in the Wall" over notes that write "HITW": its initials are searched
+            read = dataclasses.replace(read, analysis=with_initials(read.analysis, corpus.holds))
         timings[Stage.ANALYZE] = _ms(started)
         t = time.perf_counter()
         result = (
