@@ -79,3 +79,16 @@ def test_a_past_question_over_an_undated_record_takes_the_day_a_plan_named() -> 
     sources = [Source("N1", feedback, 1.0), Source("N2", plan, 0.9)]
     answer = _answer("When was the book scrutiny?", sources)
     assert "8 Oct" in answer and "[N2]" in answer
+
+
+def test_the_next_one_is_the_earliest_day_still_to_come() -> None:
+    rota = _note(
+        "nights: 9,10,11 Nov. Long days 16, 18, 21. Then nights again 30 Nov, 1 Dec, 2 Dec.\n"
+        "Swapped Sat 21st with Aoife -> I do her Sat 28th long day instead",
+        datetime(2026, 11, 2, 9, tzinfo=LONDON),
+        "Rota Nov",
+    )
+    # asked on Thursday 26 November: the nights of the 9th-11th are past
+    assert "30 Nov" in _answer("When is my next night shift?", rota)
+    # of the two Saturdays the swap names, the one still to come
+    assert "28 November 2026" in _answer("When is my next long day?", rota)

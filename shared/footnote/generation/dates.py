@@ -113,6 +113,31 @@ def day_of(meaning: str) -> date | None:
     return date(int(found[3]), _MONTH_NUMBER[found[2].lower()], int(found[1]))
 
 
+_NAMED_DAY = re.compile(
+    rf"\b(?:(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH}[a-z]*)\.?|"
+    rf"(?P<m2>{_MONTH}[a-z]*)\.?\s+(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?\b)(?:,?\s+(?P<y>(?:19|20)\d\d))?",
+    re.IGNORECASE,
+)
+
+
+def named_days(text: str, written: date) -> list[date]:
+    """The days the text names itself ("30 Nov", "Dec 2", "1 December 2026"), each in
+    the year written, or else the one nearest the day of writing."""
+    found: list[date] = []
+    for m in _NAMED_DAY.finditer(text):
+        month = _MONTH_NUMBER.get((m["m1"] or m["m2"]).lower()[:3])
+        if month is None:
+            month = _MONTH_NUMBER.get((m["m1"] or m["m2"]).lower())
+        dom = int(m["d1"] or m["d2"])
+        if month is None or not 1 <= dom <= 31:
+            continue
+        years = [int(m["y"])] if m["y"] else [written.year - 1, written.year, written.year + 1]
+        days = [date(y, month, dom) for y in years if dom <= calendar.monthrange(y, month)[1]]
+        if days:
+            found.append(min(days, key=lambda d: abs((d - written).days)))
+    return found
+
+
 def day_text(d: date) -> str:
     """ "7 May 2023": day, month name, year — unambiguous in every locale."""
     return f"{d.day} {calendar.month_name[d.month]} {d.year}"

@@ -22,6 +22,7 @@ from footnote.generation.dates import (
     day_text,
     has_absolute_date,
     is_deadline,
+    named_days,
     resolve_phrases,
 )
 from footnote.generation.prompt import NOT_ENOUGH
@@ -31,6 +32,8 @@ from footnote.text import stem, terms, words
 
 # "When did…", "When was…": a question about something done, which its record dates.
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
+# "When is my next night shift?", "the upcoming inspection": the first day still to come.
+_ASKS_NEXT = re.compile(r"\b(?:next|upcoming)\b(?!\s+(?:week|weekend|month|year|time)\b)", re.I)
 # "By when…", "… due?", "What's the deadline for…", "When did I have to put it in by?":
 # the end of a span of time.
 _ASKS_DEADLINE = re.compile(
@@ -97,6 +100,10 @@ def dated_answer(
     says nothing of when: declined rather than answered with the day it was saved.
     """
     wanted = set(question_terms)
+    # "When is my next night shift?": "next" says which of the days, not what of
+    asks_next = bool(_ASKS_NEXT.search(question))
+    if asks_next:
+        wanted -= {"next", "upcom"}
     kinds = {k: named for k, named in _KIND_NAMED.items() if k in wanted}
     if kinds:
         pool = [
@@ -163,6 +170,14 @@ def dated_answer(
                 ]
         return []
 
+    def _days_named(c: Candidate) -> list[date]:
+        """The days a sentence names, itself or by a phrase read against its note's day."""
+        written = written_of(c).date()
+        named = named_days(c.text, written)
+        if named:
+            return sorted(d for d in named if today is None or d >= today) or named
+        return [d for r in resolve_phrases(c.text, written_of(c)) if (d := day_of(r.meaning))]
+
     def first(c: Candidate, keep: Callable[[_Dated], bool]) -> str | None:
         return next((d.text for d in dates_of(c) if keep(d)), None)
 
@@ -195,6 +210,16 @@ def dated_answer(
             if share(c.terms) >= floor and theirs(c) and (said_when := first(c, keep)) is not None:
                 return cite(said_when, c.cid)
         return None
+
+    if asks_next and today is not None:
+        # the earliest day still to come that a sentence covering the question names
+        # ("Then nights again 30 Nov, 1 Dec" over "nights: 9,10,11 Nov")
+        upcoming = [(day, c) for c in pool if covers(c) for day in _days_named(c) if day >= today]
+        if upcoming:
+            # of the sentences covering the question best, the earliest day
+            day, c = min(upcoming, key=lambda found: (-share(found[1].terms), found[0]))
+            said = [d.text for d in dates_of(c) if d.named or day_of(d.text) == day]
+            return cite(said[0] if said else day_text(day), c.cid)
 
     if _ASKS_DEADLINE.search(question):
         # "By when…": a deadline ("he'll confirm by Friday") in the note about it, even
