@@ -23,6 +23,7 @@ from datetime import UTC, date, datetime, tzinfo
 from footnote.domain import MemoryType, QueryAnalysis
 from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
 from footnote.query.intents import KEYWORD_STOP, intent_of, types_of
+from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.query.time_window import Hint, find_hints, window_of
 from footnote.query.title_events import events_from_titles
 from footnote.text import normalize, terms
@@ -38,10 +39,7 @@ _COMMAND = re.compile(
 # A capitalised word inside the question: a name ("Mr Patel", "Firestore"); not "I", an
 # acronym ("TODO", "KPIs") or a month or day ("my January TODO list").
 _NAMED = re.compile(r"(?<=\S\s)(?!I\b)[A-Z][a-z][\w'’-]*")
-_CALENDAR_WORDS = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday".split()
-)
+_CALENDAR_WORDS = frozenset({*MONTHS, *WEEKDAYS})
 # "How many items are still unticked on my TODO list?": what of a to-do list is open or
 # done is read off its boxes ("[ ]", "[x]"), not searched for: no note says "unticked".
 _CHECKBOX_STATE = frozenset(
