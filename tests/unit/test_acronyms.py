@@ -50,3 +50,27 @@ def test_a_chat_question_finds_the_note_written_with_initials() -> None:
         "band", "How many shirts did we sell at Hole in the Wall?", None, RagConfig()
     )
     assert "11 shirts" in out.answer, out.answer
+
+
+def test_a_note_written_with_the_initials_holds_the_name_spelled_out() -> None:
+    from footnote.domain import Chunk, MemoryType, Source
+    from footnote.generation.names import missing_names
+
+    recap = Chunk(
+        "r_c",
+        "r",
+        "band",
+        0,
+        "HITW recap: Sold 11 shirts ($20)",
+        (),
+        MemoryType.NOTE,
+        NOW,
+        (),
+        "m",
+        "",
+    )
+    question = "How many shirts did we sell at Hole in the Wall?"
+    assert missing_names(question, [Source("N1", recap, 1.0)]) == []
+    assert missing_names(
+        "How many shirts did we sell at Cheer Up Charlies?", [Source("N1", recap, 1.0)]
+    )

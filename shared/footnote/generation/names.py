@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from footnote.domain import QueryAnalysis, Source
+from footnote.query.acronyms import spelled_out
 from footnote.text import QUERY_FILLER, STOPWORDS, terms
 
 # A capitalised first word is a name only if it is not one of these openers.
@@ -157,7 +158,18 @@ def missing_names(
     # about Hannah and Rob, though its text says "H&R")
     texts = [terms(s.chunk.text) for s in sources] + [terms(s.chunk.title) for s in sources]
     texts += [list(s.chunk.terms) for s in sources] + [terms(p) for p in people]
-    return [p for p in name_phrases(question, analysis) if not holds_name(texts, p)]
+    # "Hole in the Wall" is held by a note that writes "HITW"
+    abbreviated = frozenset(
+        t
+        for letters, words in spelled_out(question)
+        if any(letters in held for held in texts)
+        for t in words
+    )
+    return [
+        p
+        for p in name_phrases(question, analysis)
+        if not holds_name(texts, p) and not set(p) <= abbreviated
+    ]
 
 
 def titles_named(question: str, sources: Sequence[Source]) -> frozenset[str]:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from footnote.domain import QueryAnalysis
-from footnote.text import stem
+from footnote.text import stem, terms
 
 # Capitalised words, joined by small words ("Hole in the Wall", "Bank of America").
 _RUN = re.compile(
@@ -27,7 +27,12 @@ MIN_LETTERS = 3  # "NY" for "New York" is as often another word
 def initials(question: str) -> list[str]:
     """The initials of each run of capitalised words: of every word ("hitw"), and of the
     capitalised ones alone when they differ ("hw")."""
-    found: list[str] = []
+    return list(dict.fromkeys(letters for letters, _ in spelled_out(question)))
+
+
+def spelled_out(question: str) -> list[tuple[str, frozenset[str]]]:
+    """Each run of capitalised words as (its initials, the terms of its words)."""
+    found: list[tuple[str, frozenset[str]]] = []
     for m in _RUN.finditer(question):
         words = m.group(0).split()
         if m.start() == 0 and len(words) > 1 and words[0].lower() in {"what", "who", "when"}:
@@ -35,8 +40,8 @@ def initials(question: str) -> list[str]:
         every = "".join(w[0] for w in words).lower()
         capitals = "".join(w[0] for w in words if w.lower() not in _SMALL).lower()
         for letters in dict.fromkeys((every, capitals)):
-            if len(letters) >= MIN_LETTERS and letters not in found:
-                found.append(letters)
+            if len(letters) >= MIN_LETTERS:
+                found.append((letters, frozenset(terms(" ".join(words)))))
     return found
 
 
