@@ -74,3 +74,19 @@ def test_a_note_written_with_the_initials_holds_the_name_spelled_out() -> None:
     assert missing_names(
         "How many shirts did we sell at Cheer Up Charlies?", [Source("N1", recap, 1.0)]
     )
+
+
+def test_a_sentence_written_with_the_initials_covers_the_name_spelled_out() -> None:
+    from footnote.domain import Chunk, MemoryType, Source
+    from footnote.generation.extractive import compose
+
+    def source(cid: str, text: str) -> Source:
+        chunk = Chunk(f"{cid}_c", cid, "band", 0, text, (), MemoryType.NOTE, NOW, (), "m", "")
+        return Source(cid, chunk, 1.0)
+
+    question = "How many shirts did we sell at Hole in the Wall?"
+    notes = [
+        source("N1", "Red Door Studios, room 3. Gate code 2719."),
+        source("N2", "HITW recap: ~80 ppl. Sold 11 shirts ($20) + 6 EPs ($10)."),
+    ]
+    assert "11 shirts" in compose(question, notes, analyze(question, NOW))

@@ -812,3 +812,18 @@ def test_a_grade_is_answered_by_a_grade_and_a_title_may_state_it() -> None:
     assert "78/100" in _answer("What score did I get on the first orgo midterm?", notes)
     # pages are no grade: the notes do not say it
     assert _answer("What grade did I get on the psych paper?", notes) == NOT_ENOUGH
+
+
+def test_what_is_ticked_or_left_is_read_from_the_checklist_not_a_list_without_boxes() -> None:
+    notes = [
+        _source(
+            "N1",
+            "Weekend to-do",
+            "To do this weekend:\n- Fix the leaking kitchen tap\n- Return library books",
+        ),
+        _source("N2", "Weekend", "- [x] groceries\n- [ ] fix the bike light\n- [x] call Mum"),
+    ]
+    done = _answer("What have I done on my weekend list?", notes)
+    assert "groceries" in done and "call Mum" in done and "kitchen tap" not in done
+    # a question about no box keeps the best list
+    assert "kitchen tap" in _answer("What's on my weekend to-do list?", notes)

@@ -48,6 +48,7 @@ from footnote.generation.speakers import (
 )
 from footnote.generation.when import dated_answer
 from footnote.ports import Embedder, Generator, Pieces
+from footnote.query import acronyms
 from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.text import (
     DECISION_VERBS,
@@ -155,6 +156,9 @@ def candidates(
     wanted = set(question_terms)
     by_value = answer_types.named_by_value(question)
     kind = answer_types.expected(question)
+    abbreviated: dict[str, frozenset[str]] = {}
+    for letters, spelled in acronyms.spelled_out(question):
+        abbreviated[letters] = abbreviated.get(letters, frozenset()) | spelled
     out: list[Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
@@ -185,6 +189,9 @@ def candidates(
             have = frozenset(spelled_out(terms(clean), clean)) | frozenset(terms(speaker)) | titled
             if by_value is not None and by_value[0].search(clean):
                 have |= by_value[1]
+            for letters, spelled in abbreviated.items():
+                if letters in have:
+                    have |= spelled  # "HITW recap" says "Hole in the Wall"
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
@@ -441,6 +448,7 @@ def _compose(
     # A best sentence that heads a list ("To do this weekend:") says nothing by itself, nor
     # does an item holding none of the question's words itself ("passport" in "Packing –
     # Lisbon" for "What do I need to pack for Lisbon?"): the question is the list's.
+    pool = _checklist_first(question, question_terms, pool, sources)
     of_the_list = bool(pool) and (
         pool[0].text.rstrip().endswith(":")
         or not frozenset(terms(pool[0].text)) & frozenset(question_terms)
@@ -696,6 +704,23 @@ def _naming_someone(
     # a pronoun for someone named before ("they're the ones performing") is the last resort
     lead = next((c for c in chosen if names(c)), None)
     return [lead, *(c for c in chosen if c is not lead)] if lead is not None else []
+
+
+def _checklist_first(
+    question: str, question_terms: Sequence[str], pool: list[Candidate], sources: Sequence[Source]
+) -> list[Candidate]:
+    """A question about what is ticked or left ("What have I done on my weekend list?")
+    is about a checklist: its best line leads when it covers the question as well as the
+    best line of a list without boxes ("To do this weekend:")."""
+    if not pool or checklists.asked_boxes(question) is None:
+        return pool
+    boxed = {s.cid for s in sources if checklists.has_boxes(s.chunk.text)}
+    if not boxed or pool[0].cid in boxed:
+        return pool
+    wanted = set(question_terms)
+    best = len(pool[0].terms & wanted)
+    lead = next((c for c in pool if c.cid in boxed and len(c.terms & wanted) >= best), None)
+    return pool if lead is None else [lead, *(c for c in pool if c is not lead)]
 
 
 def _the_list(
