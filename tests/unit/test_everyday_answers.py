@@ -827,3 +827,16 @@ def test_what_is_ticked_or_left_is_read_from_the_checklist_not_a_list_without_bo
     assert "groceries" in done and "call Mum" in done and "kitchen tap" not in done
     # a question about no box keeps the best list
     assert "kitchen tap" in _answer("What's on my weekend to-do list?", notes)
+
+
+def test_a_sum_written_out_is_answered_by_its_result() -> None:
+    notes = [
+        _source(
+            "N1",
+            "money",
+            "Band fund: $1,140 - 357 - 89 + 300 (Mohawk) + merch. Ben says balance now "
+            "$2,076. Studio deposit $300 due Dec 15",
+        )
+    ]
+    answer = _answer("How much is in the band fund?", notes)
+    assert answer.startswith("Ben says balance now $2,076")

@@ -839,6 +839,22 @@ def _with_answer_of_kind(
         return (not wanted or bool(held & wanted)) and (owned is None or owned(c))
 
     stating = next((c for c in chosen if says_it(c) and about_it(c)), None)
+    if stating is not None and _CALCULATION.search(stating.text):
+        # "Band fund: $1,140 - 357 - 89 + 300 + merch. Ben says balance now $2,076": a
+        # sum written out is worked, not stated; the note's next value is its result
+        result = next(
+            (
+                c
+                for c in pool
+                if c.cid == stating.cid
+                and c.position > stating.position
+                and says_it(c)
+                and not _CALCULATION.search(c.text)
+            ),
+            None,
+        )
+        if result is not None:
+            return [result, stating, *(c for c in chosen if c is not stating)][: len(chosen) + 1]
     if stating is not None:
         # the sentence stating the value is the answer: it leads
         return [stating, *(c for c in chosen if c is not stating)]
@@ -870,6 +886,10 @@ def _with_answer_of_kind(
         return [typed[0], *chosen][: len(chosen)]
     return chosen if kind is answer_types.REASON else []
 
+
+# Amounts added and taken away: "$1,140 - 357 - 89 + 300" (two operations at least;
+# "10-12" is a range, "$1,100 minus $180" a phrase).
+_CALCULATION = re.compile(r"\d[\d,.]*\s*[-+]\s*[$€£]?\d[\d,.]*\s*[-+]\s*[$€£]?\d")
 
 # "What did the plumbing end up costing?", "the final price", "the rent now", "how much
 # is left": the value as it stands, which a later note that states it again tells
