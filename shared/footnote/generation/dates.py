@@ -125,17 +125,24 @@ def named_days(text: str, written: date) -> list[date]:
     the year written, or else the one nearest the day of writing."""
     found: list[date] = []
     for m in _NAMED_DAY.finditer(text):
-        month = _MONTH_NUMBER.get((m["m1"] or m["m2"]).lower()[:3])
-        if month is None:
-            month = _MONTH_NUMBER.get((m["m1"] or m["m2"]).lower())
-        dom = int(m["d1"] or m["d2"])
-        if month is None or not 1 <= dom <= 31:
-            continue
-        years = [int(m["y"])] if m["y"] else [written.year - 1, written.year, written.year + 1]
-        days = [date(y, month, dom) for y in years if dom <= calendar.monthrange(y, month)[1]]
+        # the pattern's month opens with one of _MONTH's three-letter names
+        month = _MONTH_NUMBER[(m["m1"] or m["m2"]).lower()[:3]]
+        years = [int(m["y"])] if m["y"] else _years_around(written)
+        days = _days_in(years, month, int(m["d1"] or m["d2"]))
         if days:
             found.append(min(days, key=lambda d: abs((d - written).days)))
     return found
+
+
+def _years_around(written: date) -> list[int]:
+    return [written.year - 1, written.year, written.year + 1]
+
+
+def _days_in(years: list[int], month: int, dom: int) -> list[date]:
+    """The ``dom``-th of ``month`` in each of ``years`` that has one."""
+    if dom < 1:
+        return []
+    return [date(y, month, dom) for y in years if dom <= calendar.monthrange(y, month)[1]]
 
 
 def day_text(d: date) -> str:
@@ -323,16 +330,10 @@ def _numeric(m: re.Match[str], written: date, month_first: bool) -> str | None:
     if not (1 <= month <= 12 and dom >= 1):
         return None
     if year:
-        y = int(year) + (2000 if len(year) == 2 else 0)
-        if dom > calendar.monthrange(y, month)[1]:
-            return None
-        return day_text(date(y, month, dom))
+        written_in = _days_in([int(year) + (2000 if len(year) == 2 else 0)], month, dom)
+        return day_text(written_in[0]) if written_in else None
     ahead = _numeric_ahead(m)
-    days = [
-        date(y, month, dom)
-        for y in (written.year - 1, written.year, written.year + 1)
-        if dom <= calendar.monthrange(y, month)[1]
-    ]
+    days = _days_in(_years_around(written), month, dom)
     # the one on the side the sentence reads within half a year, else the nearest one
     sided = [d for d in days if (d >= written) == ahead and abs((d - written).days) <= 183]
     found = sided or days
