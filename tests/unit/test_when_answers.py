@@ -155,3 +155,12 @@ def test_a_record_of_it_done_dates_it_on_the_day_written() -> None:
     )
     answer = _answer("When was my stats midterm?", [done, review])
     assert answer == "7 August 2025 [N2]."
+
+
+def test_a_date_is_taken_only_from_a_note_holding_the_codes_the_question_gives() -> None:
+    evening = [
+        _source("N1", "Y11 parents evening Thurs 16 Oct 4-7pm, sports hall.", MON_4_AUG),
+        _source("N2", "Y10 trip to the museum, Thurs 20 Nov.", MON_4_AUG),
+    ]
+    assert _answer("When is the Y10 parents evening?", evening) == NOT_ENOUGH
+    assert "16 Oct" in _answer("When is the Y11 parents evening?", evening)

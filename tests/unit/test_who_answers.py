@@ -112,3 +112,37 @@ def test_who_is_the_role_is_answered_by_the_line_naming_someone_in_that_role() -
     answer = _answer("Who is the lecturer on the wound care course?", course)
     assert "Karen Tobin" in answer and "Stephen" not in answer
     assert people.role_asked("Who's the 9R form captain?") == frozenset({"9r", "form", "captain"})
+
+
+def test_a_role_no_note_names_is_declined_not_answered_by_a_near_one() -> None:
+    school = [
+        _source(
+            "N1",
+            "observation",
+            "Observed by Mr Patel (deputy head) next Tuesday P3, 10Y1. Less teacher talk.",
+        ),
+        _source("N2", "Properties", "Unit 1: Tasha Greene, $1,350/mo, lease ends 5/31/27"),
+    ]
+    # "deputy head" and "teacher talk" each hold a word of the role, no line the role
+    assert _answer("Who is the head teacher?", school) == NOT_ENOUGH
+    assert _answer("Who is my property manager?", school) == NOT_ENOUGH
+    assert "Patel" in _answer("Who is the deputy head?", school)
+
+
+def test_a_name_asked_for_is_answered_only_by_a_sentence_that_writes_one() -> None:
+    band = [
+        _source(
+            "N1",
+            "Marco call",
+            "Marco: wants to record 3 songs in Jan at Ben's friend's studio, $600/day.",
+        ),
+        _source("N2", "Dec", "Ben says the studio is Arlyn Studios on Annie St. Ben paid."),
+    ]
+    assert people.asks_name("What's the name of Ben's friend's studio?")
+    assert people.asks_name("What's Mr Patel's first name?")
+    assert people.asks_name("What was the wine called?")
+    assert not people.asks_name("What did Marco name as the price?")
+    assert "Arlyn" in _answer("What's the name of Ben's friend's studio?", band)
+    assert _answer("What's the name of Ben's friend's studio?", band[:1]) == NOT_ENOUGH
+    patel = [_source("N1", "obs", "Observed by Mr Patel (deputy head) next Tuesday P3.")]
+    assert _answer("What's Mr Patel's first name?", patel) == NOT_ENOUGH

@@ -442,6 +442,15 @@ def _compose(
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
+        # A date answers only from a note holding the codes and names the question gives,
+        # as any answer does: "When is the Y10 parents evening?" is not answered by the
+        # Y11 one, nor "the Kenilworth property tax" by Baltimore Ave's.
+        pool = [
+            c
+            for c in pool
+            if _holds_codes(question, c, sources)
+            and (people or not _quotes_another_thing(question, [c], sources, analysis))
+        ]
         return dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
@@ -484,6 +493,8 @@ def _compose(
             chosen = _latest_note(chosen, set(question_terms), sources)
     if chosen and not listing and people_module.asks_who(question):
         chosen = _naming_someone(question, question_terms, chosen, pool, sources)
+    if chosen and not listing and people_module.asks_name(question):
+        chosen = _giving_a_name(question, question_terms, chosen, pool, sources)
     wants = None if listing else answer_types.asked(question)
     if wants is not None and chosen:
         kind, asking = wants
@@ -672,6 +683,12 @@ def _naming_someone(
     # the role asked for ("Lecturer: Dr Karen Tobin") answers before one that names
     # someone beside the course ("St Stephen's Green campus")
     role = people_module.role_asked(question)
+    if role and not any(
+        role <= c.terms | frozenset(terms(c.speaker)) | titles.get(c.cid, frozenset()) for c in pool
+    ):
+        # no note says who holds the role: "Who is the head teacher?" is not answered by
+        # "Mr Patel (deputy head)", nor "Who is my property manager?" by the tenants
+        return []
     lead = next(
         (
             c
@@ -704,6 +721,39 @@ def _naming_someone(
     # a pronoun for someone named before ("they're the ones performing") is the last resort
     lead = next((c for c in chosen if names(c)), None)
     return [lead, *(c for c in chosen if c is not lead)] if lead is not None else []
+
+
+def _giving_a_name(
+    question: str,
+    question_terms: Sequence[str],
+    chosen: list[Candidate],
+    pool: Sequence[Candidate],
+    sources: Sequence[Source],
+) -> list[Candidate]:
+    """A question asking for a name ("What's the name of Ben's friend's studio?"), led by
+    a chosen sentence that writes a name the question does not give, or else by the best
+    sentence of the pool that does and holds half the question's other words; none when
+    no sentence does ("record at Ben's friend's studio" names no studio)."""
+    known = people_module.names_in(
+        [s.chunk.text for s in sources], [c.speaker for c in pool if c.speaker]
+    )
+    asked = frozenset(w.lower() for w in re.findall(r"[\w'’-]+", question)) | frozenset(
+        terms(question)
+    )
+    giving = [c for c in chosen if people_module.gives_a_name(c.text, known, asked)]
+    if giving:
+        return [*giving, *(c for c in chosen if c not in giving)]
+    subject = set(question_terms) - {"name", "call"}
+    lead = next(
+        (
+            c
+            for c in pool
+            if len(c.terms & subject) >= MIN_COVERAGE * len(subject)
+            and people_module.gives_a_name(c.text, known, asked)
+        ),
+        None,
+    )
+    return [lead] if lead is not None else []
 
 
 def _checklist_first(

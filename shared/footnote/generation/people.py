@@ -76,6 +76,32 @@ def role_asked(question: str) -> frozenset[str]:
     return frozenset(terms(found["role"])) if found else frozenset()
 
 
+# "What's the name of Ben's friend's studio?", "Mr Patel's first name", "What is the
+# wine called?": a name is what is asked for.
+_ASKS_NAME = re.compile(
+    r"\b(?:(?:first|last|full|sur|nick|user|brand|band|company|business|street)[\s-]?name|"
+    r"name\s+of|(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[^?]*?\bcalled)\b",
+    re.IGNORECASE,
+)
+# Titles written before a name: not a name themselves.
+_HONORIFICS = frozenset("mr mrs ms miss dr prof sir".split())
+
+
+def asks_name(question: str) -> bool:
+    return _ASKS_NAME.search(question) is not None
+
+
+def gives_a_name(text: str, names: frozenset[str], asked: frozenset[str]) -> bool:
+    """The sentence writes a name of the notebook (``names_in``) that the question does
+    not already give (``asked``): "Marco: record at Ben's friend's studio" names no studio
+    for "What's the name of Ben's friend's studio?"."""
+    words = said(text) or text
+    return any(
+        (low := _bare(w).lower()) in names and low not in asked and low not in _HONORIFICS
+        for w in re.findall(r"[A-Z][\w'’-]*", words)
+    )
+
+
 def asks_who(question: str) -> bool:
     return _ASKS_WHO.search(question) is not None
 
