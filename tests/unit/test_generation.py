@@ -160,6 +160,8 @@ def test_question_names_are_runs_of_capitals_and_numbers() -> None:
     assert name_phrases("Who founded Kaiser Ventures in 1941?") == [("kaiser", "ventur"), ("1941",)]
     assert name_phrases("Summarize what Alice said in March") == [("alic",)]
     assert name_phrases("WHY DID WE CHOOSE FIRESTORE?") == []  # capitals everywhere name nothing
+    # an owner and their thing are two names: "Dad" and "BP" each held apart
+    assert name_phrases("When was Dad's BP check?") == [("dad",), ("bp",)]
     in_q3 = dataclasses.replace(_analysis("q", ("bob",)), window=TimeWindow(label="in q3 2025"))
     assert name_phrases("What did Bob decide in Q3 2025?", in_q3) == [
         ("bob",)

@@ -164,3 +164,29 @@ def test_a_date_is_taken_only_from_a_note_holding_the_codes_the_question_gives()
     ]
     assert _answer("When is the Y10 parents evening?", evening) == NOT_ENOUGH
     assert "16 Oct" in _answer("When is the Y11 parents evening?", evening)
+
+
+def test_of_several_dates_in_a_sentence_the_one_beside_the_questions_words_answers() -> None:
+    sunday = datetime(2026, 11, 22, 14, tzinfo=UTC)
+    december = _source(
+        "N1", "Karen: closed Thu 12/24 – Sat 12/26, extra distribution Mon 12/21 4-7pm.", sunday
+    )
+    assert "21 December 2026" in _answer("When's the extra distribution?", [december])
+    moved = _source(
+        "N1", "Turkey distribution moved from Sat 11/21 to FRIDAY 11/20, 3-7pm.", sunday
+    )
+    assert "20 November 2026" in _answer("When is the turkey distribution?", [moved])
+
+
+def test_a_line_naming_no_one_dates_the_thing_of_whoever_the_notebook_is_about() -> None:
+    tuesday = datetime(2026, 9, 29, 15, tzinfo=UTC)
+    clinic = [
+        _source("N1", "Increase donepezil to 10mg from next Monday.", tuesday, "memory clinic"),
+        _source("N2", "Tasha: my prescription renews next Friday.", tuesday),
+        _source("N3", "Dad grumpy today, Olu came by.", tuesday),
+    ]
+    assert _answer("When did Dad's donepezil go up to 10mg?", clinic) == (
+        "Monday, 5 October 2026 [N1]."
+    )
+    # a line naming someone else is theirs
+    assert _answer("When does Olu's prescription renew?", clinic) == NOT_ENOUGH

@@ -445,11 +445,19 @@ def _compose(
         # A date answers only from a note holding the codes and names the question gives,
         # as any answer does: "When is the Y10 parents evening?" is not answered by the
         # Y11 one, nor "the Kenilworth property tax" by Baltimore Ave's.
+        # (Whose the date is, is judged by its line: "Dad's" follows.)
+        owners = {tuple(sorted(name)) for name, _ in answer_types.possessions(question)}
         pool = [
             c
             for c in pool
             if _holds_codes(question, c, sources)
-            and (people or not _quotes_another_thing(question, [c], sources, analysis))
+            and (
+                people
+                or all(
+                    tuple(sorted(p)) in owners
+                    for p in _names_not_held(question, [c], sources, analysis)
+                )
+            )
         ]
         return dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
@@ -566,9 +574,16 @@ def _quotes_another_thing(
     Comporta wedding?" over Duarte's quote for another couple's wedding, which another
     note naming Comporta made the notes as a whole look like an answer to. A person of
     the conversation the lines are from ("What offer does Gina make to Jon?") is held."""
+    return bool(_names_not_held(question, chosen, sources, analysis))
+
+
+def _names_not_held(
+    question: str, chosen: Sequence[Candidate], sources: Sequence[Source], analysis: QueryAnalysis
+) -> list[tuple[str, ...]]:
+    """The question's names that the notes quoted do not hold (``_quotes_another_thing``)."""
     quoted = {c.cid for c in chosen}
     people = [m["name"] for s in sources for m in SPEAKER.finditer(s.chunk.text)]
-    return bool(missing_names(question, [s for s in sources if s.cid in quoted], analysis, people))
+    return missing_names(question, [s for s in sources if s.cid in quoted], analysis, people)
 
 
 def _owned_by_another(

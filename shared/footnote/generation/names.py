@@ -131,7 +131,11 @@ def name_phrases(question: str, analysis: QueryAnalysis | None = None) -> list[t
             name = False
         if name and run and token[:1].isdigit() != run[-1][:1].isdigit():
             flush()  # "Kaiser 1941": a name and a number are two things named
-        if name:
+        if name and low.endswith(("'s", "’s")):
+            # "Dad's BP check": the owner and the thing are two names, each held apart
+            run.append(token)
+            flush()
+        elif name:
             run.append(token)
         elif run and token in "-–'’":
             run.append(token)  # "All-Star", "Rabat-Salé"

@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, tzinfo
 
 from footnote.domain import Source
-from footnote.generation import answer_types
+from footnote.generation import answer_types, people
 from footnote.generation.dates import (
     MONTH_WORD,
+    Resolved,
     absolute_starts,
     day_of,
     day_text,
@@ -119,12 +120,26 @@ def dated_answer(
     # "When does Olu's lease end?": the date is his only in a sentence naming him, his
     # line (or one said to him), or a note titled by him; "Tasha: lease ends 5/31/27" is
     # hers.
+    # A line naming no one ("Increase donepezil to 10mg from next Monday" in a carer's
+    # notebook, for "When did Dad's donepezil go up?") is the writer's record of the
+    # person the notebook is about: it stands for any owner.
     owners = [name for name, _ in answer_types.possessions(question)]
     titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+    known = (
+        frozenset(
+            t
+            for n in people.names_in(
+                [s.chunk.text for s in sources], [c.speaker for c in pool if c.speaker]
+            )
+            for t in terms(n)
+        )
+        if owners
+        else frozenset()
+    )
 
     def theirs(c: Candidate) -> bool:
         held = c.terms | frozenset(terms(f"{c.speaker} {c.listener}")) | titles[c.cid]
-        return all(name & held for name in owners)
+        return all(name & held for name in owners) or not (held & known)
 
     def covers(c: Candidate) -> bool:
         return (
@@ -160,7 +175,7 @@ def dated_answer(
                 for at in absolute_starts(c.text)
             ]
         for text in (c.text, by_cid[c.cid].title):
-            resolved = resolve_phrases(text, written_of(c))
+            resolved = _nearest_first(resolve_phrases(text, written_of(c)), text, wanted)
             if resolved:
                 return [
                     _Dated(r.read_back, False, True)
@@ -299,6 +314,49 @@ def dated_answer(
     if recorded and not _VAGUE_TIME.search(best.text):
         return cite(day_text(written_of(best).date()), best.cid)
     return in_a_note(best) or NOT_ENOUGH
+
+
+def _nearest_first(resolved: list[Resolved], text: str, wanted: set[str]) -> list[Resolved]:
+    """The dates of a sentence, the one written nearest a word of the question first:
+    "closed Thu 12/24 – Sat 12/26, extra distribution Mon 12/21" dates the extra
+    distribution on the 21st. Without a question word in the sentence, as written."""
+    if len(resolved) < 2:
+        return resolved
+    moved = _MOVED_FROM.search(text)
+    if moved is not None:
+        # "moved from Sat 11/21 to FRIDAY 11/20": the day it was moved from is no longer it
+        later = [r for r in resolved if r.start >= moved.end() or r.end <= moved.start()]
+        resolved = later or resolved
+    at = [
+        (m.start(), m.end())
+        for m in re.finditer(r"[\w'’]+", text)
+        if frozenset(terms(m.group(0))) & wanted
+        and not any(r.start <= m.start() < r.end for r in resolved)
+    ]
+    if not at:
+        return resolved
+
+    def gap(r: Resolved) -> int:
+        """Characters between the date and the nearest question word; more across a
+        clause's end (a comma, a semicolon, a dash between spaces)."""
+        begins = r.end - len(r.phrase)
+
+        def apart(start: int, end: int) -> int:
+            lo, hi = (end, begins) if end <= begins else (r.end, start)
+            return max(0, hi - lo) + (100 if _CLAUSE_END.search(text, lo, hi) else 0)
+
+        return min(apart(start, end) for start, end in at)
+
+    return sorted(resolved, key=gap)
+
+
+_CLAUSE_END = re.compile(r"[,;]|\s[–—-]\s")
+# "moved from Sat 11/21 to", "pushed from the 3rd to": the span of the day given up.
+_MOVED_FROM = re.compile(
+    r"\b(?:mov|chang|push|postpon|reschedul|shift|swapp|switch|bump)\w*\s+(?:\w+\s+){0,3}?"
+    r"from\s+[^,;.]*?(?=\s+to\b)",
+    re.IGNORECASE,
+)
 
 
 def _after(meaning: str, today: date | None) -> bool:
