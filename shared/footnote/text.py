@@ -159,7 +159,8 @@ DECISION_VERBS = re.compile(
 # list item, and after a citation marker ("… [N1]. → Going w/ Camélia [N2]."): an
 # answer's claims are cited one by one, whatever the next one opens with.
 _SENTENCE_END = re.compile(
-    r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=\s*[-*•\d]+[.)]?\s)"
+    # (a citation marker after a closing "?)" belongs to the sentence before it)
+    r"(?<=[.!?…])[\"')\]]*\s+(?!\[N\d+\])(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=\s*[-*•\d]+[.)]?\s)"
     r"|(?<=\][.!?])\s+"
 )
 _ABBREVIATIONS = (

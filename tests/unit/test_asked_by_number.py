@@ -58,3 +58,17 @@ def test_number_is_a_word_a_number_covers_and_code_is_not() -> None:
     assert found[0].search("Marco – vox/guitar 512-555-0192")
     # a code, a PIN, a reference is written with its name
     assert answer_types.named_by_value("What's the gate code?") is None
+
+
+def test_a_dates_digits_are_no_number_of_a_thing() -> None:
+    from footnote.generation import answer_types
+    from footnote.generation.extractive import compose
+    from footnote.query.analysis import analyze
+    from tests.factories import source
+
+    trip = [source("N1", "Scouting trip to Valencia Feb 12-21 2027 - open a bank account (NIE?)")]
+    question = "What's my NIE number?"
+    kind, _ = answer_types.asked(question) or (None, "")
+    assert kind is not None and not answer_types.states(kind, trip[0].chunk.text)
+    assert answer_types.states(kind, "NIE Y-1234567-Z came in the post")
+    assert "I don't have enough" in compose(question, trip, analyze(question, WRITTEN))

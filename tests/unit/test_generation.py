@@ -54,6 +54,12 @@ def test_validation_drops_uncited_sentences() -> None:
     assert checked.dropped == 1
 
 
+def test_a_marker_after_a_closing_question_in_brackets_cites_its_sentence() -> None:
+    trip = [source("N1", "Scouting trip to Valencia Feb 12-21 – view flats (need NIE first?)")]
+    answer = "Scouting trip to Valencia Feb 12-21 – view flats (need NIE first?) [N1]."
+    assert validate(answer, trip).text == answer
+
+
 def test_every_marker_has_exactly_one_citation_and_vice_versa() -> None:
     answer = (
         "Cloud Run hosts the API [N1][N1]. Firestore stores notes [N2]. API scales to zero [N1]."

@@ -174,6 +174,23 @@ _ASKS = (
 # "€15 late fee" is no answer for it.
 SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT})
 
+# A date written out ("Feb 12-21 2027", "14 March"): its digits are no number of a thing.
+_WRITTEN_DATE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
+    r"(?:\s*[-–]\s*\d{1,2})?(?:,?\s+(?:19|20)\d\d)?\b|"
+    r"\b\d{1,2}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{1,2})?\s+(?:of\s+)?"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?(?:\s+(?:19|20)\d\d)?\b",
+    re.IGNORECASE,
+)
+
+
+def states(kind: re.Pattern[str], text: str) -> bool:
+    """The text states a value of the kind: a number or code is not one of a date's
+    digits ("(need NIE first?)" beside "Feb 12-21 2027" gives no NIE number)."""
+    if kind is _IDENTIFIER:
+        text = _WRITTEN_DATE.sub(" ", text)
+    return kind.search(text) is not None
+
 
 # The words naming a value that notes write without naming it: "Dev: 07911 123 456" is
 # his phone number (and "512-555-0192" his number), "train 06:30" its time, "jo@example.org" her email, though none

@@ -895,7 +895,7 @@ def _with_answer_of_kind(
     ("machiya is tiny & perfect") may join too."""
 
     def says_it(c: Candidate) -> bool:
-        return kind.search(said(c.text) or c.text) is not None
+        return answer_types.states(kind, said(c.text) or c.text)
 
     def about_it(c: Candidate) -> bool:
         if kind not in answer_types.SLOTS:
