@@ -138,11 +138,22 @@ def test_a_name_asked_for_is_answered_only_by_a_sentence_that_writes_one() -> No
         ),
         _source("N2", "Dec", "Ben says the studio is Arlyn Studios on Annie St. Ben paid."),
     ]
-    assert people.asks_name("What's the name of Ben's friend's studio?")
-    assert people.asks_name("What's Mr Patel's first name?")
-    assert people.asks_name("What was the wine called?")
-    assert not people.asks_name("What did Marco name as the price?")
+    assert people.name_asked("What's the name of Ben's friend's studio?")
+    assert people.name_asked("What's Mr Patel's first name?")
+    assert people.name_asked("What was the wine called?")
+    assert not people.name_asked("What did Marco name as the price?")
     assert "Arlyn" in _answer("What's the name of Ben's friend's studio?", band)
     assert _answer("What's the name of Ben's friend's studio?", band[:1]) == NOT_ENOUGH
     patel = [_source("N1", "obs", "Observed by Mr Patel (deputy head) next Tuesday P3.")]
     assert _answer("What's Mr Patel's first name?", patel) == NOT_ENOUGH
+
+
+def test_a_name_is_read_beside_what_it_names() -> None:
+    care = [_source("N1", "carers", "Rang Brightwell Homecare, manager is Denise.")]
+    assert _answer("What's Denise's surname?", care) == NOT_ENOUGH
+    named = [_source("N1", "carers", "Rang Brightwell Homecare, manager is Denise Walsh.")]
+    assert "Walsh" in _answer("What's Denise's surname?", named)
+    downloads = [_source("N1", "stats", "ep2 (Jonah) 980 / ep3 (quilting guy, S2 leftover) 610")]
+    assert _answer("What's the quilting guy's name?", downloads) == NOT_ENOUGH
+    starter = [_source("N1", "sourdough", "Feeding 1:1:1 daily. starter name: Bruno.")]
+    assert "Bruno" in _answer("what's my sourdough starter called", starter)

@@ -501,7 +501,7 @@ def _compose(
             chosen = _latest_note(chosen, set(question_terms), sources)
     if chosen and not listing and people_module.asks_who(question):
         chosen = _naming_someone(question, question_terms, chosen, pool, sources)
-    if chosen and not listing and people_module.asks_name(question):
+    if chosen and not listing and people_module.name_asked(question):
         chosen = _giving_a_name(question, question_terms, chosen, pool, sources)
     wants = None if listing else answer_types.asked(question)
     if wants is not None and chosen:
@@ -738,6 +738,10 @@ def _naming_someone(
     return [lead, *(c for c in chosen if c is not lead)] if lead is not None else []
 
 
+# The words asking for a name, which are not what it is the name of.
+_NAME_WORDS = frozenset(terms("name names called first last surname full christian given"))
+
+
 def _giving_a_name(
     question: str,
     question_terms: Sequence[str],
@@ -755,16 +759,17 @@ def _giving_a_name(
     asked = frozenset(w.lower() for w in re.findall(r"[\w'’-]+", question)) | frozenset(
         terms(question)
     )
-    giving = [c for c in chosen if people_module.gives_a_name(c.text, known, asked)]
+    part = people_module.name_asked(question) or "any"
+    subject = frozenset(question_terms) - _NAME_WORDS
+    giving = [c for c in chosen if people_module.gives_a_name(c.text, known, asked, subject, part)]
     if giving:
         return [*giving, *(c for c in chosen if c not in giving)]
-    subject = set(question_terms) - {"name", "call"}
     lead = next(
         (
             c
             for c in pool
             if len(c.terms & subject) >= MIN_COVERAGE * len(subject)
-            and people_module.gives_a_name(c.text, known, asked)
+            and people_module.gives_a_name(c.text, known, asked, subject, part)
         ),
         None,
     )

@@ -76,30 +76,69 @@ def role_asked(question: str) -> frozenset[str]:
     return frozenset(terms(found["role"])) if found else frozenset()
 
 
-# "What's the name of Ben's friend's studio?", "Mr Patel's first name", "What is the
-# wine called?": a name is what is asked for.
+# "What's the name of Ben's friend's studio?", "What's the quilting guy's name?", "Mr
+# Patel's first name", "What is the wine called?": a name is what is asked for.
 _ASKS_NAME = re.compile(
-    r"\b(?:(?:first|last|full|sur|nick|user|brand|band|company|business|street)[\s-]?name|"
+    r"\b(?:(?P<part>first|last|sur|christian|given|family)[\s-]?name|"
+    r"(?:full|nick|user|brand|band|company|business|street)[\s-]?name|['’]s\s+name|"
     r"name\s+of|(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[^?]*?\bcalled)\b",
     re.IGNORECASE,
 )
 # Titles written before a name: not a name themselves.
 _HONORIFICS = frozenset("mr mrs ms miss dr prof sir".split())
+# A word, or a mark that closes a phrase: a name beside a word of the question is its
+# name only within the phrase ("ep2 (Jonah) 980 / ep3 (quilting guy" names no guy).
+_TOKEN = re.compile(r"[\w'’-]+|[()/;.!?]")
+_NEAR = 3  # words between a name and the thing it names, at most
 
 
-def asks_name(question: str) -> bool:
-    return _ASKS_NAME.search(question) is not None
+def name_asked(question: str) -> str | None:
+    """What name the question asks for: "first" (the word before the person's other
+    name), "last" (the word after), "any" (a name near what it names), or None."""
+    found = _ASKS_NAME.search(question)
+    if found is None:
+        return None
+    part = (found["part"] or "").lower()
+    if part in ("first", "christian", "given"):
+        return "first"
+    return "last" if part in ("last", "sur", "family") else "any"
 
 
-def gives_a_name(text: str, names: frozenset[str], asked: frozenset[str]) -> bool:
+def gives_a_name(
+    text: str, names: frozenset[str], asked: frozenset[str], about: frozenset[str], part: str
+) -> bool:
     """The sentence writes a name of the notebook (``names_in``) that the question does
-    not already give (``asked``): "Marco: record at Ben's friend's studio" names no studio
-    for "What's the name of Ben's friend's studio?"."""
-    words = said(text) or text
-    return any(
-        (low := _bare(w).lower()) in names and low not in asked and low not in _HONORIFICS
-        for w in re.findall(r"[A-Z][\w'’-]*", words)
-    )
+    not already give (``asked``), beside a word of what it is the name of (``about``):
+    for a first name the word before the person's name ("Karen Tobin" for "Tobin's first
+    name"), for a last name the word after, else within a few words of the thing in the
+    same phrase ("the studio is Arlyn Studios"). "Marco: record at Ben's friend's studio"
+    names no studio; "manager is Denise" gives no surname."""
+    tokens = [m.group(0) for m in _TOKEN.finditer(said(text) or text)]
+
+    def of_it(token: str) -> bool:
+        return bool(frozenset(terms(token)) & about)
+
+    for i, token in enumerate(tokens):
+        low = _bare(token).lower()
+        if not token[:1].isupper() or low not in names or low in asked or low in _HONORIFICS:
+            continue
+        if part == "first":
+            if i + 1 < len(tokens) and of_it(tokens[i + 1]):
+                return True
+            continue
+        if part == "last":
+            if i > 0 and of_it(tokens[i - 1]):
+                return True
+            continue
+        if not about:
+            return True
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(tokens) and abs(j - i) <= _NEAR and tokens[j][0].isalnum():
+                if of_it(tokens[j]):
+                    return True
+                j += step
+    return False
 
 
 def asks_who(question: str) -> bool:
