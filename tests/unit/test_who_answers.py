@@ -157,3 +157,5 @@ def test_a_name_is_read_beside_what_it_names() -> None:
     assert _answer("What's the quilting guy's name?", downloads) == NOT_ENOUGH
     starter = [_source("N1", "sourdough", "Feeding 1:1:1 daily. starter name: Bruno.")]
     assert "Bruno" in _answer("what's my sourdough starter called", starter)
+    puppy = [_source("N1", "Maria", "Maria: Her name is Shadow! She sleeps all day.")]
+    assert "Shadow" in _answer("What is the name of Maria's second puppy?", puppy)

@@ -90,6 +90,7 @@ _HONORIFICS = frozenset("mr mrs ms miss dr prof sir".split())
 # name only within the phrase ("ep2 (Jonah) 980 / ep3 (quilting guy" names no guy).
 _TOKEN = re.compile(r"[\w'’-]+|[()/;.!?]")
 _NEAR = 3  # words between a name and the thing it names, at most
+_NAMING = re.compile(r"(?:\bname\s+is|\bnamed|\bcalled|\bdubbed)\s$", re.IGNORECASE)
 
 
 def name_asked(question: str) -> str | None:
@@ -130,7 +131,8 @@ def gives_a_name(
             if i > 0 and of_it(tokens[i - 1]):
                 return True
             continue
-        if not about:
+        if not about or _NAMING.search(" ".join(tokens[max(0, i - 2) : i]) + " "):
+            # "his name is Kyle", "a puppy called Shadow": the sentence names it
             return True
         for step in (-1, 1):
             j = i + step
