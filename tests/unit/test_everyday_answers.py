@@ -58,6 +58,19 @@ def test_a_heading_line_brings_the_items_under_it() -> None:
     assert "propagation" in answer and "failover doc" in answer and "[N2]" not in answer
 
 
+def test_a_list_that_says_too_little_of_the_question_is_not_its_answer() -> None:
+    bikes = [
+        _source(
+            "N1",
+            "bike jobs",
+            "Canyon (race bike):\n- chain 0.5% on the checker -> replace\n- rear brake pads "
+            "worn\n- bar tape gross",
+        )
+    ]
+    assert _answer("What tyre pressure do I run on the Canyon?", bikes) == NOT_ENOUGH
+    assert "brake pads" in _answer("What's wrong with the Canyon?", bikes)
+
+
 def test_a_note_named_in_passing_that_adds_nothing_is_not_cited() -> None:
     notes = [
         _source("N1", "physio", "left calf tight since Sunday's long run. soleus strain, mild"),

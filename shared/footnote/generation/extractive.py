@@ -475,10 +475,15 @@ def _compose(
     if (
         the_list
         and not asks_a_list
-        and _quotes_another_thing(question, the_list, sources, analysis)
+        and (
+            _quotes_another_thing(question, the_list, sources, analysis)
+            or len(_covered(the_list, set(question_terms))) < MIN_COVERAGE * len(question_terms)
+        )
     ):
         # the list's note does not hold the names the question gives ("Packing" for
-        # "…for Japan?"): not read as the list's question
+        # "…for Japan?"), or the list says too little of the question ("Canyon (race
+        # bike):" and its jobs, for "What tyre pressure do I run on the Canyon?"): not
+        # read as the list's question
         the_list = []
     if the_list:
         chosen = the_list
