@@ -71,6 +71,15 @@ def test_a_list_that_says_too_little_of_the_question_is_not_its_answer() -> None
     assert "brake pads" in _answer("What's wrong with the Canyon?", bikes)
 
 
+def test_a_figure_is_read_from_a_note_holding_the_names_asked_about() -> None:
+    podcast = [
+        _source("N1", "launch", "LAUNCH DAY. Ep1 live at 5am. 312 downloads by 6pm."),
+        _source("N2", "guests", "Bex finally replied! She can record on the 8th."),
+    ]
+    assert _answer("How many downloads did the Bex episode get?", podcast) == NOT_ENOUGH
+    assert "312" in _answer("How many downloads did the launch episode get?", podcast)
+
+
 def test_a_note_named_in_passing_that_adds_nothing_is_not_cited() -> None:
     notes = [
         _source("N1", "physio", "left calf tight since Sunday's long run. soleus strain, mild"),

@@ -435,7 +435,11 @@ def _compose(
     ):
         return listed
     if what and (stated := stated_count(what, [c.text for c in pool])) is not None:
-        # "How many signups…" over "signups 312": that sentence leads the answer.
+        # "How many signups…" over "signups 312": that sentence leads the answer, if its
+        # note holds the names asked about ("312 downloads" on launch day is no figure of
+        # "the Bex episode").
+        if not (people or _holds_names(question, pool[stated], sources, analysis)):
+            return NOT_ENOUGH
         pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
     elif what and (tally := count_answer(what, question, [(c.text, c.cid) for c in pool], sources)):
         return tally
@@ -445,19 +449,11 @@ def _compose(
         # A date answers only from a note holding the codes and names the question gives,
         # as any answer does: "When is the Y10 parents evening?" is not answered by the
         # Y11 one, nor "the Kenilworth property tax" by Baltimore Ave's.
-        # (Whose the date is, is judged by its line: "Dad's" follows.)
-        owners = {tuple(sorted(name)) for name, _ in answer_types.possessions(question)}
         pool = [
             c
             for c in pool
             if _holds_codes(question, c, sources)
-            and (
-                people
-                or all(
-                    tuple(sorted(p)) in owners
-                    for p in _names_not_held(question, [c], sources, analysis)
-                )
-            )
+            and (people or _holds_names(question, c, sources, analysis))
         ]
         return dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
@@ -529,7 +525,13 @@ def _compose(
 
         def theirs(c: Candidate) -> bool:
             held = c.terms | titles.get(c.cid, frozenset())
-            return (not owner or bool(held & owner)) and (of_thing is None or of_thing in held)
+            return (
+                (not owner or bool(held & owner))
+                and (of_thing is None or of_thing in held)
+                # "312 downloads by 6pm" in the launch-day note is no figure of "the Bex
+                # episode": a value is read from a note holding the names asked about
+                and (bool(people) or _holds_names(question, c, sources, analysis))
+            )
 
         chosen = _with_answer_of_kind(
             kind,
@@ -580,6 +582,17 @@ def _quotes_another_thing(
     note naming Comporta made the notes as a whole look like an answer to. A person of
     the conversation the lines are from ("What offer does Gina make to Jon?") is held."""
     return bool(_names_not_held(question, chosen, sources, analysis))
+
+
+def _holds_names(
+    question: str, c: Candidate, sources: Sequence[Source], analysis: QueryAnalysis
+) -> bool:
+    """The sentence's note holds every name the question gives but an owner's (whose
+    the thing is, is judged by the line: "Dad's" in a carer's notebook)."""
+    owners = {tuple(sorted(name)) for name, _ in answer_types.possessions(question)}
+    return all(
+        tuple(sorted(p)) in owners for p in _names_not_held(question, [c], sources, analysis)
+    )
 
 
 def _names_not_held(
