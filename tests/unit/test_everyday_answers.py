@@ -80,6 +80,14 @@ def test_a_figure_is_read_from_a_note_holding_the_names_asked_about() -> None:
     assert "312" in _answer("How many downloads did the launch episode get?", podcast)
 
 
+def test_a_sum_stated_right_after_the_thing_is_its_sum() -> None:
+    said = "Need to get Dad to stop driving. Sell the Micra? {}"
+    sale = [_source("N1", "DVLA", said.format("Sarah's neighbour interested, maybe £1,800."))]
+    assert "£1,800 [N1]" in _answer("How much could we get for the Micra?", sale)
+    apart = [_source("N1", "DVLA", said.format("Dad is fine. Parking was £1,800."))]
+    assert _answer("How much could we get for the Micra?", apart) == NOT_ENOUGH
+
+
 def test_a_note_named_in_passing_that_adds_nothing_is_not_cited() -> None:
     notes = [
         _source("N1", "physio", "left calf tight since Sunday's long run. soleus strain, mild"),

@@ -173,6 +173,8 @@ _ASKS = (
 # "How much…" asks for an amount of something too ("How much did the manure cost?"):
 # "€15 late fee" is no answer for it.
 SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT})
+# What "how much" asks: a sum of money, or an amount that may be one.
+QUANTITIES = frozenset({_MONEY, _AMOUNT})
 
 # A date written out ("Feb 12-21 2027", "14 March"): its digits are no number of a thing.
 _WRITTEN_DATE = re.compile(

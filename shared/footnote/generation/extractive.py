@@ -393,7 +393,7 @@ def _compose(
     named = titles_named(question, sources)
     # the names the question gives ("Firestore", "Cloud Run"), as terms
     names = frozenset(t for phrase in name_phrases(question, analysis) for t in phrase)
-    pool = candidates(
+    pool = every = candidates(
         question_terms,
         sources,
         named,
@@ -408,6 +408,9 @@ def _compose(
         # it an answer. One the next speaker agrees to ("Me: can the draft be Dec 5?" /
         # "Delgado: fine.") is what was agreed.
         pool = [c for c in pool if (c.cid, c.position) in agreed or not _asks(c.text)]
+    # "Sell the Micra? Sarah's neighbour interested, maybe £1,800.": a value stated right
+    # after a sentence naming the thing is of that thing
+    after = _following(every, set(question_terms))
     people = asked_people(question, sources)
     spoken = frozenset(t for p in people for t in p)
     all_terms = question_terms
@@ -544,6 +547,7 @@ def _compose(
             titles,
             # the word asking for the value, unless every value of the kind is named by it
             frozenset() if answer_types.named_by_value(question) else frozenset(terms(asking)),
+            after,
         )
         if chosen and _ASKS_OUTCOME.search(question):
             chosen = _latest_of_kind(kind, chosen, pool, subject or set(question_terms), sources)
@@ -904,6 +908,7 @@ def _with_answer_of_kind(
     joins: Callable[[Candidate], bool] | None = None,
     titles: Mapping[str, frozenset[str]] | None = None,
     asking: frozenset[str] = frozenset(),
+    after: frozenset[tuple[str, int]] = frozenset(),
 ) -> list[Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
     often…": a frequency), taken from the chosen passages, or else from another note
@@ -924,7 +929,14 @@ def _with_answer_of_kind(
         if kind not in answer_types.SLOTS:
             return True
         held = c.terms | (titles or {}).get(c.cid, frozenset())
-        return (not wanted or bool(held & wanted)) and (owned is None or owned(c))
+        # (a sum is written after what it was for: "Picked up shirts. Paid $357"; a code
+        # or a time is written beside its label)
+        follows = (
+            kind in answer_types.QUANTITIES
+            and (c.cid, c.position) in after
+            and answer_types.MONEY.search(c.text) is not None
+        )
+        return (not wanted or bool(held & wanted) or follows) and (owned is None or owned(c))
 
     stating = next((c for c in chosen if says_it(c) and about_it(c)), None)
     if stating is not None and _CALCULATION.search(stating.text):
@@ -973,6 +985,12 @@ def _with_answer_of_kind(
     if typed:
         return [typed[0], *chosen][: len(chosen)]
     return chosen if kind is answer_types.REASON else []
+
+
+def _following(every: Sequence[Candidate], wanted: set[str]) -> frozenset[tuple[str, int]]:
+    """The sentences (note, position) that come right after one holding a word of the
+    question in their note."""
+    return frozenset((c.cid, c.position + 1) for c in every if c.terms & wanted)
 
 
 # Amounts added and taken away: "$1,140 - 357 - 89 + 300" (two operations at least;
