@@ -78,6 +78,13 @@ def test_a_figure_is_read_from_a_note_holding_the_names_asked_about() -> None:
     ]
     assert _answer("How many downloads did the Bex episode get?", podcast) == NOT_ENOUGH
     assert "312" in _answer("How many downloads did the launch episode get?", podcast)
+    # things set side by side are each told in their own note
+    players = [
+        _source("N1", "Kim Warwick", "Kim Warwick won 3 singles titles and 26 doubles titles."),
+        _source("N2", "Jorge Lozano", "Jorge Lozano is a Mexican tennis coach."),
+    ]
+    question = "How many more singles titles did Kim Warwick win than Jorge Lozano?"
+    assert "3 singles titles" in _answer(question, players)
 
 
 def test_a_sum_stated_right_after_the_thing_is_its_sum() -> None:

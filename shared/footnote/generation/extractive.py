@@ -592,11 +592,23 @@ def _holds_names(
     question: str, c: Candidate, sources: Sequence[Source], analysis: QueryAnalysis
 ) -> bool:
     """The sentence's note holds every name the question gives but an owner's (whose
-    the thing is, is judged by the line: "Dad's" in a carer's notebook)."""
+    the thing is, is judged by the line: "Dad's" in a carer's notebook); of a question
+    setting names side by side ("Which band was formed first, Wavves or Social Code?",
+    "… Kim Warwick … than Jorge Lozano?"), one of them: each is told in its own note."""
     owners = {tuple(sorted(name)) for name, _ in answer_types.possessions(question)}
-    return all(
-        tuple(sorted(p)) in owners for p in _names_not_held(question, [c], sources, analysis)
-    )
+    missing = [
+        p
+        for p in _names_not_held(question, [c], sources, analysis)
+        if tuple(sorted(p)) not in owners
+    ]
+    if not missing:
+        return True
+    given = [p for p in name_phrases(question, analysis) if tuple(sorted(p)) not in owners]
+    return _COMPARES.search(question) is not None and len(missing) < len(given)
+
+
+# Things set side by side: "X or Y?", "more … than Y", "both X and Y".
+_COMPARES = re.compile(r"\bor\b|\bthan\b|\bboth\b|\bbetween\b|\bcompared?\b", re.IGNORECASE)
 
 
 def _names_not_held(
