@@ -22,6 +22,9 @@ def test_the_initials_of_a_name_spelled_out() -> None:
     assert initials("What time is the Think Tank Museum trip?") == ["ttm"]
     # two capitals are too few letters to be sure of; a question word is no name
     assert initials("When is Mia Santos moving in?") == []
+    # a word and its number by its initial: "season 3" written "S3", "period 2" "P2"
+    assert initials("When did season 3 launch?") == ["s3"]
+    assert initials("What do I teach on Wednesday period 2?") == ["p2"]
 
 
 def test_initials_the_notes_hold_are_searched_too() -> None:

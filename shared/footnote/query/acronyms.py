@@ -22,6 +22,9 @@ _RUN = re.compile(
 )
 _SMALL = frozenset({"in", "the", "of", "and", "on", "at", "for", "de", "la", "du", "&"})
 MIN_LETTERS = 3  # "NY" for "New York" is as often another word
+# A word and its number, written by its initial: "season 3" as "S3", "year 10" as "Y10",
+# "period 2" as "P2".
+_NUMBERED = re.compile(r"\b([A-Za-z])[a-z]+\s+(\d{1,3})\b")
 
 
 def initials(question: str) -> list[str]:
@@ -42,6 +45,8 @@ def spelled_out(question: str) -> list[tuple[str, frozenset[str]]]:
         for letters in dict.fromkeys((every, capitals)):
             if len(letters) >= MIN_LETTERS:
                 found.append((letters, frozenset(terms(" ".join(words)))))
+    for m in _NUMBERED.finditer(question):
+        found.append((f"{m[1]}{m[2]}".lower(), frozenset(terms(m.group(0)))))
     return found
 
 
