@@ -190,3 +190,19 @@ def test_a_line_naming_no_one_dates_the_thing_of_whoever_the_notebook_is_about()
     )
     # a line naming someone else is theirs
     assert _answer("When does Olu's prescription renew?", clinic) == NOT_ENOUGH
+
+
+def test_days_joined_before_a_time_are_a_weekly_class_and_its_start_is_read_beside() -> None:
+    assert resolve_phrases("A2 group, Mon + Wed 7-8:30pm", MON_4_AUG) == []
+    assert resolve_phrases("Tue/Thu 6pm spin", MON_4_AUG) == []
+    assert [r.meaning for r in resolve_phrases("pick up Fri 8", MON_4_AUG)] == [
+        "Friday, 8 August 2025"
+    ]
+    classes = _source(
+        "N1",
+        "Went with Academia Sol (online), A2 group, Mon + Wed 7-8:30pm. 12 weeks starting "
+        "Sept 14, CAD $540.",
+        MON_4_AUG,
+        "Spanish classes",
+    )
+    assert "Sept 14" in _answer("When did my Academia Sol classes start?", [classes])

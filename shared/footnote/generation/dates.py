@@ -192,6 +192,21 @@ _FUTURE = re.compile(
 _EVERY = re.compile(r"\b(?:every|each)\s+(?:other\s+|second\s+)?(?:on\s+)?$", re.IGNORECASE)
 
 
+# Days joined ("Mon + Wed", "Tue/Thu", "Mon, Wed and Fri") before a time of day:
+# "A2 group, Mon + Wed 7-8:30pm" is when a class meets each week, not one Monday.
+_ANY_WD = _WD.replace("(?P<wd>", "(?:")
+_JOINED_DAYS = re.compile(
+    rf"{_ANY_WD}(?:\s*(?:[+&/,]|and)\s*{_ANY_WD})+\.?\s+(?:at\s+)?\d{{1,2}}(?::\d\d)?\s*(?:-\s*\d{{1,2}}"
+    r"(?::\d\d)?\s*)?(?:am|pm)?\b",
+    re.IGNORECASE,
+)
+
+
+def _weekly(m: re.Match[str]) -> bool:
+    """The weekday is one of days joined before a time of day (``_JOINED_DAYS``)."""
+    return any(j.start() <= m.start() < j.end() for j in _JOINED_DAYS.finditer(m.string))
+
+
 def _weekday(raw: str) -> int:
     short = raw.lower().rstrip(".")[:3]
     return next(i for i, d in enumerate(_WEEKDAYS) if d.startswith(short))
@@ -279,12 +294,14 @@ def _meaning(
             return month_text(_add_months(written, n))
         return str(written.year + n)
     if kind == "weekday_day":
+        if _weekly(m):
+            return None  # "Mon + Wed 7-8:30pm": the hours of a weekly class
         return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written)
     if kind == "day_of_month":
         return _day_of_month(int(m["dom"]), written, looks_ahead)
     if kind == "month":
         return _month(m["mon"], written, looks_ahead)
-    if kind == "weekday" and _EVERY.search(m.string, 0, m.start()):
+    if kind == "weekday" and (_EVERY.search(m.string, 0, m.start()) or _weekly(m)):
         return None  # "every Wednesday 6pm": a weekly time, no one day (quoted as written)
     if kind in ("last_weekday", "next_weekday", "weekday"):
         wd = _weekday(m["wd"])

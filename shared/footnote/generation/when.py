@@ -276,6 +276,20 @@ def dated_answer(
             # "When was the book scrutiny?" over its undated feedback note: a sentence
             # covering it as well that names its day ("book scrutiny Thurs 8 Oct")
             happened = alternative(lambda d: d.named and not d.deadline, share(best.terms))
+        if happened is None:
+            # "Went with Academia Sol, A2 group. 12 weeks starting Sept 14": a sentence of
+            # the same note that names a day and says what the best one lacks ("start")
+            happened = next(
+                (
+                    cite(when, c.cid)
+                    for c in pool
+                    if c.cid == best.cid
+                    and c is not best
+                    and (c.terms & wanted) - best.terms
+                    and (when := first(c, _names_a_day)) is not None
+                ),
+                None,
+            )
         if happened is not None:
             return happened
         # ... else the record of it, not the plan to ("renew domain (expires 4 March!)");
