@@ -206,3 +206,13 @@ def test_days_joined_before_a_time_are_a_weekly_class_and_its_start_is_read_besi
         "Spanish classes",
     )
     assert "Sept 14" in _answer("When did my Academia Sol classes start?", [classes])
+
+
+def test_a_day_each_month_is_next_on_its_next_date() -> None:
+    rule = "New volunteer orientation = 2nd Monday of every month, 6pm, fellowship hall."
+    assert resolve_phrases(rule, MON_4_AUG) == []  # no one Monday
+    notes = [_source("N1", rule, datetime(2025, 9, 22, 10, tzinfo=UTC))]
+    question = "When's the next new volunteer orientation?"
+    # asked on 1 October 2025: the 2nd Monday of October is the 13th
+    assert _answer(question, notes) == "13 October 2025 [N1]."
+    assert "2nd Monday of every month" in _answer("When is volunteer orientation?", notes)

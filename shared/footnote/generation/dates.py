@@ -202,6 +202,36 @@ _JOINED_DAYS = re.compile(
 )
 
 
+# "2nd Monday of every month", "the last Friday of the month": a day each month.
+_NTH_WEEKDAY = re.compile(
+    rf"\b(?P<n>1st|first|2nd|second|3rd|third|4th|fourth|last)\s+{_WD}\s+of\s+"
+    r"(?:every|each|the|a)\s+month\b",
+    re.IGNORECASE,
+)
+_NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4}
+
+
+def monthly_days(text: str, written: date, until: date) -> list[date]:
+    """The days a monthly rule of the text ("2nd Monday of every month") falls on, from
+    the month written to the month after ``until``."""
+    rule = _NTH_WEEKDAY.search(text)
+    if rule is None:
+        return []
+    weekday, nth = _weekday(rule["wd"]), _NTH.get(rule["n"].lower())
+    found: list[date] = []
+    month = date(written.year, written.month, 1)
+    while month <= until + timedelta(days=31):
+        last = calendar.monthrange(month.year, month.month)[1]
+        days = [
+            month.replace(day=d)
+            for d in range(1, last + 1)
+            if month.replace(day=d).weekday() == weekday
+        ]
+        found.append(days[nth - 1] if nth is not None else days[-1])
+        month = _add_months(month, 1)
+    return found
+
+
 def _weekly(m: re.Match[str]) -> bool:
     """The weekday is one of days joined before a time of day (``_JOINED_DAYS``)."""
     return any(j.start() <= m.start() < j.end() for j in _JOINED_DAYS.finditer(m.string))
@@ -301,7 +331,11 @@ def _meaning(
         return _day_of_month(int(m["dom"]), written, looks_ahead)
     if kind == "month":
         return _month(m["mon"], written, looks_ahead)
-    if kind == "weekday" and (_EVERY.search(m.string, 0, m.start()) or _weekly(m)):
+    if kind == "weekday" and (
+        _EVERY.search(m.string, 0, m.start())
+        or _weekly(m)
+        or any(r.start() <= m.start() < r.end() for r in _NTH_WEEKDAY.finditer(m.string))
+    ):
         return None  # "every Wednesday 6pm": a weekly time, no one day (quoted as written)
     if kind in ("last_weekday", "next_weekday", "weekday"):
         wd = _weekday(m["wd"])

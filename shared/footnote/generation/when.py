@@ -23,6 +23,7 @@ from footnote.generation.dates import (
     day_text,
     has_absolute_date,
     is_deadline,
+    monthly_days,
     named_days,
     resolve_phrases,
 )
@@ -188,7 +189,7 @@ def dated_answer(
     def _days_named(c: Candidate) -> list[date]:
         """The days a sentence names, itself or by a phrase read against its note's day."""
         written = written_of(c).date()
-        named = named_days(c.text, written)
+        named = named_days(c.text, written) or monthly_days(c.text, written, today or written)
         if named:
             return sorted(d for d in named if today is None or d >= today) or named
         return [d for r in resolve_phrases(c.text, written_of(c)) if (d := day_of(r.meaning))]
