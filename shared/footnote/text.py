@@ -207,9 +207,18 @@ def stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
+# "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though
+# both of its words are stopwords. "I need to do X" stays two.
+_TODO = re.compile(
+    r"\bto-do(s?)\b|\bto\s+do(?=\s+lists?\b|\s*:|\s*$)", re.IGNORECASE | re.MULTILINE
+)
+
+
 def terms(text: str, extra_stopwords: frozenset[str] = frozenset()) -> list[str]:
     """Stemmed content words in order: the unit of keyword search and overlap."""
     out = []
+    if "to" in text.lower():
+        text = _TODO.sub(lambda m: f"todo{m[1] or ''}", text)
     for w in words(text):
         w = w.split("'")[0] if "'" in w else w
         if not w or w in STOPWORDS or w in extra_stopwords:

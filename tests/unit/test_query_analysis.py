@@ -177,6 +177,15 @@ def test_citation_markers_in_a_query_are_not_keywords() -> None:
     assert a.keywords == tuple(stem(w) for w in "launch budget decision n95 masks".split())
 
 
+def test_a_to_do_list_is_one_word_however_it_is_written() -> None:
+    from footnote.text import terms
+
+    for query in ("What's on my to-do list?", "What's on my to do list?", "my todo list"):
+        assert analyze(query, NOW).keywords == ("todo",)
+    assert terms("To do:\n- [ ] call the bank") == ["todo", "call", "bank"]
+    assert terms("I need to do the dishes") == ["need", "dish"]
+
+
 @pytest.mark.parametrize(
     "query", ["what is the thing that I wrote?", "tell me something", "of the and"]
 )
