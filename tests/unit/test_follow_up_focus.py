@@ -77,6 +77,17 @@ def test_only_a_follow_up_about_what_was_said_carries_them() -> None:
     assert plan("how much was it?", NOW, {}, _turns()).focus == ()
 
 
+def test_a_bare_name_asks_the_previous_question_of_that_person() -> None:
+    asked = Turn("m1", "c1", "alice", "user", "What's Linda's phone number?", NOW)
+    answered = Turn("m2", "c1", "alice", "assistant", "Linda Ortiz 414-555-0142 [N1].", NOW)
+    read = plan("and Ray's?", NOW, {}, [asked, answered])
+    assert read.follow_up and read.question == "What's Ray's phone number?"
+    painted = Turn("m1", "c1", "alice", "user", "What did Caroline paint?", NOW)
+    assert plan("What about Melanie?", NOW, {}, [painted]).question == "What did Melanie paint?"
+    # a follow-up saying more than a name is read as asked
+    assert plan("and Ray's shifts?", NOW, {}, [asked, answered]).question == "and Ray's shifts?"
+
+
 def test_a_model_rewritten_follow_up_carries_them_too() -> None:
     class Rewriter(ExtractiveGenerator):
         def rewrite_question(self, message: str, history: Sequence[tuple[str, str]]) -> str:

@@ -23,6 +23,7 @@ __all__ = [
     "is_follow_up",
     "names_someone",
     "refers_to_a_thing",
+    "with_name_swapped",
     "with_previous",
 ]
 
@@ -69,6 +70,34 @@ def answer_names(answer: str, question: str) -> tuple[str, ...]:
     asked = set(terms(question))
     found = terms(" ".join(_CAPITALISED.findall(_MARKER.sub(" ", normalize(answer)))))
     return tuple(t for t in dict.fromkeys(found) if t not in asked)
+
+
+def with_name_swapped(message: str, previous: str) -> str | None:
+    """The previous question asked of the one person a bare follow-up names ("and
+    Ray's?", "What about Melanie?"): "What's Linda's phone number?" becomes "What's
+    Ray's phone number?". None when the follow-up says more than a name, or the previous
+    question names no one to swap."""
+    text = normalize(message).strip()
+    names = [w for w in _CAPITALISED.findall(text) if w.lower() not in MONTHS | WEEKDAYS]
+    name = " ".join(names)
+    if not names or set(terms(text, _FOLLOW_UP_WORDS)) - set(terms(name)):
+        return None
+    before = normalize(previous).strip()
+    found = next(
+        (m for m in _CAPITALISED.finditer(before) if m.group(0).lower() not in MONTHS | WEEKDAYS),
+        None,
+    )
+    if found is None:
+        return None
+    # a run of capitalised words is one name ("Linda Ortiz")
+    end = found.end()
+    while (more := re.match(r"\s+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+", before[end:])) is not None:
+        end += more.end()
+    return f"{before[: found.start()]}{name}{before[end:]}"
+
+
+# The words of a bare follow-up beside the name it gives: "and", "what about".
+_FOLLOW_UP_WORDS = frozenset(terms("and but also so then what about how else"))
 
 
 def is_follow_up(message: str, analysis: QueryAnalysis) -> bool:

@@ -33,6 +33,7 @@ from footnote.query.follow_ups import (
     as_stated,
     is_follow_up,
     names_someone,
+    with_name_swapped,
     with_previous,
 )
 
@@ -123,7 +124,11 @@ def _offline(
         return QueryPlan(message, message, analysis, False, history)
     answered = answer_names(_last_answer(earlier), previous)
     merged = with_previous(analysis, analyze(previous, now, events), answered)
-    question = message if names_someone(message) else f"{message} ({previous})"
+    if names_someone(message):
+        # "and Ray's?" after "What's Linda's phone number?" asks the same of Ray
+        question = with_name_swapped(message, previous) or message
+    else:
+        question = f"{message} ({previous})"
     inherited = tuple(k for k in merged.keywords if k not in analysis.keywords)
     return QueryPlan(message, question, merged, True, history, inherited=inherited)
 
