@@ -85,6 +85,9 @@ CALENDAR = frozenset(
         "diwali",
         "ramadan",
         "eid",
+        # and as notes write them short ("Sat Oct 10")
+        *"jan feb mar apr jun jul aug sep sept oct nov dec".split(),
+        *"mon tue tues wed thu thur thurs fri sat sun".split(),
     }
 )
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")

@@ -51,10 +51,6 @@ _WORD = re.compile(
 )
 # A line's label: "Brendan (chairman): …", "Player of the match: Aoife".
 _LABEL = re.compile(r"^\W*([A-Z][\w'’.-]*(?:\s+[\w'’.-]+){0,3}?(?:\s*\([^()]*\))?):\s")
-_ABBREVIATED_CALENDAR = frozenset(
-    "jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri "
-    "sat sun".split()
-)
 
 
 BY_NAME = 2  # ``names_someone``: by a name, a word for a person, or "I"
@@ -175,11 +171,7 @@ def names_in(texts: Iterable[str], speakers: Iterable[str] = ()) -> frozenset[st
     found = {
         w
         for w, n in seen.items()
-        if w not in lower
-        and (w in inner or n >= 2)
-        and w not in STOPWORDS
-        and w not in CALENDAR
-        and w not in _ABBREVIATED_CALENDAR
+        if w not in lower and (w in inner or n >= 2) and w not in STOPWORDS and w not in CALENDAR
     }
     found.update(_bare(s.split()[0]).lower() for s in speakers if s.split())
     return frozenset(found)

@@ -104,6 +104,7 @@ _MONTH_ONLY = re.compile(_MON)
 _QUARTER = re.compile(rf"q(?P<q>[1-4])\b(?:\s+{_YEAR})?")
 _YEAR_ONLY = re.compile(_YEAR)
 _WEEKDAY_ONLY = re.compile(_WD)
+_WEEKDAY_COMMA = re.compile(r"\.?,?\s+(?=\S)")
 _PART_OF = re.compile(
     r"(?:the\s+)?(?P<part>end|start|beginning|middle)\s+of\s+(?:the\s+(?P<this>week|month|quarter|year)\b)?"
     r"|(?P<part2>early|mid|late)[\s-]+"
@@ -300,6 +301,15 @@ class Context:
         if m:
             return year_period(int(m["y"])), m.end()
         m = _WEEKDAY_ONLY.match(s, pos)
+        if m and (dated := _WEEKDAY_COMMA.match(s, m.end())):
+            # "Saturday Oct 10", "Sat, 10 October": the date names the day
+            found = self.anchor(s, dated.end())
+            if (
+                found
+                and found[0].end is not None
+                and found[0].end - found[0].start <= timedelta(days=1)
+            ):
+                return found
         if m:
             back = (today.weekday() - WEEKDAYS[m["wd"]]) % 7  # today counts
             return day_period(today - timedelta(days=back)), m.end()
