@@ -87,6 +87,13 @@ def test_a_figure_is_read_from_a_note_holding_the_names_asked_about() -> None:
     assert "3 singles titles" in _answer(question, players)
 
 
+def test_a_duration_written_short_answers_how_long() -> None:
+    jonah = [
+        _source("N1", "Jonah recording", "In person at Jonah's shop. 2 SM7Bs into the H6. 71 min.")
+    ]
+    assert "71 min" in _answer("How long was the Jonah recording?", jonah)
+
+
 def test_a_sum_stated_right_after_the_thing_is_its_sum() -> None:
     said = "Need to get Dad to stop driving. Sell the Micra? {}"
     sale = [_source("N1", "DVLA", said.format("Sarah's neighbour interested, maybe £1,800."))]

@@ -43,7 +43,9 @@ _DURATION = re.compile(
     r"(?:ever\s+)?since\s+(?:\d+|last\b|then\b|childhood\b|high\s+school\b|college\b|"
     r"i\b|we\b|my\b|our\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)|"
     r"all\s+(?:my|his|her|their|our)\s+(?:life|lives)|"
-    r"for\s+(?:ages|years|months|weeks|a\s+while|a\s+long\s+time)|a\s+long\s+time)\b",
+    r"for\s+(?:ages|years|months|weeks|a\s+while|a\s+long\s+time)|a\s+long\s+time|"
+    # as notes write it short: "71 min", "2hrs", "45mins", "1.5h"
+    r"\d+(?:\.\d+)?\s*(?:mins?|hrs?|h|secs?|wks?|yrs?))\b",
     re.IGNORECASE,
 )
 _AMOUNT = re.compile(rf"[$€£¥]\s*\d|\b{_NUMBER}\b|%|\bpercent\b", re.IGNORECASE)
