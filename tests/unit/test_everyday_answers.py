@@ -87,6 +87,21 @@ def test_a_figure_is_read_from_a_note_holding_the_names_asked_about() -> None:
     assert "3 singles titles" in _answer(question, players)
 
 
+def test_an_address_is_asked_for_and_a_year_or_a_date_is_none() -> None:
+    shop = [
+        _source("N1", "Jonah recording", "In person at Jonah's shop. He showed me a 1979 Gorgar."),
+        _source(
+            "N2",
+            "booking tracker",
+            "Jonah Pike – yes! in person at his shop in Burbank, 1120 N Hollywood Way, Wed 30 Sept",
+        ),
+    ]
+    answer = _answer("What's the address of Jonah's shop?", shop)
+    assert answer.startswith("Jonah Pike") and "1120 N Hollywood Way" in answer
+    dated = [_source("N1", "Jonah", "Recording at Jonah's shop Sat 24 Jan, a 1979 Gorgar.")]
+    assert _answer("What's the address of Jonah's shop?", dated) == NOT_ENOUGH
+
+
 def test_a_duration_written_short_answers_how_long() -> None:
     jonah = [
         _source("N1", "Jonah recording", "In person at Jonah's shop. 2 SM7Bs into the H6. 71 min.")

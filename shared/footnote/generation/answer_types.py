@@ -102,6 +102,14 @@ REASON = re.compile(
     re.IGNORECASE,
 )
 
+# A street address ("1120 N Hollywood Way", "2538 Guadalupe", "14 Elm Rd") or a
+# postcode ("SW1A 1AA"); not a date ("24 Jan", "a 1979 Gorgar").
+_ADDRESS = re.compile(
+    r"\b(?!(?:19|20)\d\d\b)\d{1,5}[A-Za-z]?,?\s+(?:[NSEW]\.?\s+)?(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)[A-Z][a-z][\w'.-]*|"
+    r"\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
+)
+
 # What a "what/which" question asks for, when it names it: "What's my IBAN?", "What's
 # her number?", "What salary…", "How much did it cost?".
 _WHAT = r"^\W*(?:and\s+|but\s+|so\s+)?(?:what|which|how\s+much)\b[^?]*?"
@@ -112,6 +120,8 @@ _ASKS = (
         re.compile(_WHAT + r"\be-?mail(?:\s+address|\s*[?.!]|\s*$)", re.IGNORECASE),
         _EMAIL,
     ),
+    # "What's the address of Jonah's shop?" (an email address is asked above)
+    (re.compile(_WHAT + r"\b(?:address|postcode|zip\s+code)\b", re.IGNORECASE), _ADDRESS),
     # "What's Dev's phone number?", "What's the plumber's mobile?"
     (
         re.compile(_WHAT + r"\b(?:phone|mobile|cell)(?:\s+(?:number|no))?\b", re.IGNORECASE),
@@ -174,7 +184,7 @@ _ASKS = (
 # the question ("NIF 245 883 120" for "What's my IBAN?") is another value.
 # "How much…" asks for an amount of something too ("How much did the manure cost?"):
 # "€15 late fee" is no answer for it.
-SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT})
+SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT, _ADDRESS})
 # What "how much" asks: a sum of money, or an amount that may be one.
 QUANTITIES = frozenset({_MONEY, _AMOUNT})
 
