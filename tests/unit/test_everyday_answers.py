@@ -102,6 +102,19 @@ def test_an_address_is_asked_for_and_a_year_or_a_date_is_none() -> None:
     assert _answer("What's the address of Jonah's shop?", dated) == NOT_ENOUGH
 
 
+def test_a_total_asked_for_is_the_line_stating_it() -> None:
+    order = [
+        _source(
+            "N1",
+            "parts order",
+            "Pushys order #PY-448201:\nKMC X11 chain $62.95\nShimano L05A pads x2 $55.80\n"
+            "Supacaz bar tape $39.99\ntotal $158.74",
+        )
+    ]
+    answer = _answer("How much did the Pushys parts order come to?", order)
+    assert answer.startswith("total $158.74")
+
+
 def test_a_duration_written_short_answers_how_long() -> None:
     jonah = [
         _source("N1", "Jonah recording", "In person at Jonah's shop. 2 SM7Bs into the H6. 71 min.")

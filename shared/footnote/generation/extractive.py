@@ -549,6 +549,20 @@ def _compose(
             frozenset() if answer_types.named_by_value(question) else frozenset(terms(asking)),
             after,
         )
+        if chosen and _ASKS_TOTAL.search(question):
+            # "How much did the parts order come to?": of the lines of the order's note,
+            # the one stating its total
+            notes = {c.cid for c in chosen}
+            total = next(
+                (
+                    c
+                    for c in pool
+                    if c.cid in notes and _TOTAL.search(c.text) and kind.search(c.text)
+                ),
+                None,
+            )
+            if total is not None:
+                chosen = [total, *(c for c in chosen if c is not total)]
         if chosen and _ASKS_OUTCOME.search(question):
             chosen = _latest_of_kind(kind, chosen, pool, subject or set(question_terms), sources)
         if chosen and kind.search(said(chosen[0].text) or chosen[0].text):
@@ -1017,6 +1031,14 @@ _ASKS_OUTCOME = re.compile(
     r"latest|these\s+days|anymore|still|remaining|(?:is|are|['’]s)\s+left)\b",
     re.IGNORECASE,
 )
+
+
+# "How much did it come to?", "… altogether?", "in total": the sum of the parts
+_ASKS_TOTAL = re.compile(
+    r"\b(?:total|altogether|all\s+in|in\s+all|c[oa]me\s+to|add(?:ed)?\s+up|sum)\b", re.I
+)
+# A line stating a sum: "total $158.74", "Parts total $117", "all in £1,020"
+_TOTAL = re.compile(r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b", re.I)
 
 
 def _without_names_only(
