@@ -128,6 +128,12 @@ def test_a_sum_stated_right_after_the_thing_is_its_sum() -> None:
     assert "£1,800 [N1]" in _answer("How much could we get for the Micra?", sale)
     apart = [_source("N1", "DVLA", said.format("Dad is fine. Parking was £1,800."))]
     assert _answer("How much could we get for the Micra?", apart) == NOT_ENOUGH
+    # a line of its own is another item of a list
+    beds = [_source("N1", "garden", "4 raised beds\nBed D – garlic\nSoil: veg mix, $89/m³")]
+    assert _answer("How much did the raised beds cost?", beds) == NOT_ENOUGH
+    # a long sentence says what it is about itself
+    day = "Spent most of it chasing walls at Mrs Begum's (8 Cranbrook Rd). Bought him boots, £64."
+    assert _answer("How much did I charge Mrs Begum?", [_source("N1", "", day)]) == NOT_ENOUGH
 
 
 def test_a_note_named_in_passing_that_adds_nothing_is_not_cited() -> None:

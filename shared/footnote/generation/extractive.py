@@ -410,7 +410,7 @@ def _compose(
         pool = [c for c in pool if (c.cid, c.position) in agreed or not _asks(c.text)]
     # "Sell the Micra? Sarah's neighbour interested, maybe £1,800.": a value stated right
     # after a sentence naming the thing is of that thing
-    after = _following(every, set(question_terms))
+    after = _following(every, set(question_terms), sources)
     people = asked_people(question, sources)
     spoken = frozenset(t for p in people for t in p)
     all_terms = question_terms
@@ -1013,10 +1013,39 @@ def _with_answer_of_kind(
     return chosen if kind is answer_types.REASON else []
 
 
-def _following(every: Sequence[Candidate], wanted: set[str]) -> frozenset[tuple[str, int]]:
-    """The sentences (note, position) that come right after one holding a word of the
-    question in their note."""
-    return frozenset((c.cid, c.position + 1) for c in every if c.terms & wanted)
+def _following(
+    every: Sequence[Candidate], wanted: set[str], sources: Sequence[Source]
+) -> frozenset[tuple[str, int]]:
+    """The sentences (note, position) that come right after a short one holding a word of
+    the question, on the same line of their note: "Sell the Micra? Sarah's neighbour
+    interested, maybe £1,800." A line of its own ("Bed D – garlic" / "Soil: $89/m³")
+    is another item; a long sentence ("Spent most of it chasing walls at Mrs Begum's
+    (…)") says what it is about itself."""
+    texts = {s.cid: s.chunk.text for s in sources}
+    by_place = {(c.cid, c.position): c for c in every}
+    found = set()
+    for c in every:
+        after = by_place.get((c.cid, c.position + 1))
+        if (
+            after is not None
+            and c.terms & wanted
+            and len(words(c.text)) <= _LEAD_IN_WORDS
+            and _same_line(texts[c.cid], c.text, after.text)
+        ):
+            found.add((c.cid, c.position + 1))
+    return frozenset(found)
+
+
+_LEAD_IN_WORDS = 6
+
+
+def _same_line(text: str, first: str, second: str) -> bool:
+    """``second`` follows ``first`` in ``text`` with no line break between them."""
+    start = text.find(first[:24])
+    if start < 0:
+        return False
+    end = text.find(second[:24], start)
+    return end >= 0 and "\n" not in text[start:end]
 
 
 # Amounts added and taken away: "$1,140 - 357 - 89 + 300" (two operations at least;
