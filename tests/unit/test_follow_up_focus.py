@@ -84,6 +84,11 @@ def test_a_bare_name_asks_the_previous_question_of_that_person() -> None:
     assert read.follow_up and read.question == "What's Ray's phone number?"
     painted = Turn("m1", "c1", "alice", "user", "What did Caroline paint?", NOW)
     assert plan("What about Melanie?", NOW, {}, [painted]).question == "What did Melanie paint?"
+    # an owner stands for an owner, a person for a person
+    kindergarten = Turn("m1", "c1", "alice", "user", "Who ran Juno's puppy class?", NOW)
+    assert plan("and Adolescent Manners?", NOW, {}, [kindergarten]).question == (
+        "and Adolescent Manners?"
+    )
     # a follow-up saying more than a name is read as asked
     assert plan("and Ray's shifts?", NOW, {}, [asked, answered]).question == "and Ray's shifts?"
 

@@ -93,7 +93,16 @@ def with_name_swapped(message: str, previous: str) -> str | None:
     end = found.end()
     while (more := re.match(r"\s+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+", before[end:])) is not None:
         end += more.end()
+    # the same part in both: an owner for an owner ("Linda's" / "Ray's"), else a person
+    # for a person; "and Adolescent Manners?" after "Who ran Juno's puppy class?" asks
+    # about another class, not Adolescent Manners's class
+    owner_before = _POSSESSIVE.match(before, end) is not None
+    if owner_before != (_POSSESSIVE.search(text) is not None):
+        return None
     return f"{before[: found.start()]}{name}{before[end:]}"
+
+
+_POSSESSIVE = re.compile(r"['’]s\b")
 
 
 # The words of a bare follow-up beside the name it gives: "and", "what about".
