@@ -102,6 +102,21 @@ def test_an_address_is_asked_for_and_a_year_or_a_date_is_none() -> None:
     assert _answer("What's the address of Jonah's shop?", dated) == NOT_ENOUGH
 
 
+def test_a_note_about_someone_by_its_opening_holds_their_things() -> None:
+    adoption = _source(
+        "N1",
+        "Adoption day",
+        "Brought Juno home from Second Chance Paws! 14 wks.\nAdoption fee $325.\n"
+        "Microchip # 985 112 006 437 201 (HomeAgain) – need to register it",
+    )
+    todo = _source("N2", "juno todo", "- [x] sign up for Adolescent Manners (paid $195)")
+    answer = _answer("What's Juno's microchip number?", [adoption, todo])
+    assert answer.startswith("Microchip # 985 112 006 437 201")
+    # a name met later in the note is not whom the note is about
+    run = _source("N1", "parkrun", "23:05 new PB!! Raf paced me, legend.")
+    assert _answer("What's Raf's parkrun PB?", [run]) == NOT_ENOUGH
+
+
 def test_a_total_asked_for_is_the_line_stating_it() -> None:
     order = [
         _source(

@@ -36,7 +36,14 @@ from footnote.generation.counting import (
 )
 from footnote.generation.names import missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
-from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite, covered_by_note
+from footnote.generation.sentences import (
+    DID,
+    MIN_COVERAGE,
+    Candidate,
+    cite,
+    covered_by_note,
+    headline_terms,
+)
 from footnote.generation.speakers import (
     SPEAKER,
     asked_people,
@@ -526,10 +533,14 @@ def _compose(
         # "How much flour…": the amount is the flour's, not the butter's in the line before
         of_thing = priced or answer_types.measured(question)
 
+        # (a note about the owner, by its title or opening, speaks of their things:
+        # "Brought Juno home …" holds "Microchip # 985 112 006 437 201")
+        headlines = {s.cid: headline_terms(s) for s in sources} if owner else {}
+
         def theirs(c: Candidate) -> bool:
             held = c.terms | titles.get(c.cid, frozenset())
             return (
-                (not owner or bool(held & owner))
+                (not owner or bool((held | headlines[c.cid]) & owner))
                 and (of_thing is None or of_thing in held)
                 # "312 downloads by 6pm" in the launch-day note is no figure of "the Bex
                 # episode": a value is read from a note holding the names asked about
@@ -644,7 +655,7 @@ def _owned_by_another(
     said is judged by ``whose_lines`` instead.) Or it asks for the asker's own ("our
     manager") and every quoted sentence saying it says it is someone else's ("Sun Hex's
     manager")."""
-    held = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+    held = {s.cid: headline_terms(s) for s in sources}
     for name, things in answer_types.possessions(question):
         saying = [c for c in chosen if frozenset(spelled_out(terms(c.text), c.text)) & things]
         if saying and not any(

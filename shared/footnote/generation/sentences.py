@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from footnote.domain import Source
+from footnote.text import split_sentences, terms
+
 # Share of the question's content terms the quoted sentences must cover together;
 # below it the notes are about something else and we say so instead of guessing.
 # 0.5, not more: stemming misses irregular forms (decision verbs are matched as a
@@ -57,3 +60,16 @@ def cite(sentence: str, cid: str) -> str:
 
 # A line marked as a list item: "- ", "* ", "1. ", "[ ] " (MULTILINE: at any line's start).
 ITEM_LINE = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)]|\[[ xX]?\])[ \t]+\S", re.MULTILINE)
+
+
+def headline_terms(source: Source) -> frozenset[str]:
+    """The terms of a note's title and opening sentence: whom or what the note is about
+    ("Brought Juno home from Second Chance Paws" over its "Microchip # 985 …" line). A
+    name met only later in the note ("23:05 new PB!! Raf paced me") is not its subject."""
+    title = source.chunk.title.strip()
+    body = source.chunk.text
+    if title and body.lower().startswith(title.lower()):
+        body = body[len(title) :]
+    spans = split_sentences(body)
+    opening = body[spans[0][0] : spans[0][1]] if spans else ""
+    return frozenset(terms(f"{title} {opening}"))

@@ -28,7 +28,14 @@ from footnote.generation.dates import (
     resolve_phrases,
 )
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.generation.sentences import DID, MIN_COVERAGE, Candidate, cite, covered_by_note
+from footnote.generation.sentences import (
+    DID,
+    MIN_COVERAGE,
+    Candidate,
+    cite,
+    covered_by_note,
+    headline_terms,
+)
 from footnote.generation.speakers import first_person, speaker_prefix
 from footnote.text import stem, terms, words
 
@@ -126,6 +133,7 @@ def dated_answer(
     # person the notebook is about: it stands for any owner.
     owners = [name for name, _ in answer_types.possessions(question)]
     titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+    headlines = {s.cid: headline_terms(s) for s in sources} if owners else {}
     known = (
         frozenset(
             t
@@ -140,7 +148,9 @@ def dated_answer(
 
     def theirs(c: Candidate) -> bool:
         held = c.terms | frozenset(terms(f"{c.speaker} {c.listener}")) | titles[c.cid]
-        return all(name & held for name in owners) or not (held & known)
+        # their line, or one of a note about them (its title or opening names them)
+        about = held | headlines.get(c.cid, frozenset())
+        return all(name & about for name in owners) or not (held & known)
 
     def covers(c: Candidate) -> bool:
         return (
