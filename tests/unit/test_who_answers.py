@@ -159,3 +159,11 @@ def test_a_name_is_read_beside_what_it_names() -> None:
     assert "Bruno" in _answer("what's my sourdough starter called", starter)
     puppy = [_source("N1", "Maria", "Maria: Her name is Shadow! She sleeps all day.")]
     assert "Shadow" in _answer("What is the name of Maria's second puppy?", puppy)
+
+
+def test_a_brand_or_a_business_asked_for_is_a_name() -> None:
+    cam = [_source("N1", "fox", "Fox on the trail cam at 3:12am, circling the run for 10 min.")]
+    assert _answer("What brand is the trail cam?", cam) == NOT_ENOUGH
+    bought = [_source("N1", "coop", "Auto door is a ChickenGuard Pro, $289 from Bunnings.")]
+    assert "ChickenGuard" in _answer("What brand is the auto door?", bought)
+    assert people.name_asked("Which bank is the mortgage with?") == "any"

@@ -798,7 +798,9 @@ def _naming_someone(
 
 
 # The words asking for a name, which are not what it is the name of.
-_NAME_WORDS = frozenset(terms("name names called first last surname full christian given"))
+_NAME_WORDS = frozenset(
+    terms("name names called first last surname full christian given brand make")
+)
 
 
 def _giving_a_name(

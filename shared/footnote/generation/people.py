@@ -77,7 +77,11 @@ def role_asked(question: str) -> frozenset[str]:
 _ASKS_NAME = re.compile(
     r"\b(?:(?P<part>first|last|sur|christian|given|family)[\s-]?name|"
     r"(?:full|nick|user|brand|band|company|business|street)[\s-]?name|['’]s\s+name|"
-    r"name\s+of|(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[^?]*?\bcalled)\b",
+    r"name\s+of|(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[^?]*?\bcalled|"
+    # "What brand is the trail cam?", "Which bank is the mortgage with?": a name of a
+    # maker or a business
+    r"^\W*(?:and\s+)?(?:what|which)\s+(?:brand|make|bank|company|firm|agency|shop|store|"
+    r"restaurant|caf[eé]|pub|hotel|venue|airline|school|hospital|clinic|garage|supplier)s?)\b",
     re.IGNORECASE,
 )
 # Titles written before a name: not a name themselves.
