@@ -117,6 +117,13 @@ def test_a_note_about_someone_by_its_opening_holds_their_things() -> None:
     assert _answer("What's Raf's parkrun PB?", [run]) == NOT_ENOUGH
 
 
+def test_an_answer_saying_only_the_questions_words_tells_nothing() -> None:
+    setlist = [_source("N1", "Concert songs", "Silent Night\nWalking in the Air\nJoy to the World")]
+    assert _answer("What song replaced Walking in the Air?", setlist) == NOT_ENOUGH
+    swapped = [_source("N1", "setlist", "Swapping Walking in the Air for Carol of the Bells.")]
+    assert "Carol of the Bells" in _answer("What song replaced Walking in the Air?", swapped)
+
+
 def test_a_total_asked_for_is_the_line_stating_it() -> None:
     order = [
         _source(

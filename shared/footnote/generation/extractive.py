@@ -588,6 +588,7 @@ def _compose(
         or not _holds_codes(question, chosen[0], sources)
         or not _reports_words(question, chosen, sources)
         or not _tells_the_verb(question, chosen)
+        or (not listing and not the_list and _only_repeats(question, chosen))
     ):
         return NOT_ENOUGH
     if analysis.intent is Intent.TIMELINE:
@@ -1214,6 +1215,19 @@ def _tells_the_verb(question: str, chosen: Sequence[Candidate]) -> bool:
         return True
     verb = stem(asked["verb"])
     return any(stem(_IRREGULAR.get(w, w)) == verb for c in chosen for w in words(c.text))
+
+
+# A question asking for something ("What song…", "Who…", "Where…"), not whether.
+_ASKS_FOR = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:what|which|who|whom|whose|where|how)\b", re.I)
+
+
+def _only_repeats(question: str, chosen: Sequence[Candidate]) -> bool:
+    """The answer to a question asking for something says only words of the question:
+    "Walking in the Air" for "What song replaced Walking in the Air?" tells nothing."""
+    if not _ASKS_FOR.search(question):
+        return False
+    asked = frozenset(terms(question)) | frozenset(spelled_out(terms(question), question))
+    return all(frozenset(terms(said(c.text) or c.text)) <= asked for c in chosen)
 
 
 def _clean(sentence: str) -> str:
