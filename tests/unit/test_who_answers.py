@@ -167,3 +167,16 @@ def test_a_brand_or_a_business_asked_for_is_a_name() -> None:
     bought = [_source("N1", "coop", "Auto door is a ChickenGuard Pro, $289 from Bunnings.")]
     assert "ChickenGuard" in _answer("What brand is the auto door?", bought)
     assert people.name_asked("Which bank is the mortgage with?") == "any"
+
+
+def test_a_labelled_line_in_the_third_person_names_its_speaker() -> None:
+    committee = [
+        _source("N1", "running order", "1. Gaudete\n— interval, 20 min (mulled wine + raffle) —"),
+        _source(
+            "N2",
+            "committee mtg 2",
+            "Me: we need 4 stewards on the night\nPaddy (came in late): he'll do mulled wine "
+            "at the interval, €3 a cup",
+        ),
+    ]
+    assert "Paddy" in _answer("Who's doing the mulled wine?", committee)

@@ -202,7 +202,14 @@ def names_someone(
     if labelled := _LABEL.match(words):
         # "Brendan (chairman): Halloween blitz Sat 1 Nov": a label says who spoke
         speaker, words = speaker or labelled.group(1), words[labelled.end() :]
-    if speaker and (speaker_answers or first_person(words) or frozenset(terms(speaker)) & asked):
+    if speaker and (
+        speaker_answers
+        or first_person(words)
+        or frozenset(terms(speaker)) & asked
+        # "Paddy (came in late): he'll do mulled wine": the note's writer reports what
+        # the labelled person said they would do
+        or _PRONOUN.match(words.lstrip()) is not None
+    ):
         return BY_NAME
     # a word for a person counts unless it is the question's own ("Who is the head
     # teacher?" is not answered by "less teacher talk")
