@@ -26,7 +26,8 @@ STOPWORDS = frozenset(
 # Question words and chat filler: stop words for queries only.
 QUERY_FILLER = frozenset(
     """tell give list find please remind know recall say said note notes wrote write
-    written my mine anything something thing things item items ever many much still""".split()
+    written my mine anything something thing things item items ever many much still
+    moment""".split()
 )
 
 # Spelled-out counts in time phrases ("two weeks ago", "a couple of days"). Query

@@ -124,6 +124,16 @@ def test_an_answer_saying_only_the_questions_words_tells_nothing() -> None:
     assert "Carol of the Bells" in _answer("What song replaced Walking in the Air?", swapped)
 
 
+def test_a_count_at_the_moment_is_the_one_written_last() -> None:
+    from datetime import timedelta
+
+    sept = _source("N1", "first night", "First night back – 42 signed in! Tenors only 4.")
+    nov = _source("N2", "", "Gerry out for 6 weeks w/ his hip so tenors are down to 3.")
+    nov = replace(nov, chunk=replace(nov.chunk, created_at=WRITTEN + timedelta(days=40)))
+    answer = _answer("How many tenors have we got at the moment?", [sept, nov])
+    assert answer.startswith("Gerry out for 6 weeks") and "[N2]" in answer
+
+
 def test_a_total_asked_for_is_the_line_stating_it() -> None:
     order = [
         _source(

@@ -187,10 +187,18 @@ def _states_count(text: str, head: str) -> bool:
     words = _TOKEN.findall(text)
     for i, w in enumerate(words):
         if terms(w)[:1] == [head] or w.lower().startswith(head):
-            near = words[max(0, i - 2) : i] + words[i + 1 : i + 3]
+            # "312 signups", "signups 312", "tenors are down to 3"
+            after = words[i + 1 : i + 3]
+            rest = iter(words[i + 1 :])
+            linked = next((n for n in rest if n.lower() not in _LINKING), "")
+            near = words[max(0, i - 2) : i] + after + [linked]
             if any(re.fullmatch(_NUMBER, n) for n in near):
                 return True
     return False
+
+
+# Words between a thing counted and its number: "tenors are down to 3", "now at 12".
+_LINKING = frozenset("are is was were now down up to at only just about around still".split())
 
 
 def _series_key(title: str) -> str:

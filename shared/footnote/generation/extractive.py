@@ -450,6 +450,12 @@ def _compose(
         # "the Bex episode").
         if not (people or _holds_names(question, pool[stated], sources, analysis)):
             return NOT_ENOUGH
+        if _ASKS_OUTCOME.search(question):
+            # "How many tenors have we got at the moment?": of the sentences stating the
+            # count, the one written last ("tenors are down to 3", after "Tenors only 4")
+            written = {s.cid: s.chunk.created_at for s in sources}
+            stating = [i for i, c in enumerate(pool) if stated_count(what, [c.text]) is not None]
+            stated = max(stating, key=lambda i: (written[pool[i].cid], -i))
         pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
     elif what and (tally := count_answer(what, question, [(c.text, c.cid) for c in pool], sources)):
         return tally
@@ -1071,7 +1077,8 @@ _CALCULATION = re.compile(r"\d[\d,.]*\s*[-+]\s*[$€£]?\d[\d,.]*\s*[-+]\s*[$€
 # ("Total $4,450" after the "$4,100" quote).
 _ASKS_OUTCOME = re.compile(
     r"\b(?:end(?:ed)?\s+up|in\s+the\s+end|final(?:ly)?|actual(?:ly)?|total|now|current(?:ly)?|"
-    r"latest|these\s+days|anymore|still|remaining|(?:is|are|['’]s)\s+left)\b",
+    r"latest|these\s+days|anymore|still|remaining|(?:is|are|['’]s)\s+left|at\s+the\s+moment|"
+    r"so\s+far|to\s+date)\b",
     re.IGNORECASE,
 )
 
