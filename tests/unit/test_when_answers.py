@@ -216,3 +216,15 @@ def test_a_day_each_month_is_next_on_its_next_date() -> None:
     # asked on 1 October 2025: the 2nd Monday of October is the 13th
     assert _answer(question, notes) == "13 October 2025 [N1]."
     assert "2nd Monday of every month" in _answer("When is volunteer orientation?", notes)
+
+
+def test_an_answer_of_another_month_or_day_than_the_question_names_is_none() -> None:
+    from footnote.generation.dates import contradicts
+
+    assert contradicts("When is my February GI appointment?", "December 2026 [N1].")
+    assert contradicts("How much did I make the week of Nov 9?", "week of Nov 16: $1,020 [N1].")
+    assert not contradicts("How much did I make the week of Nov 9?", "Nov 9-15: $980 [N1].")
+    assert not contradicts("When is the GI appointment?", "December 2026 [N1].")
+    assert not contradicts("When is my February GI appointment?", "Tue 16 Feb, 9am [N1].")
+    gi = _source("N1", "GI follow-up booked for December, Dr Fields.", MON_4_AUG)
+    assert _answer("When is my February GI appointment?", [gi]) == NOT_ENOUGH

@@ -555,3 +555,42 @@ def date_words(written: datetime | date, text: str = "") -> str:
     day = written.date() if isinstance(written, datetime) else written
     meanings = " ".join(r.meaning for r in resolve_phrases(text, day)) if text else ""
     return f"{day_text(day)} {_WEEKDAYS[day.weekday()]} {day.isoformat()} {meanings}".strip()
+
+
+# A month by name, and the day of it written beside ("Nov 9", "9th of November"); "May"
+# and "Mar" only capitalised ("you may", "mar the finish" are words).
+_CALENDAR_MONTH = (
+    r"(?:(?i:jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|May|Mar)"
+)
+_MENTION = re.compile(
+    rf"\b(?:(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_CALENDAR_MONTH})|"
+    rf"(?P<m2>{_CALENDAR_MONTH})\.?\s+(?P<d2>[0-3]?\d)(?!\d|:\d|\s*(?:am|pm)\b)|"
+    rf"(?P<m3>{_CALENDAR_MONTH}))\b"
+)
+
+
+def calendar_mentions(text: str) -> list[tuple[int, int | None]]:
+    """The months a text names, each with the day written beside it if any: "week of Nov
+    16" -> [(11, 16)], "December 2026" -> [(12, None)]."""
+    found: list[tuple[int, int | None]] = []
+    for m in _MENTION.finditer(text):
+        name = (m["m1"] or m["m2"] or m["m3"]).lower()[:3]
+        day = m["d1"] or m["d2"]
+        found.append((_MONTH_NUMBER[name], int(day) if day and 0 < int(day) <= 31 else None))
+    return found
+
+
+def contradicts(question: str, answer: str) -> bool:
+    """The answer is of another month or day than the one the question names: "When is
+    my February GI appointment?" is not answered "December 2026", nor "How much did I
+    make the week of Nov 9?" by "week of Nov 16". An answer naming no month says nothing
+    against it."""
+    asked, said = calendar_mentions(question), calendar_mentions(answer)
+    if not asked or not said:
+        return False
+    if not {m for m, _ in asked} & {m for m, _ in said}:
+        return True
+    days = {(m, d) for m, d in asked if d is not None}
+    told = {(m, d) for m, d in said if d is not None}
+    return bool(days and told and not days & told)

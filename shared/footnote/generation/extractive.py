@@ -34,6 +34,7 @@ from footnote.generation.counting import (
     series_named,
     stated_count,
 )
+from footnote.generation.dates import contradicts
 from footnote.generation.names import missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.sentences import (
@@ -372,6 +373,10 @@ def compose(
 ) -> str:
     agreed = _agreed_questions(sources)
     answer = _compose(question, sources, analysis, relevance, agreed)
+    if analysis.window is None and contradicts(question, answer):
+        # the question names a month or a day (not as a window on when notes were
+        # written) and the answer is of another
+        return NOT_ENOUGH
     # A question quoted as agreed is quoted with its reply: alone it reads as still open.
     for (cid, _), (asked, reply) in agreed.items():
         quoted = cite(asked, cid)
