@@ -180,3 +180,17 @@ def test_a_labelled_line_in_the_third_person_names_its_speaker() -> None:
         ),
     ]
     assert "Paddy" in _answer("Who's doing the mulled wine?", committee)
+
+
+def test_whoever_speaks_in_the_note_titled_by_the_role_is_its_name() -> None:
+    call = [
+        _source("N1", "call w/ accountant", "Mei: my fee is $220 per BAS.\nMei: BAS is quarterly."),
+        _source("N2", "BAS", "Sent the fares to Mei for the BAS."),
+    ]
+    assert "Mei" in _answer("What's my accountant's name?", call)
+
+
+def test_an_id_asked_for_is_no_name_the_notes_must_hold() -> None:
+    from footnote.generation.names import name_phrases
+
+    assert name_phrases("What's my Skyrizi Complete ID number?") == [("skyrizi", "complet")]

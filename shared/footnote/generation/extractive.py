@@ -834,15 +834,26 @@ def _giving_a_name(
     )
     part = people_module.name_asked(question) or "any"
     subject = frozenset(question_terms) - _NAME_WORDS
-    giving = [c for c in chosen if people_module.gives_a_name(c.text, known, asked, subject, part)]
+    titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
+
+    def gives(c: Candidate) -> bool:
+        if part == "any" and subject and subject <= titles[c.cid]:
+            # in the note titled by what is named ("call w/ accountant"), any name it
+            # writes, or whoever speaks in it ("Mei: my fee is $220"), is that name
+            speaker = people_module.bare_name(c.speaker)
+            return bool(speaker and speaker in known and speaker not in asked) or (
+                people_module.gives_a_name(c.text, known, asked, frozenset(), part)
+            )
+        return people_module.gives_a_name(c.text, known, asked, subject, part)
+
+    giving = [c for c in chosen if gives(c)]
     if giving:
         return [*giving, *(c for c in chosen if c not in giving)]
     lead = next(
         (
             c
             for c in pool
-            if len(c.terms & subject) >= MIN_COVERAGE * len(subject)
-            and people_module.gives_a_name(c.text, known, asked, subject, part)
+            if len((c.terms | titles[c.cid]) & subject) >= MIN_COVERAGE * len(subject) and gives(c)
         ),
         None,
     )

@@ -90,6 +90,8 @@ CALENDAR = frozenset(
         *"mon tue tues wed thu thur thurs fri sat sun".split(),
     }
 )
+# Words written in capitals that ask for a value rather than name a thing.
+_VALUE_WORDS = frozenset({"id", "pin", "no", "ref", "po", "dob"})
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
 
 
@@ -128,6 +130,8 @@ def name_phrases(question: str, analysis: QueryAnalysis | None = None) -> list[t
             name = False
         if window is not None and (token[:1].isdigit() or low in dated):
             name = False  # "in Q3 2025" became the date window
+        if name and low in _VALUE_WORDS:
+            name = False  # "What's my Skyrizi Complete ID number?": ID asks, names nothing
         if name and token.isdigit() and len(token) < 3:
             # "Theo's 4 year check": a small count is a quantity, written "4yr" or "four"
             # as often as "4"; a year or a code (3+ digits) still names something.

@@ -181,6 +181,12 @@ def names_in(texts: Iterable[str], speakers: Iterable[str] = ()) -> frozenset[st
     return frozenset(found)
 
 
+def bare_name(speaker: str) -> str:
+    """A speaker label's first name, lowercased: "Mei (Lin & Partners)" -> "mei"."""
+    first = speaker.split()[:1]
+    return _bare(first[0]).lower() if first else ""
+
+
 def _bare(word: str) -> str:
     return word.removesuffix("'s").removesuffix("’s").rstrip("'’-")
 
