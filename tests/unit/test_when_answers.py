@@ -228,3 +228,15 @@ def test_an_answer_of_another_month_or_day_than_the_question_names_is_none() -> 
     assert not contradicts("When is my February GI appointment?", "Tue 16 Feb, 9am [N1].")
     gi = _source("N1", "GI follow-up booked for December, Dr Fields.", MON_4_AUG)
     assert _answer("When is my February GI appointment?", [gi]) == NOT_ENOUGH
+
+
+def test_a_note_covering_the_question_together_dates_it_by_its_dated_sentence() -> None:
+    signed = datetime(2025, 9, 15, 19, tzinfo=UTC)
+    note = _source(
+        "N1",
+        "Signed up: Birth Basics @ Bloom Birth Collective.\n5 wks, Tuesdays 6:30-8:30pm, starts "
+        "Oct 6.\nThere's also a breastfeeding class Sat Nov 14 – think about it",
+        signed,
+        "childbirth class",
+    )
+    assert "Oct 6" in _answer("When did the birth class start?", [note])

@@ -166,7 +166,7 @@ def dated_answer(
         # the day it was written, on the asker's calendar
         return written.astimezone(zone) if zone is not None else written
 
-    if not pool or not covers(pool[0]):
+    if not pool:
         return NOT_ENOUGH
 
     # "When was the frost?", asked on Thursday of "Frost -3 on Monday" written on Wednesday:
@@ -206,6 +206,24 @@ def dated_answer(
 
     def first(c: Candidate, keep: Callable[[_Dated], bool]) -> str | None:
         return next((d.text for d in dates_of(c) if keep(d)), None)
+
+    if not covers(pool[0]):
+        # No sentence says enough of the question, but a note may, all its sentences
+        # together: "childbirth class" / "Signed up: Birth Basics …" / "5 wks, Tuesdays,
+        # starts Oct 6" for "When did the birth class start?". Its dated sentence that
+        # says a word of the question answers.
+        noted = [
+            c
+            for c in pool
+            if share(in_note[c.cid]) >= MIN_COVERAGE
+            and c.terms & wanted
+            and theirs(c)
+            and first(c, _names_a_day) is not None
+        ]
+        if not noted:
+            return NOT_ENOUGH
+        lead = max(noted, key=lambda c: (share(in_note[c.cid]), share(c.terms), c.score))
+        return cite(first(lead, _names_a_day) or "", lead.cid)
 
     def in_a_note(best: Candidate) -> str | None:
         """The day named by a sentence of the note that, all its sentences together,
