@@ -211,12 +211,13 @@ def dated_answer(
         # No sentence says enough of the question, but a note may, all its sentences
         # together: "childbirth class" / "Signed up: Birth Basics …" / "5 wks, Tuesdays,
         # starts Oct 6" for "When did the birth class start?". Its dated sentence that
-        # says a word of the question answers.
+        # says a word of the question answers (a name of who speaks counts for neither:
+        # "Tom: I will draft the copy by Friday" says nothing of Tom's birthday).
         noted = [
             c
             for c in pool
-            if share(in_note[c.cid]) >= MIN_COVERAGE
-            and c.terms & wanted
+            if share(in_note[c.cid] - spoken) >= MIN_COVERAGE
+            and c.terms & others
             and theirs(c)
             and first(c, _names_a_day) is not None
         ]
