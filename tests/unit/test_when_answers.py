@@ -240,3 +240,19 @@ def test_a_note_covering_the_question_together_dates_it_by_its_dated_sentence() 
         "childbirth class",
     )
     assert "Oct 6" in _answer("When did the birth class start?", [note])
+
+
+def test_a_year_before_a_make_is_the_model_not_a_day() -> None:
+    from footnote.generation.dates import has_absolute_date
+
+    assert not has_absolute_date("another one while it's fixed – 2024 Camry Hybrid, grey")
+    assert has_absolute_date("In 1999 Smith founded the firm")
+    thursday = datetime(2026, 10, 29, 18, tzinfo=UTC)
+    swap = _source(
+        "N1",
+        "Hassan rang: my Camry has to go back. They're giving me another one while it's "
+        "fixed – 2024 Camry Hybrid, grey. Swap Sat Oct 31, 10am at the yard.",
+        thursday,
+        "car swap",
+    )
+    assert "Oct 31" in _answer("When did I swap to the grey Camry?", [swap])

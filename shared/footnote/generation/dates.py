@@ -538,12 +538,30 @@ def is_deadline(text: str, start: int) -> bool:
 
 def absolute_starts(text: str) -> list[int]:
     """Where the dates the text names itself begin."""
-    return [m.start() for m in _ABSOLUTE.finditer(text)]
+    return [m.start() for m in _ABSOLUTE.finditer(text) if not _model_year(m)]
 
 
 def has_absolute_date(text: str) -> bool:
     """The sentence names a date or a year itself ("March 14", "in 2022", "2024-03-05")."""
-    return bool(_ABSOLUTE.search(text))
+    return bool(absolute_starts(text))
+
+
+# A year before a make or a model names the model, not a time: "– 2024 Camry Hybrid";
+# after a preposition it is a year ("in 1999 Smith founded…").
+_BEFORE_A_NAME = re.compile(r"\s+[A-Z][a-z]")
+_TIME_PREPOSITION = re.compile(
+    r"\b(?:in|on|of|by|since|from|until|till|during|after|before|around|early|late|mid)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _model_year(m: re.Match[str]) -> bool:
+    return (
+        len(m.group(0)) == 4
+        and m.group(0).isdigit()
+        and _BEFORE_A_NAME.match(m.string, m.end()) is not None
+        and _TIME_PREPOSITION.search(m.string, 0, m.start()) is None
+    )
 
 
 def date_words(written: datetime | date, text: str = "") -> str:
