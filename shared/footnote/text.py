@@ -78,6 +78,9 @@ SHORTHAND: Mapping[str, str] = {
     "appt": "appointment",
     "appts": "appointments",
     "mtg": "meeting",
+    "ln": "lane",
+    "rd": "road",
+    "ave": "avenue",
     # a month written short ("Carer invoice Oct") is the month a question spells out
     "jan": "january",
     "feb": "february",

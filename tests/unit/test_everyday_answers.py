@@ -353,6 +353,9 @@ def test_shorthand_in_a_note_answers_the_words_it_stands_for() -> None:
     assert "Lupa" in _answer("Where is Priya's bday dinner?", party)
     gifts = [_source("N1", "Xmas presents", "Sam: climbing shoes, a head torch")]
     assert "climbing shoes" in _answer("What are we getting Sam for Christmas?", gifts)
+    # a street written short is the street the question spells out
+    fine = [_source("N1", "fine!!", "Parking fine on Flinders Ln at 11:52pm on 19 Sept. $198.")]
+    assert "$198" in _answer("How much was the parking fine in Flinders Lane?", fine)
     # a month written short is the month the question spells out
     bill = [_source("N1", "money", "Carer invoice Oct: 62 visits x 45 min = £1,139.25")]
     assert "£1,139.25" in _answer("How much was the carers' bill for October?", bill)

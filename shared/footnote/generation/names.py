@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from footnote.domain import QueryAnalysis, Source
 from footnote.query.acronyms import spelled_out
 from footnote.text import QUERY_FILLER, STOPWORDS, terms
+from footnote.text import spelled_out as shorthand
 
 # A capitalised first word is a name only if it is not one of these openers.
 _OPENERS = frozenset(
@@ -168,6 +169,8 @@ def missing_names(
     # (a chunk's stored terms end with its note's tags: a note tagged "hannah-rob" is
     # about Hannah and Rob, though its text says "H&R")
     texts = [terms(s.chunk.text) for s in sources] + [terms(s.chunk.title) for s in sources]
+    # and as its shorthand reads: "Flinders Ln" holds "Flinders Lane"
+    texts += [shorthand(terms(s.chunk.text), s.chunk.text) for s in sources]
     texts += [list(s.chunk.terms) for s in sources] + [terms(p) for p in people]
     # "Hole in the Wall" is held by a note that writes "HITW"
     abbreviated = frozenset(
