@@ -256,3 +256,17 @@ def test_a_year_before_a_make_is_the_model_not_a_day() -> None:
         "car swap",
     )
     assert "Oct 31" in _answer("When did I swap to the grey Camry?", [swap])
+
+
+def test_only_a_when_question_is_dated_by_a_note_covering_it_together() -> None:
+    article = _source(
+        "N1",
+        "Alexander Wolff (born November 1, 1997) is an American composer. He starred in a "
+        "film. It was The Naked Brothers Band.",
+        MON_4_AUG,
+        "Alex Wolff",
+    )
+    question = "What year was the film that starred the composer for The Naked Brothers Band?"
+    # the article's sentences together name the band and the composer; his birth is not
+    # the film's year
+    assert _answer(question, [article]) == NOT_ENOUGH

@@ -208,11 +208,15 @@ def dated_answer(
         return next((d.text for d in dates_of(c) if keep(d)), None)
 
     if not covers(pool[0]):
+        if not _OPENS_WHEN.match(question):
+            return NOT_ENOUGH
         # No sentence says enough of the question, but a note may, all its sentences
         # together: "childbirth class" / "Signed up: Birth Basics …" / "5 wks, Tuesdays,
         # starts Oct 6" for "When did the birth class start?". Its dated sentence that
         # says a word of the question answers (a name of who speaks counts for neither:
-        # "Tom: I will draft the copy by Friday" says nothing of Tom's birthday).
+        # "Tom: I will draft the copy by Friday" says nothing of Tom's birthday). Only for
+        # a question opening with "when": "What year was the film that starred …?" asks
+        # of one thing among an article's many (a composer's "born November 1, 1997").
         noted = [
             c
             for c in pool
@@ -401,6 +405,9 @@ _MOVED_FROM = re.compile(
     r"from\s+[^,;.]*?(?=\s+to\b)",
     re.IGNORECASE,
 )
+
+
+_OPENS_WHEN = re.compile(r"^\W*(?:(?:and|but|so)\s+)?when\b", re.IGNORECASE)
 
 
 def _after(meaning: str, today: date | None) -> bool:
