@@ -158,6 +158,9 @@ def test_a_sum_stated_right_after_the_thing_is_its_sum() -> None:
     said = "Need to get Dad to stop driving. Sell the Micra? {}"
     sale = [_source("N1", "DVLA", said.format("Sarah's neighbour interested, maybe £1,800."))]
     assert "£1,800 [N1]" in _answer("How much could we get for the Micra?", sale)
+    # the short question before it on its line says what the sentence is about
+    car = [_source("N1", "car", "Sell the Fiesta? Tom's colleague interested, maybe £2,300.")]
+    assert "£2,300" in _answer("How much could we get for the Fiesta?", car)
     apart = [_source("N1", "DVLA", said.format("Dad is fine. Parking was £1,800."))]
     assert _answer("How much could we get for the Micra?", apart) == NOT_ENOUGH
     # a line of its own is another item of a list

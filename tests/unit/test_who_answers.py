@@ -194,3 +194,14 @@ def test_an_id_asked_for_is_no_name_the_notes_must_hold() -> None:
     from footnote.generation.names import name_phrases
 
     assert name_phrases("What's my Skyrizi Complete ID number?") == [("skyrizi", "complet")]
+
+
+def test_found_by_use_a_speaker_and_a_full_name_answer_who_and_what_name() -> None:
+    choir = [_source("N1", "choir", "Concert Sat 12 Dec.\nGerry: he'll do the raffle.")]
+    # the line says only the question's word, and who says it
+    assert "Gerry" in _answer("Who's doing the raffle?", choir)
+    plumber = [_source("N1", "plumber", "Called Dan Price – 07700 900 461. Quote £180 + parts.")]
+    assert "Dan Price" in _answer("What's the plumber's surname?", plumber)
+    assert "Dan Price" in _answer("What's the plumber's first name?", plumber)
+    only_first = [_source("N1", "plumber", "Called Dan – 07700 900 461. Quote £180 + parts.")]
+    assert _answer("What's the plumber's surname?", only_first) == NOT_ENOUGH

@@ -195,6 +195,10 @@ def candidates(
             ):
                 continue
             have = frozenset(spelled_out(terms(clean), clean)) | frozenset(terms(speaker)) | titled
+            if position and _poses(turns[position - 1][0], sentence, source.chunk.text):
+                # "Sell the Fiesta? Tom's colleague interested, maybe £2,300.": the short
+                # question before it on its line says what the sentence is about
+                have |= frozenset(terms(turns[position - 1][0]))
             if by_value is not None and by_value[0].search(clean):
                 have |= by_value[1]
             for letters, spelled in abbreviated.items():
@@ -402,6 +406,10 @@ def _compose(
     # question is about (a note titled by it covers those words); a calendar phrase ("in
     # March", "last week") names no words a note need say.
     question_terms += [t for t in _event_terms(analysis) if t not in question_terms]
+    if people_module.name_asked(question) in ("first", "last"):
+        # "first name", "surname" ask for the part of a name a sentence writes; they are
+        # not words it need say (checked by ``_giving_a_name``)
+        question_terms = [t for t in question_terms if t not in _NAME_PARTS] or question_terms
     named = titles_named(question, sources)
     # the names the question gives ("Firestore", "Cloud Run"), as terms
     names = frozenset(t for phrase in name_phrases(question, analysis) for t in phrase)
@@ -809,6 +817,9 @@ def _naming_someone(
     return [lead, *(c for c in chosen if c is not lead)] if lead is not None else []
 
 
+# A first and a last name written together: "Dan Price".
+_FULL_NAME = re.compile(r"\b(?=([A-Z][a-z'’-]+)\s+([A-Z][a-z'’-]+)\b)")
+_NAME_PARTS = frozenset(terms("first last surname christian given family name"))
 # The words asking for a name, which are not what it is the name of.
 _NAME_WORDS = frozenset(
     terms("name names called first last surname full christian given brand make")
@@ -837,6 +848,13 @@ def _giving_a_name(
     titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
 
     def gives(c: Candidate) -> bool:
+        if part in ("first", "last") and subject and subject <= titles[c.cid]:
+            # "What's the plumber's surname?" in the note titled "plumber": a full name
+            # it writes ("Called Dan Price – 07700 900 461") gives both parts
+            return any(
+                all(w.lower() in known and w.lower() not in asked for w in m.groups())
+                for m in _FULL_NAME.finditer(said(c.text) or c.text)
+            )
         if part == "any" and subject and subject <= titles[c.cid]:
             # in the note titled by what is named ("call w/ accountant"), any name it
             # writes, or whoever speaks in it ("Mei: my fee is $220"), is that name
@@ -1064,7 +1082,7 @@ def _following(
         after = by_place.get((c.cid, c.position + 1))
         if (
             after is not None
-            and c.terms & wanted
+            and frozenset(terms(c.text)) & wanted  # (its own words, none lent to it)
             and len(words(c.text)) <= _LEAD_IN_WORDS
             and _same_line(texts[c.cid], c.text, after.text)
         ):
@@ -1073,6 +1091,16 @@ def _following(
 
 
 _LEAD_IN_WORDS = 6
+
+
+def _poses(before: str, sentence: str, text: str) -> bool:
+    """``before`` is a short question right before ``sentence`` on its line of ``text``
+    ("Sell the Fiesta?"): the topic the sentence goes on about."""
+    return (
+        before.rstrip().endswith("?")
+        and len(words(before)) <= _LEAD_IN_WORDS
+        and _same_line(text, before, sentence)
+    )
 
 
 def _same_line(text: str, first: str, second: str) -> bool:
@@ -1250,7 +1278,8 @@ def _only_repeats(question: str, chosen: Sequence[Candidate]) -> bool:
     if not _ASKS_FOR.search(question):
         return False
     asked = frozenset(terms(question)) | frozenset(spelled_out(terms(question), question))
-    return all(frozenset(terms(said(c.text) or c.text)) <= asked for c in chosen)
+    # (who says it is said too: "Gerry: he'll do the raffle" tells who)
+    return all(frozenset(terms(f"{c.speaker} {c.text}")) <= asked for c in chosen)
 
 
 def _clean(sentence: str) -> str:
