@@ -270,3 +270,11 @@ def test_only_a_when_question_is_dated_by_a_note_covering_it_together() -> None:
     # the article's sentences together name the band and the composer; his birth is not
     # the film's year
     assert _answer(question, [article]) == NOT_ENOUGH
+
+
+def test_every_first_monday_of_the_month_is_when_as_written() -> None:
+    rule = _source(
+        "N1", "The espresso machine is descaled every first Monday of the month.", MON_4_AUG
+    )
+    answer = _answer("When is the espresso machine descaled?", [rule])
+    assert "every first Monday of the month [N1]" in answer

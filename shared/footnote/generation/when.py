@@ -417,8 +417,12 @@ def _after(meaning: str, today: date | None) -> bool:
 
 # A time that recurs: "every Wednesday", "each month", "on Mondays", "weekly", "daily".
 _RECURS = re.compile(
-    r"\b(?:every|each)\s+(?:other\s+)?(?:day|week|weekend|month|year|morning|evening|night|"
+    r"\b(?:every|each)\s+(?:other\s+|(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+)?"
+    r"(?:day|week|weekend|month|year|morning|evening|night|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
+    # "2nd Monday of every month", "the last Friday of the month"
+    r"\b(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:mon|tues|wednes|thurs|fri|"
+    r"satur|sun)day\s+of\s+(?:every|each|the|a)\s+month\b|"
     r"\b(?:on\s+)?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b|"
     r"\b(?:daily|weekly|fortnightly|monthly|yearly|annually)\b",
     re.IGNORECASE,
