@@ -147,6 +147,21 @@ def test_a_total_asked_for_is_the_line_stating_it() -> None:
     assert answer.startswith("total $158.74")
 
 
+def test_a_sum_written_out_is_added_up_for_a_total() -> None:
+    rcmp = [
+        _source(
+            "N1",
+            "RCMP check",
+            "Fingerprints done at Commissionaires. $75 + $25 RCMP fee. Results in 3-4 wks.",
+        )
+    ]
+    answer = _answer("How much did the fingerprints cost altogether?", rcmp)
+    assert "$75 + $25 RCMP fee (= $100) [N1]" in answer
+    # a rate or a multiple needs more than adding: no sum is made up
+    soil = [_source("N1", "soil", "Soil: veg mix, $89/m3 + $65 delivery. Need ~3m3.")]
+    assert "(=" not in _answer("How much did the soil cost altogether?", soil)
+
+
 def test_a_duration_written_short_answers_how_long() -> None:
     jonah = [
         _source("N1", "Jonah recording", "In person at Jonah's shop. 2 SM7Bs into the H6. 71 min.")
