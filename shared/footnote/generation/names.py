@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from footnote.domain import QueryAnalysis, Source
 from footnote.query.acronyms import spelled_out
+from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.text import QUERY_FILLER, STOPWORDS, terms
 from footnote.text import spelled_out as shorthand
 
@@ -53,42 +54,16 @@ _OPENERS = frozenset(
         "aside",
     }
 )
-# Dates are matched against a note's date, not its text.
+# Dates are matched against a note's date, not its text: the month and day names time
+# anchors read ("Oct", "Sept", "January"), the days as notes write them short ("Sat Oct
+# 10"), and holidays, which are days of the calendar too, written as often "Xmas" or "the
+# 24th".
 CALENDAR = frozenset(
     {
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        # holidays are days of the calendar too, written as often "Xmas" or "the 24th"
-        "christmas",
-        "xmas",
-        "eve",
-        "easter",
-        "halloween",
-        "thanksgiving",
-        "hanukkah",
-        "diwali",
-        "ramadan",
-        "eid",
-        # and as notes write them short ("Sat Oct 10")
-        *"jan feb mar apr jun jul aug sep sept oct nov dec".split(),
+        *MONTHS,
+        *WEEKDAYS,
         *"mon tue tues wed thu thur thurs fri sat sun".split(),
+        *"christmas xmas eve easter halloween thanksgiving hanukkah diwali ramadan eid".split(),
     }
 )
 # Words written in capitals that ask for a value rather than name a thing.
