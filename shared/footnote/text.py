@@ -233,8 +233,7 @@ _TODO = re.compile(
 def terms(text: str, extra_stopwords: frozenset[str] = frozenset()) -> list[str]:
     """Stemmed content words in order: the unit of keyword search and overlap."""
     out = []
-    if "to" in text.lower():
-        text = _TODO.sub(lambda m: f"todo{m[1] or ''}", text)
+    text = _TODO.sub(lambda m: f"todo{m[1] or ''}", text)
     for w in words(text):
         w = w.split("'")[0] if "'" in w else w
         if not w or w in STOPWORDS or w in extra_stopwords:
