@@ -440,6 +440,7 @@ def _compose(
     after = _following(every, set(question_terms), sources)
     people = asked_people(question, sources)
     spoken = frozenset(t for p in people for t in p)
+    holds_names = _name_holder(question, sources, analysis)
     all_terms = question_terms
     if people:
         # A question about Caroline is answered by what Caroline said or what was said
@@ -468,7 +469,7 @@ def _compose(
         # "How many signups…" over "signups 312": that sentence leads the answer, if its
         # note holds the names asked about ("312 downloads" on launch day is no figure of
         # "the Bex episode").
-        if not (people or _holds_names(question, pool[stated], sources, analysis)):
+        if not (people or holds_names(pool[stated])):
             return NOT_ENOUGH
         if _ASKS_OUTCOME.search(question):
             # "How many tenors have we got at the moment?": of the sentences stating the
@@ -486,10 +487,7 @@ def _compose(
         # as any answer does: "When is the Y10 parents evening?" is not answered by the
         # Y11 one, nor "the Kenilworth property tax" by Baltimore Ave's.
         pool = [
-            c
-            for c in pool
-            if _holds_codes(question, c, sources)
-            and (people or _holds_names(question, c, sources, analysis))
+            c for c in pool if _holds_codes(question, c, sources) and (people or holds_names(c))
         ]
         return dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
@@ -570,7 +568,7 @@ def _compose(
                 and (of_thing is None or of_thing in held)
                 # "312 downloads by 6pm" in the launch-day note is no figure of "the Bex
                 # episode": a value is read from a note holding the names asked about
-                and (bool(people) or _holds_names(question, c, sources, analysis))
+                and (bool(people) or holds_names(c))
             )
 
         chosen = _with_answer_of_kind(
@@ -645,23 +643,33 @@ def _quotes_another_thing(
     return bool(_names_not_held(question, chosen, sources, analysis))
 
 
-def _holds_names(
-    question: str, c: Candidate, sources: Sequence[Source], analysis: QueryAnalysis
-) -> bool:
-    """The sentence's note holds every name the question gives but an owner's (whose
-    the thing is, is judged by the line: "Dad's" in a carer's notebook); of a question
-    setting names side by side ("Which band was formed first, Wavves or Social Code?",
-    "… Kim Warwick … than Jorge Lozano?"), one of them: each is told in its own note."""
+def _name_holder(
+    question: str, sources: Sequence[Source], analysis: QueryAnalysis
+) -> Callable[[Candidate], bool]:
+    """Whether a sentence's note holds every name the question gives but an owner's
+    (whose the thing is, is judged by the line: "Dad's" in a carer's notebook); of a
+    question setting names side by side ("Which band was formed first, Wavves or Social
+    Code?", "… Kim Warwick … than Jorge Lozano?"), one of them: each is told in its own
+    note. The question is read once and each note once, however many of its sentences
+    are asked about."""
     owners = {tuple(sorted(name)) for name, _ in answer_types.possessions(question)}
-    missing = [
-        p
-        for p in _names_not_held(question, [c], sources, analysis)
-        if tuple(sorted(p)) not in owners
-    ]
-    if not missing:
-        return True
     given = [p for p in name_phrases(question, analysis) if tuple(sorted(p)) not in owners]
-    return _COMPARES.search(question) is not None and len(missing) < len(given)
+    compares = _COMPARES.search(question) is not None
+    people = [m["name"] for s in sources for m in SPEAKER.finditer(s.chunk.text)]
+    by_cid = {s.cid: s for s in sources}
+    held: dict[str, bool] = {}
+
+    def holds(c: Candidate) -> bool:
+        if c.cid not in held:
+            missing = [
+                p
+                for p in missing_names(question, [by_cid[c.cid]], analysis, people)
+                if tuple(sorted(p)) not in owners
+            ]
+            held[c.cid] = not missing or (compares and len(missing) < len(given))
+        return held[c.cid]
+
+    return holds
 
 
 # Things set side by side: "X or Y?", "more … than Y", "both X and Y".
@@ -775,9 +783,7 @@ def _naming_someone(
     the best sentence that does and holds a word of the question (itself or in its note's
     title); none when no sentence does (``people``: a sentence naming nobody is about the
     topic, not an answer)."""
-    known = people_module.names_in(
-        [s.chunk.text for s in sources], [c.speaker for c in pool if c.speaker]
-    )
+    known = people_module.notebook_names(sources, pool)
     by_speaker = people_module.asks_speaker(question)
     titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
     wanted = frozenset(question_terms)
@@ -849,9 +855,7 @@ def _giving_a_name(
     a chosen sentence that writes a name the question does not give, or else by the best
     sentence of the pool that does and holds half the question's other words; none when
     no sentence does ("record at Ben's friend's studio" names no studio)."""
-    known = people_module.names_in(
-        [s.chunk.text for s in sources], [c.speaker for c in pool if c.speaker]
-    )
+    known = people_module.notebook_names(sources, pool)
     asked = frozenset(w.lower() for w in re.findall(r"[\w'’-]+", question)) | frozenset(
         terms(question)
     )

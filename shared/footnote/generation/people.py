@@ -14,9 +14,11 @@ own "I"; otherwise a label says who spoke, not who did what was asked ("Brendan
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from footnote.domain import Source
 from footnote.generation.names import CALENDAR
+from footnote.generation.sentences import Candidate
 from footnote.generation.speakers import first_person, said
 from footnote.text import STOPWORDS, terms
 
@@ -152,6 +154,12 @@ def asks_speaker(question: str) -> bool:
     return _ASKS_SPEAKER.search(question) is not None
 
 
+def notebook_names(sources: Sequence[Source], pool: Sequence[Candidate]) -> frozenset[str]:
+    """The names the notes quoted write (``names_in``), and those of who speaks in their
+    sentences."""
+    return names_in([s.chunk.text for s in sources], [c.speaker for c in pool if c.speaker])
+
+
 def names_in(texts: Iterable[str], speakers: Iterable[str] = ()) -> frozenset[str]:
     """The names a notebook writes: words it never writes in lowercase, capitalised
     inside a sentence at least once or capitalised twice ("Aoife made a great save" and
@@ -177,7 +185,7 @@ def names_in(texts: Iterable[str], speakers: Iterable[str] = ()) -> frozenset[st
         for w, n in seen.items()
         if w not in lower and (w in inner or n >= 2) and w not in STOPWORDS and w not in CALENDAR
     }
-    found.update(_bare(s.split()[0]).lower() for s in speakers if s.split())
+    found.update(name for s in speakers if (name := bare_name(s)))
     return frozenset(found)
 
 

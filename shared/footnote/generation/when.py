@@ -135,13 +135,7 @@ def dated_answer(
     titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
     headlines = {s.cid: headline_terms(s) for s in sources} if owners else {}
     known = (
-        frozenset(
-            t
-            for n in people.names_in(
-                [s.chunk.text for s in sources], [c.speaker for c in pool if c.speaker]
-            )
-            for t in terms(n)
-        )
+        frozenset(t for n in people.notebook_names(sources, pool) for t in terms(n))
         if owners
         else frozenset()
     )
