@@ -278,3 +278,22 @@ def test_every_first_monday_of_the_month_is_when_as_written() -> None:
     )
     answer = _answer("When is the espresso machine descaled?", [rule])
     assert "every first Monday of the month [N1]" in answer
+
+
+def test_a_plan_as_it_stands_now_is_told_by_the_later_note() -> None:
+    first = _source(
+        "N1",
+        "Sat 14 Nov, 2–5pm at Ana's flat. Bring a salad.",
+        datetime(2026, 10, 20, tzinfo=UTC),
+        "games night",
+    )
+    later = _source(
+        "N2",
+        "Ana's boiler is out so she moved games night to Sat 21 Nov. Same time.",
+        datetime(2026, 11, 2, tzinfo=UTC),
+        "change of plan",
+    )
+    assert "Sat 21 Nov" in _answer("When is games night now?", [first, later])
+    assert "[N2]" in _answer("When is games night now?", [first, later])
+    # asked without "now", the note saying most of it answers, as before
+    assert "Sat 14 Nov" in _answer("When is games night?", [first, later])

@@ -41,6 +41,8 @@ from footnote.text import stem, terms, words
 
 # "When did…", "When was…": a question about something done, which its record dates.
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
+_AS_IT_STANDS = re.compile(r"\b(?:now|current(?:ly)?|these\s+days)\b", re.IGNORECASE)
+_AS_IT_STANDS_TERMS = frozenset(terms("now current currently"))
 # "When is my next night shift?", "the upcoming inspection": the first day still to come.
 _ASKS_NEXT = re.compile(r"\b(?:next|upcoming)\b(?!\s+(?:week|weekend|month|year|time)\b)", re.I)
 # "By when…", "… due?", "What's the deadline for…", "When did I have to put it in by?":
@@ -108,7 +110,10 @@ def dated_answer(
     undated sentence about someone else ("Henry Kaiser was an industrialist")
     says nothing of when: declined rather than answered with the day it was saved.
     """
-    wanted = set(question_terms)
+    # "When is the shower now?": how the plan stands. "Now" says that, not what of: a
+    # note moving the shower need not say "now".
+    as_it_stands = _AS_IT_STANDS.search(question) and not _ASKS_PAST.search(question)
+    wanted = set(question_terms) - _AS_IT_STANDS_TERMS
     # "When is my next night shift?": "next" says which of the days, not what of
     asks_next = bool(_ASKS_NEXT.search(question))
     if asks_next:
@@ -279,6 +284,21 @@ def dated_answer(
             c = max(due, key=lambda c: (share(in_note[c.cid]), share(c.terms), c.score))
             return cite(first(c, lambda d: d.deadline) or "", c.cid)
     best = pool[0]
+    if as_it_stands:
+        # "When is the baby shower now?": a note written after the best one's that covers
+        # the question and names a day tells how the plan stands ("moved the shower to Sat
+        # Dec 12"), even when the first note says more of it ("baby shower: Sat Dec 5").
+        later = [
+            c
+            for c in pool
+            if c.cid != best.cid
+            and by_cid[c.cid].created_at > by_cid[best.cid].created_at
+            and covers(c)
+            and first(c, _names_a_day) is not None
+        ]
+        if later:
+            c = max(later, key=lambda c: (by_cid[c.cid].created_at, share(c.terms), c.score))
+            return cite(first(c, _names_a_day) or "", c.cid)
     dated = dates_of(best)
     if dated:
         if not _ASKS_DEADLINE.search(question) and all(d.deadline for d in dated):
