@@ -162,6 +162,31 @@ def test_a_sum_written_out_is_added_up_for_a_total() -> None:
     assert "(=" not in _answer("How much did the soil cost altogether?", soil)
 
 
+def test_a_place_is_asked_for_by_where() -> None:
+    vet = [
+        _source(
+            "N1",
+            "vet – Dr. Osei",
+            "Booster due in March, reminder card from Paws Plus\n"
+            "Greenway Vets – Dr. Osei, Unit 4, 22 Mill Lane\nOffice 01632 960 111",
+        )
+    ]
+    answer = _answer("Where is Dr. Osei's office?", vet)
+    assert answer.startswith("Greenway Vets – Dr. Osei, Unit 4, 22 Mill Lane")
+    # a place of the note that is not its thing's ("from Paws Plus") does not lead
+    assert "Paws Plus" not in answer
+    # none naming the thing: the place in the note titled by it
+    puppy = [
+        _source(
+            "N1",
+            "Puppy class – wk 1",
+            "Not the usual hall – it is the Riverside site, 9 Canal St.\nTrainer is Marco.\n"
+            "(no class on the 24th)",
+        )
+    ]
+    assert "9 Canal St" in _answer("Where is the puppy class held?", puppy)
+
+
 def test_a_duration_written_short_answers_how_long() -> None:
     jonah = [
         _source("N1", "Jonah recording", "In person at Jonah's shop. 2 SM7Bs into the H6. 71 min.")

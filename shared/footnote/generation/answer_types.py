@@ -103,11 +103,22 @@ REASON = re.compile(
 )
 
 # A street address ("1120 N Hollywood Way", "2538 Guadalupe", "14 Elm Rd") or a
-# postcode ("SW1A 1AA"); not a date ("24 Jan", "a 1979 Gorgar").
+# postcode ("SW1A 1AA"); not a date ("24 Jan", "a 1979 Gorgar") nor a time ("09:30 ->
+# 11:45 Kyoto").
 _ADDRESS = re.compile(
-    r"\b(?!(?:19|20)\d\d\b)\d{1,5}[A-Za-z]?,?\s+(?:[NSEW]\.?\s+)?(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"(?<![:.])\b(?!(?:19|20)\d\d\b)\d{1,5}[A-Za-z]?,?\s+(?:[NSEW]\.?\s+)?(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
     r"nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)[A-Z][a-z][\w'.-]*|"
     r"\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
+)
+
+# Where something is: a street address, a place named after "at", "in", "from" ("at
+# Griffith Observatory", "from Golden Plains Poultry", "in Long Beach"; not "in Jan"), or
+# the label of a spot ("Ramp C", "room 2.14", "ground floor").
+PLACE = re.compile(
+    _ADDRESS.pattern + r"|\b(?:at|in|from|near|behind|opposite|outside|@)\s+(?:the\s+)?"
+    r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)"
+    r"[a-z]*\b)[A-Z][\w'’.-]+|"
+    r"\b(?i:room|suite|level|ramp|unit|gate|platform)\s+[A-Z\d][\w.]*|\b(?i:floor)\b"
 )
 
 # What a "what/which" question asks for, when it names it: "What's my IBAN?", "What's
@@ -176,6 +187,8 @@ _ASKS = (
     # "Why…" wants a reason ("because", "so that", "due to"): a sentence giving one leads
     # the answer. Preferred, not required: "The audit delayed the launch" is a reason too.
     (re.compile(r"^\W*(?:and\s+|but\s+|so\s+)?why\b", re.IGNORECASE), REASON),
+    # "Where…" wants a place, preferred as a reason is
+    (re.compile(r"^\W*(?:and\s+|but\s+|so\s+)?where\b", re.IGNORECASE), PLACE),
 )
 
 

@@ -1022,6 +1022,11 @@ def _with_answer_of_kind(
         return answer_types.states(kind, said(c.text) or c.text)
 
     def about_it(c: Candidate) -> bool:
+        if kind is answer_types.PLACE:
+            # A place is the thing's where its sentence names the thing: "from Blue
+            # Shield" in the note titled "GI appt – Dr. Feldman" is not his office (a
+            # candidate's terms hold its note's title; its text, its own words).
+            return not wanted or bool(frozenset(terms(c.text)) & wanted)
         if kind not in answer_types.SLOTS:
             return True
         held = c.terms | (titles or {}).get(c.cid, frozenset())
@@ -1078,9 +1083,22 @@ def _with_answer_of_kind(
             and says_it(c)
             and (owned is None or owned(c))
         ]
+    if not typed and kind is answer_types.PLACE:
+        # ... or, when none does, a sentence of the note titled by it ("Riverside location,
+        # 88 Canal St" in "Adolescent Manners – wk 1")
+        typed = [
+            c
+            for c in pool
+            if (
+                c.cid in passages
+                or (joins is not None and len(passages) < FACTUAL_NOTES and joins(c))
+            )
+            and says_it(c)
+            and c.terms & (wanted or set())
+        ]
     if typed:
         return [typed[0], *chosen][: len(chosen)]
-    return chosen if kind is answer_types.REASON else []
+    return chosen if kind in (answer_types.REASON, answer_types.PLACE) else []
 
 
 def _following(
