@@ -162,6 +162,24 @@ def test_a_sum_written_out_is_added_up_for_a_total() -> None:
     assert "(=" not in _answer("How much did the soil cost altogether?", soil)
 
 
+def test_lines_each_stating_a_sum_are_added_up_for_a_total() -> None:
+    costs = [
+        _source(
+            "N1",
+            "bike costs",
+            "Receipts in the drawer\nBike stuff this year:\nchain £32\nnew tyres £78.50\n"
+            "service £45\nlights £20\nAsk Sam about the rack",
+        )
+    ]
+    answer = _answer("What do my bike costs this year add up to?", costs)
+    assert "(= £175.50) [N1]" in answer and "chain £32 + new tyres £78.50" in answer
+    spent = _answer("How much have I spent on bike stuff so far this year?", costs)
+    assert "(= £175.50)" in spent
+    # a run of rates or of mixed currencies is not added up
+    rates = [_source("N1", "quotes", "Costs this year:\nshirts £18.50 x12\nshorts £9 x12")]
+    assert "(=" not in _answer("What do the costs this year add up to?", rates)
+
+
 def test_a_place_is_asked_for_by_where() -> None:
     vet = [
         _source(

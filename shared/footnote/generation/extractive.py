@@ -25,7 +25,7 @@ from dataclasses import replace
 from itertools import pairwise
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
-from footnote.generation import answer_types, checklists
+from footnote.generation import answer_types, checklists, sums
 from footnote.generation import people as people_module
 from footnote.generation.counting import (
     count_answer,
@@ -610,6 +610,12 @@ def _compose(
             # question gives ("Call w/ Hannah & Rob" under "21:00 first dance") is not its
             # source. (A line adding a word of the question stays: "~$3.7k left".)
             chosen = _without_names_only(chosen, set(question_terms), names)
+    if chosen and sums.ASKS_SUM.search(question):
+        # "What do my repair costs add up to?" over "Repairs this yr:" / "tap £97" /
+        # "boiler £240" / …: the lines, added up (no line states their sum)
+        note = next(s.chunk.text for s in sources if s.cid == chosen[0].cid)
+        if (summed := sums.listed_total(note, chosen[0].text)) is not None:
+            chosen = [replace(chosen[0], text=summed)]
     if (
         not chosen
         or _quotes_another_thing(question, chosen, sources, analysis)

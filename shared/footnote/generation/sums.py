@@ -1,0 +1,68 @@
+"""Sums a note writes as a run of lines: "Repairs this yr:" / "tap £97" / "boiler £240" /
+"fan £165". A question asking what they come to ("What do my repair costs add up to?",
+"How much have I spent so far?") is answered by the lines and their sum, which no line
+states. Pure functions over text.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "What do they add up to?", "in total", "altogether", "How much have I spent so far?"
+ASKS_SUM = re.compile(
+    r"\b(?:total|altogether|all\s+in|in\s+all|c[oa]me\s+to|add(?:ed|s)?\s+up|sum)\b|"
+    r"\b(?:spent|paid)\b.*\b(?:so\s+far|to\s+date)\b",
+    re.IGNORECASE,
+)
+# A sum of money; not a rate, a multiple or a range ("£18.50 x12", "$89/m³", "£720-750"):
+# those are not added as they stand.
+_MONEY = re.compile(
+    r"(?P<cur>[$€£])\s?(?P<value>\d[\d,]*(?:\.\d{1,2})?)"
+    r"(?![\d,./]|\s*(?:/|per\b|each\b|a\s+|an\s+|x\s*\d|x\b|[-–]\s*\d))"
+)
+_ANY_MONEY = re.compile(r"[$€£]\s?\d")
+# A line that states a sum itself ("Total £670"): the run's result, not one of its parts.
+_STATES_TOTAL = re.compile(r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b", re.I)
+
+
+def _amount(line: str) -> tuple[str, float, bool] | None:
+    """The one sum of money a line states (currency, value, written with cents), or None
+    when it states none, more than one, or a total."""
+    found = list(_MONEY.finditer(line))
+    if len(found) != 1 or len(_ANY_MONEY.findall(line)) != 1 or _STATES_TOTAL.search(line):
+        return None
+    value = found[0]["value"]
+    return found[0]["cur"], float(value.replace(",", "")), "." in value
+
+
+def listed_total(note: str, sentence: str, min_lines: int = 2) -> str | None:
+    """The run of lines around ``sentence`` in ``note`` that each state one sum in the same
+    currency, written out and added up ("tap £97 + boiler £240 (= £337)"); None when the
+    sentence is in no such run of at least ``min_lines`` lines. A line naming the run
+    ("Repairs this yr:") starts it; a line without a sum ends it."""
+    # (a sentence may run over lines: "Repairs this yr: tap £97")
+    opening = sentence.split()[:4]
+    found = re.search(r"\s+".join(map(re.escape, opening)), note) if opening else None
+    if found is None:
+        return None
+    lines = note.splitlines()
+    index = note.count("\n", 0, found.start())
+    if _amount(lines[index]) is None:
+        index += 1  # the sentence starts at the line naming the run
+    if index >= len(lines) or _amount(lines[index]) is None:
+        return None
+    low = index
+    while low > 0 and _amount(lines[low - 1]) is not None:
+        low -= 1
+    high = index
+    while high + 1 < len(lines) and _amount(lines[high + 1]) is not None:
+        high += 1
+    run = [(line, _amount(line)) for line in lines[low : high + 1]]
+    amounts = [a for _, a in run if a is not None]
+    if len(amounts) < min_lines or len({cur for cur, _, _ in amounts}) != 1:
+        return None
+    currency = amounts[0][0]
+    total = sum(value for _, value, _ in amounts)
+    written = f"{total:,.2f}" if any(cents for _, _, cents in amounts) else f"{total:,.0f}"
+    parts = " + ".join(re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip() for line, _ in run)
+    return f"{parts} (= {currency}{written})"
