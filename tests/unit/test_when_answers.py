@@ -216,6 +216,31 @@ def test_a_day_each_month_is_next_on_its_next_date() -> None:
     # asked on 1 October 2025: the 2nd Monday of October is the 13th
     assert _answer(question, notes) == "13 October 2025 [N1]."
     assert "2nd Monday of every month" in _answer("When is volunteer orientation?", notes)
+    # written short, without "of": "3rd Weds every month"
+    book = [_source("N1", "Book club 3rd Weds every month, 7pm, upstairs at the Crown.", MON_4_AUG)]
+    assert _answer("When's the next book club?", book) == "15 October 2025 [N1]."
+
+
+def test_a_day_of_the_month_paid_every_month_is_next_on_its_next_date() -> None:
+    # the note names its tenant once; the line with the day does not
+    flat = _source(
+        "N1",
+        "Priya Shah, moved in March.\nRent £690 pcm – standing order on the 28th.\nMob 07700 900555",
+        datetime(2025, 3, 2, tzinfo=UTC),
+        "Flat A – Priya",
+    )
+    late = _source(
+        "N2",
+        "Priya's June rent was late on the 28th – paid 2 Jul.",
+        datetime(2025, 7, 2, tzinfo=UTC),
+    )
+    # asked on 1 October 2025
+    assert (
+        _answer("When is Priya's next rent payment due?", [late, flat]) == "28 October 2025 [N1]."
+    )
+    # a day of the month in a note about one month is no monthly rule
+    once = [_source("N1", "Party at Jo's on the 28th!", datetime(2025, 9, 2, tzinfo=UTC))]
+    assert "28 October" not in _answer("When is the next party at Jo's?", once)
 
 
 def test_an_answer_of_another_month_or_day_than_the_question_names_is_none() -> None:

@@ -26,7 +26,7 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
 MONTH_WORD = rf"{_MONTH}[a-z]*"
 # Full names in any case; the short forms ("Sat 24 Jan", "Tues") only capitalised, since
 # "sat", "wed" and "sun" are words too.
-_WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)"
+_WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)"
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
@@ -204,32 +204,47 @@ _JOINED_DAYS = re.compile(
 
 # "2nd Monday of every month", "the last Friday of the month": a day each month.
 _NTH_WEEKDAY = re.compile(
-    rf"\b(?P<n>1st|first|2nd|second|3rd|third|4th|fourth|last)\s+{_WD}\s+of\s+"
-    r"(?:every|each|the|a)\s+month\b",
+    rf"\b(?P<n>1st|first|2nd|second|3rd|third|4th|fourth|last)\s+{_WD}\s+(?:of\s+(?:every|each|"
+    r"the|a)|every|each)\s+month\b",
     re.IGNORECASE,
 )
 _NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4}
 
 
+# A day of the month that comes back every month: "rent £725 pcm, standing order on the
+# 28th", "paid on the 1st of every month".
+_MONTH_DAY = re.compile(r"\bthe\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)\b", re.IGNORECASE)
+_MONTHLY = re.compile(
+    r"\b(?:every|each|a|per)\s+month\b|\bmonthly\b|\bpcm\b|/\s?mo(?:nth)?\b|"
+    r"\bstanding\s+order\b|\bdirect\s+debit\b",
+    re.IGNORECASE,
+)
+
+
 def monthly_days(text: str, written: date, until: date) -> list[date]:
-    """The days a monthly rule of the text ("2nd Monday of every month") falls on, from
-    the month written to the month after ``until``."""
+    """The days a monthly rule of the text ("2nd Monday of every month", "standing order
+    on the 28th") falls on, from the month written to the month after ``until``."""
     rule = _NTH_WEEKDAY.search(text)
-    if rule is None:
+    day_rule = _MONTH_DAY.search(text) if rule is None and _MONTHLY.search(text) else None
+    if rule is None and day_rule is None:
         return []
-    weekday, nth = _weekday(rule["wd"]), _NTH.get(rule["n"].lower())
     found: list[date] = []
     month = date(written.year, written.month, 1)
     while month <= until + timedelta(days=31):
         last = calendar.monthrange(month.year, month.month)[1]
-        days = [
-            month.replace(day=d)
-            for d in range(1, last + 1)
-            if month.replace(day=d).weekday() == weekday
-        ]
-        found.append(days[nth - 1] if nth is not None else days[-1])
+        if day_rule is not None:
+            # (the 31st of a shorter month is its last day)
+            found.append(month.replace(day=min(int(day_rule["dom"]), last)))
+        elif rule is not None:
+            weekday, nth = _weekday(rule["wd"]), _NTH.get(rule["n"].lower())
+            days = [
+                month.replace(day=d)
+                for d in range(1, last + 1)
+                if month.replace(day=d).weekday() == weekday
+            ]
+            found.append(days[nth - 1] if nth is not None else days[-1])
         month = _add_months(month, 1)
-    return found
+    return [d for d in found if d >= written]
 
 
 def _weekly(m: re.Match[str]) -> bool:

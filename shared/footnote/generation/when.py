@@ -262,10 +262,26 @@ def dated_answer(
     if asks_next and today is not None:
         # the earliest day still to come that a sentence covering the question names
         # ("Then nights again 30 Nov, 1 Dec" over "nights: 9,10,11 Nov")
-        upcoming = [(day, c) for c in pool if covers(c) for day in _days_named(c) if day >= today]
+        # (or whose note covers it, all its sentences together: "Rent £725 pcm – standing
+        # order on the 28th" in the note titled "Flat 1 – Dan" that names him once)
+        upcoming = [
+            (day, c)
+            for c in pool
+            if covers(c)
+            or (share(in_note[c.cid]) >= MIN_COVERAGE and c.terms & others and theirs(c))
+            for day in _days_named(c)
+            if day >= today
+        ]
         if upcoming:
             # of the sentences covering the question best, the earliest day
-            day, c = min(upcoming, key=lambda found: (-share(found[1].terms), found[0]))
+            day, c = min(
+                upcoming,
+                key=lambda found: (
+                    -share(found[1].terms),
+                    -share(in_note[found[1].cid]),
+                    found[0],
+                ),
+            )
             said = [d.text for d in dates_of(c) if d.named or day_of(d.text) == day]
             return cite(said[0] if said else day_text(day), c.cid)
 
@@ -436,7 +452,7 @@ _RECURS = re.compile(
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
     # "2nd Monday of every month", "the last Friday of the month"
     r"\b(?:first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?:mon|tues|wednes|thurs|fri|"
-    r"satur|sun)day\s+of\s+(?:every|each|the|a)\s+month\b|"
+    r"satur|sun)day\s+(?:of\s+(?:every|each|the|a)|every|each)\s+month\b|"
     r"\b(?:on\s+)?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b|"
     r"\b(?:daily|weekly|fortnightly|monthly|yearly|annually)\b",
     re.IGNORECASE,
