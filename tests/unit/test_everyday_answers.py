@@ -1017,3 +1017,33 @@ def test_a_sum_written_out_is_answered_by_its_result() -> None:
     ]
     answer = _answer("How much is in the band fund?", notes)
     assert answer.startswith("Ben says balance now $2,076")
+
+
+def test_a_sum_of_money_or_a_time_is_no_number_to_ring() -> None:
+    coach = [
+        _source(
+            "N1",
+            "call w/ venue",
+            "Last bus to town 1:30am – should book a minibus (Kelly's Coaches ~€350?)",
+        )
+    ]
+    assert _answer("What's the number for Kelly's Coaches?", coach) == NOT_ENOUGH
+    rung = [_source("N1", "minibus", "Kelly's Coaches 01 555 2871, ~€350 for the night")]
+    assert "01 555 2871" in _answer("What's the number for Kelly's Coaches?", rung)
+
+
+def test_a_note_naming_another_numbered_thing_answers_not_for_this_one() -> None:
+    flats = [
+        _source("N1", "to do", "- [ ] Flat 2 EPC is a C, expires 2028\n- [ ] meter readings"),
+    ]
+    assert _answer("What EPC rating does Flat 1 have?", flats) == NOT_ENOUGH
+    assert "EPC is a C" in _answer("What EPC rating does Flat 2 have?", flats)
+    # a note naming no flat may still be about the one asked
+    boiler = [
+        _source(
+            "N1",
+            "boiler",
+            "Engineer came to the flat: the boiler is 14 yrs old, budget for a new one",
+        )
+    ]
+    assert "14 yrs old" in _answer("How old is the boiler in Flat 2?", boiler)

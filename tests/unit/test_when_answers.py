@@ -322,3 +322,26 @@ def test_a_plan_as_it_stands_now_is_told_by_the_later_note() -> None:
     assert "[N2]" in _answer("When is games night now?", [first, later])
     # asked without "now", the note saying most of it answers, as before
     assert "Sat 14 Nov" in _answer("When is games night?", [first, later])
+
+
+def test_a_when_question_needs_more_than_whose_thing_it_is() -> None:
+    rsvps = _source(
+        "N1",
+        "Yes 96, No 12. No reply: Conor's uncle Pat, my friend Lauren – chase them!!",
+        datetime(2025, 9, 13, tzinfo=UTC),
+        "RSVPs",
+    )
+    # neither the owner's name alone nor the day the list was written dates his stag
+    assert _answer("When is Conor's stag?", [rsvps]) == NOT_ENOUGH
+    stag = _source("N2", "Conor's stag is in Galway, Sat 18 Oct", datetime(2025, 9, 1, tzinfo=UTC))
+    assert "18 Oct" in _answer("When is Conor's stag?", [rsvps, stag])
+
+
+def test_a_record_written_before_does_not_date_what_is_still_to_come() -> None:
+    sleep = _source(
+        "N1", "Slept 4 hrs after nights again, I need a sleep clinic appointment.", FRI_8_AUG
+    )
+    assert _answer("When is my sleep clinic appointment?", [sleep]) == NOT_ENOUGH
+    # asked of the past, the day it was written is the day it happened
+    done = _source("N1", "Saw the GP about my sleep today, referral sent.", FRI_8_AUG)
+    assert "8 August 2025" in _answer("When did I see the GP about my sleep?", [done])

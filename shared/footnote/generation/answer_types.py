@@ -202,6 +202,9 @@ SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT, _ADDRES
 QUANTITIES = frozenset({_MONEY, _AMOUNT})
 
 # A date written out ("Feb 12-21 2027", "14 March"): its digits are no number of a thing.
+_SUM_OF_MONEY = re.compile(
+    r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?[kKmM]?|\b\d[\d,]*(?:\.\d+)?\s?(?:euros?|dollars?|pounds?|quid)\b"
+)
 _WRITTEN_DATE = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
     r"(?:\s*[-–]\s*\d{1,2})?(?:,?\s+(?:19|20)\d\d)?\b|"
@@ -213,9 +216,12 @@ _WRITTEN_DATE = re.compile(
 
 def states(kind: re.Pattern[str], text: str) -> bool:
     """The text states a value of the kind: a number or code is not one of a date's
-    digits ("(need NIE first?)" beside "Feb 12-21 2027" gives no NIE number)."""
+    digits ("(need NIE first?)" beside "Feb 12-21 2027" gives no NIE number), a sum
+    of money or a time of day."""
     if kind is _IDENTIFIER:
-        text = _WRITTEN_DATE.sub(" ", text)
+        # nor a sum of money or a time: "last bus 1:30am – (Doyle's Coaches ~€350?)"
+        # gives no number to ring them on
+        text = _CLOCK.sub(" ", _SUM_OF_MONEY.sub(" ", _WRITTEN_DATE.sub(" ", text)))
     return kind.search(text) is not None
 
 

@@ -85,6 +85,20 @@ FACTUAL_NOTES = 2
 OTHER_NOTE_MIN_TERMS = 2
 # Letters and digits joined: a ticket, a model, a course ("INC-2310", "SN2", "CS101").
 _CODE = re.compile(r"\b[A-Za-z]+-\d+[A-Za-z0-9-]*\b|\b[A-Z]+\d+[A-Z0-9]*\b")
+# A thing named by a word and its number ("Flat 1", "Ward 3", "Court 2"): a code too, as
+# "Flat 2" is another flat. Not a date ("Dec 5", "Sat 7"), a span of time ("Week 3") or a
+# numbered part of a series notes write short ("Season 3" is "S3").
+_NUMBERED_NAME = re.compile(r"\b(?P<word>[A-Z][a-z]+)\s+(?P<n>\d+)\b(?![.,:]\d|\s*(?:%|[ap]m\b))")
+_NOT_NUMBERED = frozenset(
+    {m.lower() for m in MONTHS}
+    | {m.lower()[:3] for m in MONTHS}
+    | {"sept"}
+    | {d.lower() for d in WEEKDAYS}
+    | {d.lower()[:3] for d in WEEKDAYS}
+    | {"tues", "weds", "thur", "thurs"}
+    | set("day days week weeks wk wks month months year years yr yrs hour hours hr hrs".split())
+    | set("minute minutes min mins season series episode ep chapter part page step".split())
+)
 # A list answer quotes at most this many items of the note's list ...
 LIST_ITEMS = 10
 # ... a list being at least this many lines marked as items.
@@ -743,11 +757,18 @@ def _holds_codes(question: str, lead: Candidate, sources: Sequence[Source]) -> b
 
     A code names one thing exactly; a note about its neighbour ("INC-2334", sharing
     "root cause") answers another question, however many words it shares."""
+    text = next(s.chunk.text for s in sources if s.cid == lead.cid)
+    for m in _NUMBERED_NAME.finditer(question):
+        # "Flat 1": a note naming Flat 2 and never Flat 1 is about the other flat (one
+        # naming no flat may still be about it: "the boiler" in the note on its repair)
+        word = m["word"].lower()
+        if word in _NOT_NUMBERED:
+            continue
+        named = set(re.findall(rf"\b{word}\s+(\d+)\b(?![.,:]\d)", text, re.IGNORECASE))
+        if named and m["n"] not in named:
+            return False
     codes = _CODE.findall(question)
-    if not codes:
-        return True
-    text = next(s.chunk.text for s in sources if s.cid == lead.cid).lower()
-    return all(code.lower() in text for code in codes)
+    return all(code.lower() in text.lower() for code in codes)
 
 
 def _reports_words(question: str, chosen: Sequence[Candidate], sources: Sequence[Source]) -> bool:

@@ -41,6 +41,8 @@ from footnote.text import stem, terms, words
 
 # "When did…", "When was…": a question about something done, which its record dates.
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
+# "When is…", "When's…", "When will…": asked of something still to come.
+_ASKS_AHEAD = re.compile(r"\bwhen(?:['’]s|\s+is|\s+are|\s+will)\b", re.IGNORECASE)
 _AS_IT_STANDS = re.compile(r"\b(?:now|current(?:ly)?|these\s+days)\b", re.IGNORECASE)
 _AS_IT_STANDS_TERMS = frozenset(terms("now current currently"))
 # "When is my next night shift?", "the upcoming inspection": the first day still to come.
@@ -128,7 +130,6 @@ def dated_answer(
     def share(found: frozenset[str] | set[str]) -> float:
         return len(found & wanted) / len(wanted) if wanted else 1.0
 
-    others = wanted - spoken
     by_cid = {s.cid: s.chunk for s in sources}
     # "When does Olu's lease end?": the date is his only in a sentence naming him, his
     # line (or one said to him), or a note titled by him; "Tasha: lease ends 5/31/27" is
@@ -137,6 +138,9 @@ def dated_answer(
     # notebook, for "When did Dad's donepezil go up?") is the writer's record of the
     # person the notebook is about: it stands for any owner.
     owners = [name for name, _ in answer_types.possessions(question)]
+    # A sentence must say more of the question than who the thing is of: "Conor's uncle
+    # Pat" says nothing of "Conor's stag".
+    others = (wanted - spoken - {t for name in owners for t in name}) or (wanted - spoken)
     titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
     headlines = {s.cid: headline_terms(s) for s in sources} if owners else {}
     known = (
@@ -389,7 +393,10 @@ def dated_answer(
     # The day a record was written dates what it records ("we signed the lease"), but not
     # a sentence that puts it at another, vaguer time: "CQC visit expected sometime in
     # March", written on 20 January, does not happen on the 20th.
-    if recorded and not _VAGUE_TIME.search(best.text):
+    # Nor is it the day of something asked about as still to come: "When is Conor's stag?"
+    # is not answered by the day the RSVP list was written.
+    ahead = _ASKS_AHEAD.search(question) and today is not None and written_of(best).date() < today
+    if recorded and not ahead and not _VAGUE_TIME.search(best.text):
         return cite(day_text(written_of(best).date()), best.cid)
     return in_a_note(best) or NOT_ENOUGH
 
