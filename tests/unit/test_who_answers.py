@@ -161,6 +161,23 @@ def test_a_name_is_read_beside_what_it_names() -> None:
     assert "Shadow" in _answer("What is the name of Maria's second puppy?", puppy)
 
 
+def test_a_name_is_read_beside_what_it_names_in_brackets() -> None:
+    club = [
+        _source(
+            "N1",
+            "running club",
+            "Met the group at the lido, ~30 people. Ingrid (club captain) says bring a "
+            "headtorch.\n- [ ] ask about kit → email secretary (Tomasz)",
+        )
+    ]
+    assert "Ingrid" in _answer("What's the club captain's name?", club)
+    assert "Tomasz" in _answer("What's the secretary called?", club)
+    whatsapp = [_source("N1", "parents chat", 'Zoe (Milo\'s mum): "Milo is off sick Sat x"')]
+    assert "Zoe" in _answer("What's Milo's mum called?", whatsapp)
+    # the bracket must hold the whole of what is named
+    assert _answer("What's the club treasurer's name?", club) == NOT_ENOUGH
+
+
 def test_a_brand_or_a_business_asked_for_is_a_name() -> None:
     cam = [_source("N1", "fox", "Fox on the trail cam at 3:12am, circling the run for 10 min.")]
     assert _answer("What brand is the trail cam?", cam) == NOT_ENOUGH

@@ -121,6 +121,9 @@ def gives_a_name(
     def of_it(token: str) -> bool:
         return bool(frozenset(terms(token)) & about)
 
+    if about and part == "any" and _apposed(text, names, asked, about):
+        return True
+
     for i, token in enumerate(tokens):
         low = _bare(token).lower()
         if not token[:1].isupper() or low not in names or low in asked or low in _HONORIFICS:
@@ -142,6 +145,32 @@ def gives_a_name(
                 if of_it(tokens[j]):
                     return True
                 j += step
+    return False
+
+
+# A name and what it is, one in brackets after the other: "Marcy (club president)",
+# "ask treasurer (Colin)", "Jade (Jayden's mum): …".
+_APPOSED = re.compile(
+    r"(?P<name>[A-Z][\w'’-]+)\s*\((?P<role>[^()]{1,40})\)|"
+    r"(?P<role2>(?:[\w'’-]+\s+){0,2}[\w'’-]+)\s*\((?P<name2>[A-Z][\w'’-]+)\)"
+)
+
+
+def _apposed(
+    text: str, names: frozenset[str], asked: frozenset[str], about: frozenset[str]
+) -> bool:
+    """The text writes a name beside what it names, one of them in brackets, the bracket
+    holding (or following) every word of ``about``. Written so, a capitalised word opening
+    a sentence ("… ~20 people. Marcy (club president) says …") is a name too, though
+    ``names`` holds only those capitalised inside one or twice."""
+    for m in _APPOSED.finditer(text):
+        name, role = (m["name"], m["role"]) if m["name"] else (m["name2"], m["role2"])
+        low = _bare(name).lower()
+        a_name = low in names or (
+            not name.isupper() and low not in STOPWORDS and low not in CALENDAR
+        )
+        if a_name and low not in asked and about <= frozenset(terms(role)):
+            return True
     return False
 
 
