@@ -136,6 +136,7 @@ SHORTHAND: Mapping[str, str] = {
     "hubby": "husband",
     "dr": "doctor",
     "tix": "tickets",
+    "ko": "kick off",
     "pkg": "package",
     "addr": "address",
     "tel": "phone",

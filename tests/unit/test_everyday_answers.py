@@ -1047,3 +1047,39 @@ def test_a_note_naming_another_numbered_thing_answers_not_for_this_one() -> None
         )
     ]
     assert "14 yrs old" in _answer("How old is the boiler in Flat 2?", boiler)
+
+
+def test_the_sentence_naming_the_day_asked_about_answers() -> None:
+    from datetime import timedelta
+
+    fixtures = _source(
+        "N1",
+        "fixtures Mar–Apr",
+        "Sat 21 Mar H v Ampthill Town\nSat 28 Mar A @ Harlow Rovers, KO 10:30\n"
+        "Sat 4 Apr H v Potton Utd",
+    )
+    recap = _source("N2", "", "Ampthill at home – won 3-1! Every kid played at least half.")
+    recap = replace(recap, chunk=replace(recap.chunk, created_at=WRITTEN + timedelta(days=25)))
+    # asked on Thursday 26 March 2026: "this Saturday" is the 28th
+    asked = datetime(2026, 3, 26, 18, tzinfo=UTC)
+
+    def ask(question: str) -> str:
+        return compose(question, [recap, fixtures], analyze(question, asked))
+
+    assert ask("Who are we playing this Saturday?").startswith("Sat 28 Mar A @ Harlow Rovers")
+    # the day said by its date, "KO" is kick off
+    assert "KO 10:30" in ask("What time is kick off on Saturday?")
+    # a weekday naming a thing ("the Saturday fixtures") is no day asked about
+    assert not ask("Which team were the Saturday fixtures against first?").startswith("Sat 28")
+
+
+def test_a_line_about_another_numbered_thing_is_passed_over_in_its_note() -> None:
+    certs = [
+        _source(
+            "N1",
+            "gas certs",
+            "CP12s:\nFlat 2 – runs out 28 Oct!! get it done\nFlat 1 – done 11 Mar, next due 10 Mar 2027",
+        )
+    ]
+    answer = _answer("When does the gas cert for Flat 1 run out?", certs)
+    assert "10 Mar 2027" in answer and "28 Oct" not in answer

@@ -576,12 +576,17 @@ def test_a_weekday_asked_about_ahead_is_a_word_of_the_plan_not_a_writing_day() -
         "What am I doing on Wednesday?",
         "What's on Friday?",
         "What do I have on Wed?",
+        # asked in the present tense, of no past
+        "What time is kick off on Saturday?",
+        "Who's the speaker on Tuesday?",
     ):
         read = analyze(question, thursday)
         # notes are never written in the future: no window, the day is searched for
         assert read.window is None and read.keywords, (question, read)
     past = analyze("What did I do on Wednesday?", thursday)
     assert past.window is not None and past.window.start == datetime(2026, 11, 25, tzinfo=UTC)
+    was = analyze("What was the score on Wednesday?", thursday)
+    assert was.window is not None and was.window.start == datetime(2026, 11, 25, tzinfo=UTC)
     # and a note writing the day short holds it ("wedding" does not)
     note = Note("n1", "t", "Wed – dentist 3pm\nwedding dress fitting", thursday, thursday)
     (indexed,) = build_chunks(prepare(note, "m", 450, 75), MemoryType.NOTE, [[1.0]], "m")

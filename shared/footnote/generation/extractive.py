@@ -22,6 +22,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 from itertools import pairwise
 
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
@@ -34,7 +35,7 @@ from footnote.generation.counting import (
     series_named,
     stated_count,
 )
-from footnote.generation.dates import contradicts
+from footnote.generation.dates import contradicts, day_of, named_days, resolve_phrases
 from footnote.generation.names import missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.sentences import (
@@ -443,6 +444,12 @@ def _compose(
         question,
         frozenset(analysis.referents),
     )
+    # a line about the other flat answers nothing of this one, in its note or another
+    pool = [c for c in pool if not _names_another_numbered(question, c.text)]
+    if not when and analysis.now is not None:
+        pool, day_words = _on_the_day_first(question, pool, sources, analysis.now)
+        # (the day named, the words naming it are said: "Sat 28 Nov" is "this Saturday")
+        question_terms = [t for t in question_terms if t not in day_words] or question_terms
     if not listing or when:
         # A question in a note ("What motivated you?") asks; it does not answer.
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
@@ -758,17 +765,64 @@ def _holds_codes(question: str, lead: Candidate, sources: Sequence[Source]) -> b
     A code names one thing exactly; a note about its neighbour ("INC-2334", sharing
     "root cause") answers another question, however many words it shares."""
     text = next(s.chunk.text for s in sources if s.cid == lead.cid)
+    codes = _CODE.findall(question)
+    return not _names_another_numbered(question, text) and all(
+        code.lower() in text.lower() for code in codes
+    )
+
+
+_ASKED_DAY = re.compile(
+    r"\b(?:on|for|by|this|next|coming)\s*\||\|\s*(?:on|for|by|this|next|coming|tomorrow|today|"
+    r"tonight)\b",
+    re.IGNORECASE,
+)
+
+
+def _on_the_day_first(
+    question: str, pool: list[Candidate], sources: Sequence[Source], now: datetime
+) -> tuple[list[Candidate], frozenset[str]]:
+    """The pool, led by the sentences naming the day the question names ("Who are we
+    playing this Saturday?" over the fixture list's "Sat 28 Nov A @ Shefford"): of the
+    sentences about the question, the one of that day is its answer. With the words
+    naming the day, when a sentence names it."""
+    # a day the question is asked about ("on Saturday", "this Saturday", "tomorrow"), not a
+    # weekday naming a thing ("the Tuesday shift", "Which Tuesday…")
+    phrases = [
+        r
+        for r in resolve_phrases(question, now)
+        if _ASKED_DAY.search(question[: r.start] + "|" + question[r.start : r.end])
+    ]
+    asked = {d for r in phrases if (d := day_of(r.meaning)) is not None}
+    if len(asked) != 1:
+        return pool, frozenset()
+    written = {s.cid: s.chunk.created_at.astimezone(now.tzinfo).date() for s in sources}
+
+    def names_the_day(c: Candidate) -> bool:
+        days = named_days(c.text, written[c.cid]) or [
+            d for r in resolve_phrases(c.text, written[c.cid]) if (d := day_of(r.meaning))
+        ]
+        return bool(asked & set(days))
+
+    on_the_day = [c for c in pool if names_the_day(c)]
+    if not on_the_day:
+        return pool, frozenset()
+    said_day = frozenset(t for r in phrases for t in terms(r.phrase))
+    return [*on_the_day, *(c for c in pool if c not in on_the_day)], said_day
+
+
+def _names_another_numbered(question: str, text: str) -> bool:
+    """The text names a thing the question names by a word and its number, by that word
+    and other numbers only: "Flat 2 – runs out 28 Oct" for "… Flat 1 …" is about the
+    other flat. A text naming no flat may still be about it ("the boiler" in the note on
+    its repair)."""
     for m in _NUMBERED_NAME.finditer(question):
-        # "Flat 1": a note naming Flat 2 and never Flat 1 is about the other flat (one
-        # naming no flat may still be about it: "the boiler" in the note on its repair)
         word = m["word"].lower()
         if word in _NOT_NUMBERED:
             continue
         named = set(re.findall(rf"\b{word}\s+(\d+)\b(?![.,:]\d)", text, re.IGNORECASE))
         if named and m["n"] not in named:
-            return False
-    codes = _CODE.findall(question)
-    return all(code.lower() in text.lower() for code in codes)
+            return True
+    return False
 
 
 def _reports_words(question: str, chosen: Sequence[Candidate], sources: Sequence[Source]) -> bool:

@@ -79,9 +79,12 @@ _FUTURE = re.compile(
 # A question about what is ahead ("What am I doing on Wednesday?", "What's on Friday?",
 # "What do I have on Monday?"): its bare weekday is the coming one, a plan a note states,
 # not a day a note was written on.
+# So is one in the present tense, asking of no past ("What time is kick off on Saturday?",
+# "Who's reffing on Sunday?"): "What did we do on Saturday?" asks of the one gone.
 _AHEAD = re.compile(
     r"\b(?:am|is|are)\s+(?:\w+\s+)?\w+ing\b|\bwill\b|\bgoing\s+to\b|"
-    r"\bwhat(?:['’]s|\s+is)\s+on\b|\b(?:do|have)\s+(?:i|we)\s+(?:have|got)\b"
+    r"\bwhat(?:['’]s|\s+is)\s+on\b|\b(?:do|have)\s+(?:i|we)\s+(?:have|got)\b|"
+    r"^(?!.*\b(?:did|was|were|had|went)\b).*(?:\b(?:is|are)\b|\w['’]s\b)"
 )
 _BARE_WEEKDAY = re.compile(r"\s*(?:" + alternation(WEEKDAYS) + r")s?\s*$")
 _PREPOSITION = re.compile(
