@@ -1083,3 +1083,16 @@ def test_a_line_about_another_numbered_thing_is_passed_over_in_its_note() -> Non
     ]
     answer = _answer("When does the gas cert for Flat 1 run out?", certs)
     assert "10 Mar 2027" in answer and "28 Oct" not in answer
+
+
+def test_which_thing_was_done_is_told_by_the_sentence_doing_it() -> None:
+    movers = [
+        _source(
+            "N1",
+            "quotes",
+            "Aire Valley Removals – £1,150 (+£300 packing)\nPickfords – £1,600, book by Fri",
+        ),
+        _source("N2", "", "Booked Tadcaster Movers for the 27th, £200 deposit paid"),
+    ]
+    answer = _answer("Which removal firm did we book?", movers)
+    assert answer.startswith("Booked Tadcaster Movers"), answer

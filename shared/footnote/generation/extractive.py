@@ -546,6 +546,7 @@ def _compose(
         joins = _joins(set(question_terms), named, names)
         chosen = select_sentences([c for c in pool if people or c.cid == lead or joins(c)], 5)
     else:
+        pool = _doing_first(question, question_terms, pool)
         chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named, names)
         if people and chosen:
             # What a person said is told in one passage of the conversation: a line of
@@ -1407,6 +1408,32 @@ def _tells_the_verb(question: str, chosen: Sequence[Candidate]) -> bool:
         return True
     verb = stem(asked["verb"])
     return any(stem(_IRREGULAR.get(w, w)) == verb for c in chosen for w in words(c.text))
+
+
+def _doing_first(
+    question: str, question_terms: Sequence[str], pool: list[Candidate]
+) -> list[Candidate]:
+    """Of the sentences covering as much of "Which caterer did we book?", one telling the
+    doing ("Booked Wild Thyme!!") before one naming only the kind ("Burke's Catering –
+    €59pp"): the doing says which."""
+    asked = DID.search(question)
+    if not pool or asked is None or asked["verb"] in _NO_DOING or not _ASKS_FOR.match(question):
+        return pool
+    verb = stem(asked["verb"])
+    wanted = set(question_terms)
+
+    def tells(c: Candidate) -> bool:
+        # done, as asked: "booked", "bought" (not "no tasting until you book")
+        return any(
+            (w in _IRREGULAR or w.endswith("ed")) and stem(_IRREGULAR.get(w, w)) == verb
+            for w in words(c.text)
+        )
+
+    if tells(pool[0]):
+        return pool
+    floor = len(pool[0].terms & wanted)
+    doing = next((c for c in pool if tells(c) and len(c.terms & wanted) >= floor), None)
+    return pool if doing is None else [doing, *(c for c in pool if c is not doing)]
 
 
 # A question asking for something ("What song…", "Who…", "Where…"), not whether.
