@@ -1096,3 +1096,16 @@ def test_which_thing_was_done_is_told_by_the_sentence_doing_it() -> None:
     ]
     answer = _answer("Which removal firm did we book?", movers)
     assert answer.startswith("Booked Tadcaster Movers"), answer
+
+
+def test_a_reason_is_preferred_only_from_a_sentence_about_the_thing() -> None:
+    match = [
+        _source(
+            "N1",
+            "Flitwick (A)",
+            "Lost 2-3 to a late goal. Ref no show so their coach reffed. "
+            "Theo got a 10 min sin bin for dissent.",
+        )
+    ]
+    answer = _answer("Why did Theo get sin binned?", match)
+    assert answer.startswith("Theo got a 10 min sin bin for dissent"), answer

@@ -176,6 +176,11 @@ def test_a_name_is_read_beside_what_it_names_in_brackets() -> None:
     assert "Zoe" in _answer("What's Milo's mum called?", whatsapp)
     # the bracket must hold the whole of what is named
     assert _answer("What's the club treasurer's name?", club) == NOT_ENOUGH
+    # ... or the phrase beside it ends with it, the sentence holding the rest
+    match = [
+        _source("N1", "Flitwick (A)", "Theo got a yellow for dissent – word with his dad (Gaz)")
+    ]
+    assert "Gaz" in _answer("What's Theo's dad called?", match)
 
 
 def test_a_brand_or_a_business_asked_for_is_a_name() -> None:

@@ -1104,10 +1104,11 @@ def _with_answer_of_kind(
         return answer_types.states(kind, said(c.text) or c.text)
 
     def about_it(c: Candidate) -> bool:
-        if kind is answer_types.PLACE:
+        if kind in (answer_types.PLACE, answer_types.REASON):
             # A place is the thing's where its sentence names the thing: "from Blue
             # Shield" in the note titled "GI appt – Dr. Feldman" is not his office (a
-            # candidate's terms hold its note's title; its text, its own words).
+            # candidate's terms hold its note's title; its text, its own words). So is a
+            # reason: "Ref no show so their coach reffed" is none for Alfie's sin bin.
             return not wanted or bool(frozenset(terms(c.text)) & wanted)
         if kind not in answer_types.SLOTS:
             return True

@@ -159,8 +159,8 @@ _APPOSED = re.compile(
 def _apposed(
     text: str, names: frozenset[str], asked: frozenset[str], about: frozenset[str]
 ) -> bool:
-    """The text writes a name beside what it names, one of them in brackets, the bracket
-    holding (or following) every word of ``about``. Written so, a capitalised word opening
+    """The text writes a name beside what it names, one of them in brackets: the words
+    beside the name end with what ``about`` names, the sentence holds the rest of it. Written so, a capitalised word opening
     a sentence ("… ~20 people. Marcy (club president) says …") is a name too, though
     ``names`` holds only those capitalised inside one or twice."""
     for m in _APPOSED.finditer(text):
@@ -169,7 +169,16 @@ def _apposed(
         a_name = low in names or (
             not name.isupper() and low not in STOPWORDS and low not in CALENDAR
         )
-        if a_name and low not in asked and about <= frozenset(terms(role)):
+        # what is named ends the phrase beside the name ("club president", "his dad");
+        # the sentence holds the rest ("Alfie … his dad (Gaz)" for Alfie's dad)
+        said_role = terms(role)
+        if (
+            a_name
+            and low not in asked
+            and said_role
+            and said_role[-1] in about
+            and about <= frozenset(said_role) | frozenset(terms(text))
+        ):
             return True
     return False
 
