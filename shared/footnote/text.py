@@ -137,6 +137,7 @@ SHORTHAND: Mapping[str, str] = {
     "dr": "doctor",
     "tix": "tickets",
     "ko": "kick off",
+    "auto": "automatic",
     "pkg": "package",
     "addr": "address",
     "tel": "phone",

@@ -420,6 +420,12 @@ def test_shorthand_in_a_note_answers_the_words_it_stands_for() -> None:
     # a month written short is the month the question spells out
     bill = [_source("N1", "money", "Carer invoice Oct: 62 visits x 45 min = £1,139.25")]
     assert "£1,139.25" in _answer("How much was the carers' bill for October?", bill)
+    # "auto" is automatic
+    gate = [
+        _source("N1", "coop shopping", "[ ] auto door\n[x] feeder"),
+        _source("N2", "fox", "Ordered a HenSafe auto door – $279 – shuts at dusk."),
+    ]
+    assert "HenSafe" in _answer("What brand is the automatic coop door?", gate)
 
 
 def test_shorthand_is_read_where_it_is_written_not_in_a_word_with_its_stem() -> None:
