@@ -345,3 +345,15 @@ def test_a_record_written_before_does_not_date_what_is_still_to_come() -> None:
     # asked of the past, the day it was written is the day it happened
     done = _source("N1", "Saw the GP about my sleep today, referral sent.", FRI_8_AUG)
     assert "8 August 2025" in _answer("When did I see the GP about my sleep?", [done])
+
+
+def test_a_span_counted_from_the_day_written_is_that_day() -> None:
+    tuesday = datetime(2026, 10, 27, tzinfo=UTC)
+    (injector,) = resolve_phrases("Next = first injector at home, 8 wks from today.", tuesday)
+    assert injector.meaning == "22 December 2026"
+    (review,) = resolve_phrases("review 3 weeks from now", tuesday)
+    assert review.meaning == "17 November 2026"
+    (later,) = resolve_phrases("in 3 mos", tuesday)
+    assert later.meaning == "January 2027"
+    note = _source("N1", "Last infusion done. First dose at home 8 wks from today.", tuesday)
+    assert "22 December 2026" in _answer("When's my first dose at home?", [note])

@@ -19,7 +19,9 @@ from footnote.text import NUMBER_WORDS
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 # The counts a note's own phrases use: up to ten (their values: footnote.text.NUMBER_WORDS).
 _NUM = r"(?P<n>\d{1,2}|a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
-_UNIT = r"(?P<unit>days?|weeks?|months?|years?)"
+_UNIT = r"(?P<unit>days?|weeks?|wks?|months?|mos?|years?|yrs?)"
+# the units as notes write them short ("8 wks", "3 mos")
+_UNIT_NAMES = {"wk": "week", "mo": "month", "yr": "year"}
 # "Sat 24 Jan" names its month: an absolute date (``has_absolute_date``), not "Sat 24".
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
 # A month's name, short or whole ("Jan", "Sept", "January"), for other modules' patterns.
@@ -47,6 +49,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("day_before_yesterday", r"the\s+day\s+before\s+yesterday"),
         ("yesterday", r"yesterday|yday|last\s+night"),
         ("tomorrow", r"tomorrow|tmrw|tmr|tmw"),
+        # "8 wks from today", "3 weeks from now": that day, counted from the day written
+        ("from_now", rf"{_NUM}\s+{_UNIT}\s+(?:from|after)\s+(?:today|now)"),
         ("today", r"today|tonight|this\s+(?:morning|afternoon|evening)"),
         ("ago", rf"{_NUM}\s+{_UNIT}\s+ago"),
         ("in_n", rf"in\s+{_NUM}\s+{_UNIT}"),
@@ -326,9 +330,21 @@ def _meaning(
         return day_text(written + timedelta(days=1))
     if kind == "today":
         return day_text(written)
+    if kind == "from_now":
+        n = _number(m["n"])
+        unit = m["unit"].lower().rstrip("s")
+        unit = _UNIT_NAMES.get(unit, unit)
+        if unit in ("day", "week"):
+            return day_text(written + timedelta(days=n * (7 if unit == "week" else 1)))
+        if unit == "month":
+            moved = _add_months(written, n)
+            last = calendar.monthrange(moved.year, moved.month)[1]
+            return day_text(moved.replace(day=min(written.day, last)))
+        return day_text(written.replace(year=written.year + n))
     if kind in ("ago", "in_n"):
         n = _number(m["n"]) * (-1 if kind == "ago" else 1)
         unit = m["unit"].lower().rstrip("s")
+        unit = _UNIT_NAMES.get(unit, unit)
         if unit == "day":
             return day_text(written + timedelta(days=n))
         if unit == "week":
