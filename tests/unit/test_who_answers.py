@@ -189,6 +189,13 @@ def test_a_brand_or_a_business_asked_for_is_a_name() -> None:
     bought = [_source("N1", "coop", "Auto door is a ChickenGuard Pro, $289 from Bunnings.")]
     assert "ChickenGuard" in _answer("What brand is the auto door?", bought)
     assert people.name_asked("Which bank is the mortgage with?") == "any"
+    # with a word before what is named, and more kinds of business
+    assert people.name_asked("Which damp company gave us the quote?") == "any"
+    assert people.name_asked("Which newspaper does Marcy write for?") == "any"
+    damp = [_source("N1", "offer", "Asked for £5k off for the damp (damp co quoted £4,300 to fix)")]
+    assert _answer("Which damp company gave us the quote?", damp) == NOT_ENOUGH
+    quoted = [_source("N1", "offer", "Damp quote from Dryrite Ltd: £4,300 to fix the back wall")]
+    assert "Dryrite" in _answer("Which damp company gave us the quote?", quoted)
 
 
 def test_a_labelled_line_in_the_third_person_names_its_speaker() -> None:

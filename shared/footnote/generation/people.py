@@ -82,8 +82,10 @@ _ASKS_NAME = re.compile(
     r"name\s+of|(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[^?]*?\bcalled|"
     # "What brand is the trail cam?", "Which bank is the mortgage with?": a name of a
     # maker or a business
-    r"^\W*(?:and\s+)?(?:what|which)\s+(?:brand|make|bank|company|firm|agency|shop|store|"
-    r"restaurant|caf[eé]|pub|hotel|venue|airline|school|hospital|clinic|garage|supplier)s?)\b",
+    r"^\W*(?:and\s+)?(?:what|which)\s+(?:[a-z]+\s+)?(?:brand|make|bank|company|firm|agency|shop|"
+    r"store|restaurant|caf[eé]|pub|hotel|venue|airline|school|hospital|clinic|garage|supplier|"
+    r"insurer|insurance|newspaper|caterer|builder|solicitor|conveyancer|broker|provider|"
+    r"charity|gym)s?)\b",
     re.IGNORECASE,
 )
 # Titles written before a name: not a name themselves.
