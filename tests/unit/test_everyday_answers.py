@@ -175,6 +175,18 @@ def test_lines_each_stating_a_sum_are_added_up_for_a_total() -> None:
     assert "(= £175.50) [N1]" in answer and "chain £32 + new tyres £78.50" in answer
     spent = _answer("How much have I spent on bike stuff so far this year?", costs)
     assert "(= £175.50)" in spent
+    # a count is no sum of money; of a run naming whom each line is for, only theirs
+    assert "(=" not in _answer("How many bike things did I buy in total?", costs)
+    invoices = [
+        _source(
+            "N1",
+            "invoices",
+            "Sent:\nINV-041 Ferrer batch 2 – €1,058.20\nINV-042 LinguaBridge – €1,034.40\n"
+            "INV-043 Ferrer batch 3 – €400",
+        )
+    ]
+    ferrer = _answer("How much have I invoiced Ferrer in total?", invoices)
+    assert "(= €1,458.20)" in ferrer and "LinguaBridge" not in ferrer
     # a run of rates or of mixed currencies is not added up
     rates = [_source("N1", "quotes", "Costs this year:\nshirts £18.50 x12\nshorts £9 x12")]
     assert "(=" not in _answer("What do the costs this year add up to?", rates)

@@ -632,11 +632,16 @@ def _compose(
             # question gives ("Call w/ Hannah & Rob" under "21:00 first dance") is not its
             # source. (A line adding a word of the question stays: "~$3.7k left".)
             chosen = _without_names_only(chosen, set(question_terms), names)
-    if chosen and sums.ASKS_SUM.search(question):
+    if chosen and what is None and sums.ASKS_SUM.search(question):
         # "What do my repair costs add up to?" over "Repairs this yr:" / "tap £97" /
-        # "boiler £240" / …: the lines, added up (no line states their sum)
+        # "boiler £240" / …: the lines, added up (no line states their sum). Of a run
+        # naming whom each line is for, the lines naming the one asked about ("Ferrer").
         note = next(s.chunk.text for s in sources if s.cid == chosen[0].cid)
-        if (summed := sums.listed_total(note, chosen[0].text)) is not None:
+        named_in_lead = names & frozenset(terms(chosen[0].text))
+        summed = sums.listed_total(
+            note, chosen[0].text, lambda line: named_in_lead <= frozenset(terms(line))
+        )
+        if summed is not None:
             chosen = [replace(chosen[0], text=summed)]
     if (
         not chosen

@@ -7,6 +7,7 @@ states. Pure functions over text.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # "What do they add up to?", "in total", "altogether", "How much have I spent so far?"
 ASKS_SUM = re.compile(
@@ -35,11 +36,16 @@ def _amount(line: str) -> tuple[str, float, bool] | None:
     return found[0]["cur"], float(value.replace(",", "")), "." in value
 
 
-def listed_total(note: str, sentence: str, min_lines: int = 2) -> str | None:
+def listed_total(
+    note: str,
+    sentence: str,
+    keep: Callable[[str], bool] = lambda line: True,
+    min_lines: int = 2,
+) -> str | None:
     """The run of lines around ``sentence`` in ``note`` that each state one sum in the same
     currency, written out and added up ("tap £97 + boiler £240 (= £337)"); None when the
-    sentence is in no such run of at least ``min_lines`` lines. A line naming the run
-    ("Repairs this yr:") starts it; a line without a sum ends it."""
+    sentence is in no such run of at least ``min_lines`` lines (those ``keep`` keeps). A
+    line naming the run ("Repairs this yr:") starts it; a line without a sum ends it."""
     # (a sentence may run over lines: "Repairs this yr: tap £97")
     opening = sentence.split()[:4]
     found = re.search(r"\s+".join(map(re.escape, opening)), note) if opening else None
@@ -57,7 +63,7 @@ def listed_total(note: str, sentence: str, min_lines: int = 2) -> str | None:
     high = index
     while high + 1 < len(lines) and _amount(lines[high + 1]) is not None:
         high += 1
-    run = [(line, _amount(line)) for line in lines[low : high + 1]]
+    run = [(line, _amount(line)) for line in lines[low : high + 1] if keep(line)]
     amounts = [a for _, a in run if a is not None]
     if len(amounts) < min_lines or len({cur for cur, _, _ in amounts}) != 1:
         return None
