@@ -1127,3 +1127,31 @@ def test_a_reason_is_preferred_only_from_a_sentence_about_the_thing() -> None:
     ]
     answer = _answer("Why did Theo get sin binned?", match)
     assert answer.startswith("Theo got a 10 min sin bin for dissent"), answer
+
+
+def test_why_after_an_answer_is_not_that_answer_again() -> None:
+    from footnote.generation.extractive import ExtractiveGenerator
+
+    deposit = [
+        _source(
+            "N1",
+            "Sam's deposit",
+            "Agent: Sam's deposit is £780. Proposed deductions – oven clean £60, missing blind "
+            "£30.\nSam OK with the oven but says the blind was never there. Dropping that one.",
+        )
+    ]
+    first = "Which deduction did I drop from Sam's deposit?"
+    said = _answer(first, deposit)
+    assert "missing blind" in said
+
+    def ask(question: str, history: list[tuple[str, str]]) -> str:
+        generator = ExtractiveGenerator()
+        return "".join(
+            generator.execute(question, deposit, analyze(question, ASKED), False, history, False)
+        )
+
+    history = [("user", first), ("assistant", said)]
+    why = ask(f"why? ({first})", history)
+    assert "never there" in why and why != said
+    # asked again of something else, what was said stands
+    assert ask(first, history) == said

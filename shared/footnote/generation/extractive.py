@@ -396,9 +396,25 @@ def compose(
     sources: Sequence[Source],
     analysis: QueryAnalysis,
     relevance: Relevance | None = None,
+    said_before: str = "",
 ) -> str:
+    """The answer: sentences of the notes, each cited. ``said_before``: the answer the
+    conversation gave last, which an answer to a follow-up should not merely repeat."""
     agreed = _agreed_questions(sources)
     answer = _compose(question, sources, analysis, relevance, agreed)
+    if (
+        said_before
+        and answer != NOT_ENOUGH
+        and _ASKS_WHY.match(question)
+        and _only_said_before(answer, said_before)
+    ):
+        # "Which deduction did I drop?" / "why?": the same sentences again give no reason;
+        # the note's others may ("says the blind was never there"). When none does, what
+        # was said stands. (Asked when or where, what was said often holds it: "start
+        # date moved to Mar 2".)
+        again = _compose(question, sources, analysis, relevance, agreed, said_before)
+        if again != NOT_ENOUGH:
+            answer = again
     if analysis.window is None and contradicts(question, answer):
         # the question names a month or a day (not as a window on when notes were
         # written) and the answer is of another
@@ -417,6 +433,7 @@ def _compose(
     analysis: QueryAnalysis,
     relevance: Relevance | None,
     agreed: dict[tuple[str, int], tuple[str, str]],
+    said_before: str = "",
 ) -> str:
     if not sources or missing_names(question, sources, analysis):
         return NOT_ENOUGH
@@ -446,6 +463,14 @@ def _compose(
     )
     # a line about the other flat answers nothing of this one, in its note or another
     pool = [c for c in pool if not _names_another_numbered(question, c.text)]
+    if said_before:
+        # asked again of what was just said: the rest of the notes it was said from,
+        # their words already said
+        quoted = [c for c in pool if _quoted_in(c, said_before)]
+        notes = {c.cid for c in quoted}
+        pool = [c for c in pool if c.cid in notes and c not in quoted]
+        said_terms = {t for c in quoted for t in c.terms}
+        question_terms = [t for t in question_terms if t not in said_terms]
     if not when and analysis.now is not None:
         pool, day_words = _on_the_day_first(question, pool, sources, analysis.now)
         # (the day named, the words naming it are said: "Sat 28 Nov" is "this Saturday")
@@ -782,6 +807,20 @@ _ASKED_DAY = re.compile(
     r"tonight)\b",
     re.IGNORECASE,
 )
+
+
+_ASKS_WHY = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:why|how\s+come)\b", re.IGNORECASE)
+
+
+def _quoted_in(c: Candidate, answer: str) -> bool:
+    """The sentence is one ``answer`` quotes."""
+    return speaker_prefix(c.text, c.speaker).rstrip(".!?").strip() in answer
+
+
+def _only_said_before(answer: str, said_before: str) -> bool:
+    """Every sentence ``answer`` quotes is one ``said_before`` quoted."""
+    quoted = [q.strip(" -\n.!?") for q in re.split(r"\s*\[N\d+\][.!?]?", answer)]
+    return all(q in said_before for q in quoted if q)
 
 
 def _on_the_day_first(
@@ -1480,7 +1519,7 @@ def embedding_relevance(embedder: Embedder) -> Relevance:
 class ExtractiveGenerator(Generator):
     """The offline generator: sentences of the notes, each cited. It has no language
     model, so it keeps the port's ``rewrite_question`` (follow-ups are read offline)
-    and ignores ``strict`` and ``history``."""
+    and ignores ``strict``; of ``history`` it reads the last answer, not to repeat it."""
 
     model = MODEL_NAME
 
@@ -1501,7 +1540,8 @@ class ExtractiveGenerator(Generator):
         """In one piece, or sentence by sentence, each with its markers, as a
         streaming client expects. The pieces are cut from the one text, nothing
         added or lost, so a streamed answer is the plain one."""
-        text = compose(question, sources, analysis, self._relevance)
+        said_before = next((text for role, text in reversed(history) if role == "assistant"), "")
+        text = compose(question, sources, analysis, self._relevance, said_before)
         if not stream:
             yield text
             return
