@@ -357,3 +357,14 @@ def test_a_span_counted_from_the_day_written_is_that_day() -> None:
     assert later.meaning == "January 2027"
     note = _source("N1", "Last infusion done. First dose at home 8 wks from today.", tuesday)
     assert "22 December 2026" in _answer("When's my first dose at home?", [note])
+
+
+def test_how_it_ended_says_when_not_what() -> None:
+    moved = _source(
+        "N1",
+        "Karen moved my BLS to Fri 29 Aug (the 15th was straight off a night shift).",
+        MON_4_AUG,
+        "BLS moved",
+    )
+    assert "Fri 29 Aug" in _answer("When did I end up doing the BLS course?", [moved])
+    assert "Fri 29 Aug" in _answer("When did I finally do the BLS course?", [moved])

@@ -43,6 +43,9 @@ from footnote.text import stem, terms, words
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
 # "When is…", "When's…", "When will…": asked of something still to come.
 _ASKS_AHEAD = re.compile(r"\bwhen(?:['’]s|\s+is|\s+are|\s+will)\b", re.IGNORECASE)
+_HOW_IT_ENDED = re.compile(
+    r"\b(?:end(?:ed)?\s+up|in\s+the\s+end|finally|actually|eventually)\b", re.IGNORECASE
+)
 _AS_IT_STANDS = re.compile(r"\b(?:now|current(?:ly)?|these\s+days)\b", re.IGNORECASE)
 _AS_IT_STANDS_TERMS = frozenset(terms("now current currently"))
 # "When is my next night shift?", "the upcoming inspection": the first day still to come.
@@ -116,6 +119,8 @@ def dated_answer(
     # note moving the shower need not say "now".
     as_it_stands = _AS_IT_STANDS.search(question) and not _ASKS_PAST.search(question)
     wanted = set(question_terms) - _AS_IT_STANDS_TERMS
+    # nor is "end up" in "When did I end up doing the ALS course?" (nor "finally")
+    wanted -= {t for m in _HOW_IT_ENDED.finditer(question) for t in terms(m.group(0))}
     # "When is my next night shift?": "next" says which of the days, not what of
     asks_next = bool(_ASKS_NEXT.search(question))
     if asks_next:
