@@ -234,3 +234,26 @@ def test_found_by_use_a_speaker_and_a_full_name_answer_who_and_what_name() -> No
     assert "Dan Price" in _answer("What's the plumber's first name?", plumber)
     only_first = [_source("N1", "plumber", "Called Dan – 07700 900 461. Quote £180 + parts.")]
     assert _answer("What's the plumber's surname?", only_first) == NOT_ENOUGH
+
+
+def test_a_sentence_opening_on_he_brings_the_one_naming_him() -> None:
+    swap = [
+        _source(
+            "N1",
+            "swap w/ Ravi",
+            "Ravi needs Sun 8 Nov off (his sister's 30th). He does my Wed 4 Nov night, "
+            "I do his Sun 8 Nov night. Karen OK'd.",
+        )
+    ]
+    answer = _answer("Who's covering my Wed 4 Nov night?", swap)
+    assert answer.startswith("Ravi needs Sun 8 Nov off"), answer
+    # a sentence before it not opening on a name is no antecedent
+    call = [
+        _source(
+            "N1",
+            "Maya",
+            "Recording Thu 17 Sept, remote on Riverside. She only has AirPods so mailed her "
+            "the loaner mic, tracking 9400 1118 9922 3344.",
+        )
+    ]
+    assert "Recording" not in _answer("What's the tracking number for the mic?", call)

@@ -657,6 +657,8 @@ def _compose(
             # question gives ("Call w/ Hannah & Rob" under "21:00 first dance") is not its
             # source. (A line adding a word of the question stays: "~$3.7k left".)
             chosen = _without_names_only(chosen, set(question_terms), names)
+    if chosen and not listing and not the_list:
+        chosen = _with_antecedent(chosen, every, sources, pool)
     if chosen and what is None and sums.ASKS_SUM.search(question):
         # "What do my repair costs add up to?" over "Repairs this yr:" / "tap £97" /
         # "boiler £240" / …: the lines, added up (no line states their sum). Of a run
@@ -810,6 +812,32 @@ _ASKED_DAY = re.compile(
 
 
 _ASKS_WHY = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:why|how\s+come)\b", re.IGNORECASE)
+
+
+# A sentence opening on someone named before it: "He does my Wed 4 Nov night".
+_OPENS_ON_PRONOUN = re.compile(r"^\W*(?:he|she|they)\b", re.IGNORECASE)
+
+
+def _with_antecedent(
+    chosen: list[Candidate],
+    every: Sequence[Candidate],
+    sources: Sequence[Source],
+    pool: Sequence[Candidate],
+) -> list[Candidate]:
+    """The chosen sentences, led by the one before the lead in its note when the lead
+    opens on "he", "she" or "they" and that one opens on someone's name: "Josh needs Sun
+    8 Nov off. He does my Wed 4 Nov night" says who does it."""
+    lead = chosen[0]
+    if not _OPENS_ON_PRONOUN.match(lead.text) or lead.speaker:
+        return chosen
+    before = next((c for c in every if c.cid == lead.cid and c.position == lead.position - 1), None)
+    if before is None or before in chosen:
+        return chosen
+    # (whom it opens on: "Josh needs Sun 8 Nov off", not "Recording Thu 17 Sept")
+    opening = re.match(r"\W*([A-Z][a-z]+)\b", before.text)
+    if opening is None or opening[1].lower() not in people_module.notebook_names(sources, pool):
+        return chosen
+    return [before, *chosen]
 
 
 def _quoted_in(c: Candidate, answer: str) -> bool:
