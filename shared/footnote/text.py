@@ -294,6 +294,26 @@ def _shorthand_stems() -> dict[str, dict[str, tuple[str, ...]]]:
     return table
 
 
+# A phone number: seven digits or more, spaced or not ("07700 900 412", "+44 20 7946
+# 0321"); not a date ("2026-02-28"), a room ("room 305") or an amount ("12,900").
+PHONE = re.compile(r"(?<![\w.,])(?!\d{4}-\d{2}-\d{2})\+?\(?\d(?:[ ()-]{0,2}\d){6,}(?![\w.,]\d)")
+# An email address.
+EMAIL = re.compile(r"\S@\S")
+
+
+def value_terms(text: str) -> list[str]:
+    """The words naming the values ``text`` writes without naming them: "Owen Marsh – 0113
+    496 0734, owen@calder.co.uk" holds a phone number and an email though it says neither.
+    Indexed beside the words, so "What's Owen's phone number?" finds the note that holds
+    it among the many naming Owen."""
+    found: list[str] = []
+    if PHONE.search(text):
+        found += terms("phone number")
+    if EMAIL.search(text):
+        found += terms("email")
+    return found
+
+
 def weekday_terms(text: str) -> list[str]:
     """The weekdays ``text`` writes short ("Wed – dentist" -> "wednesday"), read word by
     word: indexed beside the words as written, so a question naming the day ("What am I

@@ -611,3 +611,21 @@ def test_which_one_thing_we_are_doing_is_not_a_list() -> None:
     assert analyze("Which agency are we using for the video?", at).intent is not Intent.LIST
     assert analyze("Which electricians are we considering?", at).intent is Intent.LIST
     assert analyze("Which books have I read this year?", at).intent is Intent.LIST
+
+
+def test_a_phone_number_or_an_email_is_indexed_as_what_it_is() -> None:
+    from footnote.domain import MemoryType, Note
+    from footnote.ingest.pipeline import build_chunks, prepare
+    from footnote.text import terms
+
+    thursday = datetime(2026, 11, 26, 11, tzinfo=UTC)
+    note = Note(
+        "n1", "t", "Case handler: Owen Marsh – 0113 496 0734, owen@calder.co.uk", thursday, thursday
+    )
+    (indexed,) = build_chunks(prepare(note, "m", 450, 75), MemoryType.NOTE, [[1.0]], "m")
+    for word in terms("phone number email"):
+        assert word in indexed.terms, word
+    # a date, a sum or a room is no phone number
+    plain = Note("n2", "t", "Paid £12,900 on 2026-02-28, room 305", thursday, thursday)
+    (other,) = build_chunks(prepare(plain, "m", 450, 75), MemoryType.NOTE, [[1.0]], "m")
+    assert "phone" not in other.terms

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from footnote.text import NUMBER_WORDS, terms
+from footnote.text import EMAIL, NUMBER_WORDS, PHONE, terms
 
 _NUMBER = (
     r"(?:\d[\d,.]*|"
@@ -63,10 +63,8 @@ MONEY = _MONEY
 # A number, code or reference ("KX7M2Q", "22-8-35", "IL-77820193", "sunflower2026",
 # "07700 900 412") holds digits; an email address an "@".
 _IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}|\d+(?:\s\d+)+")
-_EMAIL = re.compile(r"\S@\S")
-# A phone number: seven digits or more, spaced or not ("07700 900 412", "+44 20 7946
-# 0321"); not a date ("2026-02-28"), a room ("room 305") or an amount ("12,900").
-_PHONE = re.compile(r"(?<![\w.,])(?!\d{4}-\d{2}-\d{2})\+?\(?\d(?:[ ()-]{0,2}\d){6,}(?![\w.,]\d)")
+_EMAIL = EMAIL
+_PHONE = PHONE  # (what a phone number is: footnote.text, which indexing reads too)
 # A time of day ("9:30", "5pm", "noon").
 _CLOCK = re.compile(
     r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}[:.h]\d{2}\b|\bnoon\b|\bmidnight\b", re.I

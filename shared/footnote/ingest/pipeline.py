@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from footnote.domain import Chunk, ChunkDraft, MemoryType, Note
 from footnote.ingest.chunking import chunk_id, chunk_text
-from footnote.text import normalize, sha256, terms, weekday_terms
+from footnote.text import normalize, sha256, terms, value_terms, weekday_terms
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,12 @@ def build_chunks(
             position=d.position,
             text=d.text,
             # A note's tags are words of each of its chunks: a word only in a tag is found.
-            # A weekday written short is indexed as the day too ("Wed" is "wednesday").
-            terms=tuple(terms(d.text)) + tuple(weekday_terms(d.text)) + tag_terms,
+            # A weekday written short is indexed as the day too ("Wed" is "wednesday"), a
+            # phone number as "phone number", an email address as "email".
+            terms=tuple(terms(d.text))
+            + tuple(weekday_terms(d.text))
+            + tuple(value_terms(d.text))
+            + tag_terms,
             memory_type=memory_type,
             created_at=note.created_at,
             embedding=tuple(float(x) for x in vector),
