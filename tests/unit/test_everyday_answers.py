@@ -1155,3 +1155,12 @@ def test_why_after_an_answer_is_not_that_answer_again() -> None:
     assert "never there" in why and why != said
     # asked again of something else, what was said stands
     assert ask(first, history) == said
+
+
+def test_a_value_asked_for_by_name_is_cited_from_the_note_stating_it() -> None:
+    notes = [
+        _source("N1", "insurance", "Renewal came in at £468!! Paid.\nPolicy no. SB-77310942"),
+        _source("N2", "money", "Landlord insurance – Simply Business £412/yr, renews 3 Sept"),
+    ]
+    answer = _answer("What's the policy number for my landlord insurance?", notes)
+    assert "SB-77310942" in answer and "[N2]" not in answer

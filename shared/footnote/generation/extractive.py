@@ -657,6 +657,10 @@ def _compose(
             # question gives ("Call w/ Hannah & Rob" under "21:00 first dance") is not its
             # source. (A line adding a word of the question stays: "~$3.7k left".)
             chosen = _without_names_only(chosen, set(question_terms), names)
+            if kind in answer_types.SLOTS and not _COMPARES.search(question):
+                # a value asked for by name is told by the note stating it: "Policy no.
+                # SB-77310942" needs no other note's "Landlord insurance – £412/yr"
+                chosen = [c for c in chosen if c.cid == chosen[0].cid]
     if chosen and not listing and not the_list:
         chosen = _with_antecedent(chosen, every, sources, pool)
     if chosen and what is None and sums.ASKS_SUM.search(question):
