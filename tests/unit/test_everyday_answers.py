@@ -1087,6 +1087,14 @@ def test_the_sentence_naming_the_day_asked_about_answers() -> None:
     assert ask("Who are we playing this Saturday?").startswith("Sat 28 Mar A @ Harlow Rovers")
     # the day said by its date, "KO" is kick off
     assert "KO 10:30" in ask("What time is kick off on Saturday?")
+    # the day's sentence alone, in a note saying nothing else of the question
+    five = _source("N3", "5-a-side", "Fixtures:\nSat 28 Mar v Rovers, KO 10:30\nSat 4 Apr v Albion")
+    only = compose(
+        "Who are we playing this Saturday?",
+        [five],
+        analyze("Who are we playing this Saturday?", asked),
+    )
+    assert "Sat 28 Mar v Rovers" in only
     # a weekday naming a thing ("the Saturday fixtures") is no day asked about
     assert not ask("Which team were the Saturday fixtures against first?").startswith("Sat 28")
 

@@ -472,9 +472,7 @@ def _compose(
         said_terms = {t for c in quoted for t in c.terms}
         question_terms = [t for t in question_terms if t not in said_terms]
     if not when and analysis.now is not None:
-        pool, day_words = _on_the_day_first(question, pool, sources, analysis.now)
-        # (the day named, the words naming it are said: "Sat 28 Nov" is "this Saturday")
-        question_terms = [t for t in question_terms if t not in day_words] or question_terms
+        pool = _on_the_day_first(question, pool, sources, analysis.now)
     if not listing or when:
         # A question in a note ("What motivated you?") asks; it does not answer.
         # A trailing aside ("… like that necklace? (shared a photo: …)") does not make
@@ -857,11 +855,11 @@ def _only_said_before(answer: str, said_before: str) -> bool:
 
 def _on_the_day_first(
     question: str, pool: list[Candidate], sources: Sequence[Source], now: datetime
-) -> tuple[list[Candidate], frozenset[str]]:
+) -> list[Candidate]:
     """The pool, led by the sentences naming the day the question names ("Who are we
     playing this Saturday?" over the fixture list's "Sat 28 Nov A @ Shefford"): of the
-    sentences about the question, the one of that day is its answer. With the words
-    naming the day, when a sentence names it."""
+    sentences about the question, the one of that day is its answer, and it says the
+    question's words for the day ("Sat 28 Nov" is "this Saturday")."""
     # a day the question is asked about ("on Saturday", "this Saturday", "tomorrow"), not a
     # weekday naming a thing ("the Tuesday shift", "Which Tuesday…")
     phrases = [
@@ -871,7 +869,7 @@ def _on_the_day_first(
     ]
     asked = {d for r in phrases if (d := day_of(r.meaning)) is not None}
     if len(asked) != 1:
-        return pool, frozenset()
+        return pool
     written = {s.cid: s.chunk.created_at.astimezone(now.tzinfo).date() for s in sources}
 
     def names_the_day(c: Candidate) -> bool:
@@ -880,11 +878,11 @@ def _on_the_day_first(
         ]
         return bool(asked & set(days))
 
-    on_the_day = [c for c in pool if names_the_day(c)]
-    if not on_the_day:
-        return pool, frozenset()
     said_day = frozenset(t for r in phrases for t in terms(r.phrase))
-    return [*on_the_day, *(c for c in pool if c not in on_the_day)], said_day
+    on_the_day = [replace(c, terms=c.terms | said_day) for c in pool if names_the_day(c)]
+    if not on_the_day:
+        return pool
+    return [*on_the_day, *(c for c in pool if not names_the_day(c))]
 
 
 def _names_another_numbered(question: str, text: str) -> bool:
