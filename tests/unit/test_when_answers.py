@@ -345,6 +345,9 @@ def test_a_record_written_before_does_not_date_what_is_still_to_come() -> None:
     # asked of the past, the day it was written is the day it happened
     done = _source("N1", "Saw the GP about my sleep today, referral sent.", FRI_8_AUG)
     assert "8 August 2025" in _answer("When did I see the GP about my sleep?", [done])
+    # a speaker's line of their plan is dated by the day they said it
+    nate = _source("N1", "Nate: I'm hosting a gaming party for the whole team!", FRI_8_AUG)
+    assert "8 August 2025" in _answer("When is Nate hosting a gaming party?", [nate])
 
 
 def test_a_span_counted_from_the_day_written_is_that_day() -> None:

@@ -400,7 +400,14 @@ def dated_answer(
     # March", written on 20 January, does not happen on the 20th.
     # Nor is it the day of something asked about as still to come: "When is Conor's stag?"
     # is not answered by the day the RSVP list was written.
-    ahead = _ASKS_AHEAD.search(question) and today is not None and written_of(best).date() < today
+    # (a speaker's line is what they said that day of their plans: "When is Nate hosting
+    # a gaming party?" over his "I'm hosting one!" is near that day, LoCoMo's answers say)
+    ahead = (
+        _ASKS_AHEAD.search(question)
+        and not best.speaker
+        and today is not None
+        and written_of(best).date() < today
+    )
     if recorded and not ahead and not _VAGUE_TIME.search(best.text):
         return cite(day_text(written_of(best).date()), best.cid)
     return in_a_note(best) or NOT_ENOUGH
