@@ -180,7 +180,9 @@ def candidates(
     by_value = answer_types.named_by_value(question)
     # "How much did it cost altogether?": a line adding up or stating a total says it
     totals = (
-        frozenset(terms(question)) & _TOTAL_WORDS if _ASKS_TOTAL.search(question) else frozenset()
+        frozenset(terms(question)) & _TOTAL_WORDS
+        if sums.ASKS_TOTAL.search(question)
+        else frozenset()
     )
     kind = answer_types.expected(question)
     abbreviated: dict[str, frozenset[str]] = {}
@@ -220,7 +222,7 @@ def candidates(
                 have |= frozenset(terms(turns[position - 1][0]))
             if by_value is not None and by_value[0].search(clean):
                 have |= by_value[1]
-            if totals and (_added_up(clean) is not None or _TOTAL.search(clean)):
+            if totals and (sums.added_up(clean) is not None or _TOTAL.search(clean)):
                 # "$75 + $25 RCMP fee" says what "cost … altogether" asks: a sum
                 have |= totals
             for letters, spelled in abbreviated.items():
@@ -629,7 +631,7 @@ def _compose(
             frozenset() if answer_types.named_by_value(question) else frozenset(terms(asking)),
             after,
         )
-        if chosen and _ASKS_TOTAL.search(question):
+        if chosen and sums.ASKS_TOTAL.search(question):
             # "How much did the parts order come to?": of the lines of the order's note,
             # the one stating its total
             notes = {c.cid for c in chosen}
@@ -643,7 +645,7 @@ def _compose(
             )
             if total is not None:
                 chosen = [total, *(c for c in chosen if c is not total)]
-            elif (summed := _added_up(chosen[0].text)) is not None:
+            elif (summed := sums.added_up(chosen[0].text)) is not None:
                 # "$75 + $25 RCMP fee" for "How much did the fingerprints cost
                 # altogether?": the sum the line writes out, added up
                 added = f"{chosen[0].text.rstrip().rstrip('.')} (= {summed})"
@@ -1316,32 +1318,6 @@ _ASKS_OUTCOME = re.compile(
     r"so\s+far|to\s+date)\b",
     re.IGNORECASE,
 )
-
-
-# "How much did it come to?", "… altogether?", "in total": the sum of the parts
-_ASKS_TOTAL = re.compile(
-    r"\b(?:total|altogether|all\s+in|in\s+all|c[oa]me\s+to|add(?:ed)?\s+up|sum)\b", re.I
-)
-# Sums of money written out with "+": "$75 + $25 RCMP fee", "€1,150 (+€300 packing)".
-# Not a rate or a multiple ("$89/m³ + $65", "2 x £40"): those need more than adding.
-_ADDED = re.compile(
-    r"(?P<cur>[$€£])\s?(?P<a>\d[\d,]*(?:\.\d{1,2})?)(?![\d,./]|\s*(?:/|per\b|each\b|x\b))"
-    r"(?P<rest>(?:[^$€£\n/]{0,24}?\+\s*(?P=cur)\s?\d[\d,]*(?:\.\d{1,2})?"
-    r"(?![\d,./]|\s*(?:/|per\b|each\b|x\b)))+)"
-)
-_AMOUNT_IN = re.compile(r"[$€£]\s?(\d[\d,]*(?:\.\d{1,2})?)")
-
-
-def _added_up(text: str) -> str | None:
-    """The sum of the amounts a line adds ("$75 + $25 RCMP fee" -> "$100"), or None."""
-    found = _ADDED.search(text)
-    if found is None or re.search(r"\b\d+\s*x\b|×", text):
-        return None
-    amounts = [found["a"], *_AMOUNT_IN.findall(found["rest"])]
-    values = [float(a.replace(",", "")) for a in amounts]
-    cents = any("." in a for a in amounts)
-    total = sum(values)
-    return f"{found['cur']}{total:,.2f}" if cents else f"{found['cur']}{total:,.0f}"
 
 
 # The words a question asking a total uses for it, which a line adding up says.

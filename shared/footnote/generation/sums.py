@@ -1,7 +1,7 @@
-"""Sums a note writes as a run of lines: "Repairs this yr:" / "tap £97" / "boiler £240" /
-"fan £165". A question asking what they come to ("What do my repair costs add up to?",
-"How much have I spent so far?") is answered by the lines and their sum, which no line
-states. Pure functions over text.
+"""Sums a note writes out: on one line with "+" ("$75 + $25 RCMP fee"), or as a run of
+lines ("Repairs this yr:" / "tap £97" / "boiler £240" / "fan £165"). A question asking
+what they come to ("What do my repair costs add up to?", "How much have I spent so
+far?") is answered by them and their sum, which no line states. Pure functions over text.
 """
 
 from __future__ import annotations
@@ -9,12 +9,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-# "What do they add up to?", "in total", "altogether", "How much have I spent so far?"
-ASKS_SUM = re.compile(
-    r"\b(?:total|altogether|all\s+in|in\s+all|c[oa]me\s+to|add(?:ed|s)?\s+up|sum)\b|"
-    r"\b(?:spent|paid)\b.*\b(?:so\s+far|to\s+date)\b",
-    re.IGNORECASE,
+# "How much did it come to?", "… altogether?", "in total", "What do they add up to?":
+# the sum of the parts
+ASKS_TOTAL = re.compile(
+    r"\b(?:total|altogether|all\s+in|in\s+all|c[oa]me\s+to|add(?:ed|s)?\s+up|sum)\b", re.I
 )
+# ... and "How much have I spent so far?": a sum of lines no line states
+ASKS_SUM = re.compile(
+    ASKS_TOTAL.pattern + r"|\b(?:spent|paid)\b.*\b(?:so\s+far|to\s+date)\b", re.IGNORECASE
+)
+# Sums of money written out with "+": "$75 + $25 RCMP fee", "€1,150 (+€300 packing)".
+# Not a rate or a multiple ("$89/m³ + $65", "2 x £40"): those need more than adding.
+_ADDED = re.compile(
+    r"(?P<cur>[$€£])\s?(?P<a>\d[\d,]*(?:\.\d{1,2})?)(?![\d,./]|\s*(?:/|per\b|each\b|x\b))"
+    r"(?P<rest>(?:[^$€£\n/]{0,24}?\+\s*(?P=cur)\s?\d[\d,]*(?:\.\d{1,2})?"
+    r"(?![\d,./]|\s*(?:/|per\b|each\b|x\b)))+)"
+)
+_AMOUNT_IN = re.compile(r"[$€£]\s?(\d[\d,]*(?:\.\d{1,2})?)")
 # A sum of money; not a rate, a multiple or a range ("£18.50 x12", "$89/m³", "£720-750"):
 # those are not added as they stand.
 _MONEY = re.compile(
@@ -72,3 +83,15 @@ def listed_total(
     written = f"{total:,.2f}" if any(cents for _, _, cents in amounts) else f"{total:,.0f}"
     parts = " + ".join(re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip() for line, _ in run)
     return f"{parts} (= {currency}{written})"
+
+
+def added_up(text: str) -> str | None:
+    """The sum of the amounts a line adds ("$75 + $25 RCMP fee" -> "$100"), or None."""
+    found = _ADDED.search(text)
+    if found is None or re.search(r"\b\d+\s*x\b|×", text):
+        return None
+    amounts = [found["a"], *_AMOUNT_IN.findall(found["rest"])]
+    values = [float(a.replace(",", "")) for a in amounts]
+    cents = any("." in a for a in amounts)
+    total = sum(values)
+    return f"{found['cur']}{total:,.2f}" if cents else f"{found['cur']}{total:,.0f}"
