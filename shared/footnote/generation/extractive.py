@@ -36,7 +36,7 @@ from footnote.generation.counting import (
     stated_count,
 )
 from footnote.generation.dates import contradicts, day_of, named_days, resolve_phrases
-from footnote.generation.names import missing_names, name_phrases, titles_named
+from footnote.generation.names import CALENDAR_DAYS, missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.sentences import (
     DID,
@@ -90,13 +90,9 @@ _CODE = re.compile(r"\b[A-Za-z]+-\d+[A-Za-z0-9-]*\b|\b[A-Z]+\d+[A-Z0-9]*\b")
 # "Flat 2" is another flat. Not a date ("Dec 5", "Sat 7"), a span of time ("Week 3") or a
 # numbered part of a series notes write short ("Season 3" is "S3").
 _NUMBERED_NAME = re.compile(r"\b(?P<word>[A-Z][a-z]+)\s+(?P<n>\d+)\b(?![.,:]\d|\s*(?:%|[ap]m\b))")
-_NOT_NUMBERED = frozenset(
-    {m.lower() for m in MONTHS}
-    | {m.lower()[:3] for m in MONTHS}
-    | {"sept"}
-    | {d.lower() for d in WEEKDAYS}
-    | {d.lower()[:3] for d in WEEKDAYS}
-    | {"tues", "weds", "thur", "thurs"}
+_NOT_NUMBERED = (
+    CALENDAR_DAYS
+    | {"weds"}
     | set("day days week weeks wk wks month months year years yr yrs hour hours hr hrs".split())
     | set("minute minutes min mins season series episode ep chapter part page step".split())
 )
@@ -222,7 +218,7 @@ def candidates(
                 have |= frozenset(terms(turns[position - 1][0]))
             if by_value is not None and by_value[0].search(clean):
                 have |= by_value[1]
-            if totals and (sums.added_up(clean) is not None or _TOTAL.search(clean)):
+            if totals and (sums.added_up(clean) is not None or sums.STATES_TOTAL.search(clean)):
                 # "$75 + $25 RCMP fee" says what "cost … altogether" asks: a sum
                 have |= totals
             for letters, spelled in abbreviated.items():
@@ -391,6 +387,10 @@ def linked_notes(
             out.append(best)
             cited.add(source.cid)
     return out
+
+
+# "why?", "and why?", "how come?": asking for a reason.
+_ASKS_WHY = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:why|how\s+come)\b", re.IGNORECASE)
 
 
 def compose(
@@ -639,7 +639,7 @@ def _compose(
                 (
                     c
                     for c in pool
-                    if c.cid in notes and _TOTAL.search(c.text) and kind.search(c.text)
+                    if c.cid in notes and sums.STATES_TOTAL.search(c.text) and kind.search(c.text)
                 ),
                 None,
             )
@@ -808,16 +808,6 @@ def _holds_codes(question: str, lead: Candidate, sources: Sequence[Source]) -> b
     )
 
 
-_ASKED_DAY = re.compile(
-    r"\b(?:on|for|by|this|next|coming)\s*\||\|\s*(?:on|for|by|this|next|coming|tomorrow|today|"
-    r"tonight)\b",
-    re.IGNORECASE,
-)
-
-
-_ASKS_WHY = re.compile(r"^\W*(?:(?:and|but|so)\s+)?(?:why|how\s+come)\b", re.IGNORECASE)
-
-
 # A sentence opening on someone named before it: "He does my Wed 4 Nov night".
 _OPENS_ON_PRONOUN = re.compile(r"^\W*(?:he|she|they)\b", re.IGNORECASE)
 
@@ -855,6 +845,14 @@ def _only_said_before(answer: str, said_before: str) -> bool:
     return all(q in said_before for q in quoted if q)
 
 
+# A day asked about: after a word leading it ("on Saturday", "this Saturday"), or a
+# phrase opening on one ("tomorrow"); not a weekday naming a thing ("the Tuesday shift").
+_LEADS_A_DAY = re.compile(r"\b(?:on|for|by|this|next|coming)\s*$", re.IGNORECASE)
+_OPENS_ON_A_DAY = re.compile(
+    r"\s*(?:on|for|by|this|next|coming|tomorrow|today|tonight)\b", re.IGNORECASE
+)
+
+
 def _on_the_day_first(
     question: str, pool: list[Candidate], sources: Sequence[Source], now: datetime
 ) -> list[Candidate]:
@@ -867,7 +865,7 @@ def _on_the_day_first(
     phrases = [
         r
         for r in resolve_phrases(question, now)
-        if _ASKED_DAY.search(question[: r.start] + "|" + question[r.start : r.end])
+        if _LEADS_A_DAY.search(question, 0, r.start) or _OPENS_ON_A_DAY.match(r.phrase)
     ]
     asked = {d for r in phrases if (d := day_of(r.meaning)) is not None}
     if len(asked) != 1:
@@ -880,11 +878,14 @@ def _on_the_day_first(
         ]
         return bool(asked & set(days))
 
-    said_day = frozenset(t for r in phrases for t in terms(r.phrase))
-    on_the_day = [replace(c, terms=c.terms | said_day) for c in pool if names_the_day(c)]
-    if not on_the_day:
+    of_the_day = [names_the_day(c) for c in pool]
+    if not any(of_the_day):
         return pool
-    return [*on_the_day, *(c for c in pool if not names_the_day(c))]
+    said_day = frozenset(t for r in phrases for t in terms(r.phrase))
+    on_the_day = [
+        replace(c, terms=c.terms | said_day) for c, on in zip(pool, of_the_day, strict=True) if on
+    ]
+    return [*on_the_day, *(c for c, on in zip(pool, of_the_day, strict=True) if not on)]
 
 
 def _names_another_numbered(question: str, text: str) -> bool:
@@ -1324,8 +1325,6 @@ _ASKS_OUTCOME = re.compile(
 _TOTAL_WORDS = frozenset(
     terms("total altogether all in come came to add added up sum cost costs spend spent pay paid")
 )
-# A line stating a sum: "total $158.74", "Parts total $117", "all in £1,020"
-_TOTAL = re.compile(r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b", re.I)
 
 
 def _without_names_only(
@@ -1457,8 +1456,17 @@ def _tells_the_verb(question: str, chosen: Sequence[Candidate]) -> bool:
         or asked["verb"] in _NO_DOING
     ):
         return True
-    verb = stem(asked["verb"])
-    return any(stem(_IRREGULAR.get(w, w)) == verb for c in chosen for w in words(c.text))
+    return any(_tells(c.text, asked["verb"]) for c in chosen)
+
+
+def _tells(text: str, verb: str, done: bool = False) -> bool:
+    """The text says the verb, in any form ("got" for "get"), or ``done`` in the past
+    ("booked", "bought"; not "no tasting until you book")."""
+    asked = stem(verb)
+    return any(
+        stem(_IRREGULAR.get(w, w)) == asked and (not done or w in _IRREGULAR or w.endswith("ed"))
+        for w in words(text)
+    )
 
 
 def _doing_first(
@@ -1470,15 +1478,10 @@ def _doing_first(
     asked = DID.search(question)
     if not pool or asked is None or asked["verb"] in _NO_DOING or not _ASKS_FOR.match(question):
         return pool
-    verb = stem(asked["verb"])
     wanted = set(question_terms)
 
     def tells(c: Candidate) -> bool:
-        # done, as asked: "booked", "bought" (not "no tasting until you book")
-        return any(
-            (w in _IRREGULAR or w.endswith("ed")) and stem(_IRREGULAR.get(w, w)) == verb
-            for w in words(c.text)
-        )
+        return _tells(c.text, asked["verb"], done=True)
 
     if tells(pool[0]):
         return pool

@@ -58,13 +58,11 @@ _OPENERS = frozenset(
 # anchors read ("Oct", "Sept", "January"), the days as notes write them short ("Sat Oct
 # 10"), and holidays, which are days of the calendar too, written as often "Xmas" or "the
 # 24th".
-CALENDAR = frozenset(
-    {
-        *MONTHS,
-        *WEEKDAYS,
-        *"mon tue tues wed thu thur thurs fri sat sun".split(),
-        *"christmas xmas eve easter halloween thanksgiving hanukkah diwali ramadan eid".split(),
-    }
+CALENDAR_DAYS = frozenset(
+    {*MONTHS, *WEEKDAYS, *"mon tue tues wed thu thur thurs fri sat sun".split()}
+)
+CALENDAR = CALENDAR_DAYS | frozenset(
+    "christmas xmas eve easter halloween thanksgiving hanukkah diwali ramadan eid".split()
 )
 # Words written in capitals that ask for a value rather than name a thing.
 _VALUE_WORDS = frozenset({"id", "pin", "no", "ref", "po", "dob"})

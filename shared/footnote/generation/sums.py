@@ -33,15 +33,16 @@ _MONEY = re.compile(
     r"(?![\d,./]|\s*(?:/|per\b|each\b|a\s+|an\s+|x\s*\d|x\b|[-–]\s*\d))"
 )
 _ANY_MONEY = re.compile(r"[$€£]\s?\d")
-# A line that states a sum itself ("Total £670"): the run's result, not one of its parts.
-_STATES_TOTAL = re.compile(r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b", re.I)
+# A line stating a sum: "total $158.74", "Parts total $117", "all in £1,020" (of a run of
+# lines, its result, not one of its parts).
+STATES_TOTAL = re.compile(r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b", re.I)
 
 
 def _amount(line: str) -> tuple[str, float, bool] | None:
     """The one sum of money a line states (currency, value, written with cents), or None
     when it states none, more than one, or a total."""
     found = list(_MONEY.finditer(line))
-    if len(found) != 1 or len(_ANY_MONEY.findall(line)) != 1 or _STATES_TOTAL.search(line):
+    if len(found) != 1 or len(_ANY_MONEY.findall(line)) != 1 or STATES_TOTAL.search(line):
         return None
     value = found[0]["value"]
     return found[0]["cur"], float(value.replace(",", "")), "." in value
@@ -63,26 +64,33 @@ def listed_total(
     if found is None:
         return None
     lines = note.splitlines()
+    stated = [_amount(line) for line in lines]
     index = note.count("\n", 0, found.start())
-    if _amount(lines[index]) is None:
+    if stated[index] is None:
         index += 1  # the sentence starts at the line naming the run
-    if index >= len(lines) or _amount(lines[index]) is None:
+    if index >= len(lines) or stated[index] is None:
         return None
     low = index
-    while low > 0 and _amount(lines[low - 1]) is not None:
+    while low > 0 and stated[low - 1] is not None:
         low -= 1
     high = index
-    while high + 1 < len(lines) and _amount(lines[high + 1]) is not None:
+    while high + 1 < len(lines) and stated[high + 1] is not None:
         high += 1
-    run = [(line, _amount(line)) for line in lines[low : high + 1] if keep(line)]
+    run = [
+        (line, a)
+        for line, a in zip(lines[low : high + 1], stated[low : high + 1], strict=True)
+        if keep(line)
+    ]
     amounts = [a for _, a in run if a is not None]
     if len(amounts) < min_lines or len({cur for cur, _, _ in amounts}) != 1:
         return None
-    currency = amounts[0][0]
-    total = sum(value for _, value, _ in amounts)
-    written = f"{total:,.2f}" if any(cents for _, _, cents in amounts) else f"{total:,.0f}"
+    total = _written(
+        amounts[0][0],
+        sum(value for _, value, _ in amounts),
+        any(cents for _, _, cents in amounts),
+    )
     parts = " + ".join(re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip() for line, _ in run)
-    return f"{parts} (= {currency}{written})"
+    return f"{parts} (= {total})"
 
 
 def added_up(text: str) -> str | None:
@@ -91,7 +99,10 @@ def added_up(text: str) -> str | None:
     if found is None or re.search(r"\b\d+\s*x\b|×", text):
         return None
     amounts = [found["a"], *_AMOUNT_IN.findall(found["rest"])]
-    values = [float(a.replace(",", "")) for a in amounts]
-    cents = any("." in a for a in amounts)
-    total = sum(values)
-    return f"{found['cur']}{total:,.2f}" if cents else f"{found['cur']}{total:,.0f}"
+    total = sum(float(a.replace(",", "")) for a in amounts)
+    return _written(found["cur"], total, any("." in a for a in amounts))
+
+
+def _written(currency: str, total: float, cents: bool) -> str:
+    """A sum as its parts were written: "£1,529.99" with cents, "£670" without."""
+    return f"{currency}{total:,.2f}" if cents else f"{currency}{total:,.0f}"
