@@ -103,19 +103,25 @@ REASON = re.compile(
 # A street address ("1120 N Hollywood Way", "2538 Guadalupe", "14 Elm Rd") or a
 # postcode ("SW1A 1AA"); not a date ("24 Jan", "a 1979 Gorgar") nor a time ("09:30 ->
 # 11:45 Kyoto").
+# (a word that is no month or day of the week: "24 Jan", "in Jan", "at Sat" name no place)
+_NOT_CALENDAR = (
+    r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)"
+    r"[a-z]*\b)"
+)
 _ADDRESS = re.compile(
-    r"(?<![:.])\b(?!(?:19|20)\d\d\b)\d{1,5}[A-Za-z]?,?\s+(?:[NSEW]\.?\s+)?(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
-    r"nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b)[A-Z][a-z][\w'.-]*|"
-    r"\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
+    r"(?<![:.])\b(?!(?:19|20)\d\d\b)\d{1,5}[A-Za-z]?,?\s+(?:[NSEW]\.?\s+)?"
+    + _NOT_CALENDAR
+    + r"[A-Z][a-z][\w'.-]*|\b[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}\b"
 )
 
 # Where something is: a street address, a place named after "at", "in", "from" ("at
 # Griffith Observatory", "from Golden Plains Poultry", "in Long Beach"; not "in Jan"), or
 # the label of a spot ("Ramp C", "room 2.14", "ground floor").
 PLACE = re.compile(
-    _ADDRESS.pattern + r"|\b(?:at|in|from|near|behind|opposite|outside|@)\s+(?:the\s+)?"
-    r"(?!(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)"
-    r"[a-z]*\b)[A-Z][\w'’.-]+|"
+    _ADDRESS.pattern
+    + r"|\b(?:at|in|from|near|behind|opposite|outside|@)\s+(?:the\s+)?"
+    + _NOT_CALENDAR
+    + r"[A-Z][\w'’.-]+|"
     r"\b(?i:room|suite|level|ramp|unit|gate|platform)\s+[A-Z\d][\w.]*|\b(?i:floor)\b"
 )
 

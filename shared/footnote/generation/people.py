@@ -162,9 +162,10 @@ def _apposed(
     text: str, names: frozenset[str], asked: frozenset[str], about: frozenset[str]
 ) -> bool:
     """The text writes a name beside what it names, one of them in brackets: the words
-    beside the name end with what ``about`` names, the sentence holds the rest of it. Written so, a capitalised word opening
-    a sentence ("… ~20 people. Marcy (club president) says …") is a name too, though
-    ``names`` holds only those capitalised inside one or twice."""
+    beside the name end with what ``about`` names, the sentence holds the rest of it.
+    Written so, a capitalised word opening a sentence ("… ~20 people. Marcy (club
+    president) says …") is a name too, though ``names`` holds only those capitalised
+    inside one or twice."""
     for m in _APPOSED.finditer(text):
         name, role = (m["name"], m["role"]) if m["name"] else (m["name2"], m["role2"])
         low = _bare(name).lower()
