@@ -192,6 +192,32 @@ def test_lines_each_stating_a_sum_are_added_up_for_a_total() -> None:
     assert "(=" not in _answer("What do the costs this year add up to?", rates)
 
 
+def test_the_sums_of_two_things_named_are_found_and_added_up() -> None:
+    takings = [
+        _source("N1", "takings July", "Total $36,980 (school hols)\nBest day Sun 12th $2,105"),
+        _source("N2", "takings Aug", "Total $35,760 – rain\nBest day Sat 29th $1,980."),
+        _source("N3", "fridge 2", "Fridge guy: thermostat gone. New one fitted $240. Running now"),
+        _source("N4", "machine service", "Dave came 2pm:\n- descale\n$685 incl GST"),
+        _source("N5", "survey", "Mark: property under £450k, conveyancer has to request it"),
+    ]
+    # each part's note states its total (not its best day), each cited; then the sum
+    assert _answer("What did July and August take between them?", takings) == (
+        "Total $36,980 (school hols) [N1]. Total $35,760 – rain [N2]. "
+        "July + August = $72,740 [N1][N2]."
+    )
+    # a note titled by the part with one sum in it, the sentence ending on it
+    answer = _answer("How much did the machine and the fridge cost?", takings)
+    assert (
+        answer == "$685 incl GST [N4]. New one fitted $240 [N3]. machine + fridge = $925 [N4][N3]."
+    )
+    # a sum not beside the part is not its sum ("under £450k, conveyancer …")
+    assert "= £" not in _answer(
+        "What are the survey and the conveyancer costing between them?", takings
+    )
+    # a couple is one party: no sum of two
+    assert "=" not in _answer("How much did Mel and Jo pay for the fridge?", takings)
+
+
 def test_a_place_is_asked_for_by_where() -> None:
     vet = [
         _source(
@@ -974,6 +1000,39 @@ def test_a_value_stated_then_a_question_after_a_dash_still_states_it() -> None:
     # a line that only asks still answers nothing
     asking = [_source("N1", "Bills", "Rent £950\nhow much is the gym - can I cancel?")]
     assert _answer("How much do I spend on the gym?", asking) == NOT_ENOUGH
+
+
+def test_a_day_stated_then_a_question_after_a_dash_still_dates_it() -> None:
+    catering = [
+        _source(
+            "N1",
+            "catering – Brunswick Primary",
+            "Mrs Okoye rang: staff lunch, ~30 people\n"
+            "Wants the quote by next Wed – like Moreland but with a hot option?",
+        )
+    ]
+    # the line states the day, then asks about the menu (written Friday 20 February)
+    assert "25 February" in _answer("When does Mrs Okoye want the quote by?", catering)
+
+
+def test_a_price_per_unit_is_asked_by_its_unit_and_answered_by_a_rate() -> None:
+    suppliers = [
+        _source(
+            "N1",
+            "suppliers",
+            "Coffee – Northside Roasters, house blend $38/kg, decaf $42/kg\n"
+            "Venues: Glenview Manor – €95pp all in\nGranary – hire €4,000, bring own caterer",
+        ),
+        _source("N2", "takings", "Total $36,980 (school hols)"),
+    ]
+    # "per" and "a" name the unit, not the thing measured
+    assert "$38/kg" in _answer("How much per kilo is the house blend?", suppliers)
+    assert "$42/kg" in _answer("How much a kilo is the decaf?", suppliers)
+    # "€95pp" says "per head"
+    assert "€95pp" in _answer("How much per head is Glenview?", suppliers)
+    # a total is no price per head, nor is another's rate
+    assert _answer("How much per head is the school paying?", suppliers) == NOT_ENOUGH
+    assert _answer("How much per head is the Granary?", suppliers) == NOT_ENOUGH
 
 
 def test_show_is_a_word_of_the_topic_unless_it_commands() -> None:

@@ -60,6 +60,44 @@ _MONEY = re.compile(
 )
 MONEY = _MONEY
 
+# An amount per unit: "$38/kg", "$24/head", "€95pp", "$25 a head", "€0.10 per word",
+# "2.25 cups each" — what "How much per kilo…?" or "How much per head…?" asks for.
+_RATE = re.compile(
+    r"\d[\d,.]*[kK]?\s*(?:[^\W\d_]+\.?\s+){0,2}?(?:/\s*[a-z]|(?:per|an?)\s+[a-z]|"
+    r"(?:pp|pppn|ea|each)\b)",
+    re.IGNORECASE,
+)
+RATE = _RATE
+# Units a price is given per. Not the units of time: "How much is Netflix a month?" is
+# answered by "Netflix €12.99", its month unsaid.
+_RATE_UNITS = (
+    r"head|person|people|guest|adult|child|kid|student|ticket|plate|portion|serving|meal|"
+    r"kilo|kg|lb|pound|litre|liter|gallon|dozen|jar|bottle|box|bag|lesson|session|class|"
+    r"visit|dose|word|page|mile|km|unit|item|square"
+)
+# "How much per kilo…?", "How much a head is…?", "how much is the coach per student?"
+_ASKS_RATE = re.compile(
+    rf"\bhow\s+much\b[^?]*?\b(?:per|an?|each)\s+(?:{_RATE_UNITS})s?\b", re.IGNORECASE
+)
+
+
+def asks_rate(question: str) -> bool:
+    """The question asks a price per unit: "How much per head is the school paying?" is
+    not answered by a total."""
+    return _ASKS_RATE.search(question) is not None
+
+
+_PER_UNIT = re.compile(rf"\b(?:per|an?|each)\s+(?:{_RATE_UNITS})s?\b", re.IGNORECASE)
+
+
+def rate_terms(question: str) -> frozenset[str]:
+    """The terms of the unit a rate question asks per ("per", "head"): a sentence stating
+    a rate ("€95pp", "$38/kg") says them, whatever its abbreviation."""
+    if not asks_rate(question):
+        return frozenset()
+    return frozenset(t for m in _PER_UNIT.finditer(question) for t in terms(m.group(0)))
+
+
 # A number, code or reference ("KX7M2Q", "22-8-35", "IL-77820193", "sunflower2026",
 # "07700 900 412") holds digits; an email address an "@".
 _IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}|\d+(?:\s\d+)+")
@@ -201,9 +239,9 @@ _ASKS = (
 # the question ("NIF 245 883 120" for "What's my IBAN?") is another value.
 # "How much…" asks for an amount of something too ("How much did the manure cost?"):
 # "€15 late fee" is no answer for it.
-SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _CLOCK, _AMOUNT, _ADDRESS})
+SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _RATE, _CLOCK, _AMOUNT, _ADDRESS})
 # What "how much" asks: a sum of money, or an amount that may be one.
-QUANTITIES = frozenset({_MONEY, _AMOUNT})
+QUANTITIES = frozenset({_MONEY, _RATE, _AMOUNT})
 
 # A date written out ("Feb 12-21 2027", "14 March"): its digits are no number of a thing.
 _SUM_OF_MONEY = re.compile(
@@ -334,7 +372,8 @@ _PRICED = re.compile(
 # "How much flour goes in…", "how many eggs…": the thing measured, right after the words.
 _MEASURED = re.compile(
     r"^\W*(?:and\s+)?how\s+(?:much|many)\s+(?!(?:is|are|was|were|did|do|does|has|have|had|"
-    r"will|would|can|could|should|of|more|less|longer|time|money)\b)(?P<thing>[\w-]+)",
+    r"will|would|can|could|should|of|more|less|longer|time|money|per|a|an|each|the|for|in|"
+    r"on|at|to|from|with|it|that|this|these|those|i|we|you|he|she|they)\b)(?P<thing>[\w-]+)",
     re.IGNORECASE,
 )
 

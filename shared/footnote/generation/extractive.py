@@ -465,6 +465,12 @@ def _compose(
     )
     # a line about the other flat answers nothing of this one, in its note or another
     pool = [c for c in pool if not _names_another_numbered(question, c.text)]
+    if per_unit := answer_types.rate_terms(question):
+        # "How much per head…?": "€95pp" says "per head"
+        pool = [
+            replace(c, terms=c.terms | per_unit) if answer_types.RATE.search(c.text) else c
+            for c in pool
+        ]
     if said_before:
         # asked again of what was just said: the rest of the notes it was said from,
         # their words already said
@@ -526,6 +532,13 @@ def _compose(
         pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
     elif what and (tally := count_answer(what, question, [(c.text, c.cid) for c in pool], sources)):
         return tally
+    if (
+        not when
+        and not answer_types.asks_rate(question)
+        and (parts := sums.parts_asked(question))
+        and (joint := _sum_of_parts(parts, pool, sources))
+    ):
+        return joint
     if when:
         # The date is of the person's event: their name counts towards covering it.
         zone = analysis.now.tzinfo if analysis.now is not None else None
@@ -591,7 +604,7 @@ def _compose(
         # The value must be stated beside what it is of: the question's words other than
         # those asking for it ("pay" in "How much did I pay for the manure?"). "Now" in
         # "What's the rent now?" says when, not of what: the rent is.
-        subject = set(question_terms) - set(terms(asking)) - answer_types.WHEN_WORDS
+        subject = set(question_terms) - set(terms(asking)) - answer_types.WHEN_WORDS - per_unit
         # "What's Mia's hourly rate?": the value is hers only in a sentence naming her or
         # in a note titled by her name; "$32/hr" in the meeting with Kofi is his.
         titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
@@ -601,6 +614,8 @@ def _compose(
         priced = answer_types.priced(question)
         if priced is not None:
             kind = answer_types.MONEY  # a price: "Nov 12" in a to-do line is no answer
+        if kind in answer_types.QUANTITIES and answer_types.asks_rate(question):
+            kind = answer_types.RATE  # "How much per head…?": "$24/head", not a total
         # "How much flour…": the amount is the flour's, not the butter's in the line before
         of_thing = priced or answer_types.measured(question)
 
@@ -705,6 +720,31 @@ def _quotes_another_thing(
     note naming Comporta made the notes as a whole look like an answer to. A person of
     the conversation the lines are from ("What offer does Gina make to Jon?") is held."""
     return bool(_names_not_held(question, chosen, sources, analysis))
+
+
+def _sum_of_parts(
+    parts: tuple[str, str], pool: Sequence[Candidate], sources: Sequence[Source]
+) -> str | None:
+    """ "What did July and August take between them?": the line stating each part's sum
+    ("Total $36,980" in "takings July", "Total $35,760" in "takings Aug"), each cited,
+    and their sum; None unless both are found (``sums.of_parts``)."""
+    titles = {s.cid: frozenset(spelled_out(terms(s.chunk.title), s.chunk.title)) for s in sources}
+    lines = [
+        (c.text, c.cid, frozenset(spelled_out(terms(c.text), c.text)), titles[c.cid]) for c in pool
+    ]
+    wanted = tuple(frozenset(spelled_out(terms(p), p)) for p in parts)
+    if not all(wanted):
+        return None
+    found = sums.of_parts((wanted[0], wanted[1]), lines)
+    if found is None:
+        return None
+    (i, j), total = found
+    a, b = pool[i], pool[j]
+    cited = f"[{a.cid}]" + (f"[{b.cid}]" if b.cid != a.cid else "")
+    # (the sum is told in the parts' own words, which their notes hold: a claim must share
+    # words with the note it cites)
+    summed = f"{parts[0]} + {parts[1]} = {total} {cited}."
+    return f"{cite(_clean(a.text), a.cid)} {cite(_clean(b.text), b.cid)} {summed}"
 
 
 def _name_holder(
@@ -1130,9 +1170,13 @@ def _agreed_questions(sources: Sequence[Source]) -> dict[tuple[str, int], tuple[
     return out
 
 
-# A value stated, then a question after a dash: "Gym £35 - cancel in January?" states the
-# price and asks about cancelling ("Your room looks great - been gaming?" states none).
-_STATED_THEN_ASKED = re.compile(r"^[^?]*\d[^?]*?\S\s+[-–—]\s+[^-–—]+$")
+# A value or a day stated, then a question after a dash: "Gym £35 - cancel in January?"
+# states the price, "Wants a quote by next Wed – like Moreland?" the day, and each asks
+# about something else ("Your room looks great - been gaming?" states none).
+_STATED_VALUE = "|".join(sorted(CALENDAR_DAYS - {"may"}, key=len, reverse=True))
+_STATED_THEN_ASKED = re.compile(
+    rf"^[^?]*(?:\d|\b(?:{_STATED_VALUE})\b)[^?]*?\s+[-–—]\s+[^-–—]+$", re.IGNORECASE
+)
 
 
 def _asks(text: str) -> bool:

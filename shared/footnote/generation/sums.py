@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from footnote.text import terms
+
 # "How much did it come to?", "… altogether?", "in total", "What do they add up to?":
 # the sum of the parts
 ASKS_TOTAL = re.compile(
@@ -30,9 +32,10 @@ _AMOUNT_IN = re.compile(r"[$€£]\s?(\d[\d,]*(?:\.\d{1,2})?)")
 # those are not added as they stand.
 _MONEY = re.compile(
     r"(?P<cur>[$€£])\s?(?P<value>\d[\d,]*(?:\.\d{1,2})?)"
-    r"(?![\d,./]|\s*(?:/|per\b|each\b|a\s+|an\s+|x\s*\d|x\b|[-–]\s*\d))"
+    r"(?![\d/]|[.,]\d|[kKmM]\b|\s*(?:/|per\b|each\b|a\s+|an\s+|x\s*\d|x\b|[-–]\s*\d))"
 )
 _ANY_MONEY = re.compile(r"[$€£]\s?\d")
+_PLUS_MORE = re.compile(r"\s*(?:\+|plus\b|ex\.?\b|excl?\b)", re.IGNORECASE)
 # A line stating a sum: "total $158.74", "Parts total $117", "all in £1,020" (of a run of
 # lines, its result, not one of its parts).
 STATES_TOTAL = re.compile(r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b", re.I)
@@ -44,6 +47,8 @@ def _amount(line: str) -> tuple[str, float, bool] | None:
     found = list(_MONEY.finditer(line))
     if len(found) != 1 or len(_ANY_MONEY.findall(line)) != 1 or STATES_TOTAL.search(line):
         return None
+    if _PLUS_MORE.match(line, found[0].end()):
+        return None  # "£895 + VAT", "$120 + parts": a part of a sum not written
     value = found[0]["value"]
     return found[0]["cur"], float(value.replace(",", "")), "." in value
 
@@ -106,3 +111,102 @@ def added_up(text: str) -> str | None:
 def _written(currency: str, total: float, cents: bool) -> str:
     """A sum as its parts were written: "£1,529.99" with cents, "£670" without."""
     return f"{currency}{total:,.2f}" if cents else f"{currency}{total:,.0f}"
+
+
+# "… between them?", "… together?", "… combined?": a sum of the parts the question names
+_ASKS_JOINT = re.compile(
+    ASKS_TOTAL.pattern + r"|\bbetween\s+(?:them|the\s+two)\b|\btogether\b|\bcombined\b",
+    re.IGNORECASE,
+)
+# "How much did the tap and the boiler cost?" asks one sum too
+_HOW_MUCH = re.compile(r"^\W*(?:and\s+)?how\s+much\b", re.IGNORECASE)
+# "the machine and the fridge", "July and August", "registration plus the train": the
+# word before the joining word and the first word after it (past "the", "my", …)
+_PARTS = re.compile(
+    r"\b(?P<a>[^\W\d_][\w'-]*)\s+(?:and|plus|&|\+)\s+(?:(?:the|my|our|his|her|their)\s+)?"
+    r"(?P<b>[^\W\d_][\w'-]*)",
+    re.IGNORECASE,
+)
+_NOT_A_PART = frozenset(
+    "the a an my our his her their it them this that these those i we you he she they "
+    "much many what how did do does is are was were have has had".split()
+)
+
+
+def parts_asked(question: str) -> tuple[str, str] | None:
+    """The two things a question asks the sum of ("How much did the machine and the fridge
+    cost altogether?" -> machine, fridge); None when it asks no joint sum."""
+    joint = _ASKS_JOINT.search(question) is not None
+    if not (joint or _HOW_MUCH.search(question)):
+        return None
+    found = _PARTS.search(question)
+    if found is None:
+        return None
+    a, b = found["a"], found["b"]
+    if a.lower() in _NOT_A_PART or b.lower() in _NOT_A_PART or a.lower() == b.lower():
+        return None
+    if not joint and (a[0].isupper() or b[0].isupper()):
+        # "How much was the florist for Hannah and Rob?": one couple's, not two sums
+        return None
+    return a, b
+
+
+def part_amount(
+    part: frozenset[str], lines: list[tuple[str, str, frozenset[str], frozenset[str]]]
+) -> tuple[int, tuple[str, float, bool]] | None:
+    """Of ``lines`` (text, citation id, the text's terms, its note's title terms), best
+    first, the index of the one stating the sum of ``part`` (its terms), and that sum: the
+    best line naming the part and stating one sum; else, of the best note titled by it, the
+    line stating its total ("Total $36,980" in "takings July"), or its one line stating a
+    sum ("New one fitted $240" in "fridge 2"). None when no line or note says."""
+    for i, (text, _, own, _) in enumerate(lines):
+        if part & own and (stated := _amount(text)) is not None and _beside(part, text):
+            return i, stated
+    titled = dict.fromkeys(cid for _, cid, _, title in lines if part & title)
+    found = [f for cid in titled if (f := _note_sum(cid, lines)) is not None]
+    # two notes titled by it, each with a sum ("machine playing up", "machine service"):
+    # which is meant is not said
+    return found[0] if len(found) == 1 else None
+
+
+# The words between a thing and its sum: "survey £650", "£650 for the survey".
+_NEAR = 3
+
+
+def _beside(part: frozenset[str], text: str) -> bool:
+    """The sum the line states is written within ``_NEAR`` words of the part ("survey
+    £650"; not "property under £450k, conveyancer has to request it")."""
+    words = re.findall(r"[$€£]?\d[\d,.]*|[^\W_]+", text)
+    at = [i for i, w in enumerate(words) if _ANY_MONEY.match(w)]
+    named = [i for i, w in enumerate(words) if frozenset(terms(w)) & part]
+    return any(abs(i - j) <= _NEAR + 1 for i in at for j in named)
+
+
+def _note_sum(
+    cid: str, lines: list[tuple[str, str, frozenset[str], frozenset[str]]]
+) -> tuple[int, tuple[str, float, bool]] | None:
+    """The line of note ``cid`` stating its total, or its one line stating a sum."""
+    mine = [(i, text) for i, (text, of, _, _) in enumerate(lines) if of == cid]
+    for i, text in mine:
+        found = list(_MONEY.finditer(text))
+        if STATES_TOTAL.search(text) and len(found) == 1:
+            value = found[0]["value"]
+            return i, (found[0]["cur"], float(value.replace(",", "")), "." in value)
+    stating = [(i, stated) for i, text in mine if (stated := _amount(text)) is not None]
+    return stating[0] if len(stating) == 1 else None
+
+
+def of_parts(
+    parts: tuple[frozenset[str], frozenset[str]],
+    lines: list[tuple[str, str, frozenset[str], frozenset[str]]],
+) -> tuple[list[int], str] | None:
+    """The lines stating the sums of both parts (indexes into ``lines``, see
+    ``part_amount``) and their sum, written as they were ("$925"); None unless each part's
+    sum is found, on different lines, in the same currency."""
+    found = [part_amount(part, lines) for part in parts]
+    if any(f is None for f in found):
+        return None
+    (i, (cur_a, a, cents_a)), (j, (cur_b, b, cents_b)) = found  # type: ignore[misc]
+    if i == j or cur_a != cur_b:
+        return None
+    return [i, j], _written(cur_a, a + b, cents_a or cents_b)
