@@ -218,6 +218,15 @@ def test_the_sums_of_two_things_named_are_found_and_added_up() -> None:
     assert "=" not in _answer("How much did Mel and Jo pay for the fridge?", takings)
 
 
+def test_a_note_titled_by_another_month_does_not_answer_for_the_month_asked() -> None:
+    takings = [_source("N1", "takings Sept", "Total $41,150\nBest day Sat 26th $2,480")]
+    assert _answer("What were our takings for October?", takings) == NOT_ENOUGH
+    assert "$41,150" in _answer("What were our takings for September?", takings)
+    # a line naming the month asked answers, whatever month its note is titled by
+    club = [_source("N1", "book club – March", "Loved it.\nNext: April 19, Piranesi, at mine")]
+    assert "April 19" in _answer("When is the April book club?", club)
+
+
 def test_a_place_is_asked_for_by_where() -> None:
     vet = [
         _source(
@@ -1033,6 +1042,11 @@ def test_a_price_per_unit_is_asked_by_its_unit_and_answered_by_a_rate() -> None:
     # a total is no price per head, nor is another's rate
     assert _answer("How much per head is the school paying?", suppliers) == NOT_ENOUGH
     assert _answer("How much per head is the Granary?", suppliers) == NOT_ENOUGH
+    # "per month" ends the thing priced: a date's number is no price of the broadband
+    moving = [_source("N1", "moving", "[ ] broadband – Virgin install Wed 9 Dec\n[ ] post")]
+    assert _answer("How much is the Virgin broadband per month?", moving) == NOT_ENOUGH
+    priced = [_source("N1", "moving", "[x] broadband – Virgin, £28 a month, install Wed 9 Dec")]
+    assert "£28" in _answer("How much is the Virgin broadband per month?", priced)
 
 
 def test_show_is_a_word_of_the_topic_unless_it_commands() -> None:

@@ -146,6 +146,12 @@ def test_a_name_asked_for_is_answered_only_by_a_sentence_that_writes_one() -> No
     assert _answer("What's the name of Ben's friend's studio?", band[:1]) == NOT_ENOUGH
     patel = [_source("N1", "obs", "Observed by Mr Patel (deputy head) next Tuesday P3.")]
     assert _answer("What's Mr Patel's first name?", patel) == NOT_ENOUGH
+    # "Freddie's dad": the name the question gives is not his dad's first name
+    parents = [
+        _source("N1", "parents eve", "Freddie's dad: handwriting – not joining yet."),
+        _source("N2", "trip", "Freddie's epipen goes with me. Tyler + Kacper didn't pay."),
+    ]
+    assert _answer("What is Freddie's dad's first name?", parents) == NOT_ENOUGH
 
 
 def test_a_name_is_read_beside_what_it_names() -> None:

@@ -364,7 +364,8 @@ WHEN_WORDS = frozenset(terms("now current currently today nowadays anymore lates
 # the thing priced, the last word before its preposition or the question's end.
 _PRICED = re.compile(
     r"^\W*(?:and\s+)?how\s+much\s+(?:is|are|was|were)\s+(?:a|an|the|my|our|his|her|their)\s+"
-    r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}?)\s*(?:\b(?:to|at|from|for|in|on|of|with)\b|[?.!]|$)",
+    r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}?)\s*(?:\b(?:to|at|from|for|in|on|of|with|per|an?|each|"
+    r"every|now)\b|[?.!]|$)",
     re.IGNORECASE,
 )
 

@@ -28,6 +28,7 @@ from itertools import pairwise
 from footnote.domain import Intent, MemoryType, QueryAnalysis, Source
 from footnote.generation import answer_types, checklists, sums
 from footnote.generation import people as people_module
+from footnote.generation.citations import MARKER
 from footnote.generation.counting import (
     count_answer,
     counted,
@@ -35,7 +36,13 @@ from footnote.generation.counting import (
     series_named,
     stated_count,
 )
-from footnote.generation.dates import contradicts, day_of, named_days, resolve_phrases
+from footnote.generation.dates import (
+    calendar_mentions,
+    contradicts,
+    day_of,
+    named_days,
+    resolve_phrases,
+)
 from footnote.generation.names import CALENDAR_DAYS, missing_names, name_phrases, titles_named
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.sentences import (
@@ -420,6 +427,13 @@ def compose(
     if analysis.window is None and contradicts(question, answer):
         # the question names a month or a day (not as a window on when notes were
         # written) and the answer is of another
+        return NOT_ENOUGH
+    lead = MARKER.search(answer)
+    title = next((s.chunk.title for s in sources if lead and s.cid == lead.group(1)), "")
+    if title and not calendar_mentions(answer) and contradicts(question, title):
+        # "What were our takings for October?" is not answered from "takings Sept",
+        # written in October: the title says which month its lines are of, when they do
+        # not say it themselves ("Next: April 19" in "book club – March" does)
         return NOT_ENOUGH
     # A question quoted as agreed is quoted with its reply: alone it reads as still open.
     for (cid, _), (asked, reply) in agreed.items():
@@ -1055,9 +1069,10 @@ def _giving_a_name(
     sentence of the pool that does and holds half the question's other words; none when
     no sentence does ("record at Ben's friend's studio" names no studio)."""
     known = people_module.notebook_names(sources, pool)
-    asked = frozenset(w.lower() for w in re.findall(r"[\w'’-]+", question)) | frozenset(
-        terms(question)
-    )
+    # (with "Freddie" for "Freddie's": "Freddie's dad" gives no first name of his dad)
+    written = re.findall(r"[\w'’-]+", question)
+    asked = frozenset(w.lower() for w in written) | frozenset(terms(question))
+    asked |= frozenset(people_module.bare_name(w) for w in written)
     part = people_module.name_asked(question) or "any"
     subject = frozenset(question_terms) - _NAME_WORDS
     titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
