@@ -243,6 +243,23 @@ def test_a_day_of_the_month_paid_every_month_is_next_on_its_next_date() -> None:
     assert "28 October" not in _answer("When is the next party at Jo's?", once)
 
 
+def test_a_weekday_that_comes_back_each_week_is_next_after_today() -> None:
+    # asked on Wednesday 1 October 2025
+    play = [_source("N1", "Rehearsals every Thurs after lunch in the hall", MON_4_AUG, "Xmas play")]
+    assert _answer("When's the next play rehearsal?", play) == "2 October 2025 [N1]."
+    # the rule as it stands: a later note replaces one covering the question as well
+    suppliers = _source("N1", "Bread – Crumb & Co, delivers Tue/Thu/Sat", MON_4_AUG, "suppliers")
+    changed = _source(
+        "N2", "Crumb & Co changed their run → deliveries now Mon, Fri (no Sat!)", FRI_8_AUG
+    )
+    assert _answer("When's the next Crumb & Co delivery?", [suppliers, changed]) == (
+        "3 October 2025 [N2]."
+    )
+    # of one line's days, not the one it says no to
+    vitalis = [_source("N1", "delivery Fridays 12:00, not Thursdays → ok", MON_4_AUG, "Vitalis")]
+    assert _answer("When's my next Vitalis delivery?", vitalis) == "3 October 2025 [N1]."
+
+
 def test_an_answer_of_another_month_or_day_than_the_question_names_is_none() -> None:
     from footnote.generation.dates import contradicts
 

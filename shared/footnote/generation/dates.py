@@ -251,6 +251,34 @@ def monthly_days(text: str, written: date, until: date) -> list[date]:
     return [d for d in found if d >= written]
 
 
+# A weekday that comes back every week: "every Thurs", "Fridays", "delivers Tue/Thu/Sat",
+# "deliveries now Mon, Wed, Fri".
+_WEEKLY = re.compile(
+    rf"\b(?:every|each)\s+(?:other\s+)?{_ANY_WD}|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|"
+    rf"{_ANY_WD}(?:\s*(?:[+&/,]|and)\s*{_ANY_WD})+",
+    re.IGNORECASE,
+)
+_ONE_WD = re.compile(_WD, re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:not|no|except|never|instead\s+of)\s+$", re.IGNORECASE)
+_PLURAL_WD = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)days\b", re.IGNORECASE)
+
+
+def weekly_days(text: str, after: date) -> list[date]:
+    """The next day after ``after`` of each weekday the text says recurs ("every Thurs",
+    "Fridays", "Mon, Wed, Fri"); none when it names a date itself ("Fri 6 Nov")."""
+    if _NAMED_DAY.search(text):
+        return []
+    weekdays: set[int] = set()
+    for m in _WEEKLY.finditer(text):
+        if _NEGATED.search(text, 0, m.start()):
+            continue  # "Fridays 12:00, not Thursdays", "(no Sat!)"
+        span = m.group(0)
+        weekdays |= {_weekday(w["wd"]) for w in _ONE_WD.finditer(span)}
+        weekdays |= {_weekday(p[1]) for p in _PLURAL_WD.finditer(span)}
+    return sorted(after + timedelta(days=(wd - after.weekday() - 1) % 7 + 1) for wd in weekdays)
+
+
 def _weekly(m: re.Match[str]) -> bool:
     """The weekday is one of days joined before a time of day (``_JOINED_DAYS``)."""
     return any(j.start() <= m.start() < j.end() for j in _JOINED_DAYS.finditer(m.string))

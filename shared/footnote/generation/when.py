@@ -26,6 +26,7 @@ from footnote.generation.dates import (
     monthly_days,
     named_days,
     resolve_phrases,
+    weekly_days,
 )
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.generation.sentences import (
@@ -207,7 +208,11 @@ def dated_answer(
     def _days_named(c: Candidate) -> list[date]:
         """The days a sentence names, itself or by a phrase read against its note's day."""
         written = written_of(c).date()
-        named = named_days(c.text, written) or monthly_days(c.text, written, today or written)
+        named = (
+            named_days(c.text, written)
+            or monthly_days(c.text, written, today or written)
+            or (weekly_days(c.text, today) if today is not None else [])
+        )
         if named:
             return sorted(d for d in named if today is None or d >= today) or named
         return [d for r in resolve_phrases(c.text, written_of(c)) if (d := day_of(r.meaning))]
@@ -282,15 +287,25 @@ def dated_answer(
             if day >= today
         ]
         if upcoming:
-            # of the sentences covering the question best, the earliest day
-            day, c = min(
-                upcoming,
-                key=lambda found: (
-                    -share(found[1].terms),
-                    -share(in_note[found[1].cid]),
-                    found[0],
-                ),
-            )
+            # of the sentences covering the question best, the earliest day; of rules
+            # covering it as well, the one written last ("deliveries now Mon, Wed, Fri"
+            # over "delivers Tue/Thu/Sat"): a rule stands until another replaces it
+            def rank(found: tuple[date, Candidate]) -> tuple[float, float]:
+                return -share(found[1].terms), -share(in_note[found[1].cid])
+
+            day, c = min(upcoming, key=lambda found: (*rank(found), found[0]))
+            if _ruled(c.text):
+                # (as well by what the sentence says: its note's other lines are no
+                # better a sign of which rule is meant)
+                rules = [
+                    f for f in upcoming if share(f[1].terms) == share(c.terms) and _ruled(f[1].text)
+                ]
+
+                def written(f: tuple[date, Candidate]) -> tuple[datetime, int]:
+                    return by_cid[f[1].cid].created_at, f[1].position
+
+                latest = max(written(f) for f in rules)
+                day, c = min((f for f in rules if written(f) == latest), key=lambda f: f[0])
             said = [d.text for d in dates_of(c) if d.named or day_of(d.text) == day]
             return cite(said[0] if said else day_text(day), c.cid)
 
@@ -457,6 +472,15 @@ _MOVED_FROM = re.compile(
 
 
 _OPENS_WHEN = re.compile(r"^\W*(?:(?:and|but|so)\s+)?when\b", re.IGNORECASE)
+
+
+def _ruled(text: str) -> bool:
+    """The sentence names days by a rule that comes back ("every Thurs", "on the 25th of
+    each month"), not a date of its own."""
+    any_day = date(2000, 1, 1)
+    return not named_days(text, any_day) and bool(
+        weekly_days(text, any_day) or monthly_days(text, any_day, any_day)
+    )
 
 
 def _after(meaning: str, today: date | None) -> bool:
