@@ -260,6 +260,25 @@ def test_a_weekday_that_comes_back_each_week_is_next_after_today() -> None:
     assert _answer("When's my next Vitalis delivery?", vitalis) == "3 October 2025 [N1]."
 
 
+def test_an_open_to_do_is_a_plan_and_the_note_telling_it_done_dates_it() -> None:
+    todo = _source(
+        "N1",
+        "- [x] batch 2 started\n- [ ] register for Traducción Viva (early bird ends 30/9)",
+        MON_4_AUG,
+        "TODO",
+    )
+    booked = _source(
+        "N2",
+        "Traducción Viva 2026, Granada, Fri 6 Nov\nEarly bird €145 → registered today ✔",
+        FRI_8_AUG,
+        "conference",
+    )
+    question = "When did I register for Traducción Viva?"
+    assert _answer(question, [todo, booked]) == "8 August 2025 [N2]."
+    # with no note telling it done, the to-do's day is what the notes say of it
+    assert "30 September" in _answer(question, [todo])
+
+
 def test_an_answer_of_another_month_or_day_than_the_question_names_is_none() -> None:
     from footnote.generation.dates import contradicts
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, tzinfo
 
 from footnote.domain import Source
-from footnote.generation import answer_types, people
+from footnote.generation import answer_types, checklists, people
 from footnote.generation.dates import (
     MONTH_WORD,
     Resolved,
@@ -339,6 +339,32 @@ def dated_answer(
         if later:
             c = max(later, key=lambda c: (by_cid[c.cid].created_at, share(c.terms), c.score))
             return cite(first(c, _names_a_day) or "", c.cid)
+    verb = DID.search(question)
+    if (
+        verb
+        and verb["who"].lower() in _PRONOUNS
+        and _ASKS_PAST.search(question)
+        and not _ASKS_PLANNED.search(question)
+        and checklists.box_of(best.text) is checklists.Boxes.OPEN
+    ):
+        # "When did I register for Traducción Viva?": "[ ] register for Traducción Viva
+        # (early bird ends 30/9)" is a plan and its deadline; a note about it telling the
+        # thing done ("Early bird €145 → registered today ✔") dates it.
+        done = next(
+            (
+                c
+                for c in pool
+                if c.cid != best.cid
+                and c.terms & others
+                and share(in_note[c.cid]) >= MIN_COVERAGE
+                and theirs(c)
+                and _tells_done(c.text, verb["verb"])
+            ),
+            None,
+        )
+        if done is not None:
+            done_on = first(done, lambda d: d.past) or day_text(written_of(done).date())
+            return cite(done_on, done.cid)
     dated = dates_of(best)
     if dated:
         if not _ASKS_DEADLINE.search(question) and all(d.deadline for d in dated):
