@@ -227,6 +227,15 @@ def test_a_note_titled_by_another_month_does_not_answer_for_the_month_asked() ->
     assert "April 19" in _answer("When is the April book club?", club)
 
 
+def test_an_answer_naming_another_weekday_than_the_one_asked_is_none() -> None:
+    pantry = [_source("N1", "pantry", "Pre-Thanksgiving Tuesday: 171 households – record!")]
+    assert _answer("How many households came last Saturday?", pantry) == NOT_ENOUGH
+    assert "171" in _answer("How many households came on Tuesday?", pantry)
+    # short names count as the day: "Sat" is Saturday
+    fixtures = [_source("N1", "fixtures", "Sat 28 Nov A @ Shefford Town Blues, KO 10:30")]
+    assert "Shefford" in _answer("What time is kick off on Saturday?", fixtures)
+
+
 def test_a_place_is_asked_for_by_where() -> None:
     vet = [
         _source(

@@ -647,6 +647,13 @@ _MENTION = re.compile(
 )
 
 
+def weekdays_named(text: str) -> set[int]:
+    """The weekdays a text names ("Saturday", "Sat", "Tuesdays"), Monday 0."""
+    return {_weekday(m["wd"]) for m in _ONE_WD.finditer(text)} | {
+        _weekday(m[1]) for m in _PLURAL_WD.finditer(text)
+    }
+
+
 def calendar_mentions(text: str) -> list[tuple[int, int | None]]:
     """The months a text names, each with the day written beside it if any: "week of Nov
     16" -> [(11, 16)], "December 2026" -> [(12, None)]."""
@@ -671,3 +678,11 @@ def contradicts(question: str, answer: str) -> bool:
     days = {(m, d) for m, d in asked if d is not None}
     told = {(m, d) for m, d in said if d is not None}
     return bool(days and told and not days & told)
+
+
+def other_weekday(question: str, answer: str) -> bool:
+    """The answer names weekdays, none of them the one the question names: "How many
+    households came last Saturday?" is not answered by "Pre-Thanksgiving Tuesday: 171
+    households"."""
+    asked, said = weekdays_named(question), weekdays_named(answer)
+    return bool(asked and said and not asked & said)

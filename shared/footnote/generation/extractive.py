@@ -41,6 +41,7 @@ from footnote.generation.dates import (
     contradicts,
     day_of,
     named_days,
+    other_weekday,
     resolve_phrases,
 )
 from footnote.generation.names import CALENDAR_DAYS, missing_names, name_phrases, titles_named
@@ -424,9 +425,11 @@ def compose(
         again = _compose(question, sources, analysis, relevance, agreed, said_before)
         if again != NOT_ENOUGH:
             answer = again
-    if analysis.window is None and contradicts(question, answer):
+    if (analysis.window is None and contradicts(question, answer)) or other_weekday(
+        question, answer
+    ):
         # the question names a month or a day (not as a window on when notes were
-        # written) and the answer is of another
+        # written), or a weekday, and the answer is of another
         return NOT_ENOUGH
     lead = MARKER.search(answer)
     title = next((s.chunk.title for s in sources if lead and s.cid == lead.group(1)), "")
