@@ -236,6 +236,27 @@ def test_an_answer_naming_another_weekday_than_the_one_asked_is_none() -> None:
     assert "Shefford" in _answer("What time is kick off on Saturday?", fixtures)
 
 
+def test_a_measure_is_asked_for_by_its_name_and_stated_beside_its_name_or_unit() -> None:
+    dress = [
+        _source("N1", "the dress!!", "Blush Bridal. €2,150, paid 50% today, rest at the fitting")
+    ]
+    # a price and a share are no size
+    assert _answer("What size is my dress?", dress) == NOT_ENOUGH
+    sized = [_source("N1", "the dress!!", "Blush Bridal, size 12. €2,150, paid 50% today")]
+    assert "size 12" in _answer("What size is my dress?", sized)
+    brews = [
+        _source("N1", "comp entries", "Oatmeal Stout → 16B (not 16A)"),
+        _source("N2", "Oatmeal stout #17", "OG 1.060\nFG 1.018 day 14"),
+        _source("N3", "cider", "cider from Kuipers orchard juice (5 gal, $40)"),
+    ]
+    assert "FG 1.018" in _answer("What was the FG of the oatmeal stout?", brews)
+    # another brew's gravity is not the cider's
+    assert _answer("What was the OG of the cider?", brews) == NOT_ENOUGH
+    # "What did … score": a score, which a plan to brew is not
+    plan = [_source("N1", "comp", "Thinking oatmeal stout (brew by mid Sept!!) + the Märzen")]
+    assert _answer("What did my stout score at the competition?", plan) == NOT_ENOUGH
+
+
 def test_a_place_is_asked_for_by_where() -> None:
     vet = [
         _source(

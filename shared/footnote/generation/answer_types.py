@@ -132,6 +132,17 @@ _GRADE = re.compile(
     re.IGNORECASE,
 )
 
+# A measure: a figure ("size 12", "10mg", "1.058", "D"), or a size or band by its letter
+# ("Band D", "size M").
+_MEASURE = re.compile(r"\d|\b(?-i:[A-H]|XX?[SL]|S|M|L)\b")
+MEASURE = _MEASURE
+# A figure with its unit: "750mg", "2.25 cups", "6 ft", "1.5 L".
+MEASURED_IN = re.compile(
+    r"\d\s*(?:mg|mcg|ml|g|kg|cm|mm|m|km|in|inch(?:es)?|ft|feet|lbs?|oz|l|litres?|liters?|"
+    r"cups?|tsp|tbsp|units?|tablets?|pills?|%|kw|w|v|psi|bar)\b",
+    re.IGNORECASE,
+)
+
 REASON = re.compile(
     r"\b(?:because|since|so\s+that|so\b|due\s+to|thanks\s+to|reasons?|in\s+order\s+to|"
     r"as\s+(?:it|we|they|he|she|i)\b|why|cause[sd]?|for\s+(?:the\s+)?\w+(?:ing|ity|ness)\b)",
@@ -223,6 +234,21 @@ _ASKS = (
         ),
         _GRADE,
     ),
+    # "What did my stout score at the competition?": a score, as "What was the score?"
+    (re.compile(r"^\W*(?:and\s+)?what\s+did\b[^?]*\bscore\b", re.IGNORECASE), _GRADE),
+    # "What size is my dress?", "What dose of Injectafer…?", "What was the OG of the
+    # cider?": a measure, written with a figure or a letter. Asked for by its name, right
+    # after "what" ("How much is in the band fund?" asks no measure)
+    (
+        re.compile(
+            r"^\W*(?:and\s+)?(?:what|which)(?:['’]s|\s+(?:is|was|are|were))?\s+(?:(?:the|my|"
+            r"our|his|her|their|its|your)\s+)?(?:[\w-]+\s+){0,2}?(?:size|dose|dosage|og|fg|abv|"
+            r"gravity|weight|height|length|width|depth|capacity|volume|voltage|wattage|"
+            r"pressure)\b",
+            re.IGNORECASE,
+        ),
+        _MEASURE,
+    ),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+often\b", re.IGNORECASE), _FREQUENCY),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+much\b", re.IGNORECASE), _AMOUNT),
     (re.compile(r"^\W*(?:\w+\s+){0,2}?how\s+long\b(?!\s+ago)", re.IGNORECASE), _DURATION),
@@ -239,7 +265,7 @@ _ASKS = (
 # the question ("NIF 245 883 120" for "What's my IBAN?") is another value.
 # "How much…" asks for an amount of something too ("How much did the manure cost?"):
 # "€15 late fee" is no answer for it.
-SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _RATE, _CLOCK, _AMOUNT, _ADDRESS})
+SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _RATE, _MEASURE, _CLOCK, _AMOUNT, _ADDRESS})
 # What "how much" asks: a sum of money, or an amount that may be one.
 QUANTITIES = frozenset({_MONEY, _RATE, _AMOUNT})
 
@@ -260,6 +286,10 @@ def states(kind: re.Pattern[str], text: str) -> bool:
     """The text states a value of the kind: a number or code is not one of a date's
     digits ("(need NIE first?)" beside "Feb 12-21 2027" gives no NIE number), a sum
     of money or a time of day."""
+    if kind is _MEASURE:
+        # nor a sum, a share, a date or a time: "€2,150, paid 50% today" gives no size
+        text = _CLOCK.sub(" ", _SUM_OF_MONEY.sub(" ", _WRITTEN_DATE.sub(" ", text)))
+        text = re.sub(r"\d[\d.,]*\s*(?:%|percent\b)", " ", text)
     if kind is _IDENTIFIER:
         # nor a sum of money or a time: "last bus 1:30am – (Doyle's Coaches ~€350?)"
         # gives no number to ring them on

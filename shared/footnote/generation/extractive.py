@@ -1240,6 +1240,12 @@ def _with_answer_of_kind(
     ("machiya is tiny & perfect") may join too."""
 
     def says_it(c: Candidate) -> bool:
+        if kind is answer_types.MEASURE and not (
+            c.terms & asking or answer_types.MEASURED_IN.search(c.text)
+        ):
+            # a measure is written beside its name or its unit ("FG 1.018", "750mg"):
+            # "Oatmeal Stout → 16B" states no final gravity
+            return False
         return answer_types.states(kind, said(c.text) or c.text)
 
     def about_it(c: Candidate) -> bool:
