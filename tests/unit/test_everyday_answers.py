@@ -257,6 +257,34 @@ def test_a_measure_is_asked_for_by_its_name_and_stated_beside_its_name_or_unit()
     assert _answer("What did my stout score at the competition?", plan) == NOT_ENOUGH
 
 
+def test_words_written_small_are_found_by_their_initials_in_capitals() -> None:
+    poa = [
+        _source("N1", "POA", "Dad signed today.\nLawyer: Deborah Fine, Fine & Associates"),
+        _source("N2", "bloods", "Dr Leung: kidney function down a bit"),
+    ]
+    # "power of attorney" is "POA" in the note's title
+    assert "[N1]" in _answer("Where are the power of attorney papers from?", poa)
+    from footnote.query.acronyms import spelled_small
+
+    assert ("poa", frozenset({"power", "attorney"})) in spelled_small(
+        "Who drew up the power of attorney papers?"
+    )
+    # initials of words written small count only where a note writes them in capitals:
+    # "pap" is no word of "Pap smear booked"
+    smear = [_source("N1", "gp", "pap smear booked for Tues")]
+    assert _answer("Where are the power of attorney papers?", smear) == NOT_ENOUGH
+
+
+def test_these_days_is_no_word_a_note_must_say() -> None:
+    assert "day" not in analyze("Who's Dad's PSW these days?", ASKED).keywords
+    assert "now" in analyze("Who's playing the Snowman now?", ASKED).keywords
+
+
+def test_a_figure_with_its_unit_is_an_amount() -> None:
+    meds = [_source("N1", "Dad – meds list", "Metformin 500mg – twice daily w/ meals")]
+    assert "500mg" in _answer("How much metformin is Dad taking?", meds)
+
+
 def test_a_place_is_asked_for_by_where() -> None:
     vet = [
         _source(

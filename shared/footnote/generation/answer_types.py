@@ -48,7 +48,10 @@ _DURATION = re.compile(
     r"\d+(?:\.\d+)?\s*(?:mins?|hrs?|h|secs?|wks?|yrs?))\b",
     re.IGNORECASE,
 )
-_AMOUNT = re.compile(rf"[$€£¥]\s*\d|\b{_NUMBER}\b|%|\bpercent\b", re.IGNORECASE)
+# (a figure may carry its unit: "500mg", "5km", "2x")
+_AMOUNT = re.compile(
+    rf"[$€£¥]\s*\d|\b{_NUMBER}\b|\b\d[\d,.]*[a-z]{{1,3}}\b|%|\bpercent\b", re.IGNORECASE
+)
 
 # Money: a number with its currency ("4€", "$400/week", "¥14,170", "145k", "2,400 EUR"),
 # or a price as a shopping list writes it, bare with two decimals ("Coffee beans 8.99",

@@ -192,6 +192,12 @@ def candidates(
     abbreviated: dict[str, frozenset[str]] = {}
     for letters, spelled in acronyms.spelled_out(question):
         abbreviated[letters] = abbreviated.get(letters, frozenset()) | spelled
+    # "power of attorney" written "POA" in capitals: the note's initials of words the
+    # question writes small
+    in_capitals = {
+        letters: (re.compile(rf"\b{letters.upper()}s?\b"), spelled)
+        for letters, spelled in acronyms.spelled_small(question)
+    }
     out: list[Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
@@ -232,6 +238,9 @@ def candidates(
             for letters, spelled in abbreviated.items():
                 if letters in have:
                     have |= spelled  # "HITW recap" says "Hole in the Wall"
+            for capitals, spelled in in_capitals.values():
+                if capitals.search(clean) or capitals.search(source.chunk.title or ""):
+                    have |= spelled  # "Lawyer: …" in the note titled "POA"
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0

@@ -30,6 +30,10 @@ from footnote.text import normalize, terms
 
 __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "with_previous"]
 
+# "Who's Dad's PSW these days?": how things stand, which a note need not say (it says
+# "New PSW = Grace", not "these days"; "days" is no word of the question). ("Now" stays:
+# notes write it of a change, "Kacper is the Snowman now".)
+_AS_IT_STANDS = re.compile(r"\b(?:these\s+days|nowadays|at\s+present)\b")
 _CITATION_MARKER = re.compile(r"\[\s*n\s*\d+\s*\]")
 # "Show me my todos", "can you show us…": a command to show is no word of the topic; "What
 # did I win at the show?" asks about one.
@@ -80,6 +84,7 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
     # quoting a forged marker must not match on it.
     content = _CITATION_MARKER.sub(" ", "".join(rest))
     content = _COMMAND.sub(" ", content, count=1)
+    content = _AS_IT_STANDS.sub(" ", content)
     keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP)))
     types = types_of(lowered)
     if types and _names_something(normalized, hints):
