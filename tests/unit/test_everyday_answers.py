@@ -285,6 +285,39 @@ def test_a_figure_with_its_unit_is_an_amount() -> None:
     assert "500mg" in _answer("How much metformin is Dad taking?", meds)
 
 
+def test_a_long_line_written_with_doubt_states_it() -> None:
+    gigs = [
+        _source(
+            "N1",
+            "Crow Bar",
+            "Short set, 30 min\nSaltwater Riot's manager Dani Kaur wants us on their "
+            "Sunshine Coast shows in Oct?? Kira following up",
+        )
+    ]
+    assert "Dani Kaur" in _answer("Who's the manager of Saltwater Riot?", gigs)
+    # a short line asking is still a question
+    asking = [_source("N1", "Crow Bar", "Short set, 30 min\nSaltwater Riot's manager??")]
+    assert _answer("Who's the manager of Saltwater Riot?", asking) == NOT_ENOUGH
+
+
+def test_every_line_of_a_note_titled_by_someone_is_about_them() -> None:
+    notes = [
+        _source(
+            "N1",
+            "Fiona",
+            "Fiona: GST Sept–Oct is due 28 Nov, not the 30th\nProvisional tax 2nd instalment"
+            " 15 Jan – $3,200 again\nKeep the Fluke receipt, claimable. Start a van logbook –"
+            " 90% business use\nHer fee for the yr-end accounts $1,450 + GST",
+        ),
+        _source("N2", "GST / tax", "Fiona (accountant) 021 555 8120"),
+        _source("N3", "unpaid / todo", "[ ] GST Sept–Oct due 30 Nov?? check w/ Fiona"),
+        # (a conversation: someone speaks as "I", so the labelled lines are people's turns)
+        _source("N4", "call w/ Fiona", "Fiona: I can do the GST return for you\nMe: great"),
+    ]
+    answer = _answer("What's Fiona charging to do the year-end accounts?", notes)
+    assert answer.startswith("Her fee for the yr-end accounts $1,450 + GST [N1]")
+
+
 def test_a_place_is_asked_for_by_where() -> None:
     vet = [
         _source(

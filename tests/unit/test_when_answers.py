@@ -279,6 +279,13 @@ def test_an_open_to_do_is_a_plan_and_the_note_telling_it_done_dates_it() -> None
     assert "30 September" in _answer(question, [todo])
 
 
+def test_a_next_day_is_never_a_day_gone_by() -> None:
+    # asked on 1 October 2025 of a note written in August
+    rota = [_source("N1", "Craig has the kids Wed 6 Aug + the weekend after", MON_4_AUG, "kids")]
+    assert _answer("When's Craig's next weekend with the kids?", rota) == NOT_ENOUGH
+    assert "6 Aug" in _answer("When did Craig have the kids?", rota)
+
+
 def test_an_answer_of_another_month_or_day_than_the_question_names_is_none() -> None:
     from footnote.generation.dates import contradicts
 

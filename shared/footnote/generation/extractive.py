@@ -63,7 +63,7 @@ from footnote.generation.speakers import (
     speaker_prefix,
     whose_lines,
 )
-from footnote.generation.when import dated_answer
+from footnote.generation.when import asks_next, dated_answer
 from footnote.ports import Embedder, Generator, Pieces
 from footnote.query import acronyms
 from footnote.query.time_anchors import MONTHS, WEEKDAYS
@@ -524,6 +524,14 @@ def _compose(
         # A question about Caroline is answered by what Caroline said or what was said
         # about her, never by a neighbour's sentence that shares its other words ...
         mine, others = whose_lines(question, pool, people)
+        # ... and every line of a note titled by them ("Her fee for the yr-end accounts
+        # $1,450" in the note titled "Fiona")
+        titled_by = {
+            s.cid for s in sources if any(p <= frozenset(terms(s.chunk.title)) for p in people)
+        }
+        if titled_by:
+            mine = [c for c in pool if c in mine or c.cid in titled_by]
+            others = [c for c in others if c.cid not in titled_by]
         # ... and if what someone else said, or was told, matches the question better
         # than anything about her, the fact is theirs: decline rather than quote her
         # nearest line.
@@ -574,7 +582,15 @@ def _compose(
         pool = [
             c for c in pool if _holds_codes(question, c, sources) and (people or holds_names(c))
         ]
-        return dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
+        dated = dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
+        if analysis.now is not None and asks_next(question):
+            # "When's Craig's next weekend with the kids?" is never a day gone by
+            today = analysis.now.astimezone(zone).date()
+            told = MARKER.sub("", dated).rstrip(". ")
+            days = [d] if (d := day_of(told)) else named_days(told, today)
+            if days and max(days) < today:
+                return NOT_ENOUGH
+        return dated
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
     # A best sentence that heads a list ("To do this weekend:") says nothing by itself, nor
@@ -1210,7 +1226,14 @@ def _asks(text: str) -> bool:
     """The sentence is a question: it ends with "?" (a trailing aside or "!" aside), and
     is not a value stated, then a question after a dash."""
     bare = _without_trailing_asides(text).rstrip("!")
+    if bare.endswith("??") and len(bare.split()) >= _DOUBTED_WORDS:
+        # "Saltwater Riot's manager Dani Kaur wants us on their shows in Oct??": a long
+        # line written with doubt states it ("What??" still asks)
+        return False
     return bare.endswith("?") and not _STATED_THEN_ASKED.search(bare)
+
+
+_DOUBTED_WORDS = 6
 
 
 def _without_trailing_asides(text: str) -> str:

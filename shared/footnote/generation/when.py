@@ -51,6 +51,14 @@ _AS_IT_STANDS = re.compile(r"\b(?:now|current(?:ly)?|these\s+days)\b", re.IGNORE
 _AS_IT_STANDS_TERMS = frozenset(terms("now current currently"))
 # "When is my next night shift?", "the upcoming inspection": the first day still to come.
 _ASKS_NEXT = re.compile(r"\b(?:next|upcoming)\b(?!\s+(?:week|weekend|month|year|time)\b)", re.I)
+
+
+def asks_next(question: str) -> bool:
+    """The question asks for a day still to come ("When is my next night shift?", "When's
+    Craig's next weekend with the kids?")."""
+    return re.search(r"\b(?:next|upcoming)\b", question, re.IGNORECASE) is not None
+
+
 # "By when…", "… due?", "What's the deadline for…", "When did I have to put it in by?":
 # the end of a span of time.
 _ASKS_DEADLINE = re.compile(
