@@ -286,6 +286,16 @@ def test_a_next_day_is_never_a_day_gone_by() -> None:
     assert "6 Aug" in _answer("When did Craig have the kids?", rota)
 
 
+def test_the_words_asking_for_the_day_are_no_words_of_what_happened() -> None:
+    # written on Monday 4 August 2025: "Thurs" of a record is the Thursday before
+    manure = [
+        _source("N1", "Manure arrived Thurs.\nGot 6 barrow loads before it was gone.", MON_4_AUG)
+    ]
+    assert _answer("What day did the manure get delivered?", manure) == (
+        "Thursday, 31 July 2025 [N1]."
+    )
+
+
 def test_an_answer_of_another_month_or_day_than_the_question_names_is_none() -> None:
     from footnote.generation.dates import contradicts
 

@@ -141,6 +141,13 @@ _REPORTING = (
 )
 # Weight of embedding relevance against term coverage when a relevance scorer is given.
 RELEVANCE_WEIGHT = 1.0
+# The words asking for a date ("What day…", "Which date…") and the helper of a passive
+# ("did the manure get delivered").
+_DATE_ASKED = re.compile(
+    r"^\W*(?:(?:and|but|so)\s+)?(?:what|which)\s+(date|day)\b|"
+    r"\b(get|got)\s+(?=\w+ed\b)",
+    re.IGNORECASE,
+)
 # "When did …", "What date …", "What year …": answered with a date.
 _WHEN_QUESTION = re.compile(
     r"^\W*(?:(?:and|but|so)\s+)?(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month)\b|"
@@ -473,6 +480,11 @@ def _compose(
     # question is about (a note titled by it covers those words); a calendar phrase ("in
     # March", "last week") names no words a note need say.
     question_terms += [t for t in _event_terms(analysis) if t not in question_terms]
+    if when:
+        # "What day did the manure get delivered?": "day" asks for the date and "get" is
+        # the passive's helper; neither is a word of what happened
+        helpers = {t for m in _DATE_ASKED.finditer(question) for t in terms(m[1] or m[2])}
+        question_terms = [t for t in question_terms if t not in helpers] or question_terms
     if people_module.name_asked(question) in ("first", "last"):
         # "first name", "surname" ask for the part of a name a sentence writes; they are
         # not words it need say (checked by ``_giving_a_name``)

@@ -55,7 +55,8 @@ _ASKS_NEXT = re.compile(r"\b(?:next|upcoming)\b(?!\s+(?:week|weekend|month|year|
 
 def asks_next(question: str) -> bool:
     """The question asks for a day still to come ("When is my next night shift?", "When's
-    Craig's next weekend with the kids?")."""
+    Craig's next weekend with the kids?"). Not "When does Kofi's pay rise start?", which
+    the day it started answers once gone by."""
     return re.search(r"\b(?:next|upcoming)\b", question, re.IGNORECASE) is not None
 
 
