@@ -162,6 +162,25 @@ def test_a_sum_written_out_is_added_up_for_a_total() -> None:
     assert "(=" not in _answer("How much did the soil cost altogether?", soil)
 
 
+def test_sums_a_line_lists_are_added_up_for_a_total() -> None:
+    order = [
+        _source(
+            "N1",
+            "Sparkwise acct",
+            "Hendry kitchen order: downlights x6 $252, GPOs $96, 2.5 TPS 100m $189, floor box "
+            "$145\nRep: Dom 027 555 6612",
+        )
+    ]
+    answer = _answer("What did the Sparkwise order for the Hendry kitchen come to?", order)
+    assert answer.endswith("floor box $145 (= $682) [N1].")
+    # a rate among them is not added as it stands
+    soil = [_source("N1", "soil", "Soil: veg mix $89/m3, delivery $65")]
+    assert "(=" not in _answer("What did the soil come to?", soil)
+    # nor a share paid of a sum
+    dress = [_source("N1", "dress", "Blush Bridal. €2,150, paid 50% today (€1,075)")]
+    assert "(=" not in _answer("How much is the Blush Bridal dress in total?", dress)
+
+
 def test_lines_each_stating_a_sum_are_added_up_for_a_total() -> None:
     costs = [
         _source(

@@ -743,6 +743,11 @@ def _compose(
         )
         if summed is not None:
             chosen = [replace(chosen[0], text=summed)]
+        elif "(= " not in chosen[0].text and (inline := sums.added_up(chosen[0].text)):
+            # "What did the Sparkwise order come to?" over "order: downlights x6 $252,
+            # GPOs $96, …": the sums the line lists, added up
+            added = f"{chosen[0].text.rstrip().rstrip('.')} (= {inline})"
+            chosen = [replace(chosen[0], text=added), *chosen[1:]]
     if (
         not chosen
         or _quotes_another_thing(question, chosen, sources, analysis)

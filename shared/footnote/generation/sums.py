@@ -99,13 +99,39 @@ def listed_total(
 
 
 def added_up(text: str) -> str | None:
-    """The sum of the amounts a line adds ("$75 + $25 RCMP fee" -> "$100"), or None."""
+    """The sum of the amounts a line adds ("$75 + $25 RCMP fee" -> "$100") or lists
+    ("downlights x6 $252, GPOs $96, floor box $145" -> "$493"), or None."""
     found = _ADDED.search(text)
-    if found is None or re.search(r"\b\d+\s*x\b|×", text):
+    if found is None:
+        return _listed_inline(text)
+    if re.search(r"\b\d+\s*x\b|×", text):
         return None
     amounts = [found["a"], *_AMOUNT_IN.findall(found["rest"])]
     total = sum(float(a.replace(",", "")) for a in amounts)
     return _written(found["cur"], total, any("." in a for a in amounts))
+
+
+def _listed_inline(text: str) -> str | None:
+    """The sum of a line listing things each with its sum, by commas or semicolons
+    ("Hendry kitchen order: downlights x6 $252, GPOs $96, 2.5 TPS 100m $189"); None when
+    it lists fewer than two, mixes currencies, states a total, or writes a sum that is
+    not one to add (a rate, a range, a multiple)."""
+    if STATES_TOTAL.search(text) or re.search(r"%|\(\s*[$€£]", text):
+        # a share paid of a sum, or a sum restated ("€2,150, paid 50% today (€1,075)"),
+        # is no list of things bought
+        return None
+    parts = [p for p in re.split(r"[,;]\s+", text) if _ANY_MONEY.search(p)]
+    amounts = [_MONEY.fullmatch(p.strip()) or _MONEY.search(p) for p in parts]
+    if len(parts) < 2 or any(
+        a is None or len(_ANY_MONEY.findall(p)) != 1 for a, p in zip(amounts, parts, strict=True)
+    ):
+        return None
+    found = [a for a in amounts if a is not None]
+    if len({a["cur"] for a in found}) != 1:
+        return None
+    values = [a["value"] for a in found]
+    total = sum(float(v.replace(",", "")) for v in values)
+    return _written(found[0]["cur"], total, any("." in v for v in values))
 
 
 def _written(currency: str, total: float, cents: bool) -> str:
