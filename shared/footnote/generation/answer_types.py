@@ -48,9 +48,10 @@ _DURATION = re.compile(
     r"\d+(?:\.\d+)?\s*(?:mins?|hrs?|h|secs?|wks?|yrs?))\b",
     re.IGNORECASE,
 )
-# (a figure may carry its unit: "500mg", "5km", "2x")
+# (a figure may carry its unit: "500mg", "5km", "2x"; not "13th", "5pm")
+_UNITS_GLUED = "mg|mcg|g|kg|ml|l|km|m|cm|mm|k|x|hrs?|h|mins?|lbs?|oz|ft|gb|mb|tb|w|kw|v|bpm|sqm|kwh"
 _AMOUNT = re.compile(
-    rf"[$€£¥]\s*\d|\b{_NUMBER}\b|\b\d[\d,.]*[a-z]{{1,3}}\b|%|\bpercent\b", re.IGNORECASE
+    rf"[$€£¥]\s*\d|\b{_NUMBER}\b|\b\d[\d,.]*(?:{_UNITS_GLUED})\b|%|\bpercent\b", re.IGNORECASE
 )
 
 # Money: a number with its currency ("4€", "$400/week", "¥14,170", "145k", "2,400 EUR"),

@@ -536,10 +536,13 @@ def _compose(
         # A question about Caroline is answered by what Caroline said or what was said
         # about her, never by a neighbour's sentence that shares its other words ...
         mine, others = whose_lines(question, pool, people)
-        # ... and every line of a note titled by them ("Her fee for the yr-end accounts
-        # $1,450" in the note titled "Fiona")
+        # ... and every line of a note titled by their name alone ("Her fee for the yr-end
+        # accounts $1,450" in the note titled "Fiona"; "Lena – session 1" is a
+        # conversation with her, whose lines are judged by who speaks)
         titled_by = {
-            s.cid for s in sources if any(p <= frozenset(terms(s.chunk.title)) for p in people)
+            s.cid
+            for s in sources
+            if (title := frozenset(terms(s.chunk.title))) and any(title <= p for p in people)
         }
         if titled_by:
             mine = [c for c in pool if c in mine or c.cid in titled_by]
