@@ -219,6 +219,9 @@ def test_a_day_each_month_is_next_on_its_next_date() -> None:
     # written short, without "of": "3rd Weds every month"
     book = [_source("N1", "Book club 3rd Weds every month, 7pm, upstairs at the Crown.", MON_4_AUG)]
     assert _answer("When's the next book club?", book) == "15 October 2025 [N1]."
+    # two days each month: "2nd + 4th Thurs" (asked on Wednesday 1 October: the 9th)
+    group = [_source("N1", "support group: 2nd + 4th Thurs of the month, 7pm, Zoom", MON_4_AUG)]
+    assert _answer("When's the next support group?", group) == "9 October 2025 [N1]."
 
 
 def test_a_day_of_the_month_paid_every_month_is_next_on_its_next_date() -> None:

@@ -207,9 +207,11 @@ _JOINED_DAYS = re.compile(
 
 
 # "2nd Monday of every month", "the last Friday of the month": a day each month.
+# ("2nd + 4th Thurs of the month": two days each month)
+_NTH_WORD = r"1st|first|2nd|second|3rd|third|4th|fourth|last"
 _NTH_WEEKDAY = re.compile(
-    rf"\b(?P<n>1st|first|2nd|second|3rd|third|4th|fourth|last)\s+{_WD}\s+(?:of\s+(?:every|each|"
-    r"the|a)|every|each)\s+month\b",
+    rf"\b(?P<n>{_NTH_WORD})(?:\s*(?:[+&/,]|and)\s*(?P<n2>{_NTH_WORD}))?\s+{_WD}\s+"
+    r"(?:of\s+(?:every|each|the|a)|every|each)\s+month\b",
     re.IGNORECASE,
 )
 _NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4}
@@ -240,13 +242,15 @@ def monthly_days(text: str, written: date, until: date) -> list[date]:
             # (the 31st of a shorter month is its last day)
             found.append(month.replace(day=min(int(day_rule["dom"]), last)))
         elif rule is not None:
-            weekday, nth = _weekday(rule["wd"]), _NTH.get(rule["n"].lower())
+            weekday = _weekday(rule["wd"])
             days = [
                 month.replace(day=d)
                 for d in range(1, last + 1)
                 if month.replace(day=d).weekday() == weekday
             ]
-            found.append(days[nth - 1] if nth is not None else days[-1])
+            for n in filter(None, (rule["n"], rule["n2"])):
+                nth = _NTH.get(n.lower())
+                found.append(days[nth - 1] if nth is not None else days[-1])
         month = _add_months(month, 1)
     return [d for d in found if d >= written]
 
