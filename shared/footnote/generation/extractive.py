@@ -545,7 +545,8 @@ def _compose(
             if (title := frozenset(terms(s.chunk.title))) and any(title <= p for p in people)
         }
         if titled_by:
-            mine = [c for c in pool if c in mine or c.cid in titled_by]
+            kept = {id(c) for c in mine}
+            mine = [c for c in pool if id(c) in kept or c.cid in titled_by]
             others = [c for c in others if c.cid not in titled_by]
         # ... and if what someone else said, or was told, matches the question better
         # than anything about her, the fact is theirs: decline rather than quote her
@@ -1242,6 +1243,10 @@ _STATED_THEN_ASKED = re.compile(
 )
 
 
+# The words of a line ending "??" from which it states with doubt rather than asks.
+_DOUBTED_WORDS = 6
+
+
 def _asks(text: str) -> bool:
     """The sentence is a question: it ends with "?" (a trailing aside or "!" aside), and
     is not a value stated, then a question after a dash."""
@@ -1251,9 +1256,6 @@ def _asks(text: str) -> bool:
         # line written with doubt states it ("What??" still asks)
         return False
     return bare.endswith("?") and not _STATED_THEN_ASKED.search(bare)
-
-
-_DOUBTED_WORDS = 6
 
 
 def _without_trailing_asides(text: str) -> str:
