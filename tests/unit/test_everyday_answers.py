@@ -222,12 +222,13 @@ def test_the_sums_of_two_things_named_are_found_and_added_up() -> None:
     # each part's note states its total (not its best day), each cited; then the sum
     assert _answer("What did July and August take between them?", takings) == (
         "Total $36,980 (school hols) [N1]. Total $35,760 – rain [N2]. "
-        "July + August = $72,740 [N1][N2]."
+        "July + August: $36,980 + $35,760 = $72,740 [N1][N2]."
     )
     # a note titled by the part with one sum in it, the sentence ending on it
     answer = _answer("How much did the machine and the fridge cost?", takings)
     assert (
-        answer == "$685 incl GST [N4]. New one fitted $240 [N3]. machine + fridge = $925 [N4][N3]."
+        answer
+        == "$685 incl GST [N4]. New one fitted $240 [N3]. machine + fridge: $685 + $240 = $925 [N4][N3]."
     )
     # a sum not beside the part is not its sum ("under £450k, conveyancer …")
     assert "= £" not in _answer(

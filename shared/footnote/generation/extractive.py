@@ -804,9 +804,9 @@ def _sum_of_parts(
     (i, j), total = found
     a, b = pool[i], pool[j]
     cited = f"[{a.cid}]" + (f"[{b.cid}]" if b.cid != a.cid else "")
-    # (the sum is told in the parts' own words, which their notes hold: a claim must share
-    # words with the note it cites)
-    summed = f"{parts[0]} + {parts[1]} = {total} {cited}."
+    # (the sum is told with the parts' names and sums, which their notes hold: a claim
+    # must share words with each note it cites)
+    summed = f"{parts[0]} + {parts[1]}: {total} {cited}."
     return f"{cite(_clean(a.text), a.cid)} {cite(_clean(b.text), b.cid)} {summed}"
 
 

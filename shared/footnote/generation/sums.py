@@ -227,12 +227,14 @@ def of_parts(
     lines: list[tuple[str, str, frozenset[str], frozenset[str]]],
 ) -> tuple[list[int], str] | None:
     """The lines stating the sums of both parts (indexes into ``lines``, see
-    ``part_amount``) and their sum, written as they were ("$925"); None unless each part's
-    sum is found, on different lines, in the same currency."""
+    ``part_amount``) and their sum, written as they were ("$685 + $240 = $925"); None
+    unless each part's sum is found, on different lines, in the same currency."""
     found = [part_amount(part, lines) for part in parts]
     if any(f is None for f in found):
         return None
     (i, (cur_a, a, cents_a)), (j, (cur_b, b, cents_b)) = found  # type: ignore[misc]
     if i == j or cur_a != cur_b:
         return None
-    return [i, j], _written(cur_a, a + b, cents_a or cents_b)
+    cents = cents_a or cents_b
+    added = f"{_written(cur_a, a, cents)} + {_written(cur_b, b, cents)}"
+    return [i, j], f"{added} = {_written(cur_a, a + b, cents)}"
