@@ -79,19 +79,16 @@ _RATE_UNITS = (
     r"kilo|kg|lb|pound|litre|liter|gallon|dozen|jar|bottle|box|bag|lesson|session|class|"
     r"visit|dose|word|page|mile|km|unit|item|square"
 )
+# "per kilo", "a head", "each lesson": the unit a price is asked per
+_PER_UNIT = re.compile(rf"\b(?:per|an?|each)\s+(?:{_RATE_UNITS})s?\b", re.IGNORECASE)
 # "How much per kilo…?", "How much a head is…?", "how much is the coach per student?"
-_ASKS_RATE = re.compile(
-    rf"\bhow\s+much\b[^?]*?\b(?:per|an?|each)\s+(?:{_RATE_UNITS})s?\b", re.IGNORECASE
-)
+_ASKS_RATE = re.compile(rf"\bhow\s+much\b[^?]*?{_PER_UNIT.pattern}", re.IGNORECASE)
 
 
 def asks_rate(question: str) -> bool:
     """The question asks a price per unit: "How much per head is the school paying?" is
     not answered by a total."""
     return _ASKS_RATE.search(question) is not None
-
-
-_PER_UNIT = re.compile(rf"\b(?:per|an?|each)\s+(?:{_RATE_UNITS})s?\b", re.IGNORECASE)
 
 
 def rate_terms(question: str) -> frozenset[str]:

@@ -257,15 +257,14 @@ def monthly_days(text: str, written: date, until: date) -> list[date]:
 
 # A weekday that comes back every week: "every Thurs", "Fridays", "delivers Tue/Thu/Sat",
 # "deliveries now Mon, Wed, Fri".
+_PLURAL_WD = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)days\b", re.IGNORECASE)
 _WEEKLY = re.compile(
-    rf"\b(?:every|each)\s+(?:other\s+)?{_ANY_WD}|"
-    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|"
+    rf"\b(?:every|each)\s+(?:other\s+)?{_ANY_WD}|{_PLURAL_WD.pattern}|"
     rf"{_ANY_WD}(?:\s*(?:[+&/,]|and)\s*{_ANY_WD})+",
     re.IGNORECASE,
 )
 _ONE_WD = re.compile(_WD, re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:not|no|except|never|instead\s+of)\s+$", re.IGNORECASE)
-_PLURAL_WD = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)days\b", re.IGNORECASE)
 
 
 def weekly_days(text: str, after: date) -> list[date]:

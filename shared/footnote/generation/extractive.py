@@ -63,7 +63,7 @@ from footnote.generation.speakers import (
     speaker_prefix,
     whose_lines,
 )
-from footnote.generation.when import asks_next, dated_answer
+from footnote.generation.when import dated_answer
 from footnote.ports import Embedder, Generator, Pieces
 from footnote.query import acronyms
 from footnote.query.time_anchors import MONTHS, WEEKDAYS
@@ -598,15 +598,7 @@ def _compose(
         pool = [
             c for c in pool if _holds_codes(question, c, sources) and (people or holds_names(c))
         ]
-        dated = dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
-        if analysis.now is not None and asks_next(question):
-            # "When's Craig's next weekend with the kids?" is never a day gone by
-            today = analysis.now.astimezone(zone).date()
-            told = MARKER.sub("", dated).rstrip(". ")
-            days = [d] if (d := day_of(told)) else named_days(told, today)
-            if days and max(days) < today:
-                return NOT_ENOUGH
-        return dated
+        return dated_answer(all_terms, pool, sources, question, zone, spoken, analysis.now)
     # "What's on my to-read list?", "What do I need to do…": when the best sentence is an
     # item of a list (or heads one), the answer is that list, whole and from its note.
     # A best sentence that heads a list ("To do this weekend:") says nothing by itself, nor

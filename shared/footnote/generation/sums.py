@@ -41,6 +41,11 @@ _PLUS_MORE = re.compile(r"\s*(?:\+|plus\b|ex\.?\b|excl?\b)", re.IGNORECASE)
 STATES_TOTAL = re.compile(r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b", re.I)
 
 
+def _stated(found: re.Match[str]) -> tuple[str, float, bool]:
+    """A sum of money as ``_MONEY`` found it: currency, value, written with cents."""
+    return found["cur"], float(found["value"].replace(",", "")), "." in found["value"]
+
+
 def _amount(line: str) -> tuple[str, float, bool] | None:
     """The one sum of money a line states (currency, value, written with cents), or None
     when it states none, more than one, or a total."""
@@ -49,8 +54,7 @@ def _amount(line: str) -> tuple[str, float, bool] | None:
         return None
     if _PLUS_MORE.match(line, found[0].end()):
         return None  # "£895 + VAT", "$120 + parts": a part of a sum not written
-    value = found[0]["value"]
-    return found[0]["cur"], float(value.replace(",", "")), "." in value
+    return _stated(found[0])
 
 
 def listed_total(
@@ -106,9 +110,7 @@ def added_up(text: str) -> str | None:
         return _listed_inline(text)
     if re.search(r"\b\d+\s*x\b|×", text):
         return None
-    amounts = [found["a"], *_AMOUNT_IN.findall(found["rest"])]
-    total = sum(float(a.replace(",", "")) for a in amounts)
-    return _written(found["cur"], total, any("." in a for a in amounts))
+    return _added(found["cur"], [found["a"], *_AMOUNT_IN.findall(found["rest"])])
 
 
 def _listed_inline(text: str) -> str | None:
@@ -121,7 +123,7 @@ def _listed_inline(text: str) -> str | None:
         # is no list of things bought
         return None
     parts = [p for p in re.split(r"[,;]\s+", text) if _ANY_MONEY.search(p)]
-    amounts = [_MONEY.fullmatch(p.strip()) or _MONEY.search(p) for p in parts]
+    amounts = [_MONEY.search(p) for p in parts]
     if len(parts) < 2 or any(
         a is None or len(_ANY_MONEY.findall(p)) != 1 for a, p in zip(amounts, parts, strict=True)
     ):
@@ -129,9 +131,13 @@ def _listed_inline(text: str) -> str | None:
     found = [a for a in amounts if a is not None]
     if len({a["cur"] for a in found}) != 1:
         return None
-    values = [a["value"] for a in found]
-    total = sum(float(v.replace(",", "")) for v in values)
-    return _written(found[0]["cur"], total, any("." in v for v in values))
+    return _added(found[0]["cur"], [a["value"] for a in found])
+
+
+def _added(currency: str, amounts: list[str]) -> str:
+    """The sum of amounts as written ("1,058.20", "572"), written as they were."""
+    total = sum(float(a.replace(",", "")) for a in amounts)
+    return _written(currency, total, any("." in a for a in amounts))
 
 
 def _written(currency: str, total: float, cents: bool) -> str:
@@ -216,8 +222,7 @@ def _note_sum(
     for i, text in mine:
         found = list(_MONEY.finditer(text))
         if STATES_TOTAL.search(text) and len(found) == 1:
-            value = found[0]["value"]
-            return i, (found[0]["cur"], float(value.replace(",", "")), "." in value)
+            return i, _stated(found[0])
     stating = [(i, stated) for i, text in mine if (stated := _amount(text)) is not None]
     return stating[0] if len(stating) == 1 else None
 

@@ -15,6 +15,7 @@ from datetime import date, datetime, tzinfo
 
 from footnote.domain import Source
 from footnote.generation import answer_types, checklists, people
+from footnote.generation.citations import MARKER
 from footnote.generation.dates import (
     MONTH_WORD,
     Resolved,
@@ -53,11 +54,10 @@ _AS_IT_STANDS_TERMS = frozenset(terms("now current currently"))
 _ASKS_NEXT = re.compile(r"\b(?:next|upcoming)\b(?!\s+(?:week|weekend|month|year|time)\b)", re.I)
 
 
-def asks_next(question: str) -> bool:
-    """The question asks for a day still to come ("When is my next night shift?", "When's
-    Craig's next weekend with the kids?"). Not "When does Kofi's pay rise start?", which
-    the day it started answers once gone by."""
-    return re.search(r"\b(?:next|upcoming)\b", question, re.IGNORECASE) is not None
+# A day still to come, whatever it is the next of ("When's Craig's next weekend with the
+# kids?"): never one gone by. Not "When does Kofi's pay rise start?", which the day it
+# started answers once gone by.
+_STILL_TO_COME = re.compile(r"\b(?:next|upcoming)\b", re.IGNORECASE)
 
 
 # "By when…", "… due?", "What's the deadline for…", "When did I have to put it in by?":
@@ -125,6 +125,27 @@ def dated_answer(
     undated sentence about someone else ("Henry Kaiser was an industrialist")
     says nothing of when: declined rather than answered with the day it was saved.
     """
+    answer = _dated_answer(question_terms, pool, sources, question, zone, spoken, now)
+    if now is not None and _STILL_TO_COME.search(question):
+        # "When's Craig's next weekend with the kids?" is never a day gone by
+        today = now.astimezone(zone).date()
+        told = MARKER.sub("", answer).rstrip(". ")
+        days = [d] if (d := day_of(told)) else named_days(told, today)
+        if days and max(days) < today:
+            return NOT_ENOUGH
+    return answer
+
+
+def _dated_answer(
+    question_terms: Sequence[str],
+    pool: Sequence[Candidate],
+    sources: Sequence[Source],
+    question: str,
+    zone: tzinfo | None,
+    spoken: frozenset[str],
+    now: datetime | None,
+) -> str:
+    """``dated_answer``, but for a day gone by when one still to come is asked."""
     # "When is the shower now?": how the plan stands. "Now" says that, not what of: a
     # note moving the shower need not say "now".
     as_it_stands = _AS_IT_STANDS.search(question) and not _ASKS_PAST.search(question)
