@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 # Small English stop list: words that carry no topic, so they neither match in
@@ -223,6 +223,24 @@ def _stemmer():  # type: ignore[no-untyped-def]
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
+
+
+# The stemmer leaves some words of one family apart: "allergic"/"allergy" (allerg,
+# allergi), "inspector"/"inspection" (inspector, inspect). A stem that begins another is
+# of its family, when both are this long: shorter ones begin too many others ("part",
+# "party"; "plan", "planet").
+KIN_MIN_LETTERS = 5
+
+
+def kin(wanted: Iterable[str], have: Iterable[str]) -> set[str]:
+    """Of the terms ``wanted``, those one of ``have`` is of the family of (not itself)."""
+    held = [h for h in have if len(h) >= KIN_MIN_LETTERS]
+    return {
+        w
+        for w in wanted
+        if len(w) >= KIN_MIN_LETTERS
+        and any(h != w and (h.startswith(w) or w.startswith(h)) for h in held)
+    }
 
 
 # "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though

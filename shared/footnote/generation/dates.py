@@ -60,7 +60,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # side of the day of writing it falls ("2-4pm", "21:50" are times, not days)
         (
             "weekday_day",
-            rf"{_WD}\s+(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\d:.]|\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH})",
+            # ("Sat 28th: 2 men" ends its day at the ordinal: its colon is no time's)
+            rf"{_WD}\s+(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
+            rf"(?!\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH})",
         ),
         # "her bday is the 14th", "pay by the 30th": a day of the month, the first one
         # after the day of writing for what is coming, the last one before for a record
@@ -388,7 +390,9 @@ def _meaning(
     if kind == "weekday_day":
         if _weekly(m):
             return None  # "Mon + Wed 7-8:30pm": the hours of a weekly class
-        return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written)
+        # (a past tense elsewhere in the line is no sign: "confirmed Sat 28th" is to come)
+        ahead = bool(_cued_ahead(m))
+        return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written, ahead)
     if kind == "day_of_month":
         return _day_of_month(int(m["dom"]), written, looks_ahead)
     if kind == "month":
@@ -494,9 +498,11 @@ _DAY_FIRST_AMERICAS = (
 )
 
 
-def _weekday_day(wd: int, dom: int, written: date) -> str | None:
+def _weekday_day(wd: int, dom: int, written: date, ahead: bool) -> str | None:
     """ "Fri 21" in a note of Tuesday 18 November: Friday 21 November — of the months
-    around the day of writing, the nearest where the 21st is a Friday."""
+    around the day of writing, the nearest where the 21st is a Friday; for a phrase said
+    to look ahead (``ahead``: "pay by Weds 25th"), the nearest still to come: Wednesday
+    25 March, written on 6 March, though 25 February was one too."""
     found: list[date] = []
     for shift in (0, 1, -1, 2, -2):
         first = _add_months(written, shift)
@@ -504,6 +510,8 @@ def _weekday_day(wd: int, dom: int, written: date) -> str | None:
             day = first.replace(day=dom)
             if day.weekday() == wd:
                 found.append(day)
+    if ahead:
+        found = [d for d in found if d >= written] or found
     if not found:
         return None
     day = min(found, key=lambda d: abs((d - written).days))

@@ -70,6 +70,7 @@ from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.text import (
     DECISION_VERBS,
     QUERY_FILLER,
+    kin,
     spelled_out,
     split_sentences,
     stem,
@@ -250,6 +251,8 @@ def candidates(
                     have |= spelled  # "Lawyer: …" in the note titled "POA"
             if decided and DECISION_VERBS.search(clean):
                 have |= decided
+            # "allergy" says what "allergic" asks, "inspector" what "inspection" does
+            have |= kin(wanted - have, have)
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
             # Query-term coverage first; earlier (better-ranked) sources break ties.
             score = overlap + 0.25 / (1 + rank) + (0.02 if position == 0 else 0.0)

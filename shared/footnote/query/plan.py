@@ -36,6 +36,7 @@ from footnote.query.follow_ups import (
     with_name_swapped,
     with_previous,
 )
+from footnote.query.typed import as_written
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,12 @@ def plan(
     return dataclasses.replace(read, fallbacks=fallbacks, focus=focus)
 
 
+def read_search(query: str, now: datetime, events: Mapping[str, date]) -> QueryAnalysis:
+    """A search's words, read as typed: a search is no question ("Kenta" is not "what's
+    the Kenta", as a question is read offline) and has no conversation."""
+    return analyze(query, now, events)
+
+
 def _rewrite(
     message: str, history: History, rewriter: Generator | None
 ) -> tuple[str | None, tuple[Fallback, ...]]:
@@ -118,17 +125,21 @@ def _offline(
     """ "When did she go there?" is read with the question before it: its subject and
     time window carry over (and the names its answer gave), and the generator is asked
     both."""
-    analysis = analyze(message, now, events)
+    # "whats her number" is read as "what's her number" (``typed``); the plan keeps what
+    # was typed as its message
+    written = as_written(message)
+    analysis = analyze(written, now, events)
     previous = _last_question(earlier)
-    if previous is None or not is_follow_up(message, analysis):
-        return QueryPlan(message, message, analysis, False, history)
+    if previous is None or not is_follow_up(written, analysis):
+        return QueryPlan(message, written, analysis, False, history)
+    previous = as_written(previous)
     answered = answer_names(_last_answer(earlier), previous)
     merged = with_previous(analysis, analyze(previous, now, events), answered)
-    if names_someone(message):
+    if names_someone(written):
         # "and Ray's?" after "What's Linda's phone number?" asks the same of Ray
-        question = with_name_swapped(message, previous) or message
+        question = with_name_swapped(written, previous) or written
     else:
-        question = f"{message} ({previous})"
+        question = f"{written} ({previous})"
     inherited = tuple(k for k in merged.keywords if k not in analysis.keywords)
     return QueryPlan(message, question, merged, True, history, inherited=inherited)
 

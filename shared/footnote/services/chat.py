@@ -26,7 +26,7 @@ from footnote.domain import Citation, Strategy, Turn
 from footnote.errors import NotFound
 from footnote.ports import ConversationStore, Generator, Reranker
 from footnote.query.acronyms import with_initials
-from footnote.query.plan import plan, read_in
+from footnote.query.plan import plan, read_in, read_search
 from footnote.retrieval.retriever import RetrievalResult, Retriever
 from footnote.services.answering import NO_NOTES, RAG_OFF_OFFLINE, Answerer, Prepared, folded
 from footnote.services.answering import retrieval_report as _retrieval_meta
@@ -87,7 +87,7 @@ class ChatService:
         # (its limits are the API's: api/schemas.py). The evaluation asks directly.
         started = time.perf_counter()
         corpus = self._retriever.corpus(tenant_id)
-        analysis = plan(query, self._now(time_zone), corpus.events if corpus else {}).analysis
+        analysis = read_search(query, self._now(time_zone), corpus.events if corpus else {})
         if corpus is not None:
             analysis = with_initials(analysis, corpus.holds)
         result = self._retriever.retrieve(tenant_id, analysis, k=k, corpus=corpus)

@@ -1,0 +1,82 @@
+"""A question as typed, read as the question it stands for.
+
+People type into a notes app as they text: "whats chloe allergic to", "solicitors phone
+number?", "deadline to send the jerseys back?". Every reading after this one (keywords,
+intent, what kind of answer is wanted, whether a date is asked) is written for the
+question in full, so the offline reader restores what typing leaves out: the apostrophe
+of a contraction, and the "what's" a bare noun phrase asks with. A language model reads
+either form; this is only for the offline path. Pure: a string in, a string out.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Contractions typed without their apostrophe. Only those that are no other word: "its",
+# "were", "well", "ill", "id", "hell", "shell" are words as typed and stay.
+_CONTRACTIONS = {
+    "whats": "what's",
+    "whens": "when's",
+    "wheres": "where's",
+    "whos": "who's",
+    "hows": "how's",
+    "thats": "that's",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "isnt": "isn't",
+    "wasnt": "wasn't",
+    "arent": "aren't",
+    "werent": "weren't",
+    "cant": "can't",
+    "havent": "haven't",
+    "hasnt": "hasn't",
+    "hadnt": "hadn't",
+    "couldnt": "couldn't",
+    "shouldnt": "shouldn't",
+    "wouldnt": "wouldn't",
+    "im": "I'm",
+    "ive": "I've",
+    "youre": "you're",
+    "theyre": "they're",
+}
+_TYPED = re.compile(r"\b(" + "|".join(_CONTRACTIONS) + r")\b", re.IGNORECASE)
+# "i" typed small is the writer: "when did i pay".
+_SMALL_I = re.compile(r"(?<![\w'’])i(?![\w'’])")
+
+# What a question opens with when it is one: a question word anywhere ("for how long…",
+# "kenta's drinks - when?"), a choice ("red or white wine in the ragù?"), a verb asking
+# yes or no ("did I pay…?", "is the van
+# booked?"), a request ("list my todos", "remind me…"), or a follow-up's "and"/"what about".
+_ASKS = re.compile(
+    r"\b(?:what|what's|whats|which|who|who's|whom|whose|when|when's|where|"
+    r"where's|why|how|how's|or)\b|"
+    r"^\W*(?:and|but|so|or|also|plus|then|ok|okay|hey|hi|pls|please|"
+    r"is|isn't|are|aren't|was|wasn't|were|weren't|do|does|doesn't|did|didn't|don't|can|"
+    r"can't|could|will|would|should|shall|have|has|had|haven't|hasn't|hadn't|may|might|"
+    r"must|am|any|anything|anyone|anybody|list|show|tell|give|find|remind|summari[sz]e|"
+    r"summary|recap|search|look|get|name|count|help|explain|describe|i|i'm|i've|my\s+\w+\s+is)\b",
+    re.IGNORECASE,
+)
+# A bare phrase opening with its own determiner ("the number for the plumber?") needs no
+# "the" added.
+_DETERMINED = re.compile(r"^\W*(?:the|my|our|his|her|their|your|a|an|this|that)\b", re.I)
+
+
+def as_written(typed: str) -> str:
+    """The question ``typed`` stands for: "whats her number" -> "what's her number";
+    "solicitors phone number?" -> "what's the solicitors phone number?". A question that
+    already opens as one is only given its apostrophes."""
+    text = _TYPED.sub(lambda m: _restored(m.group(1)), typed)
+    text = _SMALL_I.sub("I", text)
+    stripped = text.strip()
+    if not stripped or not re.search(r"\w", stripped) or _ASKS.search(stripped):
+        return text
+    lead = "what's " if _DETERMINED.match(stripped) else "what's the "
+    return lead + stripped
+
+
+def _restored(word: str) -> str:
+    full = _CONTRACTIONS[word.lower()]
+    # keep a capital the person typed ("Whats" -> "What's"); "I'm" is always capital
+    return full[0].upper() + full[1:] if word[0].isupper() else full

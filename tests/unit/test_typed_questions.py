@@ -1,0 +1,94 @@
+"""Questions as people type them: no apostrophes, no question word, another form of the
+note's word; and a weekday with its day of the month said to be ahead."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from footnote.domain import Chunk, MemoryType, Source
+from footnote.generation.dates import resolve_phrases
+from footnote.generation.extractive import asks_when, compose
+from footnote.generation.prompt import NOT_ENOUGH
+from footnote.query.analysis import analyze
+from footnote.query.plan import plan
+from footnote.query.typed import as_written
+from footnote.text import kin, terms
+
+ASKED = datetime(2026, 4, 22, 21, tzinfo=UTC)
+
+
+def _source(cid: str, title: str, text: str, written: datetime) -> Source:
+    body = f"{title}\n\n{text}" if title else text
+    chunk = Chunk(
+        f"{cid}_c", f"{cid}_n", "t", 0, body, (), MemoryType.NOTE, written, (), "m", title
+    )
+    return Source(cid, chunk, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("typed", "written"),
+    [
+        ("whats chloe allergic to again", "what's chloe allergic to again"),
+        ("whens completion", "when's completion"),
+        ("when did i sign up", "when did I sign up"),
+        ("solicitors phone number?", "what's the solicitors phone number?"),
+        ("deadline to send the jerseys back?", "what's the deadline to send the jerseys back?"),
+        ("the number for the plumber?", "what's the number for the plumber?"),
+        # already a question: a question word anywhere, a choice, a yes or no, a request,
+        # a follow-up's "and"
+        ("kentas leaving drinks - when?", "kentas leaving drinks - when?"),
+        ("Red or white wine in the ragù?", "Red or white wine in the ragù?"),
+        ("did I pay Jo", "did I pay Jo"),
+        ("list my todos", "list my todos"),
+        ("and the fridge repair guy?", "and the fridge repair guy?"),
+        # words that are words as typed stay
+        ("its due when?", "its due when?"),
+    ],
+)
+def test_a_typed_question_is_read_as_the_question_it_stands_for(typed: str, written: str) -> None:
+    assert as_written(typed) == written
+
+
+def test_the_plan_reads_the_question_as_written_and_keeps_what_was_typed() -> None:
+    read = plan("deadline to send the jerseys back?", ASKED, {})
+    assert read.message == "deadline to send the jerseys back?"
+    assert read.question == "what's the deadline to send the jerseys back?"
+    assert asks_when(read.question) and not asks_when(read.message)
+    # "whats" is no keyword once read as "what's"
+    assert plan("whats chloe allergic to", ASKED, {}).analysis.keywords == ("chloe", "allerg")
+
+
+def test_a_word_of_the_same_family_covers_the_question() -> None:
+    assert kin(terms("allergic inspection"), terms("allergy inspector")) == {"allerg", "inspect"}
+    # short stems begin too many words to be kin
+    assert not kin(terms("part plan"), terms("party planet"))
+    roster = _source(
+        "N1",
+        "Roster",
+        "#7 Owen - asthma, inhaler in his bag\n#11 Chloe - PEANUT allergy, EpiPen stays with Jen",
+        datetime(2026, 2, 12, tzinfo=UTC),
+    )
+    match = _source(
+        "N2",
+        "Match vs Elk",
+        "Chloe rolled her ankle 2nd half - ice, Jen took her home",
+        datetime(2026, 4, 11, tzinfo=UTC),
+    )
+    question = as_written("whats chloe allergic to again")
+    answer = compose(question, [match, roster], analyze(question, ASKED))
+    assert answer != NOT_ENOUGH and "PEANUT" in answer and "ankle" not in answer
+
+
+def test_a_weekday_and_day_said_to_be_ahead_is_the_one_still_to_come() -> None:
+    friday_6_march = datetime(2026, 3, 6, 14, tzinfo=UTC)
+    # both 25 February and 25 March 2026 are Wednesdays: "by" says which
+    (due,) = resolve_phrases("need the balance in the client account by Weds 25th", friday_6_march)
+    assert due.meaning == "Wednesday, 25 March 2026"
+    # an ordinal's colon is no time's
+    (van,) = resolve_phrases("confirmed Sat 28th: 2 men + luton", datetime(2026, 3, 18, tzinfo=UTC))
+    assert van.meaning == "Saturday, 28 March 2026"
+    # with no sign of either side, the nearest
+    (met,) = resolve_phrases("met Omar Thu 13", datetime(2025, 11, 18, tzinfo=UTC))
+    assert met.meaning == "Thursday, 13 November 2025"
