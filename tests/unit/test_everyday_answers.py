@@ -1356,3 +1356,17 @@ def test_a_value_asked_for_by_name_is_cited_from_the_note_stating_it() -> None:
     ]
     answer = _answer("What's the policy number for my landlord insurance?", notes)
     assert "SB-77310942" in answer and "[N2]" not in answer
+
+
+def test_a_number_asked_for_someone_is_theirs_not_a_neighbours_line() -> None:
+    suppliers = _source(
+        "N1",
+        "Suppliers",
+        "Bread - Bäckerei Krume, Hanna 030 618 2290. drop 6:30 daily\n"
+        "Cups/lids - Papier-Paul online, min order €150 for free delivery\n"
+        "Beans - Röstwerk Spree, Dirk 0176 4412 8830",
+    )
+    # "phone" names what is asked for, which every number is lent: it says nothing of whose
+    assert _answer("What's the phone number for Papier-Paul?", [suppliers]) == NOT_ENOUGH
+    answer = _answer("What's the phone number for Röstwerk Spree?", [suppliers])
+    assert "0176 4412 8830" in answer and "030 618" not in answer

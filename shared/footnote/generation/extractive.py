@@ -658,6 +658,10 @@ def _compose(
         # those asking for it ("pay" in "How much did I pay for the manure?"). "Now" in
         # "What's the rent now?" says when, not of what: the rent is.
         subject = set(question_terms) - set(terms(asking)) - answer_types.WHEN_WORDS - per_unit
+        if by_value := answer_types.named_by_value(question):
+            # "phone" in "What's the phone number for Papier-Paul?" names the value's kind,
+            # which any number is lent (``candidates``): the subject is Papier-Paul
+            subject -= by_value[1]
         # "What's Mia's hourly rate?": the value is hers only in a sentence naming her or
         # in a note titled by her name; "$32/hr" in the meeting with Kofi is his.
         titles = {s.cid: frozenset(terms(s.chunk.title)) for s in sources}
