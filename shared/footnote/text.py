@@ -27,7 +27,7 @@ STOPWORDS = frozenset(
 QUERY_FILLER = frozenset(
     """tell give list find please remind know recall say said note notes wrote write
     written my mine anything something thing things item items ever many much still
-    moment""".split()
+    moment actually exactly really""".split()
 )
 
 # Spelled-out counts in time phrases ("two weeks ago", "a couple of days"). Query

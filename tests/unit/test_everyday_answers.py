@@ -1370,3 +1370,23 @@ def test_a_number_asked_for_someone_is_theirs_not_a_neighbours_line() -> None:
     assert _answer("What's the phone number for Papier-Paul?", [suppliers]) == NOT_ENOUGH
     answer = _answer("What's the phone number for Röstwerk Spree?", [suppliers])
     assert "0176 4412 8830" in answer and "030 618" not in answer
+
+
+def test_a_price_of_time_written_short_answers_per_hour_and_a_wage_is_money() -> None:
+    ayla = _source(
+        "N1",
+        "Ayla trial",
+        "really good w/ customers. HIRED, starts Sat 31 Jan\npay: agreed €13.50/h first 3 months",
+    )
+    rota = _source("N2", "Rota December", "Mon 22 - me + Mehmet\nSat: Ayla + Mehmet")
+    answer = _answer("What is Ayla on per hour?", [rota, ayla])
+    assert "€13.50/h" in answer
+    # "earn" asks for money: a day of the rota naming him is no wage
+    assert _answer("How much does Mehmet earn an hour?", [rota, ayla]) == NOT_ENOUGH
+
+
+def test_actually_says_nothing_of_what_is_asked() -> None:
+    dishwasher = _source(
+        "N1", "", "dishwasher fixed - heating element gone. €312 all in (incl the €95 call out)"
+    )
+    assert "heating element" in _answer("What was actually broken on the dishwasher?", [dishwasher])

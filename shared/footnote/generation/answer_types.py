@@ -99,6 +99,36 @@ def rate_terms(question: str) -> frozenset[str]:
     return frozenset(t for m in _PER_UNIT.finditer(question) for t in terms(m.group(0)))
 
 
+# A price of time as notes write it short ("€13.50/h", "$95 a night", "£725 pcm", "£14ph"):
+# the question's unit ("per hour") and what writes a price in it. Only the unit is read
+# from such a line, not the kind of answer: "How much is Netflix a month?" is still
+# answered by "Netflix €12.99".
+_PER_TIME = re.compile(r"\b(?:per|an?|each)\s+(hour|day|week|month|year|night)s?\b", re.I)
+_TIME_SPELLINGS = {
+    "hour": r"/\s*(?:h|hr|hrs|hour)|p/?h|\s*(?:per|an?)\s+hour|\s*hourly",
+    "day": r"/\s*(?:d|day)|p/?d|\s*(?:per|an?)\s+day|\s*daily",
+    "week": r"/\s*(?:w|wk|week)|p/?w|\s*(?:per|an?)\s+week|\s*weekly",
+    # ("6pm" is a time of day: "pcm" and "/mo" are the month's)
+    "month": r"/\s*(?:m|mo|mth|month)|pcm|\s*(?:per|an?)\s+month|\s*monthly",
+    "year": r"/\s*(?:y|yr|year|a)|pa|\s*(?:per|an?)\s+year|\s*(?:yearly|annually)",
+    "night": r"/\s*(?:n|nt|night)|p/?n|\s*(?:per|an?)\s+night|\s*nightly",
+}
+_PRICE_IN = {
+    unit: re.compile(rf"\d[\d,.]*[kK]?(?:{spelled})(?![a-z])", re.IGNORECASE)
+    for unit, spelled in _TIME_SPELLINGS.items()
+}
+
+
+def time_rate(question: str) -> tuple[frozenset[str], re.Pattern[str]] | None:
+    """ "What is Ayla on per hour?": the question's terms for the unit of time ("per",
+    "hour") and what states a price in it ("€13.50/h"); None for a question asking per
+    no unit of time."""
+    found = _PER_TIME.search(question)
+    if found is None:
+        return None
+    return frozenset(terms(found.group(0))), _PRICE_IN[found.group(1).lower()]
+
+
 # A number, code or reference ("KX7M2Q", "22-8-35", "IL-77820193", "sunflower2026",
 # "07700 900 412") holds digits; an email address an "@".
 _IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}|\d+(?:\s\d+)+")
@@ -206,6 +236,7 @@ _ASKS = (
         re.compile(
             # "hourly rate", "day rate": a price of time ("heart rate" is not)
             _WHAT + r"\b(?:cost|costs|costing|pay|paid|price|charge|charges|salary|fee|fees|rent|"
+            r"earn|earns|earned|earning|earnings|wage|wages|income|"
             r"spend|spent|(?:hourly|daily|day|weekly|nightly)\s+rates?)\b",
             re.IGNORECASE,
         ),

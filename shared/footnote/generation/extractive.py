@@ -512,6 +512,12 @@ def _compose(
             replace(c, terms=c.terms | per_unit) if answer_types.RATE.search(c.text) else c
             for c in pool
         ]
+    elif timed := answer_types.time_rate(question):
+        # "What's Ayla on per hour?": "€13.50/h" says "per hour"
+        per_unit, price_in = timed
+        pool = [
+            replace(c, terms=c.terms | per_unit) if price_in.search(c.text) else c for c in pool
+        ]
     if said_before:
         # asked again of what was just said: the rest of the notes it was said from,
         # their words already said
