@@ -376,8 +376,16 @@ def test_a_plan_as_it_stands_now_is_told_by_the_later_note() -> None:
     )
     assert "Sat 21 Nov" in _answer("When is games night now?", [first, later])
     assert "[N2]" in _answer("When is games night now?", [first, later])
-    # asked without "now", the note saying most of it answers, as before
-    assert "Sat 14 Nov" in _answer("When is games night?", [first, later])
+    # asked without "now", a later note saying the plan moved still tells it ...
+    assert "Sat 21 Nov" in _answer("When is games night?", [first, later])
+    # ... but not one that says no change: the note saying most of it answers
+    same = _source(
+        "N2",
+        "Ana's flat is up 4 flights, bring snacks for games night",
+        datetime(2026, 11, 2, tzinfo=UTC),
+        "Sat 7 Nov reminder",
+    )
+    assert "Sat 14 Nov" in _answer("When is games night?", [first, same])
 
 
 def test_a_when_question_needs_more_than_whose_thing_it_is() -> None:
@@ -427,3 +435,56 @@ def test_how_it_ended_says_when_not_what() -> None:
     )
     assert "Fri 29 Aug" in _answer("When did I end up doing the BLS course?", [moved])
     assert "Fri 29 Aug" in _answer("When did I finally do the BLS course?", [moved])
+
+
+def test_how_it_ended_is_dated_by_the_note_recording_it_done() -> None:
+    plan = _source(
+        "N1",
+        "Baker Beach, Sat Sep 13, meet 6:15pm at the north lot. backup if fog: Sun 14",
+        datetime(2025, 9, 5, tzinfo=UTC),
+        "Engagement shoot plan",
+    )
+    done = _source(
+        "N2",
+        "Sat was total fog, moved to tonight. light was gorgeous in the end",
+        datetime(2025, 9, 14, 21, tzinfo=UTC),
+        "Engagement shoot - done",
+    )
+    other = _source(
+        "N3", "done! 18 dishes, 22 finals", datetime(2025, 9, 20, tzinfo=UTC), "Menu shoot"
+    )
+    answer = _answer("What day did the engagement shoot actually happen?", [plan, done, other])
+    assert "14 September 2025" in answer and "[N2]" in answer
+
+
+def test_asked_ahead_a_later_note_tells_the_plan_only_when_it_says_it_changed() -> None:
+    first = _source(
+        "N1",
+        "Kenta's moving to Osaka end of Sept!! farewell drinks tmrw maybe? he'll confirm",
+        datetime(2025, 9, 19, tzinfo=UTC),
+    )
+    moved = _source(
+        "N2",
+        "Kenta - drinks didn't happen Sat (his boss took them out). now this Sat 7pm, Torikizoku",
+        datetime(2025, 9, 22, tzinfo=UTC),
+    )
+    asked = datetime(2025, 9, 24, tzinfo=UTC)
+    question = "When are Kenta's leaving drinks?"
+    answer = compose(question, [first, moved], analyze(question, asked))
+    assert "27 September 2025" in answer and "[N2]" in answer
+    # a later note of the same thing that says no change is of another day of it
+    goal = _source("N1", "pass the JLPT in December", datetime(2025, 1, 4, tzinfo=UTC), "Goals")
+    info = _source(
+        "N2", "December test = Sun 7 December 2025", datetime(2025, 2, 14, tzinfo=UTC), "JLPT info"
+    )
+    applied = _source(
+        "N3",
+        "JLPT application online Mon 18 Aug -> Wed 10 Sep",
+        datetime(2025, 3, 16, tzinfo=UTC),
+        "Registration",
+    )
+    question = "When is the JLPT this year?"
+    march = datetime(2025, 3, 20, tzinfo=UTC)
+    answer = compose(question, [goal, applied, info], analyze(question, march))
+    # and the month the goal says is told by the day the note about it gives
+    assert "7 December 2025" in answer and "[N2]" in answer

@@ -8,6 +8,7 @@ written when nothing else dates it; else it declines.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ from footnote.generation.dates import (
     day_text,
     has_absolute_date,
     is_deadline,
+    month_text,
     monthly_days,
     named_days,
     resolve_phrases,
@@ -148,7 +150,17 @@ def _dated_answer(
     """``dated_answer``, but for a day gone by when one still to come is asked."""
     # "When is the shower now?": how the plan stands. "Now" says that, not what of: a
     # note moving the shower need not say "now".
-    as_it_stands = _AS_IT_STANDS.search(question) and not _ASKS_PAST.search(question)
+    # So does "end up", "actually", "in the end": "What date did the inspection end up
+    # being?" asks how the plan changed, after the first date was set.
+    ended = bool(_HOW_IT_ENDED.search(question))
+    as_it_stands = bool(_AS_IT_STANDS.search(question) and not _ASKS_PAST.search(question))
+    # Asked of what is to come, with no word of a change ("When are Kenta's leaving
+    # drinks?"), a later note still tells how the plan stands when it says it changed
+    # ("drinks didn't happen Sat … now this Sat 7pm"); a later note of the same thing
+    # saying no change is of another day of it ("online application Mon 16 Mar" under
+    # "JLPT" is not the test's day).
+    implied = not as_it_stands and not ended and not _ASKS_PAST.search(question)
+    as_it_stands = as_it_stands or ended or implied
     wanted = set(question_terms) - _AS_IT_STANDS_TERMS
     # nor is "end up" in "When did I end up doing the ALS course?" (nor "finally")
     wanted -= {t for m in _HOW_IT_ENDED.finditer(question) for t in terms(m.group(0))}
@@ -354,21 +366,51 @@ def _dated_answer(
             c = max(due, key=lambda c: (share(in_note[c.cid]), share(c.terms), c.score))
             return cite(first(c, lambda d: d.deadline) or "", c.cid)
     best = pool[0]
+    if ended and asked_back:
+        # "What day did the engagement shoot actually happen?", after a plan and its
+        # changes: the note recording it done ("Engagement shoot - done", "Verde shoot:
+        # done! 22 finals") was written on the day, the last such note if several. It
+        # covers the question as fully as any note does: "Engagement shoot - done" is no
+        # record of the Verde shoot.
+        fullest = max(MIN_COVERAGE, max(share(in_note[c.cid]) for c in pool))
+        records = [
+            c
+            for c in pool
+            if share(in_note[c.cid]) >= fullest
+            and c.terms & others
+            and theirs(c)
+            and (_COMPLETED.search(c.text) or _COMPLETED.search(by_cid[c.cid].title))
+        ]
+        if records:
+            c = max(records, key=lambda c: (by_cid[c.cid].created_at, share(c.terms)))
+            return cite(day_text(written_of(c).date()), c.cid)
     if as_it_stands:
         # "When is the baby shower now?": a note written after the best one's that covers
         # the question and names a day tells how the plan stands ("moved the shower to Sat
-        # Dec 12"), even when the first note says more of it ("baby shower: Sat Dec 5").
+        # Dec 12"), even when the first note says more of it ("baby shower: Sat Dec 5"):
+        # of those covering it best, the last written. A deadline ("images due by Fri
+        # 15th") is no day of the thing itself.
+        def a_day(d: _Dated) -> bool:
+            return _names_a_day(d) and not d.deadline
+
+        def its_day(c: Candidate) -> str | None:
+            # a change tells the old day and the new: "drinks didn't happen Sat. now this
+            # Sat 7pm" is the day still to come, asked ahead
+            ahead = None if asked_back else first(c, lambda d: a_day(d) and not d.past)
+            return ahead or first(c, a_day)
+
         later = [
             c
             for c in pool
             if c.cid != best.cid
             and by_cid[c.cid].created_at > by_cid[best.cid].created_at
             and covers(c)
-            and first(c, _names_a_day) is not None
+            and (not implied or _CHANGED.search(c.text))
+            and its_day(c) is not None
         ]
         if later:
-            c = max(later, key=lambda c: (by_cid[c.cid].created_at, share(c.terms), c.score))
-            return cite(first(c, _names_a_day) or "", c.cid)
+            c = max(later, key=lambda c: (share(c.terms), by_cid[c.cid].created_at, c.score))
+            return cite(its_day(c) or "", c.cid)
     verb = DID.search(question)
     if (
         verb
@@ -404,6 +446,21 @@ def _dated_answer(
             event = alternative(lambda d: not d.deadline, share(best.terms))
             if event is not None:
                 return event
+        if month := _MONTH_ONLY.fullmatch(dated[0].text):
+            # "pass JLPT N3 in July" says the month; "July test = Sun 5 July 2026" in the
+            # note about it says the day: a day of that month, in a line covering the
+            # question, answers it more exactly
+            exact = [
+                (day, c)
+                for c in pool
+                if c is not best and covers(c)
+                for day in _days_named(c)
+                if month_text(day) == month.group(0)
+            ]
+            if exact:
+                day, c = max(exact, key=lambda found: (share(found[1].terms), found[1].score))
+                said = [d.text for d in dates_of(c) if d.named or day_of(d.text) == day]
+                return cite(said[0] if said else day_text(day), c.cid)
         return cite(dated[0].text, best.cid)
     # A personal record ("domain renewed, done", "We signed the lease"): the day it was
     # written is the day it happened.
@@ -557,6 +614,16 @@ _RECURS = re.compile(
     re.IGNORECASE,
 )
 # A record of something completed: "midterm done", "tax return finished".
+# What a month said alone reads as ("in July" written in January: "July 2026").
+_MONTH_ONLY = re.compile(rf"(?:{'|'.join(calendar.month_name[1:])}) \d{{4}}")
+# A line telling a plan changed: "moved to", "rescheduled", "now this Sat", "can't do the
+# 16th after all", "didn't happen".
+_CHANGED = re.compile(
+    r"\b(?:moved|moving|pushed|postponed|rescheduled|re-?booked|changed|bumped|shifted|delayed|"
+    r"put\s+off|brought\s+forward|instead|now|after\s+all|didn['’]?t\s+happen|"
+    r"can['’]?t\s+do|switched|swapped)\b",
+    re.IGNORECASE,
+)
 _COMPLETED = re.compile(r"\b(?:done|finished|completed|over\s+with)\b", re.IGNORECASE)
 
 
