@@ -92,3 +92,29 @@ def test_a_weekday_and_day_said_to_be_ahead_is_the_one_still_to_come() -> None:
     # with no sign of either side, the nearest
     (met,) = resolve_phrases("met Omar Thu 13", datetime(2025, 11, 18, tzinfo=UTC))
     assert met.meaning == "Thursday, 13 November 2025"
+
+
+@pytest.mark.parametrize(
+    ("question", "when"),
+    [
+        ("shedd reflections due when?", True),  # the question word last
+        ("what's the rehearsal dinner date?", True),  # the date of a named thing
+        ("what's the japanese word for deadline?", False),  # a word, not a date
+        ("what's the date night idea", False),
+    ],
+)
+def test_a_question_asking_a_date_as_typed(question: str, when: bool) -> None:
+    assert asks_when(question) is when
+
+
+def test_phrases_of_days_as_notes_write_them() -> None:
+    sunday = datetime(2026, 2, 15, 9, tzinfo=UTC)
+    (jars,) = resolve_phrases("dropping them over day after tmrw", sunday)
+    assert jars.meaning == "17 February 2026"
+    (live,) = resolve_phrases("new e-obs system goes live 3 wks today", datetime(2026, 2, 23))
+    assert live.meaning == "16 March 2026"
+    schedule = "AP Bio review – Weds 3:15\n4/15: units 1–2\n4/29: units 5–6 (genetics!!)"
+    found = [r.phrase for r in resolve_phrases(schedule, datetime(2026, 4, 13))]
+    assert found[-2:] == ["4/15", "4/29"]
+    # a fraction is no date: only a line's leading date, before its colon or dash
+    assert resolve_phrases("3/4 cup flour, 1/2 tsp salt", datetime(2026, 4, 13)) == []

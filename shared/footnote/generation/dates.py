@@ -36,21 +36,25 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # "renews 12/1", "lease ends 5/31/27", "(done 22/9)", "Fri 10/24": a date in
         # numbers, day or month first as the writer's part of the world writes it. Without
         # a year only after a word that leads a date or a weekday: "4/5", "7/10", "60/40",
-        # "12/12 sold" are ratings, scores and shares.
+        # "12/12 sold" are ratings, scores and shares. A line of a schedule opening with
+        # its date ("4/29: units 5–6") leads with it.
         (
             "numeric",
-            r"(?:(?P<lead>(?:on|by|due|until|till|from|before|after|since|sent|done|paid|"
+            r"(?:(?:(?P<lead>(?:on|by|due|until|till|from|before|after|since|sent|done|paid|"
             r"renews?|renewed|ends?|ended|expires?|expired|starts?|started|booked|dated|"
-            r"w/c|week\s+of|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*)\.?,?\s+)"
+            r"w/c|week\s+of|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*)\.?,?\s+)|"
+            r"(?<![^\n])(?=[0-3]?\d/[0-3]?\d\s*(?::|\s[-–]\s)))"
             r"(?P<a1>[0-3]?\d)/(?P<b1>[0-3]?\d)(?:/(?P<y1>\d{4}|\d{2}))?|"
             r"(?<![\d/.,:-])(?P<a2>[0-3]?\d)[/.](?P<b2>[0-3]?\d)[/.](?P<y2>\d{4}|\d{2}))"
             r"(?![\d/]|[.,]\d)",
         ),
         ("day_before_yesterday", r"the\s+day\s+before\s+yesterday"),
+        ("day_after_tomorrow", r"(?:the\s+)?day\s+after\s+(?:tomorrow|tmrw|tmr|tmw)"),
         ("yesterday", r"yesterday|yday|last\s+night"),
         ("tomorrow", r"tomorrow|tmrw|tmr|tmw"),
         # "8 wks from today", "3 weeks from now": that day, counted from the day written
-        ("from_now", rf"{_NUM}\s+{_UNIT}\s+(?:from|after)\s+(?:today|now)"),
+        # (and "3 wks today", "a week today": as British notes write it)
+        ("from_now", rf"{_NUM}\s+{_UNIT}\s+(?:(?:from|after)\s+(?:today|now)|today)"),
         ("today", r"today|tonight|this\s+(?:morning|afternoon|evening)"),
         ("ago", rf"{_NUM}\s+{_UNIT}\s+ago"),
         ("in_n", rf"in\s+{_NUM}\s+{_UNIT}"),
@@ -361,6 +365,8 @@ def _meaning(
         return day_text(written - timedelta(days=1))
     if kind == "tomorrow":
         return day_text(written + timedelta(days=1))
+    if kind == "day_after_tomorrow":
+        return day_text(written + timedelta(days=2))
     if kind == "today":
         return day_text(written)
     if kind == "from_now":

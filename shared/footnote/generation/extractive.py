@@ -154,9 +154,13 @@ _WHEN_QUESTION = re.compile(
     r"^\W*(?:(?:and|but|so)\s+)?(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month)\b|"
     r"which\s+(?:date|day|year|month)\b|"
     # "What was the deadline for…", "What's the due date of…": the date of a deadline
-    r"what(?:['’]s|\s+is|\s+was|\s+are|\s+were)?\s+the\s+(?:new\s+|next\s+|final\s+)?"
-    r"(?:deadline|due\s+date|date)\b|"
-    r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)",
+    # ("the rehearsal dinner date", not "the word for deadline")
+    r"what(?:['’]s|\s+is|\s+was|\s+are|\s+were)?\s+the\s+"
+    r"(?:(?!(?:for|of|to|in|on|at|with|about)\b)[\w'’-]+\s+){0,3}?"
+    r"(?:deadline|due\s+date|date)\b(?!\s+(?:night|idea|spot|of\s+birth))|"
+    r"(?:in\s+)?what\s+year\b|how\s+long\s+ago\b)|"
+    # "shedd reflections due when?": the question word last, as typed
+    r"\bwhen\s*\?*\s*$",
     re.IGNORECASE,
 )
 
