@@ -1390,3 +1390,22 @@ def test_actually_says_nothing_of_what_is_asked() -> None:
         "N1", "", "dishwasher fixed - heating element gone. €312 all in (incl the €95 call out)"
     )
     assert "heating element" in _answer("What was actually broken on the dishwasher?", [dishwasher])
+
+
+def test_a_heading_without_its_colon_is_answered_by_its_list() -> None:
+    order = _source(
+        "N1",
+        "",
+        "Healesville Bee Supplies order\n- 10 wired frames + foundation $48\n"
+        "- 1 full depth box (pine) $42\n- queen excluder $18\n= $108. pick up Sat",
+    )
+    answer = _answer("What was in the Healesville order?", [order])
+    assert "wired frames" in answer and "queen excluder" in answer
+    # an item above the next item heads nothing: a question about one item is that item
+    plan = _source(
+        "N1",
+        "Wedding",
+        "- [x] timeline from Elena\n- [x] second shooter (Rosa)\n- [ ] print family formals list",
+    )
+    answer = _answer("Who's my second shooter for the wedding?", [plan])
+    assert "Rosa" in answer and "formals" not in answer

@@ -48,6 +48,7 @@ from footnote.generation.names import CALENDAR_DAYS, missing_names, name_phrases
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.sentences import (
     DID,
+    ITEM_LINE,
     MIN_COVERAGE,
     Candidate,
     cite,
@@ -621,6 +622,7 @@ def _compose(
     of_the_list = bool(pool) and (
         pool[0].text.rstrip().endswith(":")
         or not frozenset(terms(pool[0].text)) & frozenset(question_terms)
+        or _heads_items(pool[0], next(s.chunk.text for s in sources if s.cid == pool[0].cid))
     )
     asks_a_list = analysis.intent is Intent.LIST or MemoryType.TASK in analysis.types
     the_list = _the_list(pool, sources, question) if asks_a_list or of_the_list else []
@@ -1207,7 +1209,7 @@ def _the_list(
         said_text = c.text.lower()
         return any(said_text[:24] in i or i[:24] in said_text for i in items)
 
-    heads = lead.text.rstrip().endswith(":")
+    heads = lead.text.rstrip().endswith(":") or _heads_items(lead, text)
     if not (heads or is_item(lead)):
         return []
     mine = [c for c in pool if c.cid == lead.cid and (c is lead or is_item(c))]
@@ -1215,6 +1217,18 @@ def _the_list(
     if boxes is not None and any(checklists.box_of(c.text) for c in mine):
         mine = [c for c in mine if checklists.box_of(c.text) is boxes]
     return select_sentences(sorted(mine, key=lambda c: c.position), LIST_ITEMS)
+
+
+def _heads_items(lead: Candidate, text: str) -> bool:
+    """The sentence is a line of its own right above a list's items, a heading written
+    without its colon: "Healesville Bee Supplies order" over "- 10 wired frames $48"."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    head = _clean(lead.text).rstrip(".!?").lower()
+    for i, line in enumerate(lines[:-1]):
+        if _clean(line).rstrip(".!?").lower() == head:
+            # (an item above the next item heads nothing)
+            return not ITEM_LINE.match(line) and ITEM_LINE.match(lines[i + 1]) is not None
+    return False
 
 
 # A reply that agrees to what was asked: "fine.", "Yes!", "sure, go ahead", "sounds good".
