@@ -263,3 +263,17 @@ def test_a_sentence_opening_on_he_brings_the_one_naming_him() -> None:
         )
     ]
     assert "Recording" not in _answer("What's the tracking number for the mic?", call)
+
+
+def test_a_line_labelled_by_what_is_named_opens_with_its_name() -> None:
+    deal = _source(
+        "N1",
+        "Publisher call",
+        "term sheet came in. rev split 70/30 after recoup?? need a lawyer to look\n"
+        "Lawyer: Dana Whitcombe 416-555-0187, $350/hr, she guesses ~4 hrs for the review\n"
+        "Sam: contract by Friday",
+    )
+    answer = _answer("What's the lawyer called?", [deal])
+    assert "Dana Whitcombe" in answer
+    # a label that is no word of what is asked names nothing of it
+    assert _answer("What's the agent called?", [deal]) == NOT_ENOUGH

@@ -125,6 +125,19 @@ def gives_a_name(
 
     if about and part == "any" and _apposed(text, names, asked, about):
         return True
+    label, colon, rest = text.partition(":")
+    if about and part != "last" and colon and len(label.split()) <= 3:
+        # "Lawyer: Dana Whitcombe 416-555-0187": a line labelled by what is named opens
+        # with its name
+        opening = _TOKEN.search(rest)
+        if (
+            frozenset(terms(label)) & about
+            and opening is not None
+            and opening.group(0)[:1].isupper()
+            and (low := _bare(opening.group(0)).lower()) in names
+            and low not in asked
+        ):
+            return True
 
     for i, token in enumerate(tokens):
         low = _bare(token).lower()
