@@ -1409,3 +1409,10 @@ def test_a_heading_without_its_colon_is_answered_by_its_list() -> None:
     )
     answer = _answer("Who's my second shooter for the wedding?", [plan])
     assert "Rosa" in answer and "formals" not in answer
+
+
+def test_a_number_named_by_its_kind_is_written_beside_that_word() -> None:
+    pip = _source("N1", "Pip", "Pip - F, ~8 months, black. 2.6kg, wormed. vaccine #2 due 14 Mar")
+    assert _answer("What's Pip's microchip number?", [pip]) == NOT_ENOUGH
+    chipped = _source("N1", "Pip", "Pip - F, ~8 months, black. Microchip # 985 112 006 437 201")
+    assert "985 112 006 437 201" in _answer("What's Pip's microchip number?", [chipped])

@@ -132,6 +132,7 @@ def time_rate(question: str) -> tuple[frozenset[str], re.Pattern[str]] | None:
 # A number, code or reference ("KX7M2Q", "22-8-35", "IL-77820193", "sunflower2026",
 # "07700 900 412") holds digits; an email address an "@".
 _IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}|\d+(?:\s\d+)+")
+IDENTIFIER = _IDENTIFIER
 _EMAIL = EMAIL
 _PHONE = PHONE  # (what a phone number is: footnote.text, which indexing reads too)
 # A time of day ("9:30", "5pm", "noon").
@@ -351,6 +352,27 @@ def named_by_value(question: str) -> tuple[re.Pattern[str], frozenset[str]] | No
     if found[0] is _IDENTIFIER and not frozenset(terms(found[1])) & _UNNAMED[_IDENTIFIER]:
         return None  # a code, a PIN, a reference is written with its name ("door code 5821#")
     return found[0], _UNNAMED[found[0]] & frozenset(terms(question))
+
+
+# "Pip's microchip number", "the policy no.": the word naming which number is asked, which
+# a note writes beside it ("Microchip # 985 112 006"). Not whose ("her number"), nor how
+# it is reached ("phone number").
+_QUALIFIED_NUMBER = re.compile(r"\b([a-z][\w-]*)\s+(?:number|no\.?|num|#)(?!\w)", re.IGNORECASE)
+_NOT_QUALIFIERS = frozenset(
+    "the a an my our your his her their its this that whose which what whats phone mobile "
+    "cell contact tel work home landline".split()
+)
+
+
+def number_named(question: str) -> frozenset[str]:
+    """The terms of the word naming the number asked ("microchip" in "what's Pip's
+    microchip number"); empty when the question names none ("what's her number")."""
+    found = _QUALIFIED_NUMBER.search(question)
+    if found is None or (word := found.group(1).lower()) in _NOT_QUALIFIERS:
+        return frozenset()
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return frozenset()  # whose, typed without its apostrophe: "chloes moms number"
+    return frozenset(terms(word))
 
 
 # "What's Sadia Rahman's hourly rate?": whose value the question asks for, the name

@@ -691,11 +691,17 @@ def _compose(
         # (a note about the owner, by its title or opening, speaks of their things:
         # "Brought Juno home …" holds "Microchip # 985 112 006 437 201")
         headlines = {s.cid: headline_terms(s) for s in sources} if owner else {}
+        # "Pip's microchip number" is written beside "microchip": "2.6kg" in Pip's line is
+        # no number of that
+        which_number = (
+            answer_types.number_named(question) if kind is answer_types.IDENTIFIER else frozenset()
+        )
 
         def theirs(c: Candidate) -> bool:
             held = c.terms | titles.get(c.cid, frozenset())
             return (
                 (not owner or bool((held | headlines[c.cid]) & owner))
+                and which_number <= held
                 and (of_thing is None or of_thing in held)
                 # "312 downloads by 6pm" in the launch-day note is no figure of "the Bex
                 # episode": a value is read from a note holding the names asked about
