@@ -1416,3 +1416,21 @@ def test_a_number_named_by_its_kind_is_written_beside_that_word() -> None:
     assert _answer("What's Pip's microchip number?", [pip]) == NOT_ENOUGH
     chipped = _source("N1", "Pip", "Pip - F, ~8 months, black. Microchip # 985 112 006 437 201")
     assert "985 112 006 437 201" in _answer("What's Pip's microchip number?", [chipped])
+
+
+def test_asked_what_was_done_an_open_box_is_no_answer() -> None:
+    todo = _source(
+        "N1",
+        "Martinez/Cho prep",
+        "[x] second shooter (Rosa)\n[ ] book motel in Carmel Valley for Fri night\n[ ] charge batteries",
+    )
+    assert _answer("Which motel did I book in Carmel Valley?", [todo]) == NOT_ENOUGH
+    booked = _source("N2", "", "booked the Valley Lodge motel in Carmel Valley, $149 ✔")
+    assert "Valley Lodge" in _answer("Which motel did I book in Carmel Valley?", [todo, booked])
+
+
+def test_an_email_asked_of_someone_somewhere_is_an_address() -> None:
+    late = _source(
+        "N1", "", "Olive & Ash still hasn't paid, 2 days late now. emailed Marcus (owner), nudge"
+    )
+    assert _answer("What's Marcus's email at Olive & Ash?", [late]) == NOT_ENOUGH

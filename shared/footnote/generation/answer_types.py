@@ -213,7 +213,10 @@ _WHAT = r"^\W*(?:and\s+|but\s+|so\s+)?(?:what|which|how\s+much)\b[^?]*?"
 _ASKS = (
     # "What's her email address?", "What's Dr. Feng's email?" (the address, not a message)
     (
-        re.compile(_WHAT + r"\be-?mail(?:\s+address|\s*[?.!]|\s*$)", re.IGNORECASE),
+        # ("Marcus's email at Olive & Ash": whose address, where)
+        re.compile(
+            _WHAT + r"\be-?mail(?:\s+address|\s*[?.!]|\s*$|\s+(?:at|for|of)\b)", re.IGNORECASE
+        ),
         _EMAIL,
     ),
     # "What's the address of Jonah's shop?" (an email address is asked above)

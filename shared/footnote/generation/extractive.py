@@ -776,6 +776,7 @@ def _compose(
         or not _holds_codes(question, chosen[0], sources)
         or not _reports_words(question, chosen, sources)
         or not _tells_the_verb(question, chosen)
+        or _only_planned(question, chosen)
         or (not listing and not the_list and _only_repeats(question, chosen))
     ):
         return NOT_ENOUGH
@@ -1608,6 +1609,24 @@ def _tells_the_verb(question: str, chosen: Sequence[Candidate]) -> bool:
     ):
         return True
     return any(_tells(c.text, asked["verb"]) for c in chosen)
+
+
+def _only_planned(question: str, chosen: Sequence[Candidate]) -> bool:
+    """ "Which motel did I book in Carmel Valley?" over "[ ] book motel in Carmel Valley":
+    asked what the writer did, the answer is a box still open, and no line tells it done."""
+    asked = DID.search(question)
+    if (
+        asked is None
+        or asked["who"].lower() not in ("i", "we")
+        or asked["verb"] in _NO_DOING
+        or checklists.box_of(chosen[0].text) is not checklists.Boxes.OPEN
+    ):
+        return False
+    return not any(
+        checklists.box_of(c.text) is not checklists.Boxes.OPEN
+        and _tells(c.text, asked["verb"], done=True)
+        for c in chosen
+    )
 
 
 def _tells(text: str, verb: str, done: bool = False) -> bool:
