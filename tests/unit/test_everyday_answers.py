@@ -1434,3 +1434,19 @@ def test_an_email_asked_of_someone_somewhere_is_an_address() -> None:
         "N1", "", "Olive & Ash still hasn't paid, 2 days late now. emailed Marcus (owner), nudge"
     )
     assert _answer("What's Marcus's email at Olive & Ash?", [late]) == NOT_ENOUGH
+
+
+def test_days_listed_are_no_people_counted() -> None:
+    from footnote.generation.counting import named_count
+    from footnote.text import terms
+
+    days = "AL approved ✔ 6–10 April (Easter hols) + Sat 28 & Sun 29 March for Mum's birthday"
+    ranked = [(days, "N1", frozenset(terms(days)))]
+    assert named_count(["peopl"], frozenset(terms("table mum birthday")), ranked) is None
+    guests = "table for Mum's birthday: Raj, Priya & Dev"
+    found = named_count(
+        ["peopl"],
+        frozenset(terms("table mum birthday")),
+        [(guests, "N1", frozenset(terms(guests)))],
+    )
+    assert found is not None and found.startswith("3 in your notes")

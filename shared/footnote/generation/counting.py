@@ -15,6 +15,7 @@ from footnote.domain import Source
 from footnote.generation import checklists
 from footnote.generation.checklists import Boxes, boxed_items, has_boxes
 from footnote.generation.dates import MONTH_WORD
+from footnote.generation.names import CALENDAR
 from footnote.generation.sentences import ITEM_LINE
 from footnote.text import QUERY_FILLER, terms
 
@@ -81,6 +82,8 @@ def named_count(
             continue
         found = max((m.group(0) for m in _NAMES.finditer(text)), key=len, default="")
         names = [n.strip() for n in re.split(r"\s*(?:,|&|\+|\band\b)\s*", found) if n.strip()]
+        # "6–10 April (Easter hols) + Sat 28" lists days, not people
+        names = [n for n in names if n.split()[0].lower().rstrip(".") not in CALENDAR]
         if len(names) >= MIN_ITEMS:
             return f"{len(names)} in your notes: {', '.join(names)} [{cid}]."
     return None
