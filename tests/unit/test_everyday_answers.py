@@ -8,9 +8,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from footnote.domain import Chunk, MemoryType, Source
+from footnote.generation.counting import named_count
 from footnote.generation.extractive import asks_when, compose
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.query.analysis import analyze
+from footnote.text import terms
 
 WRITTEN = datetime(2026, 2, 20, 20, tzinfo=UTC)
 ASKED = datetime(2026, 4, 5, tzinfo=UTC)
@@ -1437,9 +1439,6 @@ def test_an_email_asked_of_someone_somewhere_is_an_address() -> None:
 
 
 def test_days_listed_are_no_people_counted() -> None:
-    from footnote.generation.counting import named_count
-    from footnote.text import terms
-
     days = "AL approved ✔ 6–10 April (Easter hols) + Sat 28 & Sun 29 March for Mum's birthday"
     ranked = [(days, "N1", frozenset(terms(days)))]
     assert named_count(["peopl"], frozenset(terms("table mum birthday")), ranked) is None
@@ -1450,3 +1449,13 @@ def test_days_listed_are_no_people_counted() -> None:
         [(guests, "N1", frozenset(terms(guests)))],
     )
     assert found is not None and found.startswith("3 in your notes")
+
+
+def test_a_later_line_calling_the_thing_by_its_name_tells_its_price_now() -> None:
+    suppliers = _source(
+        "N1", "Suppliers", "Beans - Röstwerk Spree. House blend Kreuzberg Crema €21.50/kg"
+    )
+    later = _source("N2", "", "beans this week: 10kg Crema (€23/kg now...), 2kg decaf")
+    later = replace(later, chunk=replace(later.chunk, created_at=datetime(2026, 3, 1, tzinfo=UTC)))
+    answer = _answer("What am I paying per kilo for the house blend now?", [suppliers, later])
+    assert answer.startswith("beans this week") and "€23/kg" in answer

@@ -239,7 +239,8 @@ _ASKS = (
     (
         re.compile(
             # "hourly rate", "day rate": a price of time ("heart rate" is not)
-            _WHAT + r"\b(?:cost|costs|costing|pay|paid|price|charge|charges|salary|fee|fees|rent|"
+            _WHAT
+            + r"\b(?:cost|costs|costing|pay|paid|paying|price|charge|charges|salary|fee|fees|rent|"
             r"earn|earns|earned|earning|earnings|wage|wages|income|"
             r"spend|spent|(?:hourly|daily|day|weekly|nightly)\s+rates?)\b",
             re.IGNORECASE,

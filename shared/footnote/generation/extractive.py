@@ -44,7 +44,13 @@ from footnote.generation.dates import (
     other_weekday,
     resolve_phrases,
 )
-from footnote.generation.names import CALENDAR_DAYS, missing_names, name_phrases, titles_named
+from footnote.generation.names import (
+    CALENDAR,
+    CALENDAR_DAYS,
+    missing_names,
+    name_phrases,
+    titles_named,
+)
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.generation.sentences import (
     DID,
@@ -1514,6 +1520,10 @@ def _latest_note(
     return mine
 
 
+# A name as a line writes it: a capitalised word not opening the line.
+_CAPITALISED = re.compile(r"(?<=[\w,)] )[A-Z][a-z][\w'’-]*")
+
+
 def _latest_of_kind(
     kind: re.Pattern[str],
     chosen: list[Candidate],
@@ -1528,8 +1538,23 @@ def _latest_of_kind(
     if not kind.search(said(lead.text) or lead.text):
         return chosen
     floor = len(lead.terms & wanted)
+    # The thing's own name in the lead ("House blend Kreuzberg Crema €21.50/kg") is how a
+    # later line calls it ("10kg Crema (€23/kg now)"): a name the question does not give
+    # ("Sat 20 June" names a day, not the thing)
+    called = (
+        frozenset(
+            t
+            for m in _CAPITALISED.finditer(lead.text)
+            if m.group(0).lower() not in CALENDAR
+            for t in terms(m.group(0))
+        )
+        - wanted
+    )
     same = [
-        c for c in pool if len(c.terms & wanted) >= floor and kind.search(said(c.text) or c.text)
+        c
+        for c in pool
+        if (len(c.terms & wanted) >= floor or c.terms & called)
+        and kind.search(said(c.text) or c.text)
     ]
     latest = max(same, key=lambda c: written[c.cid], default=lead)
     if written[latest.cid] <= written[lead.cid]:
