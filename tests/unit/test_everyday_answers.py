@@ -1459,3 +1459,12 @@ def test_a_later_line_calling_the_thing_by_its_name_tells_its_price_now() -> Non
     later = replace(later, chunk=replace(later.chunk, created_at=datetime(2026, 3, 1, tzinfo=UTC)))
     answer = _answer("What am I paying per kilo for the house blend now?", [suppliers, later])
     assert answer.startswith("beans this week") and "€23/kg" in answer
+
+
+def test_a_number_no_word_names_the_kind_of_is_a_phone() -> None:
+    repair = _source("N1", "Espresso machine", "Uwe came 11ish. group 2 gasket replaced")
+    contacts = _source(
+        "N2", "Staff contacts", "Mehmet 0176 2210 4587\nmachine emergencies: Brandt 030 2291 4476"
+    )
+    answer = _answer("What's the number for the espresso machine guy?", [repair, contacts])
+    assert "030 2291 4476" in answer and "11ish" not in answer

@@ -508,5 +508,14 @@ def asked(question: str) -> tuple[re.Pattern[str], str] | None:
             words = re.findall(r"[^\W_]+", m.group(0))
             while words and words[-1].lower() in _AFTER_ASKING:
                 words.pop()  # "the code to get in": "code" asks, "to" follows it
-            return kind, words[-1] if words else ""
+            asking = words[-1] if words else ""
+            if (
+                kind is _IDENTIFIER
+                and asking.lower() in ("number", "no")
+                and not number_named(question)
+            ):
+                # "the number for the espresso machine guy", "whats their number": a number
+                # no word names the kind of is someone's phone ("11ish" is none)
+                kind = _PHONE
+            return kind, asking
     return None
