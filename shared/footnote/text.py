@@ -169,7 +169,7 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # cannot: "choose" and "chose" have different stems.
 DECISION_VERBS = re.compile(
     r"\b(?:decid\w*|decision\w*|chose|choose|chosen|choosing|settled?\s+on|"
-    r"go(?:ing)?\s+with|went\s+with|opt(?:ed)?\s+for|agreed?\s+(?:on|to)|"
+    r"go(?:ing)?\s+w(?:ith|/|(?=\s))|went\s+w(?:ith|/|(?=\s))|opt(?:ed)?\s+for|agreed?\s+(?:on|to)|"
     r"ruled?\s+out|picked)\b",
     re.IGNORECASE,
 )

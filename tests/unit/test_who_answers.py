@@ -277,3 +277,17 @@ def test_a_line_labelled_by_what_is_named_opens_with_its_name() -> None:
     assert "Dana Whitcombe" in answer
     # a label that is no word of what is asked names nothing of it
     assert _answer("What's the agent called?", [deal]) == NOT_ENOUGH
+
+
+def test_in_a_line_of_the_thing_the_name_a_decision_takes_is_its_name() -> None:
+    renewal = _source(
+        "N1",
+        "",
+        "landlord insurance renewal – FBD €612 for both (was €574), Zurich €598. "
+        "went w Zurich. starts 1 May",
+    )
+    assert "Zurich" in _answer("Which insurer did I go with in the end?", [renewal])
+    undecided = _source(
+        "N1", "", "landlord insurance renewal – FBD €612 for both (was €574), Zurich €598"
+    )
+    assert _answer("Which insurer did I go with in the end?", [undecided]) == NOT_ENOUGH

@@ -20,7 +20,7 @@ from footnote.domain import Source
 from footnote.generation.names import CALENDAR
 from footnote.generation.sentences import Candidate
 from footnote.generation.speakers import first_person, said
-from footnote.text import STOPWORDS, terms
+from footnote.text import DECISION_VERBS, STOPWORDS, terms
 
 # "Who…", "And who's…", "Whom…"; not "Whose…" (a thing of someone's).
 _ASKS_WHO = re.compile(r"^\W*(?:(?:and|but|so|then)\s+)?(?:who|whom)(?!se)\b", re.IGNORECASE)
@@ -125,6 +125,16 @@ def gives_a_name(
 
     if about and part == "any" and _apposed(text, names, asked, about):
         return True
+    if about and part == "any" and frozenset(terms(text)) & about:
+        # "landlord insurance renewal – FBD €612, Zurich €598. went w Zurich": in a line
+        # of the thing, the name a decision takes is its name
+        for chosen in DECISION_VERBS.finditer(said(text) or text):
+            after = _TOKEN.findall((said(text) or text)[chosen.end() :])[:2]
+            if any(
+                w[:1].isupper() and (low := _bare(w).lower()) in names and low not in asked
+                for w in after
+            ):
+                return True
     label, colon, rest = text.partition(":")
     if about and part != "last" and colon and len(label.split()) <= 3:
         # "Lawyer: Dana Whitcombe 416-555-0187": a line labelled by what is named opens
