@@ -118,3 +118,19 @@ def test_phrases_of_days_as_notes_write_them() -> None:
     assert found[-2:] == ["4/15", "4/29"]
     # a fraction is no date: only a line's leading date, before its colon or dash
     assert resolve_phrases("3/4 cup flour, 1/2 tsp salt", datetime(2026, 4, 13)) == []
+
+
+def test_a_weekday_before_or_after_a_day_named_earlier_counts_from_it() -> None:
+    written = datetime(2026, 2, 4, tzinfo=UTC)
+    (garage,) = resolve_phrases(
+        "Booked in at Fenton's Garage for the Sat before, 8.30 drop off.",
+        written,
+        "Dan's Corsa – MOT runs out Tue 24 Mar. ",
+    )
+    assert garage.meaning == "Saturday, 21 March 2026"
+    (after,) = resolve_phrases("moved to the Monday after", written, "shoot Tue 5 May 2-6pm. ")
+    assert after.meaning == "Monday, 11 May 2026"
+    # with no day named before it, the weekday alone, as it was read
+    (alone,) = resolve_phrases("Booked in for the Sat before", written)
+    (weekday,) = resolve_phrases("Booked in for the Sat", written)
+    assert alone.meaning == weekday.meaning

@@ -58,6 +58,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("today", r"today|tonight|this\s+(?:morning|afternoon|evening)"),
         ("ago", rf"{_NUM}\s+{_UNIT}\s+ago"),
         ("in_n", rf"in\s+{_NUM}\s+{_UNIT}"),
+        # "MOT runs out Tue 24 Mar. Booked in for the Sat before": a weekday counted from
+        # the day named before it (read only with that day: ``resolve_phrases``)
+        ("anchored_weekday", rf"the\s+{_WD}\s+(?P<side>before|after)\b"),
         ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}"),
         ("next_weekday", rf"next\s+{_WD}"),
         # "pick up Fri 21": a weekday with its day of the month names one day, whichever
@@ -504,6 +507,20 @@ _DAY_FIRST_AMERICAS = (
 )
 
 
+def _anchored(m: re.Match[str], said_before: str, written: date) -> str | None:
+    """ "the Sat before" after "Tue 24 Mar": the Saturday before the last day named ahead
+    of it; None when none is (then it is read as a weekday alone)."""
+    named = named_days(said_before, written)
+    if not named:
+        return None
+    anchor, wd = named[-1], _weekday(m["wd"])
+    if m["side"].lower() == "before":
+        day = anchor - timedelta(days=(anchor.weekday() - wd) % 7 or 7)
+    else:
+        day = anchor + timedelta(days=(wd - anchor.weekday()) % 7 or 7)
+    return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
+
+
 def _weekday_day(wd: int, dom: int, written: date, ahead: bool) -> str | None:
     """ "Fri 21" in a note of Tuesday 18 November: Friday 21 November — of the months
     around the day of writing, the nearest where the 21st is a Friday; for a phrase said
@@ -561,8 +578,10 @@ def _day_of_month(dom: int, written: date, ahead: bool) -> str | None:
 _PAST_KINDS = frozenset({"day_before_yesterday", "yesterday", "ago", "last_weekday", "last_period"})
 
 
-def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
-    """Relative time phrases of ``text`` with what they mean for a note written on ``written``."""
+def resolve_phrases(text: str, written: datetime | date, before: str = "") -> list[Resolved]:
+    """Relative time phrases of ``text`` with what they mean for a note written on
+    ``written``. ``before``: the note's text before ``text``, whose last named day is what
+    "the Sat before" counts from."""
     day = written.date() if isinstance(written, datetime) else written
     month_first = _month_first(written)
     found: list[Resolved] = []
@@ -571,7 +590,10 @@ def resolve_phrases(text: str, written: datetime | date) -> list[Resolved]:
         for m in pattern.finditer(text):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
-            meaning = _meaning(kind, m, day, month_first)
+            if kind == "anchored_weekday":
+                meaning = _anchored(m, f"{before} {text[: m.start()]}", day)
+            else:
+                meaning = _meaning(kind, m, day, month_first)
             if meaning is None:
                 continue
             past = kind in _PAST_KINDS or (

@@ -236,8 +236,10 @@ def _dated_answer(
                 _Dated(quoted, is_deadline(c.text, at), False, named=True)
                 for at in absolute_starts(c.text)
             ]
-        for text in (c.text, by_cid[c.cid].title):
-            resolved = _nearest_first(resolve_phrases(text, written_of(c)), text, wanted)
+        note = by_cid[c.cid].text
+        said_before = note[: max(0, note.find(c.text))]
+        for text, before in ((c.text, said_before), (by_cid[c.cid].title, "")):
+            resolved = _nearest_first(resolve_phrases(text, written_of(c), before), text, wanted)
             if resolved:
                 return [
                     _Dated(r.read_back, False, True)
