@@ -488,3 +488,21 @@ def test_asked_ahead_a_later_note_tells_the_plan_only_when_it_says_it_changed() 
     answer = compose(question, [goal, applied, info], analyze(question, march))
     # and the month the goal says is told by the day the note about it gives
     assert "7 December 2025" in answer and "[N2]" in answer
+
+
+def test_of_lines_covering_as_much_the_one_with_the_rarest_word_answers() -> None:
+    volunteered = _source(
+        "N1",
+        "Science dept.\nMe: volunteered to run AP Bio review sessions, Weds after school",
+        MON_4_AUG,
+    )
+    sessions = _source(
+        "N2",
+        "AP Bio review – Weds 3:15–4:30, rm 118\n9/3: units 1–2\n9/17: units 5–6 (genetics!!)",
+        FRI_8_AUG,
+        "AP review sessions",
+    )
+    fair = _source("N3", "Renee: science fair Thu Sep 4 – need judges", MON_4_AUG)
+    # (ranked after the line volunteering, by less than a word of coverage)
+    answer = _answer("Which day is the genetics review session?", [fair, volunteered, sessions])
+    assert "17 September 2025" in answer and "[N2]" in answer

@@ -125,6 +125,9 @@ NAMED_TITLE_BONUS = 0.25
 # A follow-up's sentence naming what its "it" stands for (``QueryAnalysis.referents``)
 # is preferred over one that answers as well: a tie-break, less than a question word.
 REFERENT_BONUS = 0.1
+# A sentence holding the question's rarest word among the sources: a tie-breaker, less
+# than any one word of coverage.
+RAREST_BONUS = 0.05
 # How much better (coverage + relevance score) the best line about someone else must
 # match a question than the best line about the person it names, for the fact to be
 # read as that other person's and the question declined. 0: the better match owns the
@@ -217,6 +220,17 @@ def candidates(
         letters: (re.compile(rf"\b{letters.upper()}s?\b"), spelled)
         for letters, spelled in acronyms.spelled_small(question)
     }
+    # the question's word the fewest of the sources hold, when only some hold it
+    held_by = {
+        w: sum(w in frozenset(terms(f"{s.chunk.title} {s.chunk.text}")) for s in sources)
+        for w in wanted
+    }
+    fewest = min((n for n in held_by.values() if n), default=0)
+    rarest = (
+        frozenset(w for w, n in held_by.items() if n == fewest)
+        if len(wanted) > 1 and 0 < fewest < max(held_by.values(), default=0)
+        else frozenset()
+    )
     out: list[Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
@@ -265,8 +279,12 @@ def candidates(
             # "allergy" says what "allergic" asks, "inspector" what "inspection" does
             have |= kin(wanted - have, have)
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
-            # Query-term coverage first; earlier (better-ranked) sources break ties.
+            # Query-term coverage first; earlier (better-ranked) sources break ties. Of
+            # sentences covering as much, one holding the question's rarest word in these
+            # notes ("genetics", not "review session") is more likely its source.
             score = overlap + 0.25 / (1 + rank) + (0.02 if position == 0 else 0.0)
+            if rarest & have:
+                score += RAREST_BONUS
             if source.cid in named:
                 score += NAMED_TITLE_BONUS
             if have & referents:
