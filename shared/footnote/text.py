@@ -368,4 +368,11 @@ def spelled_out(found: Sequence[str], text: str) -> list[str]:
     for sign, word in SIGNS.items():
         if sign in text:
             out.extend(terms(word))
+    # "Sat: Ayla + Mehmet", "Sun 9-3": a capitalised "Sat" or "Sun" before a colon, a
+    # figure or a dash is the day ("sat" and "sun" are words, so only written so)
+    for day in _WEEKEND_DAY.findall(text):
+        out.extend(terms("saturday" if day == "Sat" else "sunday"))
     return out
+
+
+_WEEKEND_DAY = re.compile(r"\b(Sat|Sun)\b(?=\s*(?:[:\d–-]|\s*&|\s*\+|/))")

@@ -14,7 +14,7 @@ from footnote.generation.prompt import NOT_ENOUGH
 from footnote.query.analysis import analyze
 from footnote.query.plan import plan
 from footnote.query.typed import as_written
-from footnote.text import kin, terms
+from footnote.text import kin, spelled_out, terms
 
 ASKED = datetime(2026, 4, 22, 21, tzinfo=UTC)
 
@@ -134,3 +134,17 @@ def test_a_weekday_before_or_after_a_day_named_earlier_counts_from_it() -> None:
     (alone,) = resolve_phrases("Booked in for the Sat before", written)
     (weekday,) = resolve_phrases("Booked in for the Sat", written)
     assert alone.meaning == weekday.meaning
+
+
+def test_sat_and_sun_written_as_days_are_the_days() -> None:
+    rota = _source(
+        "N1",
+        "Rota – March",
+        "Mon-Fri: me + Finn (Lotte Tue/Thu)\nSat: Ayla + Mehmet\nSun: closed",
+        datetime(2026, 3, 1, tzinfo=UTC),
+    )
+    question = "who works saturdays on the current rota"
+    answer = compose(question, [rota], analyze(question, ASKED))
+    assert "Ayla + Mehmet" in answer
+    # "sat" and "sun" as words are no days
+    assert "saturday" not in spelled_out(terms("we sat in the sun"), "we sat in the sun")
