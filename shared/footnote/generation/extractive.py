@@ -220,15 +220,17 @@ def candidates(
         letters: (re.compile(rf"\b{letters.upper()}s?\b"), spelled)
         for letters, spelled in acronyms.spelled_small(question)
     }
-    # the question's word the fewest of the sources hold, when only some hold it
+    # the question's word the fewest of the sources hold, when only some hold it (not a
+    # name it gives: who a line is about is judged apart, ``whose_lines``)
+    capitalised = frozenset(terms(" ".join(re.findall(r"\b[A-Z][\w'’-]*", question[1:]))))
     held_by = {
         w: sum(w in frozenset(terms(f"{s.chunk.title} {s.chunk.text}")) for s in sources)
-        for w in wanted
+        for w in wanted - capitalised
     }
     fewest = min((n for n in held_by.values() if n), default=0)
     rarest = (
         frozenset(w for w, n in held_by.items() if n == fewest)
-        if len(wanted) > 1 and 0 < fewest < max(held_by.values(), default=0)
+        if len(held_by) > 1 and 0 < fewest < max(held_by.values(), default=0)
         else frozenset()
     )
     out: list[Candidate] = []
