@@ -1468,3 +1468,14 @@ def test_a_number_no_word_names_the_kind_of_is_a_phone() -> None:
     )
     answer = _answer("What's the number for the espresso machine guy?", [repair, contacts])
     assert "030 2291 4476" in answer and "11ish" not in answer
+
+
+def test_a_follow_up_asks_its_own_kind_of_value_not_the_one_it_follows() -> None:
+    bev = _source(
+        "N1",
+        "Bev – childminder",
+        "Bev Harris – childminder for early starts / nights\n07700 900318\n£6.50/hr, after 8pm £8/hr",
+    )
+    # as the plan reads "whats her number" after "who's our childminder again"
+    answer = _answer("what's her number (who's our childminder again)", [bev])
+    assert answer.startswith("07700 900318")
