@@ -615,7 +615,6 @@ _RECURS = re.compile(
     r"\b(?:daily|weekly|fortnightly|monthly|yearly|annually)\b",
     re.IGNORECASE,
 )
-# A record of something completed: "midterm done", "tax return finished".
 # What a month said alone reads as ("in July" written in January: "July 2026").
 _MONTH_ONLY = re.compile(rf"(?:{'|'.join(calendar.month_name[1:])}) \d{{4}}")
 # A line telling a plan changed: "moved to", "rescheduled", "now this Sat", "can't do the
@@ -626,6 +625,7 @@ _CHANGED = re.compile(
     r"can['’]?t\s+do|switched|swapped)\b",
     re.IGNORECASE,
 )
+# A record of something completed: "midterm done", "tax return finished".
 _COMPLETED = re.compile(r"\b(?:done|finished|completed|over\s+with)\b", re.IGNORECASE)
 
 

@@ -46,8 +46,8 @@ _SMALL_I = re.compile(r"(?<![\w'’])i(?![\w'’])")
 
 # What a question opens with when it is one: a question word anywhere ("for how long…",
 # "kenta's drinks - when?"), a choice ("red or white wine in the ragù?"), a verb asking
-# yes or no ("did I pay…?", "is the van
-# booked?"), a request ("list my todos", "remind me…"), or a follow-up's "and"/"what about".
+# yes or no ("did I pay…?", "is the van booked?"), a request ("list my todos", "remind
+# me…"), a follow-up's "and", or the writer ("i need the plumber's number").
 _ASKS = re.compile(
     r"\b(?:what|what's|whats|which|who|who's|whom|whose|when|when's|where|"
     r"where's|why|how|how's|or)\b|"
