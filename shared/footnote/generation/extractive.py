@@ -223,10 +223,9 @@ def candidates(
     # the question's word the fewest of the sources hold, when only some hold it (not a
     # name it gives: who a line is about is judged apart, ``whose_lines``)
     capitalised = frozenset(terms(" ".join(re.findall(r"\b[A-Z][\w'’-]*", question[1:]))))
-    held_by = {
-        w: sum(w in frozenset(terms(f"{s.chunk.title} {s.chunk.text}")) for s in sources)
-        for w in wanted - capitalised
-    }
+    # (each source's words read once, not once per word of the question)
+    source_terms = [frozenset(terms(f"{s.chunk.title} {s.chunk.text}")) for s in sources]
+    held_by = {w: sum(w in held for held in source_terms) for w in wanted - capitalised}
     fewest = min((n for n in held_by.values() if n), default=0)
     rarest = (
         frozenset(w for w, n in held_by.items() if n == fewest)
