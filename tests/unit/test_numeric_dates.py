@@ -54,3 +54,30 @@ def test_a_when_answer_gives_the_date_of_whose_thing_was_asked() -> None:
         "When does Olu's lease end?", sources, analyze("When does Olu's lease end?", asked)
     )
     assert olu == NOT_ENOUGH
+
+
+def test_weekdays_written_short_in_lowercase_are_days() -> None:
+    thursday = datetime(2026, 5, 7, 7, 40, tzinfo=LONDON)
+    assert _meanings("booked at the garage mon 18th, drop van 8am", thursday) == [
+        "Monday, 18 May 2026"
+    ]
+    assert _meanings("hosepipe ban from fri. cans only", thursday) == ["Friday, 8 May 2026"]
+    assert _meanings("party by sat", thursday) == ["Saturday, 9 May 2026"]
+    # "sat", "wed" and "sun" are words too: a day only where a day is written
+    for text in ("sat down w the kids", "open 8-12 sat", "sun cream + hats", "we wed at 4"):
+        assert _meanings(text, thursday) == [], text
+
+
+def test_in_some_weeks_is_the_day_it_comes_to() -> None:
+    monday = datetime(2026, 5, 11, 17, 25, tzinfo=LONDON)
+    assert _meanings("chase in 2 wks if nothing", monday) == [
+        "25 May 2026 (2 weeks after 11 May 2026)"
+    ]
+    assert _meanings("chased them 2 weeks ago", monday) == ["2 weeks before 11 May 2026"]
+
+
+def test_a_weekday_of_a_routine_or_counted_from_an_undated_day_is_no_day() -> None:
+    sunday = datetime(2026, 9, 20, 20, tzinfo=NEW_YORK)
+    assert _meanings("spelling test every friday, list comes home mon", sunday) == []
+    assert _meanings("first day is the tues after labor day", sunday) == []
+    assert _meanings("see you Friday after work", sunday) == ["Friday, 25 September 2026"]

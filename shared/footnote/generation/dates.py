@@ -26,9 +26,18 @@ _UNIT_NAMES = {"wk": "week", "mo": "month", "yr": "year"}
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
 # A month's name, short or whole ("Jan", "Sept", "January"), for other modules' patterns.
 MONTH_WORD = rf"{_MONTH}[a-z]*"
-# Full names in any case; the short forms ("Sat 24 Jan", "Tues") only capitalised, since
-# "sat", "wed" and "sun" are words too.
-_WD = rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)"
+# Full names in any case; the short forms capitalised ("Sat 24 Jan", "Tues"), or in
+# lowercase as quick notes write them ("from fri", "mon 18th"): "mon", "tues", "thurs" and
+# "fri" always, "sat", "wed" and "sun" (words too: "sat down", "sun cream") only after a
+# word that leads a day or before a day of the month ("by sat", "sat 5th").
+_LEADS_DAY = ("on", "by", "from", "until", "till", "next", "last", "this", "before", "after", "due")
+_AFTER_LEAD = "|".join(f"(?<=\\b{w} )" for w in _LEADS_DAY)
+_WD = (
+    rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?|"
+    r"(?-i:mon|tues?|thu(?:rs?)?|fri)\b\.?|"
+    rf"(?:{_AFTER_LEAD})(?-i:sat|weds?|sun)\b\.?|"
+    r"(?-i:sat|weds?|sun)(?=\s+(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b))"
+)
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
@@ -291,6 +300,16 @@ def weekly_days(text: str, after: date) -> list[date]:
     return sorted(after + timedelta(days=(wd - after.weekday() - 1) % 7 + 1) for wd in weekdays)
 
 
+_THE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+_COUNTED_FROM = re.compile(r"\s+(?:after|before)\s+(?:the\s+)?[a-z]", re.IGNORECASE)
+
+
+def _line_of(m: re.Match[str]) -> str:
+    text = m.string
+    end = text.find("\n", m.end())
+    return text[text.rfind("\n", 0, m.start()) + 1 : end if end >= 0 else len(text)]
+
+
 def _weekly(m: re.Match[str]) -> bool:
     """The weekday is one of days joined before a time of day (``_JOINED_DAYS``)."""
     return any(j.start() <= m.start() < j.end() for j in _JOINED_DAYS.finditer(m.string))
@@ -392,7 +411,11 @@ def _meaning(
         if unit == "week":
             side = "before" if n < 0 else "after"
             count = abs(n)
-            return f"{count} week{'s' if count > 1 else ''} {side} {day_text(written)}"
+            counted = f"{count} week{'s' if count > 1 else ''} {side} {day_text(written)}"
+            if n > 0:
+                # "chase in 2 wks" is a day to act on: the day, and how it was counted
+                return f"{day_text(written + timedelta(weeks=n))} ({counted})"
+            return counted
         if unit == "month":
             return month_text(_add_months(written, n))
         return str(written.year + n)
@@ -410,6 +433,11 @@ def _meaning(
         _EVERY.search(m.string, 0, m.start())
         or _weekly(m)
         or any(r.start() <= m.start() < r.end() for r in _NTH_WEEKDAY.finditer(m.string))
+        # "spelling test every friday, list comes home mon": a day of the routine its
+        # line states
+        or _WEEKLY.search(_line_of(m))
+        # "the tues after labor day": counted from a day the note does not date
+        or (_THE.search(m.string, 0, m.start()) and _COUNTED_FROM.match(m.string, m.end()))
     ):
         return None  # "every Wednesday 6pm": a weekly time, no one day (quoted as written)
     if kind in ("last_weekday", "next_weekday", "weekday"):
