@@ -129,6 +129,67 @@ def count_answer(
     return None
 
 
+# A count of things done over time ("How many courgettes have I picked so far?", "…
+# did we sell …"), added up over the notes that log them; asked as it stands ("How many
+# stollen preorders do we have?") it is the latest note's figure.
+_ACCUMULATES = re.compile(
+    r"\b(?:did|so\s+far|in\s+total|altogether|total|overall)\b|"
+    r"\b(?:have|has|had)\s+(?:i|we|you|they|he|she)\s+(?:\w+ed|done|made|sold|grown|run|"
+    r"seen|had|got|caught|eaten|given|taken|written|won|lost|spent|built)\b",
+    re.IGNORECASE,
+)
+
+
+_RUNNING = re.compile(r"\b(?:so\s+far|to\s+date|in\s+total|running\s+total|total)\b", re.I)
+
+
+def series_tally(
+    what: Sequence[str], question: str, ranked: Sequence[tuple[str, str]], sources: Sequence[Source]
+) -> str | None:
+    """ "How many courgettes have I picked so far?" over "harvest log" notes that each
+    write "courgettes 5", "courgettes 7 (2 are marrows)", …: their numbers added up; "How
+    many stollen preorders do we have?" over "xmas preorders" notes writing "stollen 14",
+    then "stollen 67": the latest. None unless the best sentence's note is one of a series
+    (``_series``) of which two or more notes state a number beside what is counted."""
+    by_cid = {s.cid: s for s in sources}
+    best = by_cid.get(ranked[0][1]) if ranked else None
+    if best is None:
+        return None
+    stated = [
+        (s, line, n)
+        for s in _series(best.chunk.title, sources)
+        for line, n in [_stated_number(s.chunk.text, what)]
+        if n is not None
+    ]
+    if len(stated) < MIN_ITEMS:
+        return None
+    # a running total ("so far: stollen 14", then "stollen 31") is told by its latest
+    kept_running = any(_RUNNING.search(s.chunk.text) for s, _, _ in stated)
+    if kept_running or not _ACCUMULATES.search(question):
+        _, line, _ = stated[-1]
+        return f"{line} [{stated[-1][0].cid}]."
+    total = sum(n for _, _, n in stated)
+    parts = "; ".join(f"{line} [{s.cid}]" for s, line, _ in stated)
+    return f"{total} in your notes: {parts}."
+
+
+def _stated_number(text: str, what: Sequence[str]) -> tuple[str, int | None]:
+    """The first line stating a whole number beside a word of what is counted ("courgettes
+    7 (2 are marrows…)": 7; "12 eggs": 12), and that number; ("", None) if none does.
+    A number with a unit ("2.1kg") or a price counts nothing."""
+    wanted = set(what)
+    for line in text.splitlines():
+        words = _TOKEN.findall(line)
+        for i, w in enumerate(words):
+            if not set(terms(w)) & wanted:
+                continue
+            after = [x for x in words[i + 1 : i + 3] if x.lower() not in _LINKING][:1]
+            for n in [*after, *words[max(0, i - 1) : i]]:
+                if re.fullmatch(r"\d{1,4}", n.rstrip(",.")):
+                    return line.strip(), int(n.rstrip(",."))
+    return "", None
+
+
 def series_named(
     what: Sequence[str], question: str, question_terms: Sequence[str], sources: Sequence[Source]
 ) -> str | None:

@@ -34,6 +34,7 @@ from footnote.generation.counting import (
     counted,
     named_count,
     series_named,
+    series_tally,
     stated_count,
 )
 from footnote.generation.dates import (
@@ -597,6 +598,10 @@ def _compose(
         # tell whether a sentence answers it.
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
     what = None if when else counted(question)
+    # a series of notes each stating the count ("courgettes 5", "courgettes 7"): its sum,
+    # or its latest as it stands, before a count of the notes themselves
+    if what and (tally := series_tally(what, question, [(c.text, c.cid) for c in pool], sources)):
+        return tally
     if what and (
         listed := named_count(
             what,

@@ -1,0 +1,62 @@
+""" "How many…?" over a series of notes that each state the count: added up when things
+were done over time, the latest when asked as it stands or when the notes keep a running
+total."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from footnote.domain import Chunk, MemoryType, Source
+from footnote.generation.extractive import compose
+from footnote.query.analysis import analyze
+
+START = datetime(2026, 7, 4, 13, tzinfo=UTC)
+ASKED = datetime(2026, 8, 18, 19, tzinfo=UTC)
+
+
+def _source(i: int, title: str, text: str) -> Source:
+    cid = f"N{i}"
+    chunk = Chunk(
+        f"{cid}_c",
+        f"{cid}_n",
+        "t",
+        0,
+        f"{title}\n\n{text}",
+        (),
+        MemoryType.NOTE,
+        START + timedelta(days=14 * i),
+        (),
+        "m",
+        title,
+    )
+    return Source(cid, chunk, 1.0)
+
+
+def _answer(question: str, sources: list[Source]) -> str:
+    return compose(question, sources, analyze(question, ASKED))
+
+
+HARVEST = [
+    _source(1, "harvest log", "courgettes 5\ncharlotte 2.1kg\npeas 900g"),
+    _source(2, "harvest log", "courgettes 7 (2 are marrows)\nrunner beans 1kg"),
+    _source(3, "harvest log", "courgettes 6, beetroot 12"),
+    _source(4, "plot jobs", "net the brassicas, weed bed 2"),
+]
+
+PREORDERS = [
+    _source(1, "xmas preorders", "so far: stollen 14, panettone 6, kits 3"),
+    _source(2, "xmas preorders", "stollen 31, panettone 15, kits 7"),
+    _source(3, "xmas preorders", "stollen 52 (!!), panettone 22\ncap stollen at 80"),
+]
+
+
+def test_a_count_logged_note_by_note_is_added_up() -> None:
+    answer = _answer("how many courgettes have I picked so far?", HARVEST)
+    assert answer.startswith("18 in your notes"), answer
+    assert "[N1]" in answer and "[N3]" in answer and "[N4]" not in answer
+
+
+def test_a_running_total_or_a_count_as_it_stands_is_the_latest() -> None:
+    for question in ("How many stollen preorders do we have?", "how many stollen sold so far"):
+        answer = _answer(question, PREORDERS)
+        assert "52" in answer and "[N3]" in answer and "14" not in answer, (question, answer)
