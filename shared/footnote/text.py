@@ -210,7 +210,24 @@ def normalize(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+    return [_unaccented(w.lower().replace("’", "'")) for w in _WORD.findall(text)]
+
+
+def _unaccented(word: str) -> str:
+    """ "tomás" -> "tomas", "café" -> "cafe", "zoë" -> "zoe": people type names and words
+    with or without their accents, and each must find the other. Only a Latin letter
+    loses its marks ("が" is no "か"). Changing this changes the terms stored with each
+    chunk: re-index every tenant after it (the re-indexer's "all" job)."""
+    return word if word.isascii() else "".join(_latin_base(c) for c in word)
+
+
+@lru_cache(maxsize=4096)
+def _latin_base(char: str) -> str:
+    parts = unicodedata.normalize("NFKD", char)
+    base = parts[:1]
+    if base.isascii() and base.isalpha() and all(unicodedata.combining(c) for c in parts[1:]):
+        return base
+    return char
 
 
 @lru_cache(maxsize=1)

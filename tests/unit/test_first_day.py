@@ -85,6 +85,20 @@ def test_a_word_only_in_a_tag_is_found(app: tuple[Container, Clock]) -> None:
     assert [h.note_id for h in hits][:1] == ["tagged"]
 
 
+def test_a_name_is_found_typed_with_or_without_its_accents(app: tuple[Container, Clock]) -> None:
+    c = app[0]
+    note = Note(
+        "holiday", TENANT, "Tomás off dec 27 - jan 7, visiting family in Guadalajara.",
+        WRITTEN, WRITTEN, title="Tomás vacation",
+    )  # fmt: skip
+    c.store.create_note(note)
+    c.indexing.index_note(note.id)
+    for typed in ("tomas", "Tomás", "TOMAS"):
+        assert [h.note_id for h in c.chat.search(TENANT, typed, 8).hits][:1] == ["holiday"]
+    out = c.chat.chat(TENANT, "where is tomas visiting family?", None, RagConfig())
+    assert "Guadalajara" in out.answer and not out.meta.declined, out.answer
+
+
 def test_a_question_the_notes_do_not_answer_is_declined_and_says_so(
     app: tuple[Container, Clock],
 ) -> None:
