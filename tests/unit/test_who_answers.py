@@ -291,3 +291,24 @@ def test_in_a_line_of_the_thing_the_name_a_decision_takes_is_its_name() -> None:
         "N1", "", "landlord insurance renewal – FBD €612 for both (was €574), Zurich €598"
     )
     assert _answer("Which insurer did I go with in the end?", [undecided]) == NOT_ENOUGH
+
+
+def test_who_is_answered_by_the_best_sentence_writing_a_name_the_notes_also_write_lowercase() -> (
+    None
+):
+    suppliers = [
+        _source(
+            "N1",
+            "Suppliers",
+            "Plumb Centre - acct no PC-447120, trade counter Penarth Rd\n"
+            "price check 15mm copper:\n- city plumbing £14.80\n- plumb centre £16.20",
+        ),
+        _source(
+            "N2",
+            "Suppliers - switched",
+            "opened account with City Plumbing - acct CP-20931, 10% trade discount. "
+            "going to use them as main supplier from now on",
+        ),
+    ]
+    answer = _answer("who's my main supplier now", suppliers)
+    assert "City Plumbing" in answer and "[N2]" in answer and "Penarth" not in answer, answer

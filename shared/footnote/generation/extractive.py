@@ -1128,6 +1128,11 @@ def _naming_someone(
     lead = next((c for c in chosen if names(c) == people_module.BY_NAME), None)
     if lead is not None:
         return [lead, *(c for c in chosen if c is not lead)]
+    if chosen and _names_in_passing(chosen[0].text, frozenset(terms(question))):
+        # "Who's my main supplier now?" over "opened account with City Plumbing … main
+        # supplier from now on": a name the notes also write in lowercase ("city plumbing
+        # £14.80") is no name of the notebook's, but the best sentence writes it as one
+        return chosen
     lead = next(
         (
             c
@@ -1546,6 +1551,18 @@ def _latest_note(
 
 # A name as a line writes it: a capitalised word not opening the line.
 _CAPITALISED = re.compile(r"(?<=[\w,)] )[A-Z][a-z][\w'’-]*")
+
+
+def _names_in_passing(text: str, asked: frozenset[str]) -> bool:
+    """The sentence writes a name as a name: a capitalised word inside it that is no day,
+    month or other calendar word, nor a word of the question (``asked``): "with City
+    Plumbing"; not "see you Monday", nor "Halloween" for "Who won the Halloween blitz?"."""
+    found = _CAPITALISED.finditer(said(text) or text)
+    return any(
+        m.group(0).lower().rstrip(".") not in CALENDAR
+        and not set(terms(m.group(0))) <= _CALENDAR | asked
+        for m in found
+    )
 
 
 def _latest_of_kind(
