@@ -741,6 +741,20 @@ def test_a_price_is_of_the_thing_priced() -> None:
     assert "$310" in _answer("How much is the registration for ESA?", notes)
 
 
+def test_how_much_is_typed_without_its_article_asks_a_price() -> None:
+    swim = [
+        _source(
+            "N1",
+            "swim update",
+            "noah PASSED level 4!!\nlevel 5 starts sat nov 14, same time 9:15\n"
+            "$135 this time (8 wks)\nregister by nov 1",
+        )
+    ]
+    # the line naming level 5 holds numbers, not its price: the price is the next line's
+    answer = _answer("how much is level 5 swim", swim)
+    assert "$135" in answer and "9:15" not in answer, answer
+
+
 def test_a_yes_no_question_is_answered_by_the_doing_it_asks_about() -> None:
     deadline = [_source("N1", "Grants", "Marsden internal deadline is actually Sept 26!")]
     assert _answer("Did I get the Marsden grant?", deadline) == NOT_ENOUGH

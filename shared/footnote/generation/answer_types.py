@@ -451,7 +451,9 @@ WHEN_WORDS = frozenset(terms("now current currently today nowadays anymore lates
 # "How much is a flight to Lisbon?", "How much was the Christmas order from Greenway?":
 # the thing priced, the last word before its preposition or the question's end.
 _PRICED = re.compile(
-    r"^\W*(?:and\s+)?how\s+much\s+(?:is|are|was|were)\s+(?:a|an|the|my|our|his|her|their)\s+"
+    # (typed, the article goes: "how much is level 5 swim")
+    r"^\W*(?:and\s+)?how\s+much\s+(?:is|are|was|were)\s+(?:(?:a|an|the|my|our|his|her|their)\s+|"
+    r"(?!(?:left|there|it|that|this|these|those|remaining|owed|due|still|in|on|at)\b))"
     r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}?)\s*(?:\b(?:to|at|from|for|in|on|of|with|per|an?|each|"
     r"every|now)\b|[?.!]|$)",
     re.IGNORECASE,
