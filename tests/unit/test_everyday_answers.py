@@ -755,6 +755,17 @@ def test_how_much_is_typed_without_its_article_asks_a_price() -> None:
     assert "$135" in answer and "9:15" not in answer, answer
 
 
+def test_the_hours_given_after_a_weekday_tell_what_time() -> None:
+    group = [
+        _source(
+            "N1",
+            "writing group",
+            "friday writing group - Mei, Jordan + me\nfridays 9-12, regenstein 4th floor",
+        )
+    ]
+    assert "9-12" in _answer("what time is writing group", group)
+
+
 def test_a_yes_no_question_is_answered_by_the_doing_it_asks_about() -> None:
     deadline = [_source("N1", "Grants", "Marsden internal deadline is actually Sept 26!")]
     assert _answer("Did I get the Marsden grant?", deadline) == NOT_ENOUGH

@@ -135,9 +135,12 @@ _IDENTIFIER = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}|\d+(?:\s\d+)+")
 IDENTIFIER = _IDENTIFIER
 _EMAIL = EMAIL
 _PHONE = PHONE  # (what a phone number is: footnote.text, which indexing reads too)
-# A time of day ("9:30", "5pm", "noon").
+# A time of day ("9:30", "5pm", "noon"), or the hours a day is given ("fridays 9-12",
+# "Sat 10-2": hours after a weekday are no date).
 _CLOCK = re.compile(
-    r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}[:.h]\d{2}\b|\bnoon\b|\bmidnight\b", re.I
+    r"\b\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\b\d{1,2}[:.h]\d{2}\b|\bnoon\b|\bmidnight\b|"
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+\d{1,2}\s*[-–]\s*\d{1,2}\b(?![/.]\d)",
+    re.I,
 )
 
 # A temperature: "175 degrees C", "41°", "180C", "350 F" (an oven, a fever, the weather).
