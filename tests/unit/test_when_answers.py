@@ -506,3 +506,30 @@ def test_of_lines_covering_as_much_the_one_with_the_rarest_word_answers() -> Non
     # (ranked after the line volunteering, by less than a word of coverage)
     answer = _answer("Which day is the genetics review session?", [fair, volunteered, sessions])
     assert "17 September 2025" in answer and "[N2]" in answer
+
+
+def test_a_month_given_roughly_gives_way_to_the_day_a_later_note_pins_beside_it() -> None:
+    rough = _source(
+        "N1", "K: defense realistically late feb / march", datetime(2026, 9, 1, tzinfo=UTC), "mtg"
+    )
+    pinned = _source(
+        "N2",
+        "K: pencil in the defense for fri march 5 2027",
+        datetime(2026, 10, 6, tzinfo=UTC),
+        "mtg 2",
+    )
+    answer = _answer("when is my defense", [rough, pinned])
+    assert "march 5 2027" in answer and "[N2]" in answer, answer
+
+
+def test_a_log_headed_by_its_day_dates_its_lines() -> None:
+    # written after midnight, about the night before
+    log = _source(
+        "N1",
+        "sat mar 6, -14C\n- M51 whirlpool - spiral arms visible!\n- Leo triplet all in one field",
+        datetime(2027, 3, 7, 1, 30, tzinfo=UTC),
+        "Obs log - farm",
+    )
+    question = "when did i see the leo triplet"
+    answer = compose(question, [log], analyze(question, datetime(2027, 3, 10, tzinfo=UTC)))
+    assert "mar 6" in answer and "[N1]" in answer, answer

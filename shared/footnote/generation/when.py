@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, tzinfo
 
-from footnote.domain import Source
+from footnote.domain import Chunk, Source
 from footnote.generation import answer_types, checklists, people
 from footnote.generation.citations import MARKER
 from footnote.generation.dates import (
@@ -452,12 +452,20 @@ def _dated_answer(
             # "pass JLPT N3 in July" says the month; "July test = Sun 5 July 2026" in the
             # note about it says the day: a day of that month, in a line covering the
             # question, answers it more exactly
+            # (or, in a note written later, a day of a month beside it: "defense
+            # realistically late feb / march", then "pencil in the defense for fri march 5")
+            stated = day_of(f"1 {month.group(0)}")
             exact = [
                 (day, c)
                 for c in pool
                 if c is not best and covers(c)
                 for day in _days_named(c)
                 if month_text(day) == month.group(0)
+                or (
+                    stated is not None
+                    and abs((day.year - stated.year) * 12 + day.month - stated.month) == 1
+                    and written_of(c) > written_of(best)
+                )
             ]
             if exact:
                 day, c = max(exact, key=lambda found: (share(found[1].terms), found[1].score))
@@ -513,6 +521,12 @@ def _dated_answer(
                 if done is not None:
                     when = first(done, lambda d: d.past) or day_text(written_of(done).date())
                     return cite(when, done.cid)
+            # A log headed by its day ("sat mar 6, -14C" / "- Leo triplet …", written after
+            # midnight): the day it heads dates its lines, not the moment they were typed
+            heading = next((c for c in pool if c.cid == best.cid and c.position < best.position
+                            and _heads_the_note(c, by_cid[c.cid])), None)  # fmt: skip
+            if heading is not None and (headed := first(heading, _names_a_day)) is not None:
+                return cite(headed, heading.cid)
             return cite(day_text(written_of(best).date()), best.cid)
         return in_a_note(best) or NOT_ENOUGH
     # A sentence saying when the thing recurs ("lesson with Lucía every Wednesday 6pm")
@@ -647,6 +661,18 @@ _DAY_NAMED = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b",
     re.IGNORECASE,
 )
+
+
+def _heads_the_note(c: Candidate, chunk: Chunk) -> bool:
+    """The sentence is the first line of its note's body (after the title): a short one,
+    as a log's date heading is."""
+    body = chunk.text.removeprefix(chunk.title).lstrip()
+    opening = body.split("\n", 1)[0].strip()
+    return bool(opening) and c.text.strip() == opening and len(opening) <= _HEADING_CHARS
+
+
+# A heading is short: "sat mar 6, -14C", "Tues 4 Feb – long run".
+_HEADING_CHARS = 40
 
 
 def _names_a_day(dated: _Dated) -> bool:
