@@ -60,3 +60,16 @@ def test_a_running_total_or_a_count_as_it_stands_is_the_latest() -> None:
     for question in ("How many stollen preorders do we have?", "how many stollen sold so far"):
         answer = _answer(question, PREORDERS)
         assert "52" in answer and "[N3]" in answer and "14" not in answer, (question, answer)
+
+
+def test_a_tally_listed_under_its_heading_is_added_up() -> None:
+    pies = [
+        _source(
+            1,
+            "thanksgiving pies",
+            "pie orders for thanksgiving:\npumpkin 18\napple 9\npecan 6\npickup sun oct 10, 10-2",
+        ),
+        _source(2, "pie crust", "all butter crust, 1 disc per pie, chill 2h"),
+    ]
+    answer = _answer("how many pies did we sell for thanksgiving", pies)
+    assert answer.startswith("33 in your notes") and "[N1]" in answer, answer

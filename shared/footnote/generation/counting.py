@@ -190,6 +190,41 @@ def _stated_number(text: str, what: Sequence[str]) -> tuple[str, int | None]:
     return "", None
 
 
+# A line of a tally under its heading: "pumpkin 18", "- apple: 9", "6 pecan".
+_TALLY_LINE = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:[^\d\n:]{2,40}?[\s:–-]+(?P<n>\d{1,4})\s*(?:\([^)\n]*\))?|"
+    r"(?P<m>\d{1,4})\s*x?\s+[^\d\n]{2,40})\s*$"
+)
+
+
+def listed_tally(
+    what: Sequence[str], ranked: Sequence[tuple[str, str]], sources: Sequence[Source]
+) -> str | None:
+    """ "How many pies did we sell for thanksgiving?" over "pie orders for thanksgiving:" /
+    "pumpkin 18" / "apple 9" / "pecan 6": the lines under the heading naming what is
+    counted, added up (33). None unless the best sentence's note has such a heading with
+    two or more such lines under it."""
+    by_cid = {s.cid: s for s in sources}
+    best = by_cid.get(ranked[0][1]) if ranked else None
+    if best is None:
+        return None
+    lines = best.chunk.text.splitlines()
+    for i, heading in enumerate(lines):
+        if not heading.rstrip().endswith(":") or not set(terms(heading)) & set(what):
+            continue
+        counted_lines: list[tuple[str, int]] = []
+        for line in lines[i + 1 :]:
+            m = _TALLY_LINE.match(line)
+            if m is None:
+                break
+            counted_lines.append((line.strip(), int(m["n"] or m["m"])))
+        if len(counted_lines) >= MIN_ITEMS:
+            total = sum(n for _, n in counted_lines)
+            listed = ", ".join(line for line, _ in counted_lines)
+            return f"{total} in your notes: {heading.strip()} {listed} [{best.cid}]."
+    return None
+
+
 def series_named(
     what: Sequence[str], question: str, question_terms: Sequence[str], sources: Sequence[Source]
 ) -> str | None:

@@ -32,6 +32,7 @@ from footnote.generation.citations import MARKER
 from footnote.generation.counting import (
     count_answer,
     counted,
+    listed_tally,
     named_count,
     series_named,
     series_tally,
@@ -601,6 +602,9 @@ def _compose(
     # a series of notes each stating the count ("courgettes 5", "courgettes 7"): its sum,
     # or its latest as it stands, before a count of the notes themselves
     if what and (tally := series_tally(what, question, [(c.text, c.cid) for c in pool], sources)):
+        return tally
+    # a tally listed under a heading naming what is counted ("pie orders…:" / "pumpkin 18")
+    if what and (tally := listed_tally(what, [(c.text, c.cid) for c in pool], sources)):
         return tally
     if what and (
         listed := named_count(
