@@ -1504,3 +1504,23 @@ def test_a_follow_up_asks_its_own_kind_of_value_not_the_one_it_follows() -> None
     # as the plan reads "whats her number" after "who's our childminder again"
     answer = _answer("what's her number (who's our childminder again)", [bev])
     assert answer.startswith("07700 900318")
+
+
+def test_a_follow_up_is_answered_by_a_line_holding_its_own_words() -> None:
+    wedding = [
+        _source(
+            "N1",
+            "wedding cake - Laurent/Mehta",
+            "Sophie Laurent + Dev Mehta, sat dec 11\n3 tier lemon elderflower, 120 guests\n"
+            "quote $780 + $60 delivery to Brock House",
+        ),
+        _source(
+            "N2",
+            "tasting - Sophie + Dev",
+            "tasting done. top tier now chocolate raspberry\n"
+            "flowers from their florist Petal & Stem, we just place them",
+        ),
+    ]
+    # as the offline plan asks a follow-up: its words, then the question it follows
+    answer = _answer("who is doing their flowers (where is the wedding)", wedding)
+    assert "Petal & Stem" in answer and "[N2]" in answer and "Brock" not in answer, answer

@@ -685,6 +685,20 @@ def _compose(
     else:
         pool = _doing_first(question, question_terms, pool)
         chosen = select_covering(question_terms, pool, sources, FACTUAL_SENTENCES, named, names)
+        if own := _own_words(question):
+            # A follow-up is about its own words, the question it follows is context:
+            # "who is doing their flowers (where is the wedding)" is not answered by the
+            # wedding's venue line, which holds none of them, but by "flowers from their
+            # florist Petal & Stem"
+            def holds_own(c: Candidate) -> bool:
+                return bool(own & c.terms or kin(own, c.terms))
+
+            if chosen and not any(holds_own(c) for c in chosen):
+                mine = [c for c in pool if holds_own(c)]
+                chosen = (
+                    select_covering(question_terms, mine, sources, FACTUAL_SENTENCES, named, names)
+                    or chosen
+                )
         if people and chosen:
             # What a person said is told in one passage of the conversation: a line of
             # another passage that adds a leftover question word is more often a
@@ -824,6 +838,19 @@ def _compose(
     if analysis.intent in (Intent.LIST, Intent.TIMELINE) or the_list:
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+# The question a follow-up follows, as the offline plan appends it: "who is doing their
+# flowers (where is the wedding)".
+_FOLLOWS = re.compile(r"^(?P<own>.*?)\s*\((?P<before>[^()]*)\)\s*$", re.DOTALL)
+
+
+def _own_words(question: str) -> frozenset[str]:
+    """The content words of a follow-up itself, not of the question it follows; empty for
+    any other question, or a follow-up of pronouns and question words alone ("and when
+    is that?")."""
+    m = _FOLLOWS.match(question)
+    return frozenset(terms(m["own"], QUERY_FILLER)) if m else frozenset()
 
 
 def _quotes_another_thing(
