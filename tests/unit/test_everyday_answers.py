@@ -904,6 +904,17 @@ def test_a_series_the_question_names_by_its_titles_is_counted_over_a_stated_goal
     assert "25 films" in _answer("How many films is my goal this year?", notes)
 
 
+def test_notes_of_one_kind_titled_kind_dash_which_are_a_series() -> None:
+    notes = [
+        _source("N1", "callout - Hassan", "sunday callout 4pm, blocked kitchen drain"),
+        _source("N2", "callout - Bluebell pub", "sat night 11pm callout, burst pipe in cellar"),
+        _source("N3", "callout - Mrs Evans", "sunday callout, no hot water, diverter valve"),
+        _source("N4", "Gas Safe renewal", "assessor said tightness test was textbook"),
+    ]
+    answer = _answer("how many emergency callouts have i done this year", notes)
+    assert answer.startswith("3 in your notes") and "[N4]" not in answer, answer
+
+
 def test_each_line_of_a_note_is_its_own_entry() -> None:
     debrief = (
         "guinea fowl a bit dry – brine next time\ntortelli = hit, Luca had thirds\n"

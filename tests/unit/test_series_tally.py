@@ -73,3 +73,22 @@ def test_a_tally_listed_under_its_heading_is_added_up() -> None:
     ]
     answer = _answer("how many pies did we sell for thanksgiving", pies)
     assert answer.startswith("33 in your notes") and "[N1]" in answer, answer
+
+
+def test_numbered_notes_are_counted_by_their_highest_number() -> None:
+    interviews = [
+        _source(1, "interview 15", "P15, retired arborist. 52 min"),
+        _source(2, "interview 16", "P16, council worker. saturation? nothing new"),
+    ]
+    answer = _answer("how many interviews did i end up doing", interviews)
+    assert answer.startswith("16 in your notes"), answer
+
+
+def test_a_series_by_kind_of_note_keeps_apart_what_the_question_names() -> None:
+    logs = [
+        _source(1, "Obs log - Hendricks farm", "- M42\n- M45\n- M81"),
+        _source(2, "Obs log - backyard", "moon, Jupiter"),
+        _source(3, "Obs log - Hendricks farm", "M51, M101"),
+    ]
+    answer = _answer("how many times have i been out to the farm to observe", logs)
+    assert answer.startswith("2 in your notes") and "[N2]" not in answer, answer

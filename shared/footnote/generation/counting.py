@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from footnote.domain import Source
 from footnote.generation import checklists
 from footnote.generation.checklists import Boxes, boxed_items, has_boxes
-from footnote.generation.dates import MONTH_WORD
+from footnote.generation.dates import MONTH_WORD, calendar_mentions
 from footnote.generation.names import CALENDAR
 from footnote.generation.sentences import ITEM_LINE
 from footnote.text import QUERY_FILLER, terms
@@ -120,9 +120,9 @@ def count_answer(
             state = "still open" if boxes is Boxes.OPEN else "done"
             listed = f": {'; '.join(boxed)}" if boxed else ""
             return f"{len(boxed)} {state} on {_label(todo)}{listed} [{todo.cid}]."
-    series = _series(best.chunk.title, sources)
+    series = _series(best.chunk.title, sources, frozenset(terms(question)))
     if len(series) >= MIN_ITEMS:
-        return _counted_series(series)
+        return _counted_series(series, _OCCASIONS in what)
     items = _items(best)
     if items and _about(best, what, question):
         return f"{items} in your notes: {_label(best)} ({items}) [{best.cid}]."
@@ -157,8 +157,9 @@ def series_tally(
         return None
     stated = [
         (s, line, n)
-        for s in _series(best.chunk.title, sources)
-        for line, n in [_stated_number(s.chunk.text, what)]
+        for s in _series(best.chunk.title, sources, frozenset(terms(question)))
+        # (the body: a title's number names the note, "interview 16")
+        for line, n in [_stated_number(s.chunk.text.removeprefix(s.chunk.title), what)]
         if n is not None
     ]
     if len(stated) < MIN_ITEMS:
@@ -236,31 +237,65 @@ def series_named(
     if checklists.asked_boxes(question) is Boxes.OPEN:
         return None
     named = set(question_terms) - set(what)
+    asked = frozenset(question_terms)
     for s in sources:
-        key = _series_key(s.chunk.title)
-        if key and named & set(terms(key)):
-            series = _series(s.chunk.title, sources)
+        key = _series_key(s.chunk.title, asked)
+        # named by a word of the question ("Karen" in "meeting w Karen 2"), or by what is
+        # counted itself ("callout - Hassan" for "how many callouts…")
+        held = set(terms(key))
+        if key and (named & held or (what[-1] in held and held <= set(what))):
+            series = _series(s.chunk.title, sources, asked)
             if len(series) >= MIN_ITEMS:
-                return _counted_series(series)
+                return _counted_series(series, _OCCASIONS in what)
     return None
 
 
-def _series(title: str, sources: Sequence[Source]) -> list[Source]:
+def _series(
+    title: str, sources: Sequence[Source], asked: frozenset[str] = frozenset()
+) -> list[Source]:
     """The notes (one source each) whose titles differ from ``title`` only by numbers,
-    dates and marks ("bake log #2", "Finished Feb"), oldest first."""
-    key = _series_key(title)
+    dates and marks ("bake log #2", "Finished Feb"), or by what follows a dash ("callout
+    - Hassan") that the question does not name (``asked``), oldest first."""
+    key = _series_key(title, asked)
     notes: dict[str, Source] = {}
     for s in sources:
         notes.setdefault(s.chunk.note_id, s)
-    series = [s for s in notes.values() if key and _series_key(s.chunk.title) == key]
+    series = [s for s in notes.values() if key and _series_key(s.chunk.title, asked) == key]
     return sorted(series, key=lambda s: s.chunk.created_at)
 
 
-def _counted_series(series: Sequence[Source]) -> str:
-    counts = [(s, _items(s)) for s in series]  # a list note counts its items
+# "How many times…": each note is one occasion, whatever it lists
+_OCCASIONS = "time"
+
+
+def _counted_series(series: Sequence[Source], occasions: bool = False) -> str:
+    numbers = [n for s in series if (n := _title_number(s.chunk.title)) is not None]
+    if numbers:
+        # "interview 15", "interview 16": numbered notes, one each (the first may go
+        # unnumbered: "meeting w Karen", "meeting w Karen 2"), and the highest number counts
+        # those not quoted too
+        total = max(max(numbers), len(series))
+        parts = [f"{_label(s)} [{s.cid}]" for s in series]
+        return f"{total} in your notes: {'; '.join(parts)}."
+    # a list note counts its items, unless it is one occasion
+    counts = [(s, 0 if occasions else _items(s)) for s in series]
     total = sum(n or 1 for _, n in counts)
     parts = [f"{_label(s)} ({n}) [{s.cid}]" if n else f"{_label(s)} [{s.cid}]" for s, n in counts]
     return f"{total} in your notes: {'; '.join(parts)}."
+
+
+# The number a title gives its note in a series: "interview 16", "bake log #3",
+# "shakedown 2 - Clare Valley"; not a day or a year ("Finished Feb", "run 2026-03-01").
+_TITLE_NUMBER = re.compile(
+    r"(?:#|\b(?:no\.?\s*)?)(?<![-/.:\d])(\d{1,3})\b(?!\s*(?:[-/.:]\s*\d|%))", re.I
+)
+
+
+def _title_number(title: str) -> int | None:
+    if calendar_mentions(title):
+        return None
+    found = _TITLE_NUMBER.findall(title)
+    return int(found[0]) if len(found) == 1 else None
 
 
 def _by_rank(ranked: Sequence[tuple[str, str]], by_cid: dict[str, Source]) -> list[Source]:
@@ -300,8 +335,25 @@ def _states_count(text: str, head: str) -> bool:
 _LINKING = frozenset("are is was were now down up to at only just about around still".split())
 
 
-def _series_key(title: str) -> str:
+def _series_key(title: str, asked: frozenset[str] = frozenset()) -> str:
+    # "callout - Hassan", "callout - Bluebell pub": the kind of note before the dash
+    # names the series, what follows tells one from another — unless the question names
+    # what follows ("…out to the farm" over "Obs log - Hendricks farm", not "- backyard")
+    kind = _KIND_OF_NOTE.match(title)
+    if (
+        kind
+        and not asked & set(terms(title[kind.end("kind") :]))
+        and (key := _bare_key(kind["kind"]))
+    ):
+        return key
+    return _bare_key(title)
+
+
+def _bare_key(title: str) -> str:
     return re.sub(r"\s+", " ", _SERIES_NOISE.sub(" ", title.lower())).strip()
+
+
+_KIND_OF_NOTE = re.compile(r"^\s*(?P<kind>[^\W\d][\w' ]*?)\s+[-–—]\s+\S")
 
 
 def _items(source: Source) -> int:

@@ -612,7 +612,8 @@ def _compose(
             frozenset(question_terms) - frozenset(what),
             [(c.text, c.cid, c.terms) for c in pool],
         )
-        or series_named(what, question, question_terms, sources)
+        # (the names of who speaks count here: "meeting w Karen 2" names the series)
+        or series_named(what, question, all_terms, sources)
     ):
         return listed
     if what and (stated := stated_count(what, [c.text for c in pool])) is not None:
