@@ -465,6 +465,8 @@ def _dated_answer(
                     stated is not None
                     and abs((day.year - stated.year) * 12 + day.month - stated.month) == 1
                     and written_of(c) > written_of(best)
+                    # a day the line writes out, not one read from "last week"
+                    and day in named_days(c.text, written_of(c).date())
                 )
             ]
             if exact:
