@@ -1535,3 +1535,17 @@ def test_a_follow_up_is_answered_by_a_line_holding_its_own_words() -> None:
     # as the offline plan asks a follow-up: its words, then the question it follows
     answer = _answer("who is doing their flowers (where is the wedding)", wedding)
     assert "Petal & Stem" in answer and "[N2]" in answer and "Brock" not in answer, answer
+
+
+def test_a_follow_ups_lines_need_cover_only_its_own_words() -> None:
+    sitter = [
+        _source("N1", "house", "Kylie (Bev + Ray's daughter next door) will house sit!!"),
+        _source(
+            "N2",
+            "new date",
+            "told kylie about the new date - she'll move in sat 17 apr instead\n"
+            "she's bringing her cat Mochi - fine by us",
+        ),
+    ]
+    answer = _answer("is she bringing any pets (who's house sitting for us)", sitter)
+    assert "Mochi" in answer and "[N2]" in answer, answer

@@ -695,9 +695,11 @@ def _compose(
                 return bool(own & c.terms or kin(own, c.terms))
 
             if chosen and not any(holds_own(c) for c in chosen):
+                # (covering the follow-up's words: "and the guinea fowl?" after the
+                # tiramisù's change is answered by "guinea fowl a bit dry – brine next time")
                 mine = [c for c in pool if holds_own(c)]
                 chosen = (
-                    select_covering(question_terms, mine, sources, FACTUAL_SENTENCES, named, names)
+                    select_covering(sorted(own), mine, sources, FACTUAL_SENTENCES, named, names)
                     or chosen
                 )
         if people and chosen:
