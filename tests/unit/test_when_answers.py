@@ -533,3 +533,23 @@ def test_a_log_headed_by_its_day_dates_its_lines() -> None:
     question = "when did i see the leo triplet"
     answer = compose(question, [log], analyze(question, datetime(2027, 3, 10, tzinfo=UTC)))
     assert "mar 6" in answer and "[N1]" in answer, answer
+
+
+def test_an_undated_line_telling_what_happened_and_naming_no_one_is_dated_by_its_note() -> None:
+    arrived = _source(
+        "N1",
+        "camera arrived!! box is tiny. installed the drivers on the old laptop",
+        datetime(2026, 12, 8, 18, 20, tzinfo=UTC),
+    )
+    question = "when did the camera arrive"
+    answer = compose(question, [arrived], analyze(question, datetime(2027, 3, 10, tzinfo=UTC)))
+    assert "8 December 2026" in answer, answer
+    # a line about someone named is no record of the writer's day
+    born = _source(
+        "N1",
+        "The industrialist Henry Kaiser founded the shipyards",
+        datetime(2026, 12, 8, 18, 20, tzinfo=UTC),
+    )
+    question = "when were the shipyards founded"
+    answer = compose(question, [born], analyze(question, datetime(2027, 3, 10, tzinfo=UTC)))
+    assert "December 2026" not in answer, answer

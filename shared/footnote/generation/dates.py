@@ -549,6 +549,12 @@ def _anchored(m: re.Match[str], said_before: str, written: date) -> str | None:
     return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
 
 
+def told_in_past(text: str) -> bool:
+    """The sentence tells what happened: a verb in the past tense ("arrived", "went");
+    "need", "speed" end in "-ed" but tell nothing done."""
+    return any(not m.group(0).lower().endswith("eed") for m in _PAST_TENSE.finditer(text))
+
+
 def _weekday_day(wd: int, dom: int, written: date, ahead: bool) -> str | None:
     """ "Fri 21" in a note of Tuesday 18 November: Friday 21 November — of the months
     around the day of writing, the nearest where the 21st is a Friday; for a phrase said

@@ -29,6 +29,7 @@ from footnote.generation.dates import (
     monthly_days,
     named_days,
     resolve_phrases,
+    told_in_past,
     weekly_days,
 )
 from footnote.generation.prompt import NOT_ENOUGH
@@ -476,7 +477,15 @@ def _dated_answer(
         return cite(dated[0].text, best.cid)
     # A personal record ("domain renewed, done", "We signed the lease"): the day it was
     # written is the day it happened.
-    recorded = bool(best.speaker or first_person(best.text) or first_person(question))
+    recorded = bool(
+        best.speaker
+        or first_person(best.text)
+        or first_person(question)
+        # "camera arrived!! box is tiny": a line telling what happened and naming no one is
+        # the writer's own record, as a note to self leaves out its "I" ("Henry Kaiser
+        # was an industrialist", "Marek booked…" name whom they are about)
+        or (told_in_past(best.text) and not _NAMES_INSIDE.search(best.text))
+    )
     if _ASKS_PAST.search(question) and not _ASKS_PLANNED.search(question):
         # "linalg midterm done", written on the day: the record of it done dates it, before
         # any other sentence's reading of a weekday.
@@ -663,6 +672,12 @@ _DAY_NAMED = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b",
     re.IGNORECASE,
 )
+
+
+# A capitalised word, maybe a name ("Marek booked to sort the gutters"); a sentence
+# opening with a capital may be anyone's, so only a line without one is read as the
+# writer's record.
+_NAMES_INSIDE = re.compile(r"\b[A-Z][a-z]")
 
 
 def _heads_the_note(c: Candidate, chunk: Chunk) -> bool:
