@@ -2,8 +2,11 @@
 
 A count is stated ("signups 312", "4 lengths front crawl") or kept, one note or one
 list item at a time: a series of notes that share a title ("bake log #1", "bake log #2";
-"long run" every Sunday), or the lines of a list ("Finished Jan: 1. … 2. …"). Quoting
-one of them answers nothing; counting them does. Pure functions over the sources.
+"long run" every Sunday; "callout - Hassan", "callout - Evans"), or the lines of a list
+("Finished Jan: 1. … 2. …"). Quoting one of them answers nothing; counting them does. A
+count kept as numbers is added up: a series each stating it ("courgettes 5", then
+"courgettes 7"), or the lines under a heading ("pie orders:" / "pumpkin 18"). Pure
+functions over the sources.
 """
 
 from __future__ import annotations
