@@ -1549,3 +1549,17 @@ def test_a_follow_ups_lines_need_cover_only_its_own_words() -> None:
     ]
     answer = _answer("is she bringing any pets (who's house sitting for us)", sitter)
     assert "Mochi" in answer and "[N2]" in answer, answer
+
+
+def test_a_value_named_by_the_questions_word_is_of_what_its_note_is_about() -> None:
+    rent = [
+        _source(
+            "N1",
+            "rent",
+            "reminder from gareth: rent £68 due 1 oct\n"
+            "bank transfer to Hollins Lane Allotment Soc, ref = plot no",
+        ),
+        _source("N2", "AGM", "muck delivery sat 4 april, £5 a barrow"),
+    ]
+    answer = _answer("how much is the allotment rent now", rent)
+    assert "£68" in answer and "[N1]" in answer and "£5" not in answer, answer

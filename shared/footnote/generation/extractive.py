@@ -1401,6 +1401,9 @@ def _with_answer_of_kind(
             return False
         return answer_types.states(kind, said(c.text) or c.text)
 
+    # what each note says of the question, all its sentences together
+    in_notes = covered_by_note(pool, wanted or set())
+
     def about_it(c: Candidate) -> bool:
         if kind in (answer_types.PLACE, answer_types.REASON):
             # A place is the thing's where its sentence names the thing: "from Blue
@@ -1411,6 +1414,11 @@ def _with_answer_of_kind(
         if kind not in answer_types.SLOTS:
             return True
         held = c.terms | (titles or {}).get(c.cid, frozenset())
+        if c.terms & asking:
+            # a value named by the question's word for it ("rent £68 due 1 oct") is of
+            # what its note is about ("… to Hollins Lane Allotment Soc" for "how much is
+            # the allotment rent now")
+            held |= in_notes[c.cid]
         # (a sum is written after what it was for: "Picked up shirts. Paid $357"; a code
         # or a time is written beside its label)
         follows = (
@@ -1454,13 +1462,12 @@ def _with_answer_of_kind(
         ]
     if not typed and asking and kind in answer_types.SLOTS:
         lead = chosen[0].terms & (wanted or set())
-        in_note = covered_by_note(pool, wanted or set())
         typed = [
             c
             for c in pool
             if c.terms & asking
             and lead
-            and lead <= in_note[c.cid]
+            and lead <= in_notes[c.cid]
             and says_it(c)
             and (owned is None or owned(c))
         ]
