@@ -507,13 +507,19 @@ _AFTER_ASKING = frozenset({"for", "to", "at", "on", "in", "from", "with"})
 _FOLLOWED = re.compile(r"\s*\([^()]*\)\s*$")
 
 
+def without_followed(question: str) -> str:
+    """A follow-up as the offline plan reads it, "whats her number (who's our childminder
+    again)", without the question it follows; any other question as it is."""
+    return _FOLLOWED.sub("", question)
+
+
 def asked(question: str) -> tuple[re.Pattern[str], str] | None:
     """The kind of phrase the answer must contain and the word of the question that asks
     for it ("pay" in "How much did I pay for…", "rent" in "What's the allotment rent?"):
     what the value is *of* is the rest of the question."""
     # an offline follow-up carries the question it follows in parentheses ("whats her
     # number (who's our childminder again)"): the kind asked is the follow-up's own
-    question = _FOLLOWED.sub("", question) or question
+    question = without_followed(question) or question
     for asks, kind in _ASKS:
         if m := asks.search(question):
             words = re.findall(r"[^\W_]+", m.group(0))

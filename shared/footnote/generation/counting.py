@@ -105,10 +105,8 @@ def count_answer(
     first, as (text, citation id). The best note's series of like-titled notes, or the
     best note's list, is counted.
     """
-    if not ranked:
-        return None
     by_cid = {s.cid: s for s in sources}
-    best = by_cid.get(ranked[0][1])
+    best = _best(ranked, sources)
     if best is None:
         return None
     boxes = checklists.asked_boxes(question)
@@ -154,8 +152,7 @@ def series_tally(
     many stollen preorders do we have?" over "xmas preorders" notes writing "stollen 14",
     then "stollen 67": the latest. None unless the best sentence's note is one of a series
     (``_series``) of which two or more notes state a number beside what is counted."""
-    by_cid = {s.cid: s for s in sources}
-    best = by_cid.get(ranked[0][1]) if ranked else None
+    best = _best(ranked, sources)
     if best is None:
         return None
     stated = [
@@ -208,8 +205,7 @@ def listed_tally(
     "pumpkin 18" / "apple 9" / "pecan 6": the lines under the heading naming what is
     counted, added up (33). None unless the best sentence's note has such a heading with
     two or more such lines under it."""
-    by_cid = {s.cid: s for s in sources}
-    best = by_cid.get(ranked[0][1]) if ranked else None
+    best = _best(ranked, sources)
     if best is None:
         return None
     lines = best.chunk.text.splitlines()
@@ -299,6 +295,12 @@ def _title_number(title: str) -> int | None:
         return None
     found = _TITLE_NUMBER.findall(title)
     return int(found[0]) if len(found) == 1 else None
+
+
+def _best(ranked: Sequence[tuple[str, str]], sources: Sequence[Source]) -> Source | None:
+    """The source of the best candidate sentence (``ranked``: (text, citation id), best
+    first); None when there is none."""
+    return next((s for s in sources if s.cid == ranked[0][1]), None) if ranked else None
 
 
 def _by_rank(ranked: Sequence[tuple[str, str]], by_cid: dict[str, Source]) -> list[Source]:

@@ -599,12 +599,13 @@ def _compose(
         # tell whether a sentence answers it.
         question_terms = [t for t in question_terms if t not in spoken] or question_terms
     what = None if when else counted(question)
+    ranked = [(c.text, c.cid) for c in pool]
     # a series of notes each stating the count ("courgettes 5", "courgettes 7"): its sum,
     # or its latest as it stands, before a count of the notes themselves
-    if what and (tally := series_tally(what, question, [(c.text, c.cid) for c in pool], sources)):
+    if what and (tally := series_tally(what, question, ranked, sources)):
         return tally
     # a tally listed under a heading naming what is counted ("pie orders…:" / "pumpkin 18")
-    if what and (tally := listed_tally(what, [(c.text, c.cid) for c in pool], sources)):
+    if what and (tally := listed_tally(what, ranked, sources)):
         return tally
     if what and (
         listed := named_count(
@@ -629,7 +630,7 @@ def _compose(
             stating = [i for i, c in enumerate(pool) if stated_count(what, [c.text]) is not None]
             stated = max(stating, key=lambda i: (written[pool[i].cid], -i))
         pool = [pool[stated], *pool[:stated], *pool[stated + 1 :]]
-    elif what and (tally := count_answer(what, question, [(c.text, c.cid) for c in pool], sources)):
+    elif what and (tally := count_answer(what, question, ranked, sources)):
         return tally
     if (
         not when
@@ -843,17 +844,12 @@ def _compose(
     return " ".join(lines)
 
 
-# The question a follow-up follows, as the offline plan appends it: "who is doing their
-# flowers (where is the wedding)".
-_FOLLOWS = re.compile(r"^(?P<own>.*?)\s*\((?P<before>[^()]*)\)\s*$", re.DOTALL)
-
-
 def _own_words(question: str) -> frozenset[str]:
-    """The content words of a follow-up itself, not of the question it follows; empty for
-    any other question, or a follow-up of pronouns and question words alone ("and when
-    is that?")."""
-    m = _FOLLOWS.match(question)
-    return frozenset(terms(m["own"], QUERY_FILLER)) if m else frozenset()
+    """The content words of a follow-up itself ("who is doing their flowers (where is the
+    wedding)"), not of the question it follows; empty for any other question, or a
+    follow-up of pronouns and question words alone ("and when is that?")."""
+    own = answer_types.without_followed(question)
+    return frozenset(terms(own, QUERY_FILLER)) if own != question else frozenset()
 
 
 def _quotes_another_thing(
