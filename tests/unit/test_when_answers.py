@@ -185,7 +185,9 @@ def test_a_line_naming_no_one_dates_the_thing_of_whoever_the_notebook_is_about()
         _source("N2", "Tasha: my prescription renews next Friday.", tuesday),
         _source("N3", "Dad grumpy today, Olu came by.", tuesday),
     ]
-    assert _answer("When did Dad's donepezil go up to 10mg?", clinic) == (
+    # (asked after the notes were written)
+    question = "When did Dad's donepezil go up to 10mg?"
+    assert compose(question, clinic, analyze(question, datetime(2026, 10, 20, tzinfo=UTC))) == (
         "Monday, 5 October 2026 [N1]."
     )
     # a line naming someone else is theirs
@@ -553,3 +555,100 @@ def test_an_undated_line_telling_what_happened_and_naming_no_one_is_dated_by_its
     question = "when were the shipyards founded"
     answer = compose(question, [born], analyze(question, datetime(2027, 3, 10, tzinfo=UTC)))
     assert "December 2026" not in answer, answer
+
+
+def test_a_month_in_a_sentence_of_its_own_that_looks_ahead_is_still_to_come() -> None:
+    # the past tense of the clause before the dash says nothing of the month
+    found = resolve_phrases(
+        "rang the museum re talks – they might run a curator tour in Oct? asked Jo to check",
+        datetime(2027, 6, 20, tzinfo=UTC),
+    )
+    assert [r.meaning for r in found] == ["October 2027"], found
+
+
+def test_asked_what_happened_a_day_still_to_come_is_no_answer() -> None:
+    visit = _source(
+        "N1",
+        "- new inhaler twice a day\n- next clinic in 6 months",
+        datetime(2026, 12, 10, 18, tzinfo=UTC),
+        "asthma clinic notes",
+    )
+    letter = _source(
+        "N2",
+        "letter came: asthma clinic Thurs 10 Dec 2:40pm, bring the peak flow diary",
+        datetime(2026, 11, 27, tzinfo=UTC),
+    )
+    question = "when was the asthma clinic"
+    answer = compose(
+        question, [visit, letter], analyze(question, datetime(2027, 2, 11, tzinfo=UTC))
+    )
+    assert "June 2027" not in answer and "10 Dec" in answer, answer
+
+
+def test_a_later_change_of_someones_plan_names_them() -> None:
+    away = _source("N1", "Mo off this wk, cover from the agency. Mo back Mon 25th", FRI_8_AUG)
+    rang = _source(
+        "N2",
+        "Dr Lee rang back re results, dose changed instead of split, next review 16 Sept",
+        datetime(2025, 8, 12, tzinfo=UTC),
+    )
+    question = "when is mo back"
+    answer = compose(question, [away, rang], analyze(question, datetime(2025, 8, 13, tzinfo=UTC)))
+    assert "25 August 2025" in answer and "[N1]" in answer, answer
+
+
+def test_hours_after_a_weekday_are_no_day_of_the_month() -> None:
+    found = resolve_phrases(
+        "broadband: installer coming Fri 9-13h", datetime(2026, 9, 2, tzinfo=UTC)
+    )
+    assert [r.meaning for r in found] == ["Friday, 4 September 2026"], found
+
+
+def test_a_weekday_of_next_week_is_in_the_week_after_the_note() -> None:
+    # written on a Wednesday: "Thurs" alone is the next day, "Thurs next week" a week on
+    wednesday = datetime(2026, 4, 22, tzinfo=UTC)
+    found = resolve_phrases("client needs it by Thurs next week", wednesday)
+    assert [r.meaning for r in found] == ["Thursday, 30 April 2026"], found
+    found = resolve_phrases("next week on Tues: dentist", wednesday)
+    assert [r.meaning for r in found] == ["Tuesday, 28 April 2026"], found
+
+
+def test_a_code_headed_by_a_year_is_no_date_and_a_deadline_answers_due() -> None:
+    done = _source(
+        "N1",
+        "manual delivered 17:40. invoice 2026-016 = 9,000 x 0.12 = 1.080,00 EUR. net 45 so "
+        "expect end of june",
+        datetime(2026, 5, 15, tzinfo=UTC),
+        "manual delivered",
+    )
+    job = _source(
+        "N2",
+        "manual for a pump maker (end client: Medix).\n"
+        "deadline moved from 8 May to 15 May (client emailed).",
+        datetime(2026, 4, 14, tzinfo=UTC),
+        "pump manual job",
+    )
+    question = "when was the manual due"
+    answer = compose(question, [done, job], analyze(question, datetime(2026, 5, 21, tzinfo=UTC)))
+    assert "15 May" in answer and "[N2]" in answer, answer
+
+
+def test_could_asks_ahead_and_a_holiday_is_its_day() -> None:
+    ordered = _source(
+        "N1",
+        "repeat prescription ordered via the app – qty changed to 60. chemist says ready thurs after 2",
+        datetime(2026, 12, 22, tzinfo=UTC),
+    )
+    plan = _source(
+        "N2",
+        "xmas day at Sam's, he'll pick us up 11am",
+        datetime(2026, 12, 18, tzinfo=UTC),
+        "xmas plan",
+    )
+    question = "when could i pick up the prescription before xmas"
+    asked = analyze(
+        question, datetime(2027, 2, 11, tzinfo=UTC), {"xmas": datetime(2026, 12, 18).date()}
+    )
+    assert asked.window is not None and asked.window.end == datetime(2026, 12, 25, tzinfo=UTC)
+    answer = compose(question, [ordered, plan], asked)
+    assert "24 December 2026" in answer and "[N1]" in answer, answer

@@ -39,6 +39,9 @@ _WD = (
     r"(?-i:sat|weds?|sun)(?=\s+(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b))"
 )
 
+# "installer coming Fri 9-13h", "Sat 10–2pm": hours after a weekday, to an hour
+_HOURS_TO = r"\s*[-–]\s*\d{1,2}(?::\d\d)?\s*(?:am|pm|h|hrs?)\b|\s*[-–]\s*\d{1,2}:\d\d"
+
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(rf"\b{pattern}\b", re.IGNORECASE))
     for kind, pattern in (
@@ -71,6 +74,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # the day named before it (read only with that day: ``resolve_phrases``)
         ("anchored_weekday", rf"the\s+{_WD}\s+(?P<side>before|after)\b"),
         ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}"),
+        # "needs it by Thurs next week", "next week on Tues": that day of the week after
+        # the one written in
+        (
+            "weekday_next_week",
+            rf"{_WD}\s+(?:of\s+)?next\s+week|"
+            rf"next\s+week(?:\s+on|,)?\s+{_WD.replace('?P<wd>', '?P<wd2>')}",
+        ),
         ("next_weekday", rf"next\s+{_WD}"),
         # "pick up Fri 21": a weekday with its day of the month names one day, whichever
         # side of the day of writing it falls ("2-4pm", "21:50" are times, not days)
@@ -78,7 +88,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "weekday_day",
             # ("Sat 28th: 2 men" ends its day at the ordinal: its colon is no time's)
             rf"{_WD}\s+(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
-            rf"(?!\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH})",
+            rf"(?!\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH}|{_HOURS_TO})",
         ),
         # "her bday is the 14th", "pay by the 30th": a day of the month, the first one
         # after the day of writing for what is coming, the last one before for a record
@@ -204,7 +214,7 @@ _MOVED_TO = re.compile(
 )
 _FUTURE = re.compile(
     r"\b(?:will|shall|won't|going\s+to|gonna|need(?:s|ed)?\s+to|have\s+to|has\s+to|must|"
-    r"should|plan(?:s|ning)?\s+to|want\s+to|todo|to-?do|deadline|remind(?:er)?|"
+    r"should|might|plan(?:s|ning)?\s+to|want\s+to|hop(?:e|es|ing)\s+to|todo|to-?do|deadline|remind(?:er)?|"
     r"schedule[ds]?|booked|appointment)\b|'ll\b",
     re.IGNORECASE,
 )
@@ -328,6 +338,9 @@ _COMING_VERB = re.compile(r"\b\w+ing\s+(?:on\s+)?$|\b(?:will|'ll|shall)\s+\w+\s+
 _PAST_ING = re.compile(r"\b(?:went|was|were|been|had|did)\s+\w+ing\s+(?:on\s+)?$", re.I)
 
 
+_SENTENCE_END = re.compile(r"[.?!\n]|\s[–—-]\s")
+
+
 def _looks_ahead(m: re.Match[str]) -> bool:
     # A sentence that tells what happened ("we met on Friday", "ran 10k Sat") looks back;
     # one with no past in it is a plan or a note to self ("go Sat morning w/ the trailer",
@@ -345,12 +358,12 @@ def _cued_ahead(m: re.Match[str]) -> bool | None:
         return True
     if _COMING_VERB.search(lead) and not _PAST_ING.search(lead):
         return True
-    start = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start())) + 1
-    end = min(
-        (i for i in (text.find(".", m.end()), text.find("\n", m.end())) if i >= 0),
-        default=len(text),
-    )
-    sentence = text[start:end]
+    # (its sentence: a question or an aside after a dash is one of its own, "emailed the
+    # library – they might have a Zoom in Oct? asked Leah": the Zoom is to come)
+    before = list(_SENTENCE_END.finditer(text, 0, m.start()))
+    start = before[-1].end() if before else 0
+    after = _SENTENCE_END.search(text, m.end())
+    sentence = text[start : after.start() if after else len(text)]
     if _FUTURE.search(sentence):
         return True
     if _PAST_TENSE.search(sentence):
@@ -440,9 +453,12 @@ def _meaning(
         or (_THE.search(m.string, 0, m.start()) and _COUNTED_FROM.match(m.string, m.end()))
     ):
         return None  # "every Wednesday 6pm": a weekly time, no one day (quoted as written)
-    if kind in ("last_weekday", "next_weekday", "weekday"):
-        wd = _weekday(m["wd"])
+    if kind in ("last_weekday", "next_weekday", "weekday", "weekday_next_week"):
+        wd = _weekday(m["wd"] or m["wd2"] if kind == "weekday_next_week" else m["wd"])
         name = _WEEKDAYS[wd].capitalize()
+        if kind == "weekday_next_week":
+            monday = written + timedelta(days=7 - written.weekday())
+            return f"{name}, {day_text(monday + timedelta(days=wd))}"
         if kind == "next_weekday" or (kind == "weekday" and looks_ahead):
             # "before Friday", "due Friday", "we'll meet on Friday": the first one after
             # the day of writing.
@@ -648,7 +664,8 @@ def resolve_phrases(text: str, written: datetime | date, before: str = "") -> li
 
 
 _ABSOLUTE = re.compile(
-    r"\b(?:(?:19|20)\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
+    # (a year, not the head of a code: "invoice 2026-016")
+    r"\b(?:(?:19|20)\d\d(?!-\d)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
     r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
     r"|\d{4}-\d{2}-\d{2})\b",
     re.IGNORECASE,
@@ -658,14 +675,16 @@ _ABSOLUTE = re.compile(
 # A date that closes a span of time: "by Friday", "before the 19th", "due Monday 9am",
 # "deadline: Nov 3". It answers "By when…?"; "When…?" asks when a thing happens.
 _DEADLINE_LEAD = re.compile(
-    r"\b(?:by|before|until|till|due|deadline|no\s+later\s+than)\W{0,3}(?:on\s+|the\s+)?$",
+    r"\b(?:by|before|until|till|due|deadline|no\s+later\s+than)\W{0,3}(?:on\s+|the\s+)?$|"
+    # "deadline moved from 8 May to 15 May", "due date now Fri 3rd": the deadline's day
+    r"\b(?:deadline|due\s+date)\b[^.\n]{0,30}?\b(?:to|now|is|was|from)\s+(?:on\s+|the\s+)?$",
     re.IGNORECASE,
 )
 
 
 def is_deadline(text: str, start: int) -> bool:
     """The date phrase at ``start`` of ``text`` is a deadline ("by Friday")."""
-    return bool(_DEADLINE_LEAD.search(text[max(0, start - 24) : start]))
+    return bool(_DEADLINE_LEAD.search(text[max(0, start - 48) : start]))
 
 
 def absolute_starts(text: str) -> list[int]:

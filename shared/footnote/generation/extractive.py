@@ -960,7 +960,9 @@ _CALENDAR = frozenset(
         " ".join([*MONTHS, *WEEKDAYS])
         + " day days week weeks weekend month months year years quarter today yesterday "
         "tomorrow tonight ago last past next early mid late start end middle beginning "
-        "morning afternoon evening night q1 q2 q3 q4 spring summer autumn fall winter"
+        "morning afternoon evening night q1 q2 q3 q4 spring summer autumn fall winter "
+        # (holidays on a fixed day: "before xmas" is a day of the calendar)
+        "christmas xmas eve boxing new years nye halloween valentine valentines"
     )
 )
 

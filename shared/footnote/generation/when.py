@@ -46,8 +46,11 @@ from footnote.text import stem, terms, words
 
 # "When did…", "When was…": a question about something done, which its record dates.
 _ASKS_PAST = re.compile(r"\b(?:did|was|were|had)\b", re.IGNORECASE)
-# "When is…", "When's…", "When will…": asked of something still to come.
-_ASKS_AHEAD = re.compile(r"\bwhen(?:['’]s|\s+is|\s+are|\s+will)\b", re.IGNORECASE)
+# "When is…", "When's…", "When will…", "When could I pick it up…": asked of something
+# still to come.
+_ASKS_AHEAD = re.compile(
+    r"\bwhen(?:['’]s|\s+is|\s+are|\s+will|\s+(?:can|could|should|shall|do|does)\b)", re.I
+)
 _HOW_IT_ENDED = re.compile(
     r"\b(?:end(?:ed)?\s+up|in\s+the\s+end|finally|actually|eventually)\b", re.IGNORECASE
 )
@@ -98,6 +101,9 @@ _KIND_NAMED = {
         ("date", _A_DAY),
         ("month", MONTH_WORD),
         ("year", r"(?:19|20)\d\d"),
+        # "When was the IFU due?": "deadline moved from 8 May to 15 May"
+        ("due", r"due|deadlines?"),
+        (terms("deadline")[0], r"due|deadlines?"),
     )
 }
 # A "when" question reads this many of the best sentences for one that states a date.
@@ -241,6 +247,14 @@ def _dated_answer(
         said_before = note[: max(0, note.find(c.text))]
         for text, before in ((c.text, said_before), (by_cid[c.cid].title, "")):
             resolved = _nearest_first(resolve_phrases(text, written_of(c), before), text, wanted)
+            if asked_back:
+                # "When was the neuro appointment?" is not answered by its note's "next
+                # clinic in 6 months": a day or month still to come is no day gone by
+                resolved = [
+                    r
+                    for r in resolved
+                    if r.read_back is not None or not _ahead_of(r.meaning, today)
+                ]
             if resolved:
                 return [
                     _Dated(r.read_back, False, True)
@@ -402,12 +416,21 @@ def _dated_answer(
             ahead = None if asked_back else first(c, lambda d: a_day(d) and not d.past)
             return ahead or first(c, a_day)
 
+        # the names of the notebook the question writes, as the best line does
+        named_in_question = (
+            wanted
+            & best.terms
+            & frozenset(t for n in people.notebook_names(sources, pool) for t in terms(n))
+        )
         later = [
             c
             for c in pool
             if c.cid != best.cid
             and by_cid[c.cid].created_at > by_cid[best.cid].created_at
             and covers(c)
+            # (a change to someone's plan names them: "Dr Whitfield rang back" is no
+            # change to "Bev back Mon 25th")
+            and named_in_question <= in_note[c.cid]
             and (not implied or _CHANGED.search(c.text))
             and its_day(c) is not None
         ]
@@ -620,6 +643,18 @@ def _ruled(text: str) -> bool:
     any_day = date(2000, 1, 1)
     return not named_days(text, any_day) and bool(
         weekly_days(text, any_day) or monthly_days(text, any_day, any_day)
+    )
+
+
+def _ahead_of(meaning: str, today: date | None) -> bool:
+    """The meaning is a day, or a month, after ``today``."""
+    if today is None:
+        return False
+    if (day := day_of(meaning)) is not None:
+        return day > today
+    month = _MONTH_ONLY.fullmatch(meaning)
+    return (
+        month is not None and (first := day_of(f"1 {month.group(0)}")) is not None and first > today
     )
 
 

@@ -96,6 +96,28 @@ _REL_MONTH = re.compile(rf"(?P<which>this|last)\s+{_MON}(?!\s*\d)")
 ISO_DATE = re.compile(r"(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")
 _ISO_MONTH = re.compile(r"(?P<y>\d{4})-(?P<m>\d{1,2})(?![\d-])")
 
+# Holidays on a fixed day of the calendar, by their words ("new year's eve" read as
+# "new years eve").
+_HOLIDAYS = {
+    **dict.fromkeys(("christmas", "xmas", "christmas day", "xmas day"), (12, 25)),
+    **dict.fromkeys(("christmas eve", "xmas eve"), (12, 24)),
+    "boxing day": (12, 26),
+    **dict.fromkeys(("new years eve", "new year eve", "nye"), (12, 31)),
+    **dict.fromkeys(("new year", "new years", "new years day", "new year day"), (1, 1)),
+    "halloween": (10, 31),
+    **dict.fromkeys(("valentine", "valentines", "valentines day", "valentine day"), (2, 14)),
+}
+_HOLIDAY = re.compile(
+    r"(?:the\s+)?(?:(?:christmas|xmas)(?:\s+(?:day|eve))?|boxing\s+day|"
+    r"new\s+year(?:['’]?s)?(?:\s+(?:eve|day))?|nye|halloween|valentine(?:['’]?s)?(?:\s+day)?)\b"
+)
+
+
+def _holiday(phrase: str) -> tuple[int, int]:
+    words = re.sub(r"['’]", "", phrase).split()
+    return _HOLIDAYS[" ".join(words[1:] if words[0] == "the" else words)]
+
+
 # Forms that are time hints only after a preposition.
 MONTH_DAY = re.compile(rf"{_MON}\s*{_DAY}(?:,?\s+{_YEAR})?")
 DAY_MONTH = re.compile(rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?")
@@ -313,6 +335,12 @@ class Context:
         if m:
             back = (today.weekday() - WEEKDAYS[m["wd"]]) % 7  # today counts
             return day_period(today - timedelta(days=back)), m.end()
+        m = _HOLIDAY.match(s, pos)
+        if m:
+            # "before xmas": the day itself, not the day a note titled "xmas plan" was
+            # written (a title names an event only the notes can date)
+            month, day = _holiday(m[0])
+            return day_period(latest_date(today, month, day)), m.end()
         if self.event_re is not None:
             m = self.event_re.match(s, pos)
             if m:
