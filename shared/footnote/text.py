@@ -330,8 +330,14 @@ def _shorthand_stems() -> dict[str, dict[str, tuple[str, ...]]]:
 
 
 # A phone number: seven digits or more, spaced or not ("07700 900 412", "+44 20 7946
-# 0321"); not a date ("2026-02-28"), a room ("room 305") or an amount ("12,900").
-PHONE = re.compile(r"(?<![\w.,])(?!\d{4}-\d{2}-\d{2})\+?\(?\d(?:[ ()-]{0,2}\d){6,}(?![\w.,]\d)")
+# 0321"); not a date ("2026-02-28"), a code headed by a year ("invoice 2026-009"), a room
+# ("room 305") or an amount ("12,900").
+PHONE = re.compile(
+    r"(?<![\w.,])(?!\d{4}-\d{2}-\d{2})(?!(?:19|20)\d\d-\d{1,3}\b(?![ -]?\d))"
+    r"\+?\(?\d(?:[ ()-]{0,2}\d){6,}(?![\w.,]\d)"
+)
+# A number given to a thing: a code headed by a year ("2026-017", no date) or after "#".
+_NUMBERED = re.compile(r"\b(?:19|20)\d\d-\d{1,4}\b(?!-\d)|#\s?\d{2,}\b")
 # An email address.
 EMAIL = re.compile(r"\S@\S")
 
@@ -344,6 +350,8 @@ def value_terms(text: str) -> list[str]:
     found: list[str] = []
     if PHONE.search(text):
         found += terms("phone number")
+    elif _NUMBERED.search(text):
+        found += terms("number")  # "invoice 2026-017", "inv #1049": the invoice's number
     if EMAIL.search(text):
         found += terms("email")
     return found

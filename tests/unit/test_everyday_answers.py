@@ -12,7 +12,7 @@ from footnote.generation.counting import named_count
 from footnote.generation.extractive import asks_when, compose
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.query.analysis import analyze
-from footnote.text import terms
+from footnote.text import terms, value_terms
 
 WRITTEN = datetime(2026, 2, 20, 20, tzinfo=UTC)
 ASKED = datetime(2026, 4, 5, tzinfo=UTC)
@@ -689,6 +689,26 @@ def test_a_phone_number_is_seven_digits_or_more() -> None:
     assert _answer("What's Dev's phone number?", group) == NOT_ENOUGH
     contacts = [_source("N1", "Contacts", "Dev (study group): 07911 123 456, text first")]
     assert "07911 123 456" in _answer("What's Dev's phone number?", contacts)
+
+
+def test_a_code_headed_by_a_year_is_a_number_but_no_phone_number() -> None:
+    assert value_terms("sent invoice 2026-017 to Lumen") == terms("number")
+    assert value_terms("Kasia: 0161 496 0288") == terms("phone number")
+    late = [_source("N1", "payments", "Kasia says 2026-009 got lost in their accounting")]
+    assert _answer("What's Kasia's phone number?", late) == NOT_ENOUGH
+
+
+def test_a_price_asked_per_unit_may_be_written_without_its_currency() -> None:
+    clients = [
+        _source(
+            "N1",
+            "clients",
+            "- Hoffmann (legal) – rate 0.15/word\n- Lumen Games – PM Tobias, pays via Payoneer, "
+            "rate 0.10/word",
+        )
+    ]
+    answer = _answer("what rate does lumen pay per word", clients)
+    assert "0.10/word" in answer and "[N1]" in answer, answer
 
 
 def test_someones_value_is_theirs_not_the_one_beside_their_name() -> None:

@@ -85,6 +85,16 @@ _PER_UNIT = re.compile(rf"\b(?:per|an?|each)\s+(?:{_RATE_UNITS})s?\b", re.IGNORE
 _ASKS_RATE = re.compile(rf"\bhow\s+much\b[^?]*?{_PER_UNIT.pattern}", re.IGNORECASE)
 
 
+# A price that may be given per unit without its currency: "what rate does Lumen pay per
+# word?" is answered by "rate 0.10/word"
+MONEY_OR_RATE = re.compile(f"{_MONEY.pattern}|{_RATE.pattern}", re.IGNORECASE)
+
+
+def per_unit_asked(question: str) -> bool:
+    """The question names a unit a price is given per ("per word", "a head")."""
+    return _PER_UNIT.search(question) is not None
+
+
 def asks_rate(question: str) -> bool:
     """The question asks a price per unit: "How much per head is the school paying?" is
     not answered by a total."""
@@ -305,9 +315,11 @@ _ASKS = (
 # the question ("NIF 245 883 120" for "What's my IBAN?") is another value.
 # "How much…" asks for an amount of something too ("How much did the manure cost?"):
 # "€15 late fee" is no answer for it.
-SLOTS = frozenset({_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _RATE, _MEASURE, _CLOCK, _AMOUNT, _ADDRESS})
+SLOTS = frozenset(
+    {_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _RATE, MONEY_OR_RATE, _MEASURE, _CLOCK, _AMOUNT, _ADDRESS}
+)
 # What "how much" asks: a sum of money, or an amount that may be one.
-QUANTITIES = frozenset({_MONEY, _RATE, _AMOUNT})
+QUANTITIES = frozenset({_MONEY, _RATE, MONEY_OR_RATE, _AMOUNT})
 
 # A date written out ("Feb 12-21 2027", "14 March"): its digits are no number of a thing.
 _SUM_OF_MONEY = re.compile(

@@ -737,6 +737,8 @@ def _compose(
             kind = answer_types.MONEY  # a price: "Nov 12" in a to-do line is no answer
         if kind in answer_types.QUANTITIES and answer_types.asks_rate(question):
             kind = answer_types.RATE  # "How much per head…?": "$24/head", not a total
+        elif kind is answer_types.MONEY and answer_types.per_unit_asked(question):
+            kind = answer_types.MONEY_OR_RATE  # "what rate … per word?": "0.10/word"
         # "How much flour…": the amount is the flour's, not the butter's in the line before
         of_thing = priced or answer_types.measured(question)
 
