@@ -629,3 +629,16 @@ def test_a_phone_number_or_an_email_is_indexed_as_what_it_is() -> None:
     plain = Note("n2", "t", "Paid £12,900 on 2026-02-28, room 305", thursday, thursday)
     (other,) = build_chunks(prepare(plain, "m", 450, 75), MemoryType.NOTE, [[1.0]], "m")
     assert "phone" not in other.terms
+
+
+def test_a_holiday_bounds_a_window_on_its_day_not_on_a_note_titled_by_it() -> None:
+    now = datetime(2027, 2, 11, 9, tzinfo=UTC)
+    # a note titled "xmas plan" was written on 18 December: "before xmas" is the 25th
+    asked = analyze(
+        "when could i pick up the prescription before xmas", now, {"xmas": date(2026, 12, 18)}
+    )
+    assert asked.window is not None and asked.window.end == datetime(2026, 12, 25, tzinfo=UTC)
+    assert "xmas" not in asked.keywords
+    # what happened "during Halloween" is told around it, in a year the question leaves open
+    during = analyze("what costume did Tim love during Halloween", now)
+    assert during.window is None and "halloween" in during.keywords

@@ -113,6 +113,9 @@ _HOLIDAY = re.compile(
 )
 
 
+_BOUND = re.compile(r"\b(?:before|after|until|till|since|by)\s+$")
+
+
 def _holiday(phrase: str) -> tuple[int, int]:
     words = re.sub(r"['’]", "", phrase).split()
     return _HOLIDAYS[" ".join(words[1:] if words[0] == "the" else words)]
@@ -336,9 +339,11 @@ class Context:
             back = (today.weekday() - WEEKDAYS[m["wd"]]) % 7  # today counts
             return day_period(today - timedelta(days=back)), m.end()
         m = _HOLIDAY.match(s, pos)
-        if m:
+        if m and _BOUND.search(s, 0, pos):
             # "before xmas": the day itself, not the day a note titled "xmas plan" was
-            # written (a title names an event only the notes can date)
+            # written (a title names an event only the notes can date). Only as a bound:
+            # what happened "during Halloween" is told in the days around it, of a year
+            # the question does not say.
             month, day = _holiday(m[0])
             return day_period(latest_date(today, month, day)), m.end()
         if self.event_re is not None:
