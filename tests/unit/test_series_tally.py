@@ -4,6 +4,7 @@ total."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from footnote.domain import Chunk, MemoryType, Source
@@ -92,3 +93,20 @@ def test_a_series_by_kind_of_note_keeps_apart_what_the_question_names() -> None:
     ]
     answer = _answer("how many times have i been out to the farm to observe", logs)
     assert answer.startswith("2 in your notes") and "[N2]" not in answer, answer
+
+
+def test_the_items_of_a_line_each_with_how_many_are_added_up() -> None:
+    seeds = _source(
+        1, "seed trays", "greenhouse: peppers Ramiro x5, Sweet Banana x4, basil Genovese x8"
+    )
+    # only the items of the kind asked for: the peppers end where "basil" starts
+    answer = _answer("how many pepper plants did i sow", [seeds])
+    assert answer.startswith("9 in your notes") and "[N1]" in answer, answer
+    # a line naming none of it counts in a note about it (its tags are the note's words)
+    onions = _source(2, "sets in", "planted Sturon x40 + Red Baron x25 in bed 3. watered in")
+    onions = Source(onions.cid, replace(onions.chunk, terms=(*onions.chunk.terms, "onion")), 1.0)
+    answer = _answer("how many onion sets did i plant", [onions])
+    assert answer.startswith("65 in your notes") and "[N2]" in answer, answer
+    # sets of repetitions are no items
+    rehab = _source(3, "physio", "clamshells 3x15, bridges 3x10, foam roll daily")
+    assert "in your notes" not in _answer("how many clamshells did i do", [rehab])

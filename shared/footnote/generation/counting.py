@@ -11,6 +11,7 @@ functions over the sources.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -222,6 +223,54 @@ def listed_tally(
             total = sum(n for _, n in counted_lines)
             listed = ", ".join(line for line, _ in counted_lines)
             return f"{total} in your notes: {heading.strip()} {listed} [{best.cid}]."
+    return None
+
+
+# "Charlotte x30", "Sungold x6": how many of an item a line lists ("3x15" is sets of reps)
+_TIMES = re.compile(r"(?<![\w.])x\s?(\d{1,4})\b(?![.,]?\d)")
+# Where a line's items start another kind: "tomatoes Sungold x6, Gardener's Delight x6,
+# chillies Padron x4" lists tomatoes until "chillies" (a kind is written in lowercase, its
+# varieties by name)
+_ITEM_SEPARATOR = re.compile(r"\s*(?:[,;+&]|\band\b)\s*")
+
+
+def multiplied_tally(
+    what: Sequence[str], question: str, ranked: Sequence[tuple[str, str]], sources: Sequence[Source]
+) -> str | None:
+    """ "How many seed potatoes did I plant?" over "planted Charlotte x30 + Pink Fir Apple
+    x20" in the note tagged "potatoes": the items' counts added up (50). In a line naming
+    what is counted, only its items ("tomatoes Sungold x6, Gardener's Delight x6, chillies
+    Padron x4": 12 tomatoes); in a line that does not, one telling what the question asks
+    done ("planted") in a note about it. Two items at least; None otherwise."""
+    by_cid = {s.cid: s for s in sources}
+    counted_terms = set(what)
+    doing = set(terms(question, QUERY_FILLER)) - counted_terms
+    for text, cid in ranked[:5]:
+        source = by_cid.get(cid)
+        if source is None or len(_TIMES.findall(text)) < MIN_ITEMS:
+            continue
+        first = next(
+            (
+                m
+                for m in re.finditer(r"[^\W\d_][\w'’-]*", text)
+                if set(terms(m.group(0))) & counted_terms
+            ),
+            None,
+        )
+        if first is not None:
+            items = [text[first.start() :]]
+            rest = _ITEM_SEPARATOR.split(items[0])
+            items = rest[:1] + list(
+                itertools.takewhile(lambda item: not item[:1].islower(), rest[1:])
+            )
+        else:
+            note = set(terms(source.chunk.title)) | set(source.chunk.terms)
+            if not note & counted_terms or not set(terms(text)) & doing:
+                continue
+            items = [text.split(". ")[0]]
+        counts = [int(n) for item in items for n in _TIMES.findall(item)]
+        if len(counts) >= MIN_ITEMS:
+            return f"{sum(counts)} in your notes: {text.strip()} [{cid}]."
     return None
 
 

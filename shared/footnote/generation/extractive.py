@@ -33,6 +33,7 @@ from footnote.generation.counting import (
     count_answer,
     counted,
     listed_tally,
+    multiplied_tally,
     named_count,
     series_named,
     series_tally,
@@ -606,6 +607,9 @@ def _compose(
         return tally
     # a tally listed under a heading naming what is counted ("pie orders…:" / "pumpkin 18")
     if what and (tally := listed_tally(what, ranked, sources)):
+        return tally
+    # the items of a line, each with how many ("Charlotte x30 + Pink Fir Apple x20")
+    if what and (tally := multiplied_tally(what, question, ranked, sources)):
         return tally
     if what and (
         listed := named_count(
