@@ -102,6 +102,9 @@ def test_the_items_of_a_line_each_with_how_many_are_added_up() -> None:
     # only the items of the kind asked for: the peppers end where "basil" starts
     answer = _answer("how many pepper plants did i sow", [seeds])
     assert answer.startswith("9 in your notes") and "[N1]" in answer, answer
+    # one item of the kind is its count too
+    answer = _answer("how many basil plants did i sow", [seeds])
+    assert answer.startswith("8 in your notes"), answer
     # a line naming none of it counts in a note about it (its tags are the note's words)
     onions = _source(2, "sets in", "planted Sturon x40 + Red Baron x25 in bed 3. watered in")
     onions = Source(onions.cid, replace(onions.chunk, terms=(*onions.chunk.terms, "onion")), 1.0)

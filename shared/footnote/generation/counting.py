@@ -240,14 +240,15 @@ def multiplied_tally(
     """ "How many seed potatoes did I plant?" over "planted Charlotte x30 + Pink Fir Apple
     x20" in the note tagged "potatoes": the items' counts added up (50). In a line naming
     what is counted, only its items ("tomatoes Sungold x6, Gardener's Delight x6, chillies
-    Padron x4": 12 tomatoes); in a line that does not, one telling what the question asks
-    done ("planted") in a note about it. Two items at least; None otherwise."""
+    Padron x4": 12 tomatoes, and 4 chillies); in a line that does not, one telling what
+    the question asks done ("planted") in a note about it, of two items at least. None
+    otherwise."""
     by_cid = {s.cid: s for s in sources}
     counted_terms = set(what)
     doing = set(terms(question, QUERY_FILLER)) - counted_terms
     for text, cid in ranked[:5]:
         source = by_cid.get(cid)
-        if source is None or len(_TIMES.findall(text)) < MIN_ITEMS:
+        if source is None or not _TIMES.search(text):
             continue
         first = next(
             (
@@ -269,7 +270,7 @@ def multiplied_tally(
                 continue
             items = [text.split(". ")[0]]
         counts = [int(n) for item in items for n in _TIMES.findall(item)]
-        if len(counts) >= MIN_ITEMS:
+        if len(counts) >= (1 if first is not None else MIN_ITEMS):
             return f"{sum(counts)} in your notes: {text.strip()} [{cid}]."
     return None
 
