@@ -652,3 +652,34 @@ def test_could_asks_ahead_and_a_holiday_is_its_day() -> None:
     assert asked.window is not None and asked.window.end == datetime(2026, 12, 25, tzinfo=UTC)
     answer = compose(question, [ordered, plan], asked)
     assert "24 December 2026" in answer and "[N1]" in answer, answer
+
+
+def test_a_deadline_may_name_its_weekday_and_in_the_end_the_last_note_tells_it() -> None:
+    trip = _source(
+        "N1",
+        "coach booked\nbalance £215 due fri 27th march on ParentPay",
+        datetime(2026, 1, 12, tzinfo=UTC),
+        "trip money",
+    )
+    reminder = _source(
+        "N2", "deposits: deadline today.\n43 paid", datetime(2026, 1, 23, tzinfo=UTC)
+    )
+    question = "when's the balance due"
+    answer = compose(
+        question, [trip, reminder], analyze(question, datetime(2026, 2, 1, tzinfo=UTC))
+    )
+    assert "27th march" in answer and "[N1]" in answer, answer
+    essay = _source(
+        "N1",
+        "essay - 3000 words\ndue fri 9 april 23:59",
+        datetime(2027, 3, 16, tzinfo=UTC),
+        "essay",
+    )
+    moved = _source(
+        "N2",
+        "extension granted for the essay - new deadline fri 16 april",
+        datetime(2027, 3, 25, tzinfo=UTC),
+    )
+    question = "when was the essay due in the end"
+    answer = compose(question, [essay, moved], analyze(question, datetime(2027, 5, 1, tzinfo=UTC)))
+    assert "16 april" in answer and "[N2]" in answer, answer

@@ -675,7 +675,9 @@ _ABSOLUTE = re.compile(
 # A date that closes a span of time: "by Friday", "before the 19th", "due Monday 9am",
 # "deadline: Nov 3". It answers "By when…?"; "When…?" asks when a thing happens.
 _DEADLINE_LEAD = re.compile(
-    r"\b(?:by|before|until|till|due|deadline|no\s+later\s+than)\W{0,3}(?:on\s+|the\s+)?$|"
+    # (the day's weekday may stand between: "balance £215 due fri 27th march")
+    r"\b(?:by|before|until|till|due|deadline|no\s+later\s+than)\W{0,3}(?:on\s+|the\s+)?"
+    r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(?:the\s+)?)?$|"
     # "deadline moved from 8 May to 15 May", "due date now Fri 3rd": the deadline's day
     r"\b(?:deadline|due\s+date)\b[^.\n]{0,30}?\b(?:to|now|is|was|from)\s+(?:on\s+|the\s+)?$",
     re.IGNORECASE,

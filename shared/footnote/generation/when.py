@@ -380,7 +380,17 @@ def _dated_answer(
             and first(c, lambda d: d.deadline) is not None
         ]
         if due:
-            c = max(due, key=lambda c: (share(in_note[c.cid]), share(c.terms), c.score))
+            # ("… due in the end": of the notes about it, the last written — "new deadline
+            # fri 16 april" after "due fri 9 april")
+            c = max(
+                due,
+                key=lambda c: (
+                    by_cid[c.cid].created_at.timestamp() if ended else 0.0,
+                    share(in_note[c.cid]),
+                    share(c.terms),
+                    c.score,
+                ),
+            )
             return cite(first(c, lambda d: d.deadline) or "", c.cid)
     best = pool[0]
     if ended and asked_back:
