@@ -683,3 +683,34 @@ def test_a_deadline_may_name_its_weekday_and_in_the_end_the_last_note_tells_it()
     question = "when was the essay due in the end"
     answer = compose(question, [essay, moved], analyze(question, datetime(2027, 5, 1, tzinfo=UTC)))
     assert "16 april" in answer and "[N2]" in answer, answer
+
+
+def test_a_relative_day_beside_the_questions_words_dates_it_before_another_clauses_date() -> None:
+    letter = _source(
+        "N1",
+        "letter home goes out fri. deposit £50 by 23 jan via the school app",
+        datetime(2026, 1, 6, 17, tzinfo=UTC),  # a Tuesday
+        "trip letter",
+    )
+    question = "when did the letter go home"
+    answer = compose(question, [letter], analyze(question, datetime(2026, 2, 1, tzinfo=UTC)))
+    assert "9 January 2026" in answer, answer
+    # a weekday written with its date is that date
+    found = _answer(
+        "when is the coach trip", [_source("N1", "coach trip sat 6 sep 8am", MON_4_AUG)]
+    )
+    assert "6 sep" in found.lower(), found
+
+
+def test_a_weekday_and_day_in_a_plan_are_the_ones_to_come() -> None:
+    # written on Sunday 1 March 2026: 21 February was a Saturday too, but a plan looks ahead
+    found = resolve_phrases("pick up sat 21st 10am", datetime(2026, 3, 1, 14, tzinfo=UTC))
+    assert [r.meaning for r in found] == ["Saturday, 21 March 2026"], found
+
+
+def test_the_nth_weekday_of_a_month_is_that_day() -> None:
+    written = datetime(2026, 3, 12, tzinfo=UTC)
+    found = resolve_phrases("I'm away the 3rd thurs in april (bday in Duluth)", written)
+    assert [r.meaning for r in found] == ["Thursday, 16 April 2026"], found
+    found = resolve_phrases("party the last fri of june", written)
+    assert [r.meaning for r in found] == ["Friday, 26 June 2026"], found

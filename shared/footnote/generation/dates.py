@@ -73,6 +73,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # "MOT runs out Tue 24 Mar. Booked in for the Sat before": a weekday counted from
         # the day named before it (read only with that day: ``resolve_phrases``)
         ("anchored_weekday", rf"the\s+{_WD}\s+(?P<side>before|after)\b"),
+        # "away the 3rd thurs in april", "the last fri of june": that day of that month
+        (
+            "nth_weekday_of",
+            rf"(?:the\s+)?(?P<n>1st|first|2nd|second|3rd|third|4th|fourth|last)\s+{_WD}\s+"
+            rf"(?:in|of)\s+(?P<mon>{_MONTH}[a-z]*)\.?(?!\s*-?\d)",
+        ),
         ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}"),
         # "needs it by Thurs next week", "next week on Tues": that day of the week after
         # the one written in
@@ -435,13 +441,28 @@ def _meaning(
     if kind == "weekday_day":
         if _weekly(m):
             return None  # "Mon + Wed 7-8:30pm": the hours of a weekly class
-        # (a past tense elsewhere in the line is no sign: "confirmed Sat 28th" is to come)
-        ahead = bool(_cued_ahead(m))
+        # (a past tense elsewhere in the line is no sign: "confirmed Sat 28th" is to come;
+        # a line with no tense is a plan: "pick up sat 21st 10am", written on 1 March, is
+        # 21 March, though 21 February was a Saturday too)
+        ahead = _looks_ahead(m)
         return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written, ahead)
     if kind == "day_of_month":
         return _day_of_month(int(m["dom"]), written, looks_ahead)
     if kind == "month":
         return _month(m["mon"], written, looks_ahead)
+    if kind == "nth_weekday_of":
+        month = _month(m["mon"], written, looks_ahead)
+        first = day_of(f"1 {month}") if month else None
+        if first is None:
+            return None
+        wd = _weekday(m["wd"])
+        last = calendar.monthrange(first.year, first.month)[1]
+        days = [
+            first.replace(day=d) for d in range(1, last + 1) if first.replace(day=d).weekday() == wd
+        ]
+        nth = _NTH.get(m["n"].lower())
+        day = days[nth - 1] if nth is not None else days[-1]
+        return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
     if kind == "weekday" and (
         _EVERY.search(m.string, 0, m.start())
         or _weekly(m)
@@ -691,7 +712,12 @@ def is_deadline(text: str, start: int) -> bool:
 
 def absolute_starts(text: str) -> list[int]:
     """Where the dates the text names itself begin."""
-    return [m.start() for m in _ABSOLUTE.finditer(text) if not _model_year(m)]
+    return [start for start, _ in absolute_spans(text)]
+
+
+def absolute_spans(text: str) -> list[tuple[int, int]]:
+    """Where the dates the text names itself are written."""
+    return [(m.start(), m.end()) for m in _ABSOLUTE.finditer(text) if not _model_year(m)]
 
 
 def has_absolute_date(text: str) -> bool:

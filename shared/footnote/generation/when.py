@@ -20,6 +20,7 @@ from footnote.generation.citations import MARKER
 from footnote.generation.dates import (
     MONTH_WORD,
     Resolved,
+    absolute_spans,
     absolute_starts,
     day_of,
     day_text,
@@ -237,13 +238,13 @@ def _dated_answer(
         """The dates the sentence states, or its title when the sentence states none
         ("design doc review tmrw" over the doc's comments). A sentence naming a date
         itself ("Sat 24 Jan") is quoted, not the weekday's reading."""
-        if has_absolute_date(c.text):
+        note = by_cid[c.cid].text
+        if has_absolute_date(c.text) and not _relative_nearer(c, note, wanted, written_of(c)):
             quoted = speaker_prefix(c.text, c.speaker)
             return [
                 _Dated(quoted, is_deadline(c.text, at), False, named=True)
                 for at in absolute_starts(c.text)
             ]
-        note = by_cid[c.cid].text
         said_before = note[: max(0, note.find(c.text))]
         for text, before in ((c.text, said_before), (by_cid[c.cid].title, "")):
             resolved = _nearest_first(resolve_phrases(text, written_of(c), before), text, wanted)
@@ -635,7 +636,34 @@ def _nearest_first(resolved: list[Resolved], text: str, wanted: set[str]) -> lis
     return sorted(resolved, key=gap)
 
 
-_CLAUSE_END = re.compile(r"[,;]|\s[–—-]\s")
+_CLAUSE_END = re.compile(r"[,;]|\.\s|\s[–—-]\s")
+
+
+def _relative_nearer(c: Candidate, note: str, wanted: set[str], written: datetime) -> bool:
+    """A relative phrase of the sentence is written nearer the question's words than any
+    date it names itself: "letter home goes out fri. deposit £50 by 23 jan" dates the
+    letter on the Friday, the deposit on the 23rd."""
+    said_before = note[: max(0, note.find(c.text))]
+    relative = resolve_phrases(c.text, written, said_before)
+    if not relative:
+        return False
+    absolute = [Resolved(c.text[s:e], "", s, e) for s, e in absolute_spans(c.text)]
+    if not absolute:
+        return False
+    # (a weekday written with its date, "Sat 24 Jan", "thurs nov 12", is that date)
+    relative = [
+        r
+        for r in relative
+        if not any(
+            a.start <= r.start < a.end
+            or re.fullmatch(r"[\s,.]*(?:the\s+)?", c.text[r.end : a.start])
+            for a in absolute
+        )
+    ]
+    nearest = _nearest_first([*absolute, *relative], c.text, wanted)
+    return bool(relative) and nearest[0] in relative
+
+
 # "moved from Sat 11/21 to", "pushed from the 3rd to": the span of the day given up.
 _MOVED_FROM = re.compile(
     r"\b(?:mov|chang|push|postpon|reschedul|shift|swapp|switch|bump)\w*\s+(?:\w+\s+){0,3}?"
