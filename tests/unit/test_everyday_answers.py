@@ -698,6 +698,14 @@ def test_a_code_headed_by_a_year_is_a_number_but_no_phone_number() -> None:
     assert _answer("What's Kasia's phone number?", late) == NOT_ENOUGH
 
 
+def test_a_companys_number_is_its_phone() -> None:
+    coaches = [
+        _source("N1", "coach quotes", "Kingsway Coaches - £1,950 (57 seater) Bev 0121 496 0732")
+    ]
+    answer = _answer("what's the coach company number", coaches)
+    assert "0121 496 0732" in answer and "[N1]" in answer, answer
+
+
 def test_a_price_asked_per_unit_may_be_written_without_its_currency() -> None:
     clients = [
         _source(

@@ -379,7 +379,9 @@ def named_by_value(question: str) -> tuple[re.Pattern[str], frozenset[str]] | No
 _QUALIFIED_NUMBER = re.compile(r"\b([a-z][\w-]*)\s+(?:number|no\.?|num|#)(?!\w)", re.IGNORECASE)
 _NOT_QUALIFIERS = frozenset(
     "the a an my our your his her their its this that whose which what whats phone mobile "
-    "cell contact tel work home landline".split()
+    "cell contact tel work home landline "
+    # whose number: "the freezer repair company number" is the company's phone
+    "company firm business shop office".split()
 )
 
 
