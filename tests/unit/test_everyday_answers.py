@@ -698,6 +698,12 @@ def test_a_code_headed_by_a_year_is_a_number_but_no_phone_number() -> None:
     assert _answer("What's Kasia's phone number?", late) == NOT_ENOUGH
 
 
+def test_the_time_a_price_is_asked_of_is_no_thing_priced() -> None:
+    todo = [_source("N1", "feb to do", "[x] renew insurance - Hiscox £612, paid 30 jan")]
+    answer = _answer("how much was the insurance this year", todo)
+    assert "£612" in answer and "[N1]" in answer, answer
+
+
 def test_a_companys_number_is_its_phone() -> None:
     coaches = [
         _source("N1", "coach quotes", "Kingsway Coaches - £1,950 (57 seater) Bev 0121 496 0732")

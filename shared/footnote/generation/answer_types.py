@@ -496,12 +496,21 @@ def measured(question: str) -> str | None:
     return named[0] if named else None
 
 
+_ASKED_OF_A_TIME = re.compile(
+    r"\s*\b(?:(?:this|last|next)\s+(?:year|month|week|weekend|summer|winter|spring|autumn|fall)|"
+    r"today|tonight)\b.*$",
+    re.IGNORECASE,
+)
+
+
 def priced(question: str) -> str | None:
     """The term of the thing a "How much is the …?" question prices; None otherwise."""
     found = _PRICED.search(question)
     if found is None:
         return None
-    named = [t for t in terms(found["thing"]) if t not in WHEN_WORDS]
+    # (not the time it is asked of: "how much was the insurance this year")
+    thing = _ASKED_OF_A_TIME.sub("", found["thing"])
+    named = [t for t in terms(thing) if t not in WHEN_WORDS]
     return named[-1] if named else None
 
 
