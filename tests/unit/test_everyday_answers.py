@@ -698,6 +698,20 @@ def test_a_code_headed_by_a_year_is_a_number_but_no_phone_number() -> None:
     assert _answer("What's Kasia's phone number?", late) == NOT_ENOUGH
 
 
+def test_a_name_the_text_writes_only_as_who_speaks_is_lent_from_the_title() -> None:
+    review = [
+        _source(
+            "N1",
+            "Chloe 6 month review",
+            "Chloe: loving it, wants to do more colour\nme: pass level 2 first\n"
+            "agreed: pay up to £8.00/hr from april",
+        ),
+        _source("N2", "jan to do", "[x] pay Chloe's college fees £320"),
+    ]
+    answer = _answer("what's chloe's pay rise from april?", review)
+    assert "£8.00/hr" in answer and "[N1]" in answer, answer
+
+
 def test_the_time_a_price_is_asked_of_is_no_thing_priced() -> None:
     todo = [_source("N1", "feb to do", "[x] renew insurance - Hiscox £612, paid 30 jan")]
     answer = _answer("how much was the insurance this year", todo)

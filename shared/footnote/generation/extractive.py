@@ -246,8 +246,11 @@ def candidates(
         body = source.chunk.text
         if title and body.lower().startswith(source.chunk.title.strip().lower()):
             body = body[len(source.chunk.title.strip()) :]
+        # (a name the text writes only as who speaks, "Chloe: loving it" under "Chloe 6
+        # month review", is not the text's word: "agreed: pay up to £8.00/hr" is hers too)
+        spoken = SPEAKER.sub(" ", body)
         titled = frozenset(spelled_out(terms(source.chunk.title), source.chunk.title)) - frozenset(
-            spelled_out(terms(body), body)
+            spelled_out(terms(spoken), spoken)
         )
         heard_by = listeners(source.chunk.text)
         turns = attributed_sentences(source.chunk.text, source.chunk.position > 0)
