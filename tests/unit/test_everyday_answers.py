@@ -712,6 +712,22 @@ def test_a_name_the_text_writes_only_as_who_speaks_is_lent_from_the_title() -> N
     assert "£8.00/hr" in answer and "[N1]" in answer, answer
 
 
+def test_asked_per_unit_a_later_value_is_one_per_unit_too() -> None:
+    letter = _source(
+        "N1", "letter home", "deposit £50 by 23 jan via ParentPay, total cost £265 per pupil"
+    )
+    later = Source(
+        "N2",
+        replace(
+            _source("N2", "trip money", "balance £215 due fri 27th march on ParentPay").chunk,
+            created_at=datetime(2026, 3, 1, tzinfo=UTC),
+        ),
+        1.0,
+    )
+    answer = _answer("what's the total cost per pupil", [letter, later])
+    assert "£265" in answer and answer.startswith("deposit") and "[N1]" in answer, answer
+
+
 def test_the_time_a_price_is_asked_of_is_no_thing_priced() -> None:
     todo = [_source("N1", "feb to do", "[x] renew insurance - Hiscox £612, paid 30 jan")]
     answer = _answer("how much was the insurance this year", todo)

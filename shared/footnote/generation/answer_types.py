@@ -75,7 +75,7 @@ RATE = _RATE
 # Units a price is given per. Not the units of time: "How much is Netflix a month?" is
 # answered by "Netflix €12.99", its month unsaid.
 _RATE_UNITS = (
-    r"head|person|people|guest|adult|child|kid|student|ticket|plate|portion|serving|meal|"
+    r"head|person|people|guest|adult|child|kid|student|pupil|member|ticket|plate|portion|serving|meal|"
     r"kilo|kg|lb|pound|litre|liter|gallon|dozen|jar|bottle|box|bag|lesson|session|class|"
     r"visit|dose|word|page|mile|km|unit|item|square"
 )

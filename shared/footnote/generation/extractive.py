@@ -802,7 +802,12 @@ def _compose(
                 added = f"{chosen[0].text.rstrip().rstrip('.')} (= {summed})"
                 chosen = [replace(chosen[0], text=added), *chosen[1:]]
         if chosen and _ASKS_OUTCOME.search(question):
-            chosen = _latest_of_kind(kind, chosen, pool, subject or set(question_terms), sources)
+            # (asked per unit, a later price is one per unit too: "balance £215 due fri
+            # 27th march" is no later "total cost £265 per pupil")
+            latest_kind = answer_types.RATE if answer_types.per_unit_asked(question) else kind
+            chosen = _latest_of_kind(
+                latest_kind, chosen, pool, subject or set(question_terms), sources
+            )
         if chosen and kind.search(said(chosen[0].text) or chosen[0].text):
             # The lead states the value: another note's line that adds only the names the
             # question gives ("Call w/ Hannah & Rob" under "21:00 first dance") is not its
