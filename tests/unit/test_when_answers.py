@@ -700,6 +700,13 @@ def test_a_relative_day_beside_the_questions_words_dates_it_before_another_claus
         "when is the coach trip", [_source("N1", "coach trip sat 6 sep 8am", MON_4_AUG)]
     )
     assert "6 sep" in found.lower(), found
+    # so is one said twice in a sentence ("a week on Thursday")
+    echo = _source(
+        "N1", "echo booked thurs week, 22 Jan 8am, ground floor", datetime(2026, 1, 8, tzinfo=UTC)
+    )
+    question = "when is the echo"
+    found = compose(question, [echo], analyze(question, datetime(2026, 1, 10, tzinfo=UTC)))
+    assert "22 Jan" in found and "15 January" not in found, found
 
 
 def test_a_weekday_and_day_in_a_plan_are_the_ones_to_come() -> None:

@@ -661,7 +661,16 @@ def _relative_nearer(c: Candidate, note: str, wanted: set[str], written: datetim
         )
     ]
     nearest = _nearest_first([*absolute, *relative], c.text, wanted)
-    return bool(relative) and nearest[0] in relative
+    if not relative or nearest[0] not in relative:
+        return False
+    # only across a sentence's end: "echo booked thurs week, 22 Jan 8am" says one day twice
+    r = nearest[0]
+    return all(
+        _SENTENCE_BREAK.search(c.text, min(r.end, a.end), max(r.start, a.start)) for a in absolute
+    )
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?]\s|\n")
 
 
 # "moved from Sat 11/21 to", "pushed from the 3rd to": the span of the day given up.
