@@ -113,3 +113,16 @@ def test_the_items_of_a_line_each_with_how_many_are_added_up() -> None:
     # sets of repetitions are no items
     rehab = _source(3, "physio", "clamshells 3x15, bridges 3x10, foam roll daily")
     assert "in your notes" not in _answer("how many clamshells did i do", [rehab])
+
+
+def test_a_series_of_notes_is_counted_only_when_the_question_names_it() -> None:
+    logs = [
+        _source(1, "wk log", "heel drops every day except sat (forgot)\nrun 5k easy"),
+        _source(2, "wk log", "heel drops 3x15 twice a day\nrun 8k"),
+        _source(3, "wk log", "run 6k, bike 40 min"),
+    ]
+    answer = _answer("how many heel drops am i meant to do", logs)
+    assert "3 in your notes" not in answer and "wk log" not in answer, answer
+    # written short, the series is still named: "mtg" is a meeting
+    meetings = [_source(i, "book club mtg", f"{6 + i} came, Walt sick") for i in (1, 2)]
+    assert _answer("how many meetings has walt missed", meetings).startswith("2 in your notes")

@@ -21,7 +21,7 @@ from footnote.generation.checklists import Boxes, boxed_items, has_boxes
 from footnote.generation.dates import MONTH_WORD, calendar_mentions
 from footnote.generation.names import CALENDAR
 from footnote.generation.sentences import ITEM_LINE
-from footnote.text import QUERY_FILLER, terms
+from footnote.text import QUERY_FILLER, kin, spelled_out, terms
 
 # "How many loaves have I…", "how many of my work hours…", "How many long runs did I do"
 _HOW_MANY = re.compile(
@@ -123,7 +123,9 @@ def count_answer(
             listed = f": {'; '.join(boxed)}" if boxed else ""
             return f"{len(boxed)} {state} on {_label(todo)}{listed} [{todo.cid}]."
     series = _series(best.chunk.title, sources, frozenset(terms(question)))
-    if len(series) >= MIN_ITEMS:
+    # (a series the question names: "how many heel drops am i meant to do" counts no
+    # "wk log" notes, though its best line is in one)
+    if len(series) >= MIN_ITEMS and _names_series(best.chunk.title, question):
         return _counted_series(series, _OCCASIONS in what)
     items = _items(best)
     if items and _about(best, what, question):
@@ -311,6 +313,14 @@ def _series(
         notes.setdefault(s.chunk.note_id, s)
     series = [s for s in notes.values() if key and _series_key(s.chunk.title, asked) == key]
     return sorted(series, key=lambda s: s.chunk.created_at)
+
+
+def _names_series(title: str, question: str) -> bool:
+    """The question holds a word of the series' title ("callouts" for "callout - Hassan",
+    "karen" for "meeting w Karen 3"), as written or of its family."""
+    named = set(spelled_out(terms(title), title))  # ("mtg" is a meeting)
+    asked = set(spelled_out(terms(question, QUERY_FILLER), question))
+    return bool(named & asked or kin(asked, named))
 
 
 # "How many times…": each note is one occasion, whatever it lists
