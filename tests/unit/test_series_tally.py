@@ -126,3 +126,14 @@ def test_a_series_of_notes_is_counted_only_when_the_question_names_it() -> None:
     # written short, the series is still named: "mtg" is a meeting
     meetings = [_source(i, "book club mtg", f"{6 + i} came, Walt sick") for i in (1, 2)]
     assert _answer("how many meetings has walt missed", meetings).startswith("2 in your notes")
+
+
+def test_names_listed_across_notes_are_counted_each_once() -> None:
+    dues = [
+        _source(1, "choir dues", "paid so far:\nAnne, Bob K, Carol, Doris"),
+        _source(2, "choir", "dues tonight: Jack, Karen, Leo\nsections: S 10, A 9"),
+        _source(3, "choir", "dues: Quinn, Rosa, Carol"),
+    ]
+    answer = _answer("how many people have paid choir dues", dues)
+    assert answer.startswith("9 in your notes"), answer
+    assert "[N1]" in answer and "[N2]" in answer and "[N3]" in answer, answer

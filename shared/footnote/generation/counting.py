@@ -45,7 +45,10 @@ _PEOPLE = frozenset(
 )
 # One person's name: "Hana", "Dr. Feng", "Kim Osei" (a parenthesis after it is an aside:
 # "Dr. Feng (Geography)").
-_NAME = r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?(?:\s*\([^)]*\))?"
+# ("Bob K": a surname may be its initial)
+_NAME = (
+    r"(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z](?:[\w'’-]+|\.)?)?(?:\s*\([^)]*\))?"
+)
 # Names written one after another: "w/ Dev, Hana, Luis", "Members: Delgado, Okonkwo,
 # Dr. Feng", "Ana & Tom", "Priya + Sam".
 _NAMES = re.compile(rf"{_NAME}(?:\s*(?:,|&|\+|\band\b)\s*{_NAME})+")
@@ -91,6 +94,37 @@ def named_count(
         if len(names) >= MIN_ITEMS:
             return f"{len(names)} in your notes: {', '.join(names)} [{cid}]."
     return None
+
+
+# A line listing names after its label, or names alone: "dues tonight: Jack, Karen, Leo"
+_LABELLED_NAMES = re.compile(rf"^\s*(?:[^:\n]{{1,30}}:\s*)?(?P<names>{_NAMES.pattern})\s*[.!]?\s*$")
+
+
+def names_across(
+    what: Sequence[str], subject: frozenset[str], ranked: Sequence[tuple[str, str, frozenset[str]]]
+) -> str | None:
+    """ "How many people have paid choir dues?" over a list kept across notes ("choir
+    dues": "Anne, Bob K, Carol…"; "dues tonight: Jack, Karen…"; "dues: Quinn, Rosa…"): the
+    names of every line listing names and holding a word of the question besides what is
+    counted (``subject``; a note's title speaks for its lines), each once. Two notes at
+    least (one is ``named_count``'s); only for people."""
+    if what[-1] not in _PEOPLE or not subject:
+        return None
+    lists: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for text, cid, held in ranked:
+        m = _LABELLED_NAMES.match(text)
+        if m is None or not subject & held:
+            continue
+        for name in re.split(r"\s*(?:,|&|\+|\band\b)\s*", m["names"]):
+            name = re.sub(r"\s*\([^)]*\)", "", name).strip()  # "Xavier (from the notice!)"
+            if name and name.split()[0].lower() not in CALENDAR and name.lower() not in seen:
+                seen.add(name.lower())
+                lists.setdefault(cid, []).append(name)
+    if len(lists) < MIN_ITEMS:
+        return None
+    listed = "; ".join(f"{', '.join(names)} [{cid}]" for cid, names in lists.items())
+    return f"{len(seen)} in your notes: {listed}."
 
 
 def count_answer(

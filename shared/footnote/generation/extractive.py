@@ -35,6 +35,7 @@ from footnote.generation.counting import (
     listed_tally,
     multiplied_tally,
     named_count,
+    names_across,
     series_named,
     series_tally,
     stated_count,
@@ -614,6 +615,15 @@ def _compose(
     # the items of a line, each with how many ("Charlotte x30 + Pink Fir Apple x20")
     if what and (tally := multiplied_tally(what, question, ranked, sources)):
         return tally
+    if what and (
+        across := names_across(
+            what,
+            frozenset(question_terms) - frozenset(what),
+            [(c.text, c.cid, c.terms) for c in pool],
+        )
+    ):
+        # names listed across notes ("dues: …" at each rehearsal), each once
+        return across
     if what and (
         listed := named_count(
             what,
