@@ -615,25 +615,18 @@ def _compose(
     # the items of a line, each with how many ("Charlotte x30 + Pink Fir Apple x20")
     if what and (tally := multiplied_tally(what, question, ranked, sources)):
         return tally
-    if what and (
-        across := names_across(
-            what,
-            frozenset(question_terms) - frozenset(what),
-            [(c.text, c.cid, c.terms) for c in pool],
-        )
-    ):
-        # names listed across notes ("dues: …" at each rehearsal), each once
-        return across
-    if what and (
-        listed := named_count(
-            what,
-            frozenset(question_terms) - frozenset(what),
-            [(c.text, c.cid, c.terms) for c in pool],
-        )
+    # names: listed across notes ("dues: …" at each rehearsal), each once, or by the best
+    # line ("study group w/ Dev, Hana, Luis")
+    if what:
+        besides = frozenset(question_terms) - frozenset(what)
+        with_terms = [(c.text, c.cid, c.terms) for c in pool]
+        if across := names_across(what, besides, with_terms):
+            return across
         # (the names of who speaks count here: "meeting w Karen 2" names the series)
-        or series_named(what, question, all_terms, sources)
-    ):
-        return listed
+        if listed := named_count(what, besides, with_terms) or series_named(
+            what, question, all_terms, sources
+        ):
+            return listed
     if what and (stated := stated_count(what, [c.text for c in pool])) is not None:
         # "How many signups…" over "signups 312": that sentence leads the answer, if its
         # note holds the names asked about ("312 downloads" on launch day is no figure of
