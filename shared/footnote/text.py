@@ -261,9 +261,12 @@ def kin(wanted: Iterable[str], have: Iterable[str]) -> set[str]:
 
 
 # "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though
-# both of its words are stopwords. "I need to do X" stays two.
+# both of its words are stopwords. "I need to do X" stays two, and so does "what am I
+# meant to do" (what was prescribed, not a list).
 _TODO = re.compile(
-    r"\bto-do(s?)\b|\bto\s+do(?=\s+lists?\b|\s*:|\s*$)", re.IGNORECASE | re.MULTILINE
+    r"\bto-do(s?)\b|\bto\s+do(?=\s+lists?\b|\s*:)|"
+    r"(?<!meant\s)(?<!supposed\s)\bto\s+do(?=\s*$)",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 

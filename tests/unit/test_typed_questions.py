@@ -148,3 +148,12 @@ def test_sat_and_sun_written_as_days_are_the_days() -> None:
     assert "Ayla + Mehmet" in answer
     # "sat" and "sun" as words are no days
     assert "saturday" not in spelled_out(terms("we sat in the sun"), "we sat in the sun")
+
+
+def test_a_prescribed_to_do_is_no_to_do_list() -> None:
+    # "what am I meant to do" asks what was prescribed: a TODO note is no answer
+    assert "todo" not in terms("how many heel drops am i meant to do")
+    assert "todo" not in terms("what am I supposed to do")
+    # the list is still asked for, and still a heading
+    assert "todo" in terms("what do I need to do")
+    assert "todo" in terms("Things to do") and "todo" in terms("To do:")
