@@ -52,6 +52,13 @@ _NAME = (
 # Names written one after another: "w/ Dev, Hana, Luis", "Members: Delgado, Okonkwo,
 # Dr. Feng", "Ana & Tom", "Priya + Sam".
 _NAMES = re.compile(rf"{_NAME}(?:\s*(?:,|&|\+|\band\b)\s*{_NAME})+")
+
+
+def _split_names(listed: str) -> list[str]:
+    """The names of a run of them ("Ana & Tom, Priya + Sam")."""
+    return [n.strip() for n in re.split(r"\s*(?:,|&|\+|\band\b)\s*", listed) if n.strip()]
+
+
 # A number beside the thing counted: "signups 312", "4 lengths", "sold 9 tees".
 _NUMBER = r"\d[\d,.]*[kK]?"
 MIN_ITEMS = 2
@@ -88,7 +95,7 @@ def named_count(
         if not most or len(subject & held) < most:
             continue
         found = max((m.group(0) for m in _NAMES.finditer(text)), key=len, default="")
-        names = [n.strip() for n in re.split(r"\s*(?:,|&|\+|\band\b)\s*", found) if n.strip()]
+        names = _split_names(found)
         # "6–10 April (Easter hols) + Sat 28" lists days, not people
         names = [n for n in names if n.split()[0].lower().rstrip(".") not in CALENDAR]
         if len(names) >= MIN_ITEMS:
@@ -116,8 +123,8 @@ def names_across(
         m = _LABELLED_NAMES.match(text)
         if m is None or not subject & held:
             continue
-        for name in re.split(r"\s*(?:,|&|\+|\band\b)\s*", m["names"]):
-            name = re.sub(r"\s*\([^)]*\)", "", name).strip()  # "Xavier (from the notice!)"
+        for listed in _split_names(m["names"]):
+            name = re.sub(r"\s*\([^)]*\)", "", listed).strip()  # "Xavier (from the notice!)"
             if name and name.split()[0].lower() not in CALENDAR and name.lower() not in seen:
                 seen.add(name.lower())
                 lists.setdefault(cid, []).append(name)
@@ -295,8 +302,7 @@ def multiplied_tally(
             None,
         )
         if first is not None:
-            items = [text[first.start() :]]
-            rest = _ITEM_SEPARATOR.split(items[0])
+            rest = _ITEM_SEPARATOR.split(text[first.start() :])
             items = rest[:1] + list(
                 itertools.takewhile(lambda item: not item[:1].islower(), rest[1:])
             )

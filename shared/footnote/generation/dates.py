@@ -261,6 +261,18 @@ _MONTHLY = re.compile(
 )
 
 
+def _nth_weekday(month: date, weekday: int, nth: str) -> date:
+    """The ``nth`` ("2nd", "third", "last") ``weekday`` of ``month``'s month."""
+    last = calendar.monthrange(month.year, month.month)[1]
+    days = [
+        month.replace(day=d)
+        for d in range(1, last + 1)
+        if month.replace(day=d).weekday() == weekday
+    ]
+    n = _NTH.get(nth.lower())
+    return days[n - 1] if n is not None else days[-1]
+
+
 def monthly_days(text: str, written: date, until: date) -> list[date]:
     """The days a monthly rule of the text ("2nd Monday of every month", "standing order
     on the 28th") falls on, from the month written to the month after ``until``."""
@@ -277,14 +289,9 @@ def monthly_days(text: str, written: date, until: date) -> list[date]:
             found.append(month.replace(day=min(int(day_rule["dom"]), last)))
         elif rule is not None:
             weekday = _weekday(rule["wd"])
-            days = [
-                month.replace(day=d)
-                for d in range(1, last + 1)
-                if month.replace(day=d).weekday() == weekday
-            ]
-            for n in filter(None, (rule["n"], rule["n2"])):
-                nth = _NTH.get(n.lower())
-                found.append(days[nth - 1] if nth is not None else days[-1])
+            found.extend(
+                _nth_weekday(month, weekday, n) for n in filter(None, (rule["n"], rule["n2"]))
+            )
         month = _add_months(month, 1)
     return [d for d in found if d >= written]
 
@@ -456,13 +463,7 @@ def _meaning(
         if first is None:
             return None
         wd = _weekday(m["wd"])
-        last = calendar.monthrange(first.year, first.month)[1]
-        days = [
-            first.replace(day=d) for d in range(1, last + 1) if first.replace(day=d).weekday() == wd
-        ]
-        nth = _NTH.get(m["n"].lower())
-        day = days[nth - 1] if nth is not None else days[-1]
-        return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
+        return f"{_WEEKDAYS[wd].capitalize()}, {day_text(_nth_weekday(first, wd, m['n']))}"
     if kind == "weekday" and (
         _EVERY.search(m.string, 0, m.start())
         or _weekly(m)
@@ -474,12 +475,13 @@ def _meaning(
         or (_THE.search(m.string, 0, m.start()) and _COUNTED_FROM.match(m.string, m.end()))
     ):
         return None  # "every Wednesday 6pm": a weekly time, no one day (quoted as written)
-    if kind in ("last_weekday", "next_weekday", "weekday", "weekday_next_week"):
-        wd = _weekday(m["wd"] or m["wd2"] if kind == "weekday_next_week" else m["wd"])
+    if kind == "weekday_next_week":
+        wd = _weekday(m["wd"] or m["wd2"])
+        monday = written + timedelta(days=7 - written.weekday())
+        return f"{_WEEKDAYS[wd].capitalize()}, {day_text(monday + timedelta(days=wd))}"
+    if kind in ("last_weekday", "next_weekday", "weekday"):
+        wd = _weekday(m["wd"])
         name = _WEEKDAYS[wd].capitalize()
-        if kind == "weekday_next_week":
-            monday = written + timedelta(days=7 - written.weekday())
-            return f"{name}, {day_text(monday + timedelta(days=wd))}"
         if kind == "next_weekday" or (kind == "weekday" and looks_ahead):
             # "before Friday", "due Friday", "we'll meet on Friday": the first one after
             # the day of writing.

@@ -697,8 +697,8 @@ def _ahead_of(meaning: str, today: date | None) -> bool:
     """The meaning is a day, or a month, after ``today``."""
     if today is None:
         return False
-    if (day := day_of(meaning)) is not None:
-        return day > today
+    if day_of(meaning) is not None:
+        return _after(meaning, today)
     month = _MONTH_ONLY.fullmatch(meaning)
     return (
         month is not None and (first := day_of(f"1 {month.group(0)}")) is not None and first > today
