@@ -1627,3 +1627,24 @@ def test_a_value_named_by_the_questions_word_is_of_what_its_note_is_about() -> N
     ]
     answer = _answer("how much is the allotment rent now", rent)
     assert "£68" in answer and "[N1]" in answer and "£5" not in answer, answer
+
+
+def test_a_number_on_its_own_line_is_of_what_its_note_is_about() -> None:
+    practice = [
+        _source(
+            "N1",
+            "",
+            "rang Elm St Medical - appt w/ Dr Haddad fri 10.40\nbring his boxes\nph 03 9555 0142",
+        )
+    ]
+    assert "03 9555 0142" in _answer("what's the elm st medical phone number", practice)
+    # a line naming whose number it is belongs to them, not to the note's subject
+    cat = [
+        _source(
+            "N1",
+            "cat sit",
+            "Mr Whiskers (old ginger tom)\n- litter every visit\n"
+            "€20/visit. Jean's mobile 087 614 2290",
+        )
+    ]
+    assert _answer("whats tom whelans phone number", cat) == NOT_ENOUGH

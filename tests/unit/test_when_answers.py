@@ -721,3 +721,16 @@ def test_the_nth_weekday_of_a_month_is_that_day() -> None:
     assert [r.meaning for r in found] == ["Thursday, 16 April 2026"], found
     found = resolve_phrases("party the last fri of june", written)
     assert [r.meaning for r in found] == ["Friday, 26 June 2026"], found
+
+
+def test_a_weekday_and_day_to_come_may_be_months_away() -> None:
+    # written on Sunday 1 February 2026: no Friday falls on a 12th until June
+    found = resolve_phrases("we can set up fri 12th from 6pm", datetime(2026, 2, 1, tzinfo=UTC))
+    assert [r.meaning for r in found] == ["Friday, 12 June 2026"], found
+
+
+def test_a_thing_done_on_sat_was_done_that_saturday() -> None:
+    # written on Monday 2 February 2026 ("sat" after a verb, "I sat down", is no day)
+    found = resolve_phrases("covid booster done sat, sore arm", datetime(2026, 2, 2, tzinfo=UTC))
+    assert [r.meaning for r in found] == ["Saturday, 31 January 2026"], found
+    assert resolve_phrases("I sat down with Mo", datetime(2026, 2, 2, tzinfo=UTC)) == []

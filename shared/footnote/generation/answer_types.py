@@ -318,6 +318,9 @@ _ASKS = (
 SLOTS = frozenset(
     {_EMAIL, _PHONE, _IDENTIFIER, _MONEY, _RATE, MONEY_OR_RATE, _MEASURE, _CLOCK, _AMOUNT, _ADDRESS}
 )
+# The ways to reach a place or person: on a line of its own, of whatever its note is
+# about ("rang Elm St Medical - appt w/ Dr Haddad fri" / "ph 03 9555 0142").
+CONTACTS = frozenset({_EMAIL, _PHONE, _ADDRESS})
 # What "how much" asks: a sum of money, or an amount that may be one.
 QUANTITIES = frozenset({_MONEY, _RATE, MONEY_OR_RATE, _AMOUNT})
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
@@ -29,8 +30,12 @@ MONTH_WORD = rf"{_MONTH}[a-z]*"
 # Full names in any case; the short forms capitalised ("Sat 24 Jan", "Tues"), or in
 # lowercase as quick notes write them ("from fri", "mon 18th"): "mon", "tues", "thurs" and
 # "fri" always, "sat", "wed" and "sun" (words too: "sat down", "sun cream") only after a
-# word that leads a day or before a day of the month ("by sat", "sat 5th").
-_LEADS_DAY = ("on", "by", "from", "until", "till", "next", "last", "this", "before", "after", "due")
+# word that leads a day or before a day of the month ("by sat", "sat 5th"); a thing done
+# or booked is done on a day ("covid booster done sat"), a verb is no thing done.
+_LEADS_DAY = (
+    *("on", "by", "from", "until", "till", "next", "last", "this", "before", "after", "due"),
+    *("done", "booked", "finished"),
+)
 _AFTER_LEAD = "|".join(f"(?<=\\b{w} )" for w in _LEADS_DAY)
 _WD = (
     rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?|"
@@ -599,15 +604,22 @@ def _weekday_day(wd: int, dom: int, written: date, ahead: bool) -> str | None:
     around the day of writing, the nearest where the 21st is a Friday; for a phrase said
     to look ahead (``ahead``: "pay by Weds 25th"), the nearest still to come: Wednesday
     25 March, written on 6 March, though 25 February was one too."""
-    found: list[date] = []
-    for shift in (0, 1, -1, 2, -2):
-        first = _add_months(written, shift)
-        if dom <= calendar.monthrange(first.year, first.month)[1]:
-            day = first.replace(day=dom)
-            if day.weekday() == wd:
-                found.append(day)
+
+    def on_weekday(shifts: Iterable[int]) -> list[date]:
+        found = []
+        for shift in shifts:
+            first = _add_months(written, shift)
+            if dom <= calendar.monthrange(first.year, first.month)[1]:
+                day = first.replace(day=dom)
+                if day.weekday() == wd:
+                    found.append(day)
+        return found
+
+    found = on_weekday((0, 1, -1, 2, -2))
     if ahead:
-        found = [d for d in found if d >= written] or found
+        # the first still to come, however far: "we can set up fri 12th", written on 1
+        # February, is Friday 12 June (no Friday falls on a 12th from March to May)
+        found = [d for d in found if d >= written] or on_weekday(range(3, 12))[:1] or found
     if not found:
         return None
     day = min(found, key=lambda d: abs((d - written).days))

@@ -784,6 +784,8 @@ def _compose(
             # the word asking for the value, unless every value of the kind is named by it
             frozenset() if answer_types.named_by_value(question) else frozenset(terms(asking)),
             after,
+            # (a number or address is of what its note is about: its title or opening)
+            {s.cid: headline_terms(s) for s in sources} if kind in answer_types.CONTACTS else {},
         )
         if chosen and sums.ASKS_TOTAL.search(question):
             # "How much did the parts order come to?": of the lines of the order's note,
@@ -1394,6 +1396,7 @@ def _with_answer_of_kind(
     titles: Mapping[str, frozenset[str]] | None = None,
     asking: frozenset[str] = frozenset(),
     after: frozenset[tuple[str, int]] = frozenset(),
+    headlines: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Candidate]:
     """The chosen sentences, led by one that says what the question asks for ("How
     often…": a frequency), taken from the chosen passages, or else from another note
@@ -1405,7 +1408,8 @@ def _with_answer_of_kind(
     value (``owned``), from a sentence that is theirs. A sentence naming the value it
     states by the question's word for it (``asking``: "door code 5821#" for "What's the
     code to get into the machiya?") in a note holding the rest of what the lead holds
-    ("machiya is tiny & perfect") may join too."""
+    ("machiya is tiny & perfect") may join too. A way to reach or name a thing
+    (``answer_types.CONTACTS``) is of what its note is about (``headlines``)."""
 
     def says_it(c: Candidate) -> bool:
         if kind is answer_types.MEASURE and not (
@@ -1429,6 +1433,11 @@ def _with_answer_of_kind(
         if kind not in answer_types.SLOTS:
             return True
         held = c.terms | (titles or {}).get(c.cid, frozenset())
+        if headlines and len(words(kind.sub(" ", c.text))) <= 1:
+            # "rang Elm St Medical - appt fri" / "ph 03 9555 0142": a bare number is the
+            # practice's ("Jean's mobile 087 …" in the note about her cat is Jean's; "Cups
+            # - Papier-Paul, min order €150" in a list of suppliers is another item)
+            held |= headlines.get(c.cid, frozenset())
         if c.terms & asking:
             # a value named by the question's word for it ("rent £68 due 1 oct") is of
             # what its note is about ("… to Hollins Lane Allotment Soc" for "how much is
