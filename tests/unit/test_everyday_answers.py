@@ -1648,3 +1648,17 @@ def test_a_number_on_its_own_line_is_of_what_its_note_is_about() -> None:
         )
     ]
     assert _answer("whats tom whelans phone number", cat) == NOT_ENOUGH
+
+
+def test_what_was_not_yet_done_is_the_open_boxes_of_the_checklist() -> None:
+    trip = [
+        _source(
+            "N1",
+            "sydney trip - dad",
+            "[x] webster packs x2\n[x] med list printed\n[ ] GP letter - in folder\n"
+            "[x] home BP machine\n[ ] spare glasses\nflight sun 21st 10.05am, back 4 jan",
+        )
+    ]
+    answer = _answer("what hadnt i packed yet for dads trip", trip)
+    assert "GP letter" in answer and "spare glasses" in answer, answer
+    assert "webster" not in answer and "med list" not in answer, answer

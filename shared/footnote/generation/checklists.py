@@ -15,10 +15,12 @@ from enum import Enum
 OPEN_ITEM = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?\[ ?\][ \t]+\S", re.MULTILINE)
 # A checkbox ticked: "[x] call Jo", "- [X] call Jo".
 _DONE_ITEM = re.compile(r"^[ \t]*(?:[-*•][ \t]*)?\[[xX]\][ \t]+\S", re.MULTILINE)
-# "… still open / unticked / left to do / not done": the unticked boxes.
+# "… still open / unticked / left to do / not done", "what hadn't I packed yet": the
+# unticked boxes.
 _ASKS_OPEN = re.compile(
     r"\b(?:open|unticked|unchecked|undone|outstanding|remaining|left|still\s+(?:to\s+do|"
-    r"need|have\s+to|got\s+to)|not\s+(?:yet\s+)?(?:done|ticked|checked|finished|completed))\b",
+    r"need|have\s+to|got\s+to)|not\s+(?:yet\s+)?(?:done|ticked|checked|finished|completed)|"
+    r"(?:haven|hadn|hasn|didn)['’]?t|yet\s+to)\b",
     re.IGNORECASE,
 )
 # "… done / ticked off / finished / completed", not "not done": the ticked boxes.

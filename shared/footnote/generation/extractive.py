@@ -668,9 +668,15 @@ def _compose(
     of_the_list = bool(pool) and (
         pool[0].text.rstrip().endswith(":")
         or not frozenset(terms(pool[0].text)) & frozenset(question_terms)
-        or _heads_items(pool[0], next(s.chunk.text for s in sources if s.cid == pool[0].cid))
+        or _heads_items(pool[0], by_cid_text(sources, pool[0].cid))
     )
-    asks_a_list = analysis.intent is Intent.LIST or MemoryType.TASK in analysis.types
+    # (asked which boxes, "what hadn't I packed yet", over a checklist: its items)
+    asks_boxes = bool(pool) and checklists.asked_boxes(question) is not None
+    asks_a_list = (
+        analysis.intent is Intent.LIST
+        or MemoryType.TASK in analysis.types
+        or (asks_boxes and checklists.has_boxes(by_cid_text(sources, pool[0].cid)))
+    )
     the_list = _the_list(pool, sources, question) if asks_a_list or of_the_list else []
     if (
         the_list
@@ -1259,6 +1265,11 @@ def _giving_a_name(
         None,
     )
     return [lead] if lead is not None else []
+
+
+def by_cid_text(sources: Sequence[Source], cid: str) -> str:
+    """The text of the note cited as ``cid``."""
+    return next(s.chunk.text for s in sources if s.cid == cid)
 
 
 def _checklist_first(
