@@ -734,3 +734,22 @@ def test_a_thing_done_on_sat_was_done_that_saturday() -> None:
     found = resolve_phrases("covid booster done sat, sore arm", datetime(2026, 2, 2, tzinfo=UTC))
     assert [r.meaning for r in found] == ["Saturday, 31 January 2026"], found
     assert resolve_phrases("I sat down with Mo", datetime(2026, 2, 2, tzinfo=UTC)) == []
+
+
+def test_asked_what_is_to_come_a_day_read_back_by_a_past_tense_is_read_ahead() -> None:
+    # written on 23 February: "took the 21st" reads back to 21 February, but asked on
+    # 4 March "when is" the party, the 21st still to come is 21 March
+    change = _source(
+        "N1",
+        "Bounce Kingdom emailed - closed for repairs on the 14th!! offered the following sat\n"
+        "took the 21st, same time 2-4. ruby cried then got over it",
+        datetime(2026, 2, 23, tzinfo=UTC),
+        "party change",
+    )
+    question = "when is rubys party"
+    found = compose(question, [change], analyze(question, datetime(2026, 3, 4, tzinfo=UTC)))
+    assert "21 March" in found, found
+    # asked of the past, the reading is the one written
+    question = "when was rubys party"
+    found = compose(question, [change], analyze(question, datetime(2026, 3, 4, tzinfo=UTC)))
+    assert "21 February" in found, found

@@ -143,6 +143,10 @@ class Resolved:
     # which way it reads ("Frost -3 on Monday"): a question asked in the past tense ("When
     # was the frost?") reads it so.
     read_back: str | None = None
+    # What it means read ahead, when only a past tense in its sentence read it back ("took
+    # the 21st", written on the 23rd, of the party's new day): a question asked of what is
+    # to come ("When is the party?"), after that day, reads it so.
+    read_ahead: str | None = None
 
 
 _DAY_TEXT = re.compile(r"\b(\d{1,2}) ([A-Z][a-z]+) (\d{4})$")
@@ -686,13 +690,17 @@ def resolve_phrases(text: str, written: datetime | date, before: str = "") -> li
             )
             start = m.start()
             read_back = None
-            if kind in ("weekday", "day_of_month", "month") and _cued_ahead(m) is None:
+            cued = _cued_ahead(m) if kind in ("weekday", "day_of_month", "month") else True
+            if cued is None:
                 read_back = _meaning(kind, m, day, month_first, ahead=False)
+            read_ahead = None
+            if cued is False and kind in ("weekday", "day_of_month"):
+                read_ahead = _meaning(kind, m, day, month_first, ahead=True)
             if kind == "numeric":
                 past = not m["y1"] and not m["y2"] and not _numeric_ahead(m)
                 # the date itself, after its leading word ("by 12/1" is a deadline)
                 start = m.start("a1") if m["a1"] else m.start()
-            found.append(Resolved(m.group(0), meaning, start, m.end(), past, read_back))
+            found.append(Resolved(m.group(0), meaning, start, m.end(), past, read_back, read_ahead))
             taken.append((m.start(), m.end()))
     found.sort(key=lambda r: r.start)
     return found

@@ -233,6 +233,7 @@ def _dated_answer(
     # direction of is the one before, not one still to come.
     today = now.astimezone(zone).date() if now is not None and zone is not None else None
     asked_back = bool(_ASKS_PAST.search(question)) and not _ASKS_PLANNED.search(question)
+    asked_ahead = bool(_ASKS_AHEAD.search(question)) and not asked_back
 
     def dates_of(c: Candidate) -> list[_Dated]:
         """The dates the sentence states, or its title when the sentence states none
@@ -260,6 +261,11 @@ def _dated_answer(
                 return [
                     _Dated(r.read_back, False, True)
                     if asked_back and r.read_back is not None and _after(r.meaning, today)
+                    else _Dated(r.read_ahead, is_deadline(text, r.start), False)
+                    if asked_ahead
+                    and r.read_ahead is not None
+                    and not _after(r.meaning, today)
+                    and not _before(r.read_ahead, today)
                     else _Dated(r.meaning, is_deadline(text, r.start), r.past)
                     for r in resolved
                 ]
@@ -703,6 +709,11 @@ def _ahead_of(meaning: str, today: date | None) -> bool:
     return (
         month is not None and (first := day_of(f"1 {month.group(0)}")) is not None and first > today
     )
+
+
+def _before(meaning: str, today: date | None) -> bool:
+    day = day_of(meaning)
+    return today is not None and day is not None and day < today
 
 
 def _after(meaning: str, today: date | None) -> bool:
