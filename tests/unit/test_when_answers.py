@@ -753,3 +753,13 @@ def test_asked_what_is_to_come_a_day_read_back_by_a_past_tense_is_read_ahead() -
     question = "when was rubys party"
     found = compose(question, [change], analyze(question, datetime(2026, 3, 4, tzinfo=UTC)))
     assert "21 February" in found, found
+
+
+def test_the_next_one_is_read_past_the_days_gone_by() -> None:
+    notes = [
+        _source("N1", "next appt thurs mar 5", datetime(2026, 2, 10, tzinfo=UTC), "physio #3"),
+        _source("N2", "next appt in 4 wks", datetime(2026, 3, 5, tzinfo=UTC), "physio #4"),
+    ]
+    question = "when's my next physio"
+    found = compose(question, notes, analyze(question, datetime(2026, 3, 18, tzinfo=UTC)))
+    assert "2 April 2026" in found and "[N2]" in found, found

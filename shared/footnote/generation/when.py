@@ -136,14 +136,48 @@ def dated_answer(
     says nothing of when: declined rather than answered with the day it was saved.
     """
     answer = _dated_answer(question_terms, pool, sources, question, zone, spoken, now)
-    if now is not None and _STILL_TO_COME.search(question):
-        # "When's Craig's next weekend with the kids?" is never a day gone by
-        today = now.astimezone(zone).date()
-        told = MARKER.sub("", answer).rstrip(". ")
-        days = [d] if (d := day_of(told)) else named_days(told, today)
-        if days and max(days) < today:
-            return NOT_ENOUGH
-    return answer
+    if now is None or not _STILL_TO_COME.search(question):
+        return answer
+    # "When's Craig's next weekend with the kids?" is never a day gone by ...
+    today = now.astimezone(zone).date()
+    if not _gone_by(answer, today):
+        return answer
+    # ... but a later sentence may tell it: "When's my next physio?" over "next appt thurs
+    # mar 5" and, a note later, "next appt in 4 wks"
+    kept = _not_gone_by(pool, sources, today, zone)
+    if kept and len(kept) < len(pool):
+        answer = _dated_answer(question_terms, kept, sources, question, zone, spoken, now)
+        if not _gone_by(answer, today):
+            return answer
+    return NOT_ENOUGH
+
+
+def _gone_by(answer: str, today: date) -> bool:
+    """The days the answer tells have all gone by."""
+    told = MARKER.sub("", answer).rstrip(". ")
+    days = [d] if (d := day_of(told)) else named_days(told, today)
+    return bool(days) and max(days) < today
+
+
+def _not_gone_by(
+    pool: Sequence[Candidate], sources: Sequence[Source], today: date, zone: tzinfo | None
+) -> list[Candidate]:
+    """The sentences naming no day, a day that recurs, or a day not before ``today``,
+    read against their note's day."""
+    written = {
+        s.cid: (s.chunk.created_at.astimezone(zone) if zone else s.chunk.created_at).date()
+        for s in sources
+    }
+
+    def gone(c: Candidate) -> bool:
+        if monthly_days(c.text, written[c.cid], today) or weekly_days(c.text, today):
+            return False  # "standing order on the 28th" comes round again
+        days = named_days(c.text, written[c.cid]) or [
+            d for r in resolve_phrases(c.text, written[c.cid]) if (d := day_of(r.meaning))
+        ]
+        return bool(days) and max(days) < today
+
+    return [c for c in pool if not gone(c)]
 
 
 def _dated_answer(
