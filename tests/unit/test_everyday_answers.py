@@ -1662,3 +1662,23 @@ def test_what_was_not_yet_done_is_the_open_boxes_of_the_checklist() -> None:
     answer = _answer("what hadnt i packed yet for dads trip", trip)
     assert "GP letter" in answer and "spare glasses" in answer, answer
     assert "webster" not in answer and "med list" not in answer, answer
+
+
+def test_asked_what_happened_a_plan_is_no_answer() -> None:
+    todo = _source(
+        "N1",
+        "march to do",
+        "[ ] ring Kev re remortgage\n[x] self assessment paid 31 jan\n"
+        "[ ] get 3 quotes for new boiler at Whitworth before next winter",
+    )
+    assert _answer("what did the boiler quotes come back at", [todo]) == NOT_ENOUGH
+    goals = _source(
+        "N1",
+        "new year",
+        "rate up to £10.20/hr from this month\ngoals 2026:\n- pass 18th ed\n- pass AM2\n"
+        "- get ECS gold card",
+    )
+    assert _answer("how did i do in the AM2", [goals]) == NOT_ENOUGH
+    # the same item in a list of what was done is what happened
+    done = _source("N1", "jan", "results:\n- pass AM2\n- pass 18th ed")
+    assert "AM2" in _answer("how did i do in the AM2", [done])

@@ -853,7 +853,7 @@ def _compose(
         or not _holds_codes(question, chosen[0], sources)
         or not _reports_words(question, chosen, sources)
         or not _tells_the_verb(question, chosen)
-        or _only_planned(question, chosen)
+        or _only_planned(question, chosen, sources)
         or (not listing and not the_list and _only_repeats(question, chosen))
     ):
         return NOT_ENOUGH
@@ -1753,22 +1753,51 @@ def _tells_the_verb(question: str, chosen: Sequence[Candidate]) -> bool:
     return any(_tells(c.text, asked["verb"]) for c in chosen)
 
 
-def _only_planned(question: str, chosen: Sequence[Candidate]) -> bool:
+def _only_planned(question: str, chosen: Sequence[Candidate], sources: Sequence[Source]) -> bool:
     """ "Which motel did I book in Carmel Valley?" over "[ ] book motel in Carmel Valley":
-    asked what the writer did, the answer is a box still open, and no line tells it done."""
-    asked = DID.search(question)
-    if (
-        asked is None
-        or asked["who"].lower() not in ("i", "we")
-        or asked["verb"] in _NO_DOING
-        or checklists.box_of(chosen[0].text) is not checklists.Boxes.OPEN
-    ):
+    asked what happened, the answer is only a plan, a box still open or an item under
+    "goals 2026:" ("how did I do in the AM2" over "- pass AM2"), and no line tells it
+    done."""
+    if not _ASKS_WHAT_HAPPENED.search(question):
         return False
-    return not any(
-        checklists.box_of(c.text) is not checklists.Boxes.OPEN
-        and _tells(c.text, asked["verb"], done=True)
-        for c in chosen
-    )
+    texts = {s.cid: s.chunk.text for s in sources}
+
+    def planned(c: Candidate) -> bool:
+        return checklists.box_of(c.text) is checklists.Boxes.OPEN or _planned_item(
+            c.text, texts.get(c.cid, "")
+        )
+
+    if not planned(chosen[0]):
+        return False
+    asked = DID.search(question)
+    if asked is not None and asked["who"].lower() in ("i", "we") and asked["verb"] not in _NO_DOING:
+        return not any(
+            checklists.box_of(c.text) is not checklists.Boxes.OPEN
+            and _tells(c.text, asked["verb"], done=True)
+            for c in chosen
+        )
+    return all(planned(c) for c in chosen)
+
+
+# Asked what happened: "what did the quotes come back at", "did Femi get the cat".
+_ASKS_WHAT_HAPPENED = re.compile(r"\bdid\b", re.IGNORECASE)
+# A heading over what is meant to happen: "goals 2026:", "To do:", "plans for May:".
+_PLAN_HEADING = re.compile(
+    r"\b(?:goals?|plans?|to-?\s?dos?|todo|wish\s?list|resolutions?|ideas?)\b[^\n]*:\s*$",
+    re.IGNORECASE,
+)
+
+
+def _planned_item(line: str, note: str) -> bool:
+    """The line is an item of a list headed as a plan ("goals 2026:" / "- pass AM2")."""
+    lines = note.splitlines()
+    at = next((i for i, text in enumerate(lines) if line.strip() and line.strip() in text), None)
+    if at is None or not ITEM_LINE.match(lines[at]):
+        return False
+    for text in reversed(lines[:at]):
+        if not ITEM_LINE.match(text):
+            return bool(_PLAN_HEADING.search(text))
+    return False
 
 
 def _tells(text: str, verb: str, done: bool = False) -> bool:
