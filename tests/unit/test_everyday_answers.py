@@ -1682,3 +1682,31 @@ def test_asked_what_happened_a_plan_is_no_answer() -> None:
     # the same item in a list of what was done is what happened
     done = _source("N1", "jan", "results:\n- pass AM2\n- pass 18th ed")
     assert "AM2" in _answer("how did i do in the AM2", [done])
+
+
+def test_a_value_as_it_stands_is_the_latest_by_the_questions_word_for_it() -> None:
+    def dated(cid: str, text: str, day: int, tags: str = "") -> Source:
+        chunk = Chunk(
+            f"{cid}_c",
+            f"{cid}_n",
+            "t",
+            0,
+            text,
+            tuple(terms(f"{text} {tags}")),
+            MemoryType.NOTE,
+            datetime(2026, 1, day, tzinfo=UTC),
+            (),
+            "m",
+            "",
+        )
+        return Source(cid, chunk, 1.0)
+
+    notes = [
+        dated("N1", "rent in:\njan - Whitworth £875 in on the 1st ✓", 2),
+        # later, a price of the same flat that is no rent ...
+        dated("N2", "expenses\n3 new smoke alarms Whitworth £36", 12),
+        # ... and the rent, in a note the flat's tag names
+        dated("N3", "Jess + Hana first rent £925 paid ✓", 30, "whitworth money"),
+    ]
+    answer = _answer("what's the rent at whitworth now", notes)
+    assert answer.startswith("Jess + Hana first rent £925") and "[N3]" in answer, answer

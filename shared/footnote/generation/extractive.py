@@ -817,7 +817,12 @@ def _compose(
             # 27th march" is no later "total cost £265 per pupil")
             latest_kind = answer_types.RATE if answer_types.per_unit_asked(question) else kind
             chosen = _latest_of_kind(
-                latest_kind, chosen, pool, subject or set(question_terms), sources
+                latest_kind,
+                chosen,
+                pool,
+                subject or set(question_terms),
+                sources,
+                frozenset(terms(asking)),
             )
         if chosen and kind.search(said(chosen[0].text) or chosen[0].text):
             # The lead states the value: another note's line that adds only the names the
@@ -1647,13 +1652,17 @@ def _latest_of_kind(
     pool: Sequence[Candidate],
     wanted: set[str],
     sources: Sequence[Source],
+    asking: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """The chosen sentences, led by the latest-written one that states a value of the kind
-    asked for about as much of the question as the lead does."""
+    asked for about as much of the question as the lead does, by the question's word for
+    it when the lead has that word ("rent £925" after "Whitworth £875 rent", not "smoke
+    alarms Whitworth £36")."""
     written = {s.cid: s.chunk.created_at for s in sources}
     lead = chosen[0]
     if not kind.search(said(lead.text) or lead.text):
         return chosen
+    named_by = asking & lead.terms
     floor = len(lead.terms & wanted)
     # The thing's own name in the lead ("House blend Kreuzberg Crema €21.50/kg") is how a
     # later line calls it ("10kg Crema (€23/kg now)"): a name the question does not give
@@ -1667,10 +1676,14 @@ def _latest_of_kind(
         )
         - wanted
     )
+    # (a later line of the same thing may leave what it is of to its note: "first rent
+    # £925 paid" in a note tagged "whitworth")
+    noted = {s.cid: frozenset(s.chunk.terms) for s in sources}
     same = [
         c
         for c in pool
-        if (len(c.terms & wanted) >= floor or c.terms & called)
+        if (len((c.terms | noted[c.cid]) & wanted) >= floor or c.terms & called)
+        and named_by <= c.terms
         and kind.search(said(c.text) or c.text)
     ]
     latest = max(same, key=lambda c: written[c.cid], default=lead)
