@@ -137,3 +137,13 @@ def test_names_listed_across_notes_are_counted_each_once() -> None:
     answer = _answer("how many people have paid choir dues", dues)
     assert answer.startswith("9 in your notes"), answer
     assert "[N1]" in answer and "[N2]" in answer and "[N3]" in answer, answer
+
+
+def test_versions_of_one_list_are_no_occasions_the_latest_tells_how_many() -> None:
+    versions = [
+        _source(1, "guest list v1", "first pass: 122 😬\nmy side 58, Luis side 49"),
+        _source(2, "guest list v2", "down to 94. no plus ones"),
+        _source(3, "guest list v3", "final-ish: 84\nmy side 40, Luis side 34, friends 10"),
+    ]
+    answer = _answer("how many guests are we at now", versions)
+    assert answer.startswith("final-ish: 84") and "[N3]" in answer, answer

@@ -163,6 +163,8 @@ def count_answer(
             state = "still open" if boxes is Boxes.OPEN else "done"
             listed = f": {'; '.join(boxed)}" if boxed else ""
             return f"{len(boxed)} {state} on {_label(todo)}{listed} [{todo.cid}]."
+    if (latest := _latest_version(best, sources, question)) is not None:
+        return latest
     series = _series(best.chunk.title, sources, frozenset(terms(question)))
     # (a series the question names: "how many heel drops am i meant to do" counts no
     # "wk log" notes, though its best line is in one)
@@ -347,12 +349,32 @@ def _series(
     """The notes (one source each) whose titles differ from ``title`` only by numbers,
     dates and marks ("bake log #2", "Finished Feb"), or by what follows a dash ("callout
     - Hassan") that the question does not name (``asked``), oldest first."""
+    if _VERSION.search(title):
+        return []  # "guest list v3" revises one list: its versions are no occasions
     key = _series_key(title, asked)
     notes: dict[str, Source] = {}
     for s in sources:
         notes.setdefault(s.chunk.note_id, s)
     series = [s for s in notes.values() if key and _series_key(s.chunk.title, asked) == key]
     return sorted(series, key=lambda s: s.chunk.created_at)
+
+
+def _latest_version(best: Source, sources: Sequence[Source], question: str) -> str | None:
+    """Of versions of one thing the question names ("guest list v1" … "guest list v3" for
+    "how many guests are we at now"), the number the latest states first ("final-ish:
+    84"); None when the best note is no version or the latest states no number."""
+    if not _VERSION.search(best.chunk.title) or not _names_series(best.chunk.title, question):
+        return None
+    key = _bare_key(_VERSION.sub(" ", best.chunk.title))
+    versions = [s for s in sources if _bare_key(_VERSION.sub(" ", s.chunk.title)) == key]
+    latest = max(versions, key=lambda s: s.chunk.created_at)
+    line = next((ln.strip() for ln in latest.chunk.text.splitlines() if _A_NUMBER.search(ln)), None)
+    return f"{line} [{latest.cid}]." if line else None
+
+
+_A_NUMBER = re.compile(r"(?<![\w.,/-])\d[\d,]*(?![\w/-])")
+# A version of one thing: "guest list v2", "budget draft 3", "plan rev 2", "CV version 4".
+_VERSION = re.compile(r"\bv\d+\b|\b(?:draft|rev|revision|version)\s*\d+\b", re.IGNORECASE)
 
 
 def _names_series(title: str, question: str) -> bool:
