@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from footnote.domain import Note
 from footnote.evaluation.everyday import Clock
-from footnote.query.acronyms import initials, with_initials
+from footnote.query.acronyms import initials, spelled_small, with_initials
 from footnote.query.analysis import analyze
 from footnote.services.chat import RagConfig
 from footnote.wiring import Container
@@ -93,3 +93,18 @@ def test_a_sentence_written_with_the_initials_covers_the_name_spelled_out() -> N
         source("N2", "HITW recap: ~80 ppl. Sold 11 shirts ($20) + 6 EPs ($10)."),
     ]
     assert "11 shirts" in compose(question, notes, analyze(question, NOW))
+
+
+def test_two_capitals_in_a_note_are_the_initials_of_words_written_small() -> None:
+    from footnote.generation.extractive import compose
+    from tests.unit.test_everyday_answers import _source
+
+    visit = _source(
+        "N1", "GP visit", "Dr Haddad said the apixaban is a blood thinner.\nBP 128/76, HR 72"
+    )
+    question = "what was dads blood pressure at the gp"
+    answer = compose(question, [visit], analyze(question, NOW))
+    assert "128/76" in answer, answer
+    # two letters are searched for only when asked: by default three are the fewest
+    assert "bp" not in [letters for letters, _ in spelled_small(question)]
+    assert "bp" in [letters for letters, _ in spelled_small(question, shortest=2)]

@@ -222,7 +222,8 @@ def candidates(
     # question writes small
     in_capitals = {
         letters: (re.compile(rf"\b{letters.upper()}s?\b"), spelled)
-        for letters, spelled in acronyms.spelled_small(question)
+        # (in capitals, two letters are initials too: "BP 128/76" for "blood pressure")
+        for letters, spelled in acronyms.spelled_small(question, shortest=2)
     }
     # the question's word the fewest of the sources hold, when only some hold it (not a
     # name it gives: who a line is about is judged apart, ``whose_lines``)

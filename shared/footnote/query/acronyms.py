@@ -54,11 +54,12 @@ def spelled_out(question: str) -> list[tuple[str, frozenset[str]]]:
 _LOWER_RUN = re.compile(r"\b[a-z][a-z'’-]*(?:\s+(?:(?:of|and|the|for|&)\s+)?[a-z][a-z'’-]*)+")
 
 
-def spelled_small(question: str) -> list[tuple[str, frozenset[str]]]:
+def spelled_small(question: str, shortest: int = MIN_LETTERS) -> list[tuple[str, frozenset[str]]]:
     """Each run of two to four words written small, small joining words inside it, as
     (its initials, with and without the joining words, and its terms): "power of
     attorney" -> ("poa", {"power", "attorney"}). Many such runs are no name: their initials count
-    only where a note writes them in capitals ("POA")."""
+    only where a note writes them in capitals ("POA"), and two letters ("BP" for "blood
+    pressure") only there: ``shortest``."""
     found: list[tuple[str, frozenset[str]]] = []
     for m in _LOWER_RUN.finditer(question):
         words = m.group(0).split()
@@ -72,7 +73,9 @@ def spelled_small(question: str) -> list[tuple[str, frozenset[str]]]:
                     continue  # a word of the run is no term ("the", "can't")
                 every = "".join(w[0] for w in span)
                 capitals = "".join(w[0] for w in span if w not in _SMALL)
-                found += [(x, spelled) for x in dict.fromkeys((every, capitals)) if len(x) >= 3]
+                found += [
+                    (x, spelled) for x in dict.fromkeys((every, capitals)) if len(x) >= shortest
+                ]
     return found
 
 
