@@ -1710,3 +1710,15 @@ def test_a_value_as_it_stands_is_the_latest_by_the_questions_word_for_it() -> No
     ]
     answer = _answer("what's the rent at whitworth now", notes)
     assert answer.startswith("Jess + Hana first rent £925") and "[N3]" in answer, answer
+
+
+def test_a_value_the_note_says_to_look_up_is_not_known() -> None:
+    move = [
+        _source(
+            "N1", "moving admin", "mail redirection through aus post for 6 mths - look up the cost"
+        )
+    ]
+    assert _answer("how much is aus post mail redirection for 6 months", move) == NOT_ENOUGH
+    # once found, it is the answer
+    found = [_source("N1", "moving admin", "mail redirection through aus post for 6 mths $110.50")]
+    assert "$110.50" in _answer("how much is aus post mail redirection for 6 months", found)
