@@ -1795,22 +1795,22 @@ def _only_planned(question: str, chosen: Sequence[Candidate], sources: Sequence[
 
 
 def _still_to_find_out(question: str, lead: Candidate) -> bool:
-    """The best line names the thing but says its value is yet to be found ("mail
-    redirection through aus post for 6 mths - look up the cost"), stating none of the
-    kind asked for: the notes do not know it either."""
+    """Asked for a value (a sum, a time, a number), the best line names the thing but
+    says its value is yet to be found ("mail redirection through aus post for 6 mths -
+    look up the cost"), stating none of that kind: the notes do not know it either."""
     if not _YET_TO_FIND.search(lead.text):
         return False
     kind = answer_types.expected(question)
     # (a number the question gives is no value found: "for 6 mths" of "for 6 months")
     given = set(re.findall(r"\d+", question))
     text = re.sub(r"\d+", lambda m: " " if m.group(0) in given else m.group(0), lead.text)
-    return kind is None or not answer_types.states(kind, text)
+    return kind is not None and not answer_types.states(kind, text)
 
 
-# What a note says is not known yet: "look up the cost", "find out", "check w/ the
-# school", "time tbc", "didn't write it down", "no idea".
+# What a note says is not known yet: "look up the cost", "find out", "time tbc",
+# "didn't write it down", "no idea" ("check the labels" is advice, not a gap).
 _YET_TO_FIND = re.compile(
-    r"\b(?:look\s+(?:it\s+|them\s+)?up|find\s+out|check\s+(?:the|with|w/)|tb[cda]|"
+    r"\b(?:look\s+(?:it\s+|them\s+)?up|find\s+out|tb[cda]|"
     r"to\s+be\s+confirmed|not\s+sure|no\s+idea|didn['’]?t\s+write|don['’]?t\s+know|dunno)\b",
     re.IGNORECASE,
 )
