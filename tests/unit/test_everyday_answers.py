@@ -1722,3 +1722,20 @@ def test_a_value_the_note_says_to_look_up_is_not_known() -> None:
     # once found, it is the answer
     found = [_source("N1", "moving admin", "mail redirection through aus post for 6 mths $110.50")]
     assert "$110.50" in _answer("how much is aus post mail redirection for 6 months", found)
+
+
+def test_asked_of_a_period_before_every_note_a_line_of_another_time_is_no_answer() -> None:
+    def written(cid: str, title: str, text: str, when: datetime) -> Source:
+        chunk = Chunk(
+            f"{cid}_c", f"{cid}_n", "t", 0, text, (), MemoryType.NOTE, when, (), "m", title
+        )
+        return Source(cid, chunk, 1.0)
+
+    january = datetime(2026, 1, 18, tzinfo=UTC)
+    sick = written("N1", "", "Finn off sick. hoping ruby doesnt get it before the party", january)
+    question = "what did ruby get for her birthday last year"
+    asked = analyze(question, datetime(2026, 3, 4, tzinfo=UTC))
+    assert compose(question, [sick], asked) == NOT_ENOUGH
+    # a note of this year telling of last year says so
+    told = written("N1", "", "ruby got a scooter for her birthday in 2025", january)
+    assert "scooter" in compose(question, [told], asked)

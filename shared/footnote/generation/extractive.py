@@ -860,6 +860,7 @@ def _compose(
         or not _reports_words(question, chosen, sources)
         or not _tells_the_verb(question, chosen)
         or _only_planned(question, chosen, sources)
+        or (not when and _of_a_period_before_the_notes(analysis, chosen[0], sources))
         or (not listing and not the_list and _still_to_find_out(question, chosen[0]))
         or (not listing and not the_list and _only_repeats(question, chosen))
     ):
@@ -1792,6 +1793,39 @@ def _only_planned(question: str, chosen: Sequence[Candidate], sources: Sequence[
             for c in chosen
         )
     return all(planned(c) for c in chosen)
+
+
+def _of_a_period_before_the_notes(
+    analysis: QueryAnalysis, lead: Candidate, sources: Sequence[Source]
+) -> bool:
+    """Asked of a period that ended before any of these notes was written ("what did ruby
+    get for her birthday last year", every note from this year), the best line names no
+    day of it, nor the period: it is of another time. (A later note telling of the period
+    says so: "2025 return filed", "Feb takings" under the title "February".)"""
+    window = analysis.window
+    if window is None or window.end is None or not sources:
+        return False
+    if min(s.chunk.created_at for s in sources) < window.end:
+        return False
+    note = next(s.chunk for s in sources if s.cid == lead.cid)
+    written = note.created_at
+    said = f"{note.title} {lead.text}"
+    days = named_days(said, written.date()) + [
+        d for r in resolve_phrases(said, written) if (d := day_of(r.meaning))
+    ]
+    if any(
+        window.contains(datetime.combine(d, datetime.min.time(), window.end.tzinfo)) for d in days
+    ):
+        return False
+    # (a period written as a word the label holds: "2025", "last yr", "xmas")
+    named = frozenset(terms(window.label)) - _RELATIVE_WORDS
+    if window.start is not None:
+        named |= {str(window.start.year)}  # "2025 return filed" for "last year"
+    return not (named & frozenset(terms(said)))
+
+
+# The words that place a period from today, not what it is: "last" year, "this" month.
+_RELATIVE_WORDS = frozenset(terms("last this next previous past coming"))
 
 
 def _still_to_find_out(question: str, lead: Candidate) -> bool:
