@@ -1739,3 +1739,12 @@ def test_asked_of_a_period_before_every_note_a_line_of_another_time_is_no_answer
     # a note of this year telling of last year says so
     told = written("N1", "", "ruby got a scooter for her birthday in 2025", january)
     assert "scooter" in compose(question, [told], asked)
+
+
+def test_asked_whether_there_is_a_thing_a_line_not_naming_it_is_no_answer() -> None:
+    centre = [
+        _source("N1", "trip", "Nant Gwynant Outdoor Centre quoted £215pp, 2 nights full board")
+    ]
+    assert _answer("is there wifi at nant gwynant", centre) == NOT_ENOUGH
+    wifi = [_source("N1", "trip", "Nant Gwynant Outdoor Centre: wifi in the lounge only")]
+    assert "wifi in the lounge" in _answer("is there wifi at nant gwynant", wifi)

@@ -1758,7 +1758,14 @@ _IRREGULAR = {
 def _tells_the_verb(question: str, chosen: Sequence[Candidate]) -> bool:
     """A yes/no question about a doing ("Did I get the NSERC?") is answered by a sentence
     that tells that doing ("Got it!!", "booked the tent"), not by one that only names its
-    object ("NSERC deadline is Sept 26"); any other question passes."""
+    object ("NSERC deadline is Sept 26"); one about a thing ("is there wifi at …") by a
+    sentence naming it; any other question passes."""
+    there = _IS_THERE.match(question)
+    if there is not None:
+        # "is there wifi at nant gwynant": a line about the centre that names no wifi
+        # says nothing of it
+        thing = frozenset(terms(there["thing"]))
+        return not thing or any(thing & c.terms or kin(thing, c.terms) for c in chosen)
     asked = DID.search(question)
     if (
         asked is None
@@ -1767,6 +1774,15 @@ def _tells_the_verb(question: str, chosen: Sequence[Candidate]) -> bool:
     ):
         return True
     return any(_tells(c.text, asked["verb"]) for c in chosen)
+
+
+# "Is there wifi…", "are there any lockers…", "does the hall have a kitchen…": the thing
+# asked after.
+_IS_THERE = re.compile(
+    r"^\W*(?:and\s+)?(?:(?:is|are)\s+there|(?:does|do)\s+(?:\w+\s+){1,3}?have)\s+"
+    r"(?:(?:a|an|any|some)\s+)?(?P<thing>[a-z][\w-]*)",
+    re.IGNORECASE,
+)
 
 
 def _only_planned(question: str, chosen: Sequence[Candidate], sources: Sequence[Source]) -> bool:
