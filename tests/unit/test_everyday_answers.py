@@ -1748,3 +1748,26 @@ def test_asked_whether_there_is_a_thing_a_line_not_naming_it_is_no_answer() -> N
     assert _answer("is there wifi at nant gwynant", centre) == NOT_ENOUGH
     wifi = [_source("N1", "trip", "Nant Gwynant Outdoor Centre: wifi in the lounge only")]
     assert "wifi in the lounge" in _answer("is there wifi at nant gwynant", wifi)
+
+
+def test_a_period_named_outright_is_what_a_text_is_about_whenever_saved() -> None:
+    band = Source(
+        "N1",
+        Chunk(
+            "N1_c",
+            "N1_n",
+            "t",
+            0,
+            "Dead by Sunrise was a rock band formed by Chester Bennington. It was formed in 2005.",
+            (),
+            MemoryType.NOTE,
+            datetime(2026, 1, 18, tzinfo=UTC),
+            (),
+            "m",
+            "",
+        ),
+        1.0,
+    )
+    question = "Which rock band did Chester Bennington form in 2005?"
+    answer = compose(question, [band], analyze(question, datetime(2026, 3, 4, tzinfo=UTC)))
+    assert "Dead by Sunrise" in answer, answer

@@ -1814,12 +1814,17 @@ def _only_planned(question: str, chosen: Sequence[Candidate], sources: Sequence[
 def _of_a_period_before_the_notes(
     analysis: QueryAnalysis, lead: Candidate, sources: Sequence[Source]
 ) -> bool:
-    """Asked of a period that ended before any of these notes was written ("what did ruby
-    get for her birthday last year", every note from this year), the best line names no
-    day of it, nor the period: it is of another time. (A later note telling of the period
-    says so: "2025 return filed", "Feb takings" under the title "February".)"""
+    """Asked of a period counted back from today that ended before any of these notes was
+    written ("what did ruby get for her birthday last year", every note from this year),
+    the best line names no day of it, nor the period: it is of another time. (A later
+    note telling of the period says so: "2025 return filed", "Feb takings" under the
+    title "February".)"""
     window = analysis.window
     if window is None or window.end is None or not sources:
+        return False
+    if not frozenset(terms(window.label)) & _RELATIVE_WORDS:
+        # a period named outright ("born in 1943", "formed in 2005") is what a text is
+        # about, whenever it was saved
         return False
     if min(s.chunk.created_at for s in sources) < window.end:
         return False
@@ -1841,7 +1846,7 @@ def _of_a_period_before_the_notes(
 
 
 # The words that place a period from today, not what it is: "last" year, "this" month.
-_RELATIVE_WORDS = frozenset(terms("last this next previous past coming"))
+_RELATIVE_WORDS = frozenset(terms("last this next previous past coming ago yesterday"))
 
 
 def _still_to_find_out(question: str, lead: Candidate) -> bool:
