@@ -669,14 +669,14 @@ def _compose(
     of_the_list = bool(pool) and (
         pool[0].text.rstrip().endswith(":")
         or not frozenset(terms(pool[0].text)) & frozenset(question_terms)
-        or _heads_items(pool[0], by_cid_text(sources, pool[0].cid))
+        or _heads_items(pool[0], _note_text(sources, pool[0].cid))
     )
     # (asked which boxes, "what hadn't I packed yet", over a checklist: its items)
     asks_boxes = bool(pool) and checklists.asked_boxes(question) is not None
     asks_a_list = (
         analysis.intent is Intent.LIST
         or MemoryType.TASK in analysis.types
-        or (asks_boxes and checklists.has_boxes(by_cid_text(sources, pool[0].cid)))
+        or (asks_boxes and checklists.has_boxes(_note_text(sources, pool[0].cid)))
     )
     the_list = _the_list(pool, sources, question) if asks_a_list or of_the_list else []
     if (
@@ -1275,7 +1275,7 @@ def _giving_a_name(
     return [lead] if lead is not None else []
 
 
-def by_cid_text(sources: Sequence[Source], cid: str) -> str:
+def _note_text(sources: Sequence[Source], cid: str) -> str:
     """The text of the note cited as ``cid``."""
     return next(s.chunk.text for s in sources if s.cid == cid)
 
@@ -1830,9 +1830,9 @@ def _of_a_period_before_the_notes(
         return False
     note = next(s.chunk for s in sources if s.cid == lead.cid)
     written = note.created_at
-    said = f"{note.title} {lead.text}"
-    days = named_days(said, written.date()) + [
-        d for r in resolve_phrases(said, written) if (d := day_of(r.meaning))
+    told = f"{note.title} {lead.text}"
+    days = named_days(told, written.date()) + [
+        d for r in resolve_phrases(told, written) if (d := day_of(r.meaning))
     ]
     if any(
         window.contains(datetime.combine(d, datetime.min.time(), window.end.tzinfo)) for d in days
@@ -1842,7 +1842,7 @@ def _of_a_period_before_the_notes(
     named = frozenset(terms(window.label)) - _RELATIVE_WORDS
     if window.start is not None:
         named |= {str(window.start.year)}  # "2025 return filed" for "last year"
-    return not (named & frozenset(terms(said)))
+    return not (named & frozenset(terms(told)))
 
 
 # The words that place a period from today, not what it is: "last" year, "this" month.
