@@ -30,6 +30,24 @@ def _answer(question: str, sources: list[Source]) -> str:
     return compose(question, sources, analyze(question, ASKED))
 
 
+def _written(cid: str, text: str, when: datetime, tags: str = "") -> Source:
+    """An untitled note written ``when``, its stored terms holding its ``tags`` too."""
+    chunk = Chunk(
+        f"{cid}_c",
+        f"{cid}_n",
+        "t",
+        0,
+        text,
+        tuple(terms(f"{text} {tags}")),
+        MemoryType.NOTE,
+        when,
+        (),
+        "m",
+        "",
+    )
+    return Source(cid, chunk, 1.0)
+
+
 def test_a_list_question_is_answered_by_the_whole_list_of_one_note() -> None:
     notes = [
         _source(
@@ -1686,20 +1704,7 @@ def test_asked_what_happened_a_plan_is_no_answer() -> None:
 
 def test_a_value_as_it_stands_is_the_latest_by_the_questions_word_for_it() -> None:
     def dated(cid: str, text: str, day: int, tags: str = "") -> Source:
-        chunk = Chunk(
-            f"{cid}_c",
-            f"{cid}_n",
-            "t",
-            0,
-            text,
-            tuple(terms(f"{text} {tags}")),
-            MemoryType.NOTE,
-            datetime(2026, 1, day, tzinfo=UTC),
-            (),
-            "m",
-            "",
-        )
-        return Source(cid, chunk, 1.0)
+        return _written(cid, text, datetime(2026, 1, day, tzinfo=UTC), tags)
 
     notes = [
         dated("N1", "rent in:\njan - Whitworth £875 in on the 1st ✓", 2),
@@ -1725,19 +1730,13 @@ def test_a_value_the_note_says_to_look_up_is_not_known() -> None:
 
 
 def test_asked_of_a_period_before_every_note_a_line_of_another_time_is_no_answer() -> None:
-    def written(cid: str, title: str, text: str, when: datetime) -> Source:
-        chunk = Chunk(
-            f"{cid}_c", f"{cid}_n", "t", 0, text, (), MemoryType.NOTE, when, (), "m", title
-        )
-        return Source(cid, chunk, 1.0)
-
     january = datetime(2026, 1, 18, tzinfo=UTC)
-    sick = written("N1", "", "Finn off sick. hoping ruby doesnt get it before the party", january)
+    sick = _written("N1", "Finn off sick. hoping ruby doesnt get it before the party", january)
     question = "what did ruby get for her birthday last year"
     asked = analyze(question, datetime(2026, 3, 4, tzinfo=UTC))
     assert compose(question, [sick], asked) == NOT_ENOUGH
     # a note of this year telling of last year says so
-    told = written("N1", "", "ruby got a scooter for her birthday in 2025", january)
+    told = _written("N1", "ruby got a scooter for her birthday in 2025", january)
     assert "scooter" in compose(question, [told], asked)
 
 
@@ -1751,22 +1750,10 @@ def test_asked_whether_there_is_a_thing_a_line_not_naming_it_is_no_answer() -> N
 
 
 def test_a_period_named_outright_is_what_a_text_is_about_whenever_saved() -> None:
-    band = Source(
+    band = _written(
         "N1",
-        Chunk(
-            "N1_c",
-            "N1_n",
-            "t",
-            0,
-            "Dead by Sunrise was a rock band formed by Chester Bennington. It was formed in 2005.",
-            (),
-            MemoryType.NOTE,
-            datetime(2026, 1, 18, tzinfo=UTC),
-            (),
-            "m",
-            "",
-        ),
-        1.0,
+        "Dead by Sunrise was a rock band formed by Chester Bennington. It was formed in 2005.",
+        datetime(2026, 1, 18, tzinfo=UTC),
     )
     question = "Which rock band did Chester Bennington form in 2005?"
     answer = compose(question, [band], analyze(question, datetime(2026, 3, 4, tzinfo=UTC)))
