@@ -840,7 +840,7 @@ def _compose(
         # "What do my repair costs add up to?" over "Repairs this yr:" / "tap £97" /
         # "boiler £240" / …: the lines, added up (no line states their sum). Of a run
         # naming whom each line is for, the lines naming the one asked about ("Ferrer").
-        note = next(s.chunk.text for s in sources if s.cid == chosen[0].cid)
+        note = _note_text(sources, chosen[0].cid)
         named_in_lead = names & frozenset(terms(chosen[0].text))
         summed = sums.listed_total(
             note, chosen[0].text, lambda line: named_in_lead <= frozenset(terms(line))
@@ -1017,7 +1017,7 @@ def _holds_codes(question: str, lead: Candidate, sources: Sequence[Source]) -> b
 
     A code names one thing exactly; a note about its neighbour ("INC-2334", sharing
     "root cause") answers another question, however many words it shares."""
-    text = next(s.chunk.text for s in sources if s.cid == lead.cid)
+    text = _note_text(sources, lead.cid)
     codes = _CODE.findall(question)
     return not _names_another_numbered(question, text) and all(
         code.lower() in text.lower() for code in codes
@@ -1312,7 +1312,7 @@ def _the_list(
     if not pool or not pool[0].terms:
         return []
     lead = pool[0]
-    text = next(s.chunk.text for s in sources if s.cid == lead.cid)
+    text = _note_text(sources, lead.cid)
     items = [_clean(m.group(1)).lower() for m in _LIST_ITEM.finditer(text)]
     if len(items) < LIST_MIN_ITEMS:
         return []
