@@ -30,20 +30,20 @@ def _answer(question: str, sources: list[Source]) -> str:
     return compose(question, sources, analyze(question, ASKED))
 
 
-def _written(cid: str, text: str, when: datetime, tags: str = "") -> Source:
-    """An untitled note written ``when``, its stored terms holding its ``tags`` too."""
+def _written(cid: str, text: str, when: datetime, tags: str = "", title: str = "") -> Source:
+    """A note written ``when``, its stored terms holding its ``tags`` too."""
     chunk = Chunk(
         f"{cid}_c",
         f"{cid}_n",
         "t",
         0,
-        text,
-        tuple(terms(f"{text} {tags}")),
+        f"{title}\n\n{text}" if title else text,
+        tuple(terms(f"{title} {text} {tags}")),
         MemoryType.NOTE,
         when,
         (),
         "m",
-        "",
+        title,
     )
     return Source(cid, chunk, 1.0)
 
@@ -1715,6 +1715,41 @@ def test_a_value_as_it_stands_is_the_latest_by_the_questions_word_for_it() -> No
     ]
     answer = _answer("what's the rent at whitworth now", notes)
     assert answer.startswith("Jess + Hana first rent £925") and "[N3]" in answer, answer
+
+
+def test_a_later_value_in_a_note_sharing_only_words_of_the_thing_is_not_its_latest() -> None:
+    def dated(cid: str, title: str, text: str, month: int, day: int, tags: str) -> Source:
+        return _written(cid, text, datetime(2026, month, day, tzinfo=UTC), tags, title)
+
+    notes = [
+        dated(
+            "N1",
+            "oven 2",
+            "Rick came out. thermostat sensor on oven 2 is shot. part $240 + labor $180.",
+            1,
+            14,
+            "equipment",
+        ),
+        dated(
+            "N2",
+            "oven 2 fixed",
+            "Rick back, new sensor in. bill $438 total (part went up to $258). baking even again",
+            1,
+            26,
+            "equipment",
+        ),
+        # a later to-do naming the oven beside a sum of something else
+        dated(
+            "N3",
+            "TODO",
+            "[ ] Q1 estimated tax $1,800 by the 15th\n[x] oven 2 door hinge\n[x] year end inventory done",
+            3,
+            7,
+            "todo",
+        ),
+    ]
+    answer = _answer("what did the oven 2 repair cost in the end", notes)
+    assert "$438" in answer and "[N2]" in answer, answer
 
 
 def test_a_value_the_note_says_to_look_up_is_not_known() -> None:

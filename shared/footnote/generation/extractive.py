@@ -1681,7 +1681,9 @@ def _latest_of_kind(
     )
     # (a later line of the same thing may leave what it is of to its note: "first rent
     # £925 paid" in a note tagged "whitworth")
-    noted = {s.cid: frozenset(s.chunk.terms) for s in sources}
+    # (only when both name the value by the question's word: "[ ] Q1 estimated tax $1,800"
+    # in a later note is no later oven repair bill)
+    noted = {s.cid: frozenset(s.chunk.terms) if named_by else frozenset() for s in sources}
     same = [
         c
         for c in pool
