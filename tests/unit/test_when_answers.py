@@ -736,6 +736,25 @@ def test_a_thing_done_on_sat_was_done_that_saturday() -> None:
     assert resolve_phrases("I sat down with Mo", datetime(2026, 2, 2, tzinfo=UTC)) == []
 
 
+def test_a_saturday_night_is_a_day() -> None:
+    # written on Monday 23 March 2026: "sat night" was the Saturday before
+    written = datetime(2026, 3, 23, 13, tzinfo=UTC)
+    found = resolve_phrases("Felix: chamber 1 had a fault sat night, temp hit 31C", written)
+    assert [r.meaning for r in found] == ["Saturday, 21 March 2026"], found
+    assert resolve_phrases("sat next to Mo all night", written) == []
+
+
+def test_next_weekday_with_its_day_of_the_month_is_that_day() -> None:
+    # written on Monday 23 March 2026: "next Tues" alone is the 24th, but "(31st)" says
+    # which Tuesday is meant
+    written = datetime(2026, 3, 23, 13, tzinfo=UTC)
+    for text in ("my turn to present next Tues (31st) :(", "present next tues 31st"):
+        found = resolve_phrases(text, written)
+        assert [r.meaning for r in found] == ["Tuesday, 31 March 2026"], (text, found)
+    found = resolve_phrases("my turn to present next Tues", written)
+    assert [r.meaning for r in found] == ["Tuesday, 24 March 2026"], found
+
+
 def test_asked_what_is_to_come_a_day_read_back_by_a_past_tense_is_read_ahead() -> None:
     # written on 23 February: "took the 21st" reads back to 21 February, but asked on
     # 4 March "when is" the party, the 21st still to come is 21 March
@@ -763,3 +782,29 @@ def test_the_next_one_is_read_past_the_days_gone_by() -> None:
     question = "when's my next physio"
     found = compose(question, notes, analyze(question, datetime(2026, 3, 18, tzinfo=UTC)))
     assert "2 April 2026" in found and "[N2]" in found, found
+
+
+def test_asked_of_a_day_gone_by_a_sentence_naming_only_days_ahead_is_no_answer() -> None:
+    notes = [
+        # the spring season's first game, written after the winter's and still to come ...
+        _source(
+            "N1",
+            "first spring practice Wed 29 Apr. first game Sat 9 May. full schedule next wk",
+            datetime(2026, 4, 16, tzinfo=UTC),
+            "spring season",
+        ),
+        # ... and the winter's, gone by
+        _source(
+            "N2",
+            "practice Tues 6-7pm, Dieppe Park dome\nfirst game Sat 17 Jan 10am vs Leaside Lions",
+            datetime(2026, 1, 7, tzinfo=UTC),
+            "schedule",
+        ),
+    ]
+    asked = datetime(2026, 4, 18, tzinfo=UTC)
+    question = "when was our first game"
+    found = compose(question, notes, analyze(question, asked))
+    assert "17 Jan" in found and "[N2]" in found, found
+    question = "when is the first game"
+    found = compose(question, notes, analyze(question, asked))
+    assert "9 May" in found and "[N1]" in found, found

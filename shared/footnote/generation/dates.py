@@ -41,8 +41,11 @@ _WD = (
     rf"(?P<wd>{'|'.join(_WEEKDAYS)}|(?-i:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?|"
     r"(?-i:mon|tues?|thu(?:rs?)?|fri)\b\.?|"
     rf"(?:{_AFTER_LEAD})(?-i:sat|weds?|sun)\b\.?|"
-    r"(?-i:sat|weds?|sun)(?=\s+(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b))"
+    r"(?-i:sat|weds?|sun)(?=\s+(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)|"
+    r"(?-i:sat|weds?|sun)(?=\s+(?:night|morning|afternoon|evening|eve)\b))"
 )
+# "next Tues (31st)", "last Sat 21st": the day of the month says which of the weekdays
+_DOM_FOLLOWS = r"(?!\s*\(?\s*(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)"
 
 # "installer coming Fri 9-13h", "Sat 10–2pm": hours after a weekday, to an hour
 _HOURS_TO = r"\s*[-–]\s*\d{1,2}(?::\d\d)?\s*(?:am|pm|h|hrs?)\b|\s*[-–]\s*\d{1,2}:\d\d"
@@ -84,7 +87,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"(?:the\s+)?(?P<n>1st|first|2nd|second|3rd|third|4th|fourth|last)\s+{_WD}\s+"
             rf"(?:in|of)\s+(?P<mon>{_MONTH}[a-z]*)\.?(?!\s*-?\d)",
         ),
-        ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}"),
+        ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}{_DOM_FOLLOWS}"),
         # "needs it by Thurs next week", "next week on Tues": that day of the week after
         # the one written in
         (
@@ -92,13 +95,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"{_WD}\s+(?:of\s+)?next\s+week|"
             rf"next\s+week(?:\s+on|,)?\s+{_WD.replace('?P<wd>', '?P<wd2>')}",
         ),
-        ("next_weekday", rf"next\s+{_WD}"),
+        ("next_weekday", rf"next\s+{_WD}{_DOM_FOLLOWS}"),
         # "pick up Fri 21": a weekday with its day of the month names one day, whichever
         # side of the day of writing it falls ("2-4pm", "21:50" are times, not days)
         (
             "weekday_day",
             # ("Sat 28th: 2 men" ends its day at the ordinal: its colon is no time's)
-            rf"{_WD}\s+(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
+            rf"{_WD}\s+\(?\s*(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
             rf"(?!\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH}|{_HOURS_TO})",
         ),
         # "her bday is the 14th", "pay by the 30th": a day of the month, the first one

@@ -268,6 +268,15 @@ def _dated_answer(
     today = now.astimezone(zone).date() if now is not None and zone is not None else None
     asked_back = bool(_ASKS_PAST.search(question)) and not _ASKS_PLANNED.search(question)
     asked_ahead = bool(_ASKS_AHEAD.search(question)) and not asked_back
+    if asked_back and today is not None:
+        # "When was our first game?" is not answered by the spring season's "first game
+        # Sat 9 May", still to come, when another sentence covering the question names
+        # only days gone by ("first game Sat 17 Jan"): asked of a day gone by, it is meant
+        def days_named(c: Candidate) -> list[date]:
+            return named_days(c.text, written_of(c).date()) if has_absolute_date(c.text) else []
+
+        if any(covers(c) and (days := days_named(c)) and max(days) <= today for c in pool):
+            pool = [c for c in pool if not (days := days_named(c)) or min(days) <= today]
 
     def dates_of(c: Candidate) -> list[_Dated]:
         """The dates the sentence states, or its title when the sentence states none
