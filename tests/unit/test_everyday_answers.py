@@ -1793,3 +1793,21 @@ def test_a_period_named_outright_is_what_a_text_is_about_whenever_saved() -> Non
     question = "Which rock band did Chester Bennington form in 2005?"
     answer = compose(question, [band], analyze(question, datetime(2026, 3, 4, tzinfo=UTC)))
     assert "Dead by Sunrise" in answer, answer
+
+
+def test_a_value_in_a_note_saying_less_of_the_thing_than_another_is_not_its_value() -> None:
+    season = _source(
+        "N1",
+        "spring season",
+        "first spring practice Wed 29 Apr. first game Sat 9 May. league sends schedule next wk",
+    )
+    outdoor = _source(
+        "N2",
+        "spring outdoor",
+        "registration open till 15 Apr\npractices move to Wed 6:30 at Stan Wadlow Park",
+    )
+    # the game's note names no time; the time in the other note is the practices'
+    assert _answer("what time is the first spring game", [season, outdoor]) == NOT_ENOUGH
+    # asked of what that note is about, its time answers
+    answer = _answer("what time are spring practices", [season, outdoor])
+    assert "6:30" in answer and "[N2]" in answer, answer

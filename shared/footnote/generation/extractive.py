@@ -794,6 +794,10 @@ def _compose(
             # (a number or address is of what its note is about: its title or opening)
             {s.cid: headline_terms(s) for s in sources} if kind in answer_types.CONTACTS else {},
         )
+        if chosen and subject and _of_a_lesser_note(chosen[0], pool, sources, subject):
+            # "What time is the first spring game?": "practices move to Wed 6:30" in
+            # "spring outdoor" is no time of the game that "first game Sat 9 May" names
+            chosen = []
         if chosen and sums.ASKS_TOTAL.search(question):
             # "How much did the parts order come to?": of the lines of the order's note,
             # the one stating its total
@@ -875,6 +879,18 @@ def _compose(
     if analysis.intent in (Intent.LIST, Intent.TIMELINE) or the_list:
         return "\n".join(f"- {line}" for line in lines)
     return " ".join(lines)
+
+
+def _of_a_lesser_note(
+    lead: Candidate, pool: Sequence[Candidate], sources: Sequence[Source], subject: set[str]
+) -> bool:
+    """The value leading the answer is stated in a note that, all its sentences, title and
+    tags together, holds less than half of what another retrieved note holds of what the
+    value is of (``subject``): the notes tell of the thing, and the value is another's."""
+    in_notes = covered_by_note(pool, subject)
+    best = max((len(held) for held in in_notes.values()), default=0)
+    tags = next((frozenset(s.chunk.terms) for s in sources if s.cid == lead.cid), frozenset())
+    return 2 * len(in_notes.get(lead.cid, set()) | (subject & tags)) < best
 
 
 def _own_words(question: str) -> frozenset[str]:
