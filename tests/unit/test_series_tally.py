@@ -147,3 +147,15 @@ def test_versions_of_one_list_are_no_occasions_the_latest_tells_how_many() -> No
     ]
     answer = _answer("how many guests are we at now", versions)
     assert answer.startswith("final-ish: 84") and "[N3]" in answer, answer
+
+
+def test_hours_of_one_thing_are_the_hours_written_beside_it_in_short() -> None:
+    timesheets = [
+        _source(1, "timesheet", "march: 21 hrs demo + 6 hrs marking. Dr Pham says rate is $41/hr"),
+        _source(2, "timesheet", "april: 18 hrs demo + 4 hrs marking. submitted"),
+    ]
+    answer = _answer("how many hours of marking have i done", timesheets)
+    assert answer.startswith("10 in your notes"), answer
+    assert "[N1]" in answer and "[N2]" in answer
+    answer = _answer("how many hours of demo have i done", timesheets)
+    assert answer.startswith("39 in your notes"), answer

@@ -64,6 +64,29 @@ _NUMBER = r"\d[\d,.]*[kK]?"
 MIN_ITEMS = 2
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[a-z][.!?])\s+(?=\S)")
+# Units as notes shorten them: "6 hrs", "45 mins", "3 wks", "2 yrs".
+_SHORT_UNITS = {
+    **dict.fromkeys(("h", "hr", "hrs"), "hour"),
+    **dict.fromkeys(("min", "mins"), "minut"),
+    **dict.fromkeys(("wk", "wks"), "week"),
+    **dict.fromkeys(("yr", "yrs"), "year"),
+}
+
+
+def _unit_terms(word: str) -> set[str]:
+    """The terms of a word, a unit's short form standing for the unit ("hrs": hour)."""
+    unit = _SHORT_UNITS.get(word.lower().rstrip("."))
+    return {unit} if unit else set(terms(word))
+
+
+def counted_of(question: str) -> frozenset[str]:
+    """What a "how many" question counts units of ("hours of marking": marking), if any."""
+    m = _HOW_MANY.search(question)
+    parts = re.split(r"\s+of\s+", m["what"], maxsplit=1) if m else []
+    return frozenset(terms(parts[1])) if len(parts) > 1 else frozenset()
+
+
 def counted(question: str) -> list[str] | None:
     """The terms of what a "how many" question counts ("long runs" -> long, run)."""
     m = _HOW_MANY.search(question)
@@ -201,11 +224,13 @@ def series_tally(
     best = _best(ranked, sources)
     if best is None:
         return None
+    # "how many hours of marking": the hours beside "marking" ("21 hrs demo + 6 hrs marking")
+    of = counted_of(question)
     stated = [
         (s, line, n)
         for s in _series(best.chunk.title, sources, frozenset(terms(question)))
         # (the body: a title's number names the note, "interview 16")
-        for line, n in [_stated_number(s.chunk.text.removeprefix(s.chunk.title), what)]
+        for line, n in [_stated_number(s.chunk.text.removeprefix(s.chunk.title), what, of)]
         if n is not None
     ]
     if len(stated) < MIN_ITEMS:
@@ -220,20 +245,29 @@ def series_tally(
     return f"{total} in your notes: {parts}."
 
 
-def _stated_number(text: str, what: Sequence[str]) -> tuple[str, int | None]:
+def _stated_number(
+    text: str, what: Sequence[str], of: frozenset[str] = frozenset()
+) -> tuple[str, int | None]:
     """The first line stating a whole number beside a word of what is counted ("courgettes
-    7 (2 are marrows…)": 7; "12 eggs": 12), and that number; ("", None) if none does.
-    A number with a unit ("2.1kg") or a price counts nothing."""
+    7 (2 are marrows…)": 7; "12 eggs": 12; "6 hrs": 6 hours), and that number; ("", None)
+    if none does. Counted in a unit of something (``of``: "hours of marking"), the unit
+    written before that thing first ("21 hrs demo + 6 hrs marking": 6). A number with a
+    unit ("2.1kg") or a price counts nothing."""
     wanted = set(what)
-    for line in text.splitlines():
-        words = _TOKEN.findall(line)
-        for i, w in enumerate(words):
-            if not set(terms(w)) & wanted:
-                continue
-            after = [x for x in words[i + 1 : i + 3] if x.lower() not in _LINKING][:1]
-            for n in [*after, *words[max(0, i - 1) : i]]:
-                if re.fullmatch(r"\d{1,4}", n.rstrip(",.")):
-                    return line.strip(), int(n.rstrip(",."))
+    # (a line's sentences each stand alone: "6 hrs marking. Dr Pham says …" quotes the first)
+    lines = [piece for line in text.splitlines() for piece in _SENTENCE_BREAK.split(line)]
+    for beside in ([of] if of else []) + [frozenset()]:
+        for line in lines:
+            words = _TOKEN.findall(line)
+            for i, w in enumerate(words):
+                if not _unit_terms(w) & wanted:
+                    continue
+                if beside and not any(set(terms(x)) & beside for x in words[i + 1 : i + 3]):
+                    continue
+                after = [x for x in words[i + 1 : i + 3] if x.lower() not in _LINKING][:1]
+                for n in [*after, *words[max(0, i - 1) : i]]:
+                    if re.fullmatch(r"\d{1,4}", n.rstrip(",.")):
+                        return line.strip().rstrip("."), int(n.rstrip(",."))
     return "", None
 
 
