@@ -260,6 +260,39 @@ def kin(wanted: Iterable[str], have: Iterable[str]) -> set[str]:
     }
 
 
+_VOWELS = frozenset("aeiouy")
+
+
+def shortened(short: str, word: str) -> bool:
+    """Whether ``short`` is how notes shorten ``word``: its letters, in order, from its
+    first ("asst" assistant, "mtg" meeting, "wk" week, "hrs" hours), with no vowel after
+    the first letter; or its opening, when the word is much longer ("sup" supervisor,
+    "demo" demonstrating). A real word is seldom one: "log" is no "longest", "car" no
+    "career", "bus" no "business"; two letters shorten only a short word ("mr" is no
+    "metformin")."""
+    if not (2 <= len(short) <= 4 and short.isalpha() and short[0] == word[:1]):
+        return False
+    if word.startswith(short):
+        return len(short) >= 3 and len(word) >= len(short) + 6
+    if _VOWELS & set(short[1:]) or len(word) < len(short) + 2:
+        return False
+    if len(short) == 2 and len(word) > 6:
+        return False
+    rest = iter(word[1:])
+    return all(letter in rest for letter in short[1:])
+
+
+def short_for(asked: Iterable[str], text_words: Iterable[str]) -> set[str]:
+    """Of the question's words (``asked``, as written), the terms of those the text writes
+    shortened (``shortened``)."""
+    held = {w for w in text_words if w not in STOPWORDS}
+    return {
+        stem(w)
+        for w in asked
+        if len(w) >= 4 and w not in held and any(shortened(h, w) for h in held)
+    }
+
+
 # "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though
 # both of its words are stopwords. "I need to do X" stays two, and so does "what am I
 # meant to do" (what was prescribed, not a list).

@@ -1,15 +1,17 @@
 """A name the question spells out that the notes write as its initials ("Hole in the
-Wall" / "HITW")."""
+Wall" / "HITW"), and a word they write shortened ("asst" / "assistant")."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from footnote.domain import Note
+from footnote.domain import Chunk, MemoryType, Note, Source
 from footnote.evaluation.everyday import Clock
+from footnote.generation.extractive import compose
 from footnote.query.acronyms import initials, spelled_small, with_initials
 from footnote.query.analysis import analyze
 from footnote.services.chat import RagConfig
+from footnote.text import short_for, shortened
 from footnote.wiring import Container
 from tests.inproc import settings
 
@@ -108,3 +110,50 @@ def test_two_capitals_in_a_note_are_the_initials_of_words_written_small() -> Non
     # two letters are searched for only when asked: by default three are the fewest
     assert "bp" not in [letters for letters, _ in spelled_small(question)]
     assert "bp" in [letters for letters, _ in spelled_small(question, shortest=2)]
+
+
+def test_a_word_notes_write_shortened_is_known_by_its_short_form() -> None:
+    for short, word in [
+        ("asst", "assistant"),
+        ("mtg", "meeting"),
+        ("appt", "appointment"),
+        ("wk", "week"),
+        ("hrs", "hours"),
+        ("sup", "supervisor"),
+        ("demo", "demonstrating"),
+    ]:
+        assert shortened(short, word), (short, word)
+    # real words that happen to hold a longer word's letters are none
+    for short, word in [
+        ("log", "longest"),
+        ("car", "career"),
+        ("bus", "business"),
+        ("ted", "tuesday"),
+        ("mr", "metformin"),
+    ]:
+        assert not shortened(short, word), (short, word)
+    assert short_for(["assistant", "coach"], ["asst", "coach", "nadia"]) == {"assist"}
+
+
+def test_a_question_is_answered_by_the_line_writing_its_word_short() -> None:
+    roster = Source(
+        "N1",
+        Chunk(
+            "N1_c",
+            "N1_n",
+            "t",
+            0,
+            "roster winter\n\n12 players: Ava, Maya, Zoe\nasst coach: Nadia Haddad\n"
+            "team mgr: Helen (Chloe's mom)",
+            (),
+            MemoryType.NOTE,
+            datetime(2026, 1, 5, tzinfo=UTC),
+            (),
+            "m",
+            "roster winter",
+        ),
+        1.0,
+    )
+    question = "who was my assistant coach this winter"
+    answer = compose(question, [roster], analyze(question, datetime(2026, 4, 1, tzinfo=UTC)))
+    assert "Nadia Haddad" in answer, answer

@@ -82,6 +82,7 @@ from footnote.text import (
     DECISION_VERBS,
     QUERY_FILLER,
     kin,
+    short_for,
     spelled_out,
     split_sentences,
     stem,
@@ -237,6 +238,8 @@ def candidates(
         if len(held_by) > 1 and 0 < fewest < max(held_by.values(), default=0)
         else frozenset()
     )
+    # the question's words as written, for their short forms in the notes ("asst")
+    asked_words = [w for w in dict.fromkeys(words(question)) if stem(w) in wanted]
     out: list[Candidate] = []
     for rank, source in enumerate(sources):
         title = _clean(source.chunk.title).rstrip(".!?").lower()
@@ -287,6 +290,10 @@ def candidates(
                 have |= decided
             # "allergy" says what "allergic" asks, "inspector" what "inspection" does
             have |= kin(wanted - have, have)
+            if shortened := [w for w in asked_words if stem(w) in wanted - have]:
+                # "asst coach" says "assistant coach", "mtg" "meeting" (a word in capitals
+                # is initials: "DPS" is no "deposit")
+                have |= short_for(shortened, words(_IN_CAPITALS.sub(" ", clean)))
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
             # Query-term coverage first; earlier (better-ranked) sources break ties. Of
             # sentences covering as much, one holding the question's rarest word in these
@@ -891,6 +898,9 @@ def _of_a_lesser_note(
     best = max((len(held) for held in in_notes.values()), default=0)
     tags = next((frozenset(s.chunk.terms) for s in sources if s.cid == lead.cid), frozenset())
     return 2 * len(in_notes.get(lead.cid, set()) | (subject & tags)) < best
+
+
+_IN_CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
 
 
 def _own_words(question: str) -> frozenset[str]:
