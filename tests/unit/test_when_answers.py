@@ -808,3 +808,28 @@ def test_asked_of_a_day_gone_by_a_sentence_naming_only_days_ahead_is_no_answer()
     question = "when is the first game"
     found = compose(question, notes, analyze(question, asked))
     assert "9 May" in found and "[N1]" in found, found
+
+
+def test_when_a_thing_was_done_is_the_day_of_the_note_recording_it_done_not_its_deadline() -> None:
+    notes = [
+        _source(
+            "N1",
+            "club says I need Community Coach module 2 + Respect in Sport done by 1 Mar",
+            datetime(2026, 1, 29, tzinfo=UTC),
+            "module 2",
+        ),
+        _source(
+            "N2",
+            "Community Coach module 2 DONE. instructor Bruno. big idea: play-practice-play",
+            datetime(2026, 2, 22, 17, tzinfo=UTC),
+            "big day out",
+        ),
+    ]
+    asked = datetime(2026, 4, 18, tzinfo=UTC)
+    question = "when did i do community coach module 2"
+    found = compose(question, notes, analyze(question, asked))
+    assert found == "22 February 2026 [N2].", found
+    # the deadline is what "by when" asks
+    question = "by when do i need community coach module 2 done"
+    found = compose(question, notes, analyze(question, asked))
+    assert "1 Mar" in found and "[N1]" in found, found

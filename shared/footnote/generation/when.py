@@ -532,6 +532,23 @@ def _dated_answer(
             event = alternative(lambda d: not d.deadline, share(best.terms))
             if event is not None:
                 return event
+            if asked_back:
+                # "When did I do module 2?" over "need module 2 done by 1 Mar": a sentence
+                # covering it as well that records it done ("Community Coach module 2
+                # DONE") was written on the day
+                done = next(
+                    (
+                        c
+                        for c in pool[1:]
+                        if share(c.terms) >= share(best.terms)
+                        and theirs(c)
+                        and _COMPLETED.search(c.text)
+                        and not dates_of(c)
+                    ),
+                    None,
+                )
+                if done is not None:
+                    return cite(day_text(written_of(done).date()), done.cid)
         if month := _MONTH_ONLY.fullmatch(dated[0].text):
             # "pass JLPT N3 in July" says the month; "July test = Sun 5 July 2026" in the
             # note about it says the day: a day of that month, in a line covering the
