@@ -8,6 +8,7 @@ from typing import Any
 from footnote.domain import Note
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.query.analysis import analyze, is_follow_up, with_previous
+from footnote.query.follow_ups import with_person_answered
 from tests.inproc import Harness
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
@@ -94,3 +95,33 @@ def test_follow_up_detection() -> None:
     merged = with_previous(analyze("And the Team plan?", NOW), analyze("Pro plan in March", NOW))
     assert merged.window is not None and merged.window.label == "in march"
     assert merged.keywords[:2] == ("team", "plan")
+
+
+def test_a_pronoun_after_a_who_question_stands_for_the_person_answered() -> None:
+    assert (
+        with_person_answered(
+            "what did i buy him", "who did i get for secret santa", "I got Tomás. €15 limit [N1]."
+        )
+        == "what did i buy Tomás"
+    )
+    assert (
+        with_person_answered("whats her number", "who is the plumber", "Kev Walsh, bathroom [N1].")
+        == "whats Kev Walsh's number"
+    )
+    # not after a question asking for something else, nor when the answer names several
+    assert with_person_answered("when does she start", "what did we hire", "Sam said yes") is None
+    assert with_person_answered("what did she say", "who did i meet", "Ana and Tom [N1]") is None
+
+
+def test_a_follow_up_about_the_person_answered_is_answered_of_them() -> None:
+    h = _world(
+        [
+            ("Helped at the bake sale: Mia did the till, Omar set up the tables.", NOW),
+            ("valentines day: Mia covered the counter all day.", NOW),
+            ("paid Mia $18/hr for valentines. Omar is on $16/hr.", NOW),
+        ]
+    )
+    first = _ask(h, "who covered the counter on valentines day?")
+    assert "Mia" in first["answer"], first["answer"]
+    follow = _ask(h, "how much did we pay her?", first["conversationId"])
+    assert "$18/hr" in follow["answer"] and "$16" not in follow["answer"], follow["answer"]

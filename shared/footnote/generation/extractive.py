@@ -801,7 +801,10 @@ def _compose(
             # (a number or address is of what its note is about: its title or opening)
             {s.cid: headline_terms(s) for s in sources} if kind in answer_types.CONTACTS else {},
         )
-        if chosen and subject and _of_a_lesser_note(chosen[0], pool, sources, subject):
+        # (of a follow-up, its own words: those it inherits are what the answer before
+        # was of, "how much did we pay her" after "who covered the counter…")
+        own_subject = subject & frozenset(terms(answer_types.without_followed(question)))
+        if chosen and own_subject and _of_a_lesser_note(chosen[0], pool, sources, own_subject):
             # "What time is the first spring game?": "practices move to Wed 6:30" in
             # "spring outdoor" is no time of the game that "first game Sat 9 May" names
             chosen = []

@@ -15,7 +15,7 @@ from collections.abc import Collection
 
 from footnote.domain import QueryAnalysis
 from footnote.query.time_anchors import MONTHS, WEEKDAYS
-from footnote.text import normalize, terms
+from footnote.text import STOPWORDS, normalize, terms
 
 __all__ = [
     "answer_names",
@@ -24,6 +24,7 @@ __all__ = [
     "names_someone",
     "refers_to_a_thing",
     "with_name_swapped",
+    "with_person_answered",
     "with_previous",
 ]
 
@@ -103,6 +104,54 @@ def with_name_swapped(message: str, previous: str) -> str | None:
 
 
 _POSSESSIVE = re.compile(r"['’]s\b")
+
+
+# "who did we hire for counter?": a question asking for a person
+_ASKS_WHO = re.compile(r"^\W*(?:and\s+|so\s+)?(?:who|whom|who['’]s|whos)\b", re.IGNORECASE)
+# "he", "she", "him", "her", "them" stand for the person; "his", "their" are theirs
+_PERSON_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b", re.IGNORECASE)
+# "her" before a noun is hers ("her number"); at the end or before a preposition, she is
+# the object ("pay her", "ask her about")
+_HERS = re.compile(
+    r"\s+(?!(?:to|for|on|in|at|by|with|about|from|and|or|back|off|out|up|again|now|today|"
+    r"yet|last|next|this|a|an|the)\b)[a-z]"
+)
+# A name as an answer writes it: capitalised words, a surname's initial allowed ("Tom H")
+_NAME_RUN = re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:\s+[A-ZÀ-ÖØ-Þ](?:[a-zß-öø-ÿ]+|\b))?")
+
+
+def with_person_answered(message: str, previous: str, answer: str) -> str | None:
+    """A follow-up about the person the previous question asked for, its pronoun replaced
+    by the name the answer gave: "what did i buy him?" after "who did I get for secret
+    santa?" / "I got Tomás." is "what did i buy Tomás?"; "how much did we pay her" after
+    "who helped out on valentines day" / "Mia was great" is "… pay Mia". None unless the
+    previous question asked who, the follow-up names no one and says "he", "she", "him",
+    "her", "his" or "their", and the answer names exactly one person it was not asked
+    about."""
+    text = normalize(message).strip()
+    if not _ASKS_WHO.match(normalize(previous)) or names_someone(text):
+        return None
+    pronoun = _PERSON_PRONOUN.search(text)
+    if pronoun is None:
+        return None
+    asked = set(terms(previous))
+    said = _MARKER.sub(" ", normalize(answer))
+    names = list(
+        dict.fromkeys(
+            m.group(0)
+            for m in _NAME_RUN.finditer(said)
+            if (first := m.group(0).split()[0].lower()) not in MONTHS
+            and first not in WEEKDAYS
+            and first not in STOPWORDS
+            and not set(terms(m.group(0))) <= asked
+        )
+    )
+    if len(names) != 1:
+        return None
+    word = pronoun.group(0).lower()
+    owned = word in {"his", "their"} or (word == "her" and _HERS.match(text, pronoun.end()))
+    name = f"{names[0]}'s" if owned else names[0]
+    return f"{text[: pronoun.start()]}{name}{text[pronoun.end() :]}"
 
 
 # The words of a bare follow-up beside the name it gives: "and", "what about".

@@ -34,6 +34,7 @@ from footnote.query.follow_ups import (
     is_follow_up,
     names_someone,
     with_name_swapped,
+    with_person_answered,
     with_previous,
 )
 from footnote.query.typed import as_written
@@ -133,6 +134,11 @@ def _offline(
     if previous is None or not is_follow_up(written, analysis):
         return QueryPlan(message, written, analysis, False, history)
     previous = as_written(previous)
+    if (named := with_person_answered(written, previous, _last_answer(earlier))) is not None:
+        # "what did i buy him?" after "who did I get for secret santa?" / "I got Tomás":
+        # asked of Tomás
+        written = named
+        analysis = analyze(written, now, events)
     answered = answer_names(_last_answer(earlier), previous)
     merged = with_previous(analysis, analyze(previous, now, events), answered)
     if names_someone(written):
