@@ -833,3 +833,24 @@ def test_when_a_thing_was_done_is_the_day_of_the_note_recording_it_done_not_its_
     question = "by when do i need community coach module 2 done"
     found = compose(question, notes, analyze(question, asked))
     assert "1 Mar" in found and "[N1]" in found, found
+
+
+def test_a_note_titled_as_done_dates_what_its_lines_tell_by_its_day() -> None:
+    notes = [
+        _source(
+            "N1",
+            "pizza party = big success. bill $187 + tip. team fund left: $31\n"
+            "awards: Most Improved - Olivia, Golden Glove - Harper, Coach's Award - Amira",
+            datetime(2026, 4, 4, 15, tzinfo=UTC),
+            "party done",
+        ),
+        _source(
+            "N2",
+            "party moved - Pizzaiolo booked Sat 4 Apr 12pm (not Sun 29th, too many away)",
+            datetime(2026, 3, 24, 15, tzinfo=UTC),
+            "party",
+        ),
+    ]
+    question = "when was the team party"
+    found = compose(question, notes, analyze(question, datetime(2026, 4, 18, tzinfo=UTC)))
+    assert found == "4 April 2026 [N1].", found

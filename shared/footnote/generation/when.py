@@ -589,7 +589,8 @@ def _dated_answer(
     if _ASKS_PAST.search(question) and not _ASKS_PLANNED.search(question):
         # "linalg midterm done", written on the day: the record of it done dates it, before
         # any other sentence's reading of a weekday.
-        if _COMPLETED.search(best.text):
+        # (or under a title saying so: "pizza party = big success" in "party done")
+        if _COMPLETED.search(best.text) or _COMPLETED.search(by_cid[best.cid].title):
             return cite(day_text(written_of(best).date()), best.cid)
         # "When did the pg primary run out of memory?": a sentence covering it as well
         # that dates what happened ("yesterday 21:50 pg primary OOM") ...
