@@ -276,6 +276,8 @@ def shortened(short: str, word: str) -> bool:
         return len(short) >= 3 and len(word) >= len(short) + 6
     if _VOWELS & set(short[1:]) or len(word) < len(short) + 2:
         return False
+    if short[0] in _VOWELS and len(short) < 4:
+        return False  # "ins" (of "mix-ins") is no "ingredients"; "asst", "appt" are
     if len(short) == 2 and len(word) > 6:
         return False
     rest = iter(word[1:])

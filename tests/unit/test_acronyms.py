@@ -130,6 +130,7 @@ def test_a_word_notes_write_shortened_is_known_by_its_short_form() -> None:
         ("bus", "business"),
         ("ted", "tuesday"),
         ("mr", "metformin"),
+        ("ins", "ingredients"),
     ]:
         assert not shortened(short, word), (short, word)
     assert short_for(["assistant", "coach"], ["asst", "coach", "nadia"]) == {"assist"}
