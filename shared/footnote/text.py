@@ -263,17 +263,18 @@ def kin(wanted: Iterable[str], have: Iterable[str]) -> set[str]:
 _VOWELS = frozenset("aeiouy")
 
 
-def shortened(short: str, word: str) -> bool:
+def shortened(short: str, word: str, labels: bool = False) -> bool:
     """Whether ``short`` is how notes shorten ``word``: its letters, in order, from its
     first ("asst" assistant, "mtg" meeting, "wk" week, "hrs" hours), with no vowel after
-    the first letter; or its opening, when the word is much longer ("sup" supervisor,
-    "demo" demonstrating). A real word is seldom one: "log" is no "longest", "car" no
-    "career", "bus" no "business"; two letters shorten only a short word ("mr" is no
-    "metformin")."""
+    the first letter; or its opening, when the word is much longer ("demo"
+    demonstrating), three letters only as the label of a number (``labels``: "ext 4412",
+    "sup 2"; "fun" is no "fundraiser"). A real word is seldom one: "log" is no
+    "longest", "car" no "career", "bus" no "business"; two letters shorten only a short
+    word ("mr" is no "metformin")."""
     if not (2 <= len(short) <= 4 and short.isalpha() and short[0] == word[:1]):
         return False
     if word.startswith(short):
-        return len(short) >= 3 and len(word) >= len(short) + 6
+        return (len(short) == 4 or (len(short) == 3 and labels)) and len(word) >= len(short) + 6
     if _VOWELS & set(short[1:]) or len(word) < len(short) + 2:
         return False
     if short[0] in _VOWELS and len(short) < 4:
@@ -284,14 +285,19 @@ def shortened(short: str, word: str) -> bool:
     return all(letter in rest for letter in short[1:])
 
 
-def short_for(asked: Iterable[str], text_words: Iterable[str]) -> set[str]:
-    """Of the question's words (``asked``, as written), the terms of those the text writes
-    shortened (``shortened``)."""
-    held = {w for w in text_words if w not in STOPWORDS}
+# A short word labelling the number after it: "ext 4412", "rm 12", "apt. 3"
+_LABEL = re.compile(r"\b([^\W\d_]{2,4})\.?\s*(?:#|no\.?\s*)?\d")
+
+
+def short_for(asked: Iterable[str], text: str) -> set[str]:
+    """Of the question's words (``asked``, as written), the terms of those ``text``
+    writes shortened (``shortened``)."""
+    held = {w for w in words(text) if w not in STOPWORDS}
+    labels = {m.group(1).lower() for m in _LABEL.finditer(text)}
     return {
         stem(w)
         for w in asked
-        if len(w) >= 4 and w not in held and any(shortened(h, w) for h in held)
+        if len(w) >= 4 and w not in held and any(shortened(h, w, h in labels) for h in held)
     }
 
 

@@ -119,10 +119,12 @@ def test_a_word_notes_write_shortened_is_known_by_its_short_form() -> None:
         ("appt", "appointment"),
         ("wk", "week"),
         ("hrs", "hours"),
-        ("sup", "supervisor"),
         ("demo", "demonstrating"),
     ]:
         assert shortened(short, word), (short, word)
+    # three letters opening a word shorten it only as the label of a number
+    assert shortened("ext", "extension", labels=True)
+    assert not shortened("fun", "fundraiser")
     # real words that happen to hold a longer word's letters are none
     for short, word in [
         ("log", "longest"),
@@ -133,7 +135,9 @@ def test_a_word_notes_write_shortened_is_known_by_its_short_form() -> None:
         ("ins", "ingredients"),
     ]:
         assert not shortened(short, word), (short, word)
-    assert short_for(["assistant", "coach"], ["asst", "coach", "nadia"]) == {"assist"}
+    assert short_for(["assistant", "coach"], "asst coach: Nadia") == {"assist"}
+    assert short_for(["extension"], "CPC: Grainne Walsh ext 4412") == {"extens"}
+    assert short_for(["fundraiser"], "Wow, sounds fun!") == set()
 
 
 def test_a_question_is_answered_by_the_line_writing_its_word_short() -> None:

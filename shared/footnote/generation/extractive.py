@@ -293,7 +293,7 @@ def candidates(
             if shortened := [w for w in asked_words if stem(w) in wanted - have]:
                 # "asst coach" says "assistant coach", "mtg" "meeting" (a word in capitals
                 # is initials: "DPS" is no "deposit")
-                have |= short_for(shortened, words(_IN_CAPITALS.sub(" ", clean)))
+                have |= short_for(shortened, _IN_CAPITALS.sub(" ", clean))
             overlap = len(wanted & have) / len(wanted) if wanted else 0.0
             # Query-term coverage first; earlier (better-ranked) sources break ties. Of
             # sentences covering as much, one holding the question's rarest word in these
