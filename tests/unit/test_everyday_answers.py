@@ -1811,3 +1811,12 @@ def test_a_value_in_a_note_saying_less_of_the_thing_than_another_is_not_its_valu
     # asked of what that note is about, its time answers
     answer = _answer("what time are spring practices", [season, outdoor])
     assert "6:30" in answer and "[N2]" in answer, answer
+
+
+def test_a_place_from_another_note_is_told_by_its_own_words_not_its_title() -> None:
+    schedule = _source("N1", "schedule", "practice Tues 6-7pm, Dieppe Park dome, field 2")
+    drills = _source(
+        "N2", "practice", "passing triangles, rondo 4v1. ordered 6 more pinnies from Sport Chek $42"
+    )
+    answer = _answer("where is tuesday practice", [schedule, drills])
+    assert "Dieppe Park" in answer and "[N2]" not in answer, answer

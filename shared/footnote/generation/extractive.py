@@ -1554,7 +1554,9 @@ def _with_answer_of_kind(
                 or (joins is not None and len(passages) < FACTUAL_NOTES and joins(c))
             )
             and says_it(c)
-            and c.terms & (wanted or set())
+            # (another note's sentence by its own words: "ordered pinnies from Sport Chek"
+            # in a note titled "practice" is no place of Tuesday practice)
+            and (c.terms if c.cid in passages else frozenset(terms(c.text))) & (wanted or set())
         ]
     if typed:
         return [typed[0], *chosen][: len(chosen)]
