@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from footnote.domain import Chunk, MemoryType, Source
 from footnote.generation.dates import resolve_phrases
@@ -854,3 +855,24 @@ def test_a_note_titled_as_done_dates_what_its_lines_tell_by_its_day() -> None:
     question = "when was the team party"
     found = compose(question, notes, analyze(question, datetime(2026, 4, 18, tzinfo=UTC)))
     assert found == "4 April 2026 [N1].", found
+
+
+def test_what_weekday_asks_when() -> None:
+    rota = _source(
+        "N1", "sat 21st covering for Jess - 8-12. bring lunch", datetime(2026, 2, 10, tzinfo=UTC)
+    )
+    question = "what saturday am i covering for jess"
+    found = compose(question, [rota], analyze(question, datetime(2026, 2, 12, tzinfo=UTC)))
+    assert found == "Saturday, 21 February 2026 [N1].", found
+
+
+def test_a_date_written_in_numbers_is_told_as_the_day_it_is() -> None:
+    card = _source(
+        "N1",
+        "DOT physical passed. new med card good 2 yrs - exp 5/11/2028",
+        datetime(2026, 5, 11, 15, tzinfo=ZoneInfo("America/Denver")),
+    )
+    question = "when does my med card expire"
+    asked = datetime(2026, 5, 13, 21, tzinfo=ZoneInfo("America/Denver"))
+    found = compose(question, [card], analyze(question, asked))
+    assert found.startswith("11 May 2028: DOT physical passed"), found

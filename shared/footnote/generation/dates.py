@@ -61,7 +61,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "numeric",
             r"(?:(?:(?P<lead>(?:on|by|due|until|till|from|before|after|since|sent|done|paid|"
-            r"renews?|renewed|ends?|ended|expires?|expired|starts?|started|booked|dated|"
+            r"renews?|renewed|ends?|ended|exp|expires?|expired|starts?|started|booked|dated|"
             r"w/c|week\s+of|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*)\.?,?\s+)|"
             r"(?<![^\n])(?=[0-3]?\d/[0-3]?\d\s*(?::|\s[-–]\s)))"
             r"(?P<a1>[0-3]?\d)/(?P<b1>[0-3]?\d)(?:/(?P<y1>\d{4}|\d{2}))?|"

@@ -168,6 +168,8 @@ _DATE_ASKED = re.compile(
 _WHEN_QUESTION = re.compile(
     r"^\W*(?:(?:and|but|so)\s+)?(?:(?:by|until|till|since)\s+when\b|when\b|what\s+(?:date|day|year|month)\b|"
     r"which\s+(?:date|day|year|month)\b|"
+    # "what saturday am I covering for Jess?": which day of the week it is
+    r"(?:what|which)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
     # "What was the deadline for…", "What's the due date of…": the date of a deadline
     # ("the rehearsal dinner date", not "the word for deadline")
     r"what(?:['’]s|\s+is|\s+was|\s+are|\s+were)?\s+the\s+"

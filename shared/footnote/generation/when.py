@@ -21,7 +21,6 @@ from footnote.generation.dates import (
     MONTH_WORD,
     Resolved,
     absolute_spans,
-    absolute_starts,
     day_of,
     day_text,
     has_absolute_date,
@@ -150,6 +149,9 @@ def dated_answer(
         if not _gone_by(answer, today):
             return answer
     return NOT_ENOUGH
+
+
+_MONTH_NAMED = re.compile(rf"\b{MONTH_WORD}", re.IGNORECASE)
 
 
 def _gone_by(answer: str, today: date) -> bool:
@@ -285,10 +287,18 @@ def _dated_answer(
         note = by_cid[c.cid].text
         if has_absolute_date(c.text) and not _relative_nearer(c, note, wanted, written_of(c)):
             quoted = speaker_prefix(c.text, c.speaker)
-            return [
-                _Dated(quoted, is_deadline(c.text, at), False, named=True)
-                for at in absolute_starts(c.text)
-            ]
+            spans = absolute_spans(c.text)
+            # (a date in numbers with its year is read as the phrases are: "exp 5/11/2028")
+            days = set(named_days(c.text, written_of(c).date())) | {
+                d
+                for r in resolve_phrases(c.text, written_of(c))
+                if (d := day_of(r.meaning)) and any(r.start < b and a < r.end for a, b in spans)
+            }
+            if len(days) == 1 and not any(_MONTH_NAMED.search(c.text[a:b]) for a, b in spans):
+                # "exp 5/11/2028": a date in numbers is told as the day it is, which way
+                # round the writer's part of the world writes it
+                quoted = f"{day_text(days.pop())}: {quoted}"
+            return [_Dated(quoted, is_deadline(c.text, at), False, named=True) for at, _ in spans]
         said_before = note[: max(0, note.find(c.text))]
         for text, before in ((c.text, said_before), (by_cid[c.cid].title, "")):
             resolved = _nearest_first(resolve_phrases(text, written_of(c), before), text, wanted)
