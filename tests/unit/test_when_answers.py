@@ -876,3 +876,23 @@ def test_a_date_written_in_numbers_is_told_as_the_day_it_is() -> None:
     asked = datetime(2026, 5, 13, 21, tzinfo=ZoneInfo("America/Denver"))
     found = compose(question, [card], analyze(question, asked))
     assert found.startswith("11 May 2028: DOT physical passed"), found
+
+
+def test_a_short_line_telling_the_doing_asked_about_done_is_dated_by_its_note() -> None:
+    notes = [
+        _source(
+            "N1",
+            "Hannah confirmed!!\n20 beanies + 10 cowls, deliver by 20 Nov. deposit $550 paid today.",
+            datetime(2026, 10, 8, 7, tzinfo=UTC),
+            "wholesale",
+        ),
+        _source(
+            "N2",
+            "Hannah from Wool & Wander wants 20 beanies for the window. she'll confirm by fri 9th.",
+            datetime(2026, 10, 1, 8, tzinfo=UTC),
+            "wholesale",
+        ),
+    ]
+    question = "when did hannah confirm"
+    found = compose(question, notes, analyze(question, datetime(2026, 12, 2, tzinfo=UTC)))
+    assert found == "8 October 2026 [N1].", found

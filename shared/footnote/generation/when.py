@@ -595,6 +595,13 @@ def _dated_answer(
         # the writer's own record, as a note to self leaves out its "I" ("Henry Kaiser
         # was an industrialist", "Marek booked…" name whom they are about)
         or (told_in_past(best.text) and not _NAMES_INSIDE.search(best.text))
+        # "Hannah confirmed!!" for "when did hannah confirm": a short line telling the very
+        # doing asked about, done, is the writer's record of it that day
+        or bool(
+            (did := _DID_LAST.search(question))
+            and len(words(best.text)) <= _RECORD_WORDS
+            and _tells_done(best.text, did["verb"].lower())
+        )
     )
     if _ASKS_PAST.search(question) and not _ASKS_PLANNED.search(question):
         # "linalg midterm done", written on the day: the record of it done dates it, before
@@ -838,6 +845,11 @@ _DAY_NAMED = re.compile(
 )
 
 
+# A line recording a doing as it happened is short ("Hannah confirmed!!"); a long one
+# is an account, of any day ("Kaiser founded … in Richmond, California").
+_RECORD_WORDS = 6
+# "when did hannah confirm": the doing asked about, the question's last word
+_DID_LAST = re.compile(r"\bdid\s+\S.*?\s(?P<verb>[A-Za-z]+)\W*$", re.IGNORECASE)
 # A capitalised word, maybe a name ("Marek booked to sort the gutters"); a sentence
 # opening with a capital may be anyone's, so only a line without one is read as the
 # writer's record.
