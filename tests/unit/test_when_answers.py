@@ -896,3 +896,29 @@ def test_a_short_line_telling_the_doing_asked_about_done_is_dated_by_its_note() 
     question = "when did hannah confirm"
     found = compose(question, notes, analyze(question, datetime(2026, 12, 2, tzinfo=UTC)))
     assert found == "8 October 2026 [N1].", found
+
+
+def test_a_birthday_is_next_on_its_day_still_to_come() -> None:
+    birthdays = _source(
+        "N1",
+        "Aoife - 12 Aug (2017) - will be 9\nCian - 3 March (2020)",
+        datetime(2026, 1, 4, 11, tzinfo=UTC),
+        "Grandchildren's birthdays",
+    )
+    asked = datetime(2026, 7, 9, 10, tzinfo=UTC)
+    question = "when is aoifes birthday"
+    found = compose(question, [birthdays], analyze(question, asked))
+    assert found.startswith("12 August 2026: Aoife - 12 Aug (2017)"), found
+    # gone by this year, it comes round next year
+    question = "when is cians birthday"
+    found = compose(question, [birthdays], analyze(question, asked))
+    assert found.startswith("3 March 2027: Cian - 3 March (2020)"), found
+    # a birthday written as this year's, with no year of its own, is this year's
+    mama = _source(
+        "N2",
+        "mama's birthday Sat 2 May – book train to Poznań!!",
+        datetime(2026, 4, 20, tzinfo=UTC),
+    )
+    question = "when is mamas birthday"
+    found = compose(question, [mama], analyze(question, asked))
+    assert found.startswith("mama's birthday Sat 2 May"), found

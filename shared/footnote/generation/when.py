@@ -151,6 +151,23 @@ def dated_answer(
     return NOT_ENOUGH
 
 
+_A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_YEARLY = re.compile(r"\b(?:birthday|bday|b-day|anniversary)s?\b", re.IGNORECASE)
+
+
+def _next_yearly(day: date, today: date) -> date:
+    """The first day on or after ``today`` with ``day``'s month and day (29 February: 1
+    March in a year without one)."""
+    for year in (today.year, today.year + 1):
+        try:
+            found = day.replace(year=year)
+        except ValueError:
+            found = date(year, 3, 1)
+        if found >= today:
+            return found
+    return found
+
+
 _MONTH_NAMED = re.compile(rf"\b{MONTH_WORD}", re.IGNORECASE)
 
 
@@ -270,6 +287,8 @@ def _dated_answer(
     today = now.astimezone(zone).date() if now is not None and zone is not None else None
     asked_back = bool(_ASKS_PAST.search(question)) and not _ASKS_PLANNED.search(question)
     asked_ahead = bool(_ASKS_AHEAD.search(question)) and not asked_back
+    # a birthday or an anniversary asked of as it comes round, not of the day it began
+    yearly = bool(_YEARLY.search(question)) and not asked_back
     if asked_back and today is not None:
         # "When was our first game?" is not answered by the spring season's "first game
         # Sat 9 May", still to come, when another sentence covering the question names
@@ -298,6 +317,17 @@ def _dated_answer(
                 # "exp 5/11/2028": a date in numbers is told as the day it is, which way
                 # round the writer's part of the world writes it
                 quoted = f"{day_text(days.pop())}: {quoted}"
+            elif (
+                len(days) == 1
+                and yearly
+                and today is not None
+                and (day := days.pop()) < today
+                and any(int(y) < today.year for y in _A_YEAR.findall(c.text))
+            ):
+                # "when is aoifes birthday" over "Aoife - 12 Aug (2017)": a day first met in
+                # a year gone by, that comes round every year, is next on its day still to
+                # come ("mama's birthday Sat 2 May", naming no year, is this year's)
+                quoted = f"{day_text(_next_yearly(day, today))}: {quoted}"
             return [_Dated(quoted, is_deadline(c.text, at), False, named=True) for at, _ in spans]
         said_before = note[: max(0, note.find(c.text))]
         for text, before in ((c.text, said_before), (by_cid[c.cid].title, "")):
