@@ -12,7 +12,7 @@ def mmr(
     vectors: np.ndarray,
     n: int,
     lam: float = 0.7,
-    duplicate_threshold: float = 0.95,
+    duplicate_threshold: float = 0.98,
 ) -> list[int]:
     """Indices of up to ``n`` items balancing relevance against redundancy.
 
