@@ -27,6 +27,10 @@ def _answer(question: str, sources: list[Source]) -> str:
     return compose(question, sources, analyze(question, ASKED))
 
 
+def _answer_at(question: str, sources: list[Source], asked: datetime) -> str:
+    return compose(question, sources, analyze(question, asked))
+
+
 def test_a_weekday_with_its_day_of_the_month_is_that_day_either_side_of_the_note() -> None:
     tuesday = datetime(2025, 11, 18, tzinfo=UTC)
     (pick_up,) = resolve_phrases("faraona ordered, pick up Fri 21 after 5pm", tuesday)
@@ -188,7 +192,7 @@ def test_a_line_naming_no_one_dates_the_thing_of_whoever_the_notebook_is_about()
     ]
     # (asked after the notes were written)
     question = "When did Dad's donepezil go up to 10mg?"
-    assert compose(question, clinic, analyze(question, datetime(2026, 10, 20, tzinfo=UTC))) == (
+    assert _answer_at(question, clinic, datetime(2026, 10, 20, tzinfo=UTC)) == (
         "Monday, 5 October 2026 [N1]."
     )
     # a line naming someone else is theirs
@@ -473,7 +477,7 @@ def test_asked_ahead_a_later_note_tells_the_plan_only_when_it_says_it_changed() 
     )
     asked = datetime(2025, 9, 24, tzinfo=UTC)
     question = "When are Kenta's leaving drinks?"
-    answer = compose(question, [first, moved], analyze(question, asked))
+    answer = _answer_at(question, [first, moved], asked)
     assert "27 September 2025" in answer and "[N2]" in answer
     # a later note of the same thing that says no change is of another day of it
     goal = _source("N1", "pass the JLPT in December", datetime(2025, 1, 4, tzinfo=UTC), "Goals")
@@ -488,7 +492,7 @@ def test_asked_ahead_a_later_note_tells_the_plan_only_when_it_says_it_changed() 
     )
     question = "When is the JLPT this year?"
     march = datetime(2025, 3, 20, tzinfo=UTC)
-    answer = compose(question, [goal, applied, info], analyze(question, march))
+    answer = _answer_at(question, [goal, applied, info], march)
     # and the month the goal says is told by the day the note about it gives
     assert "7 December 2025" in answer and "[N2]" in answer
 
@@ -534,7 +538,7 @@ def test_a_log_headed_by_its_day_dates_its_lines() -> None:
         "Obs log - farm",
     )
     question = "when did i see the leo triplet"
-    answer = compose(question, [log], analyze(question, datetime(2027, 3, 10, tzinfo=UTC)))
+    answer = _answer_at(question, [log], datetime(2027, 3, 10, tzinfo=UTC))
     assert "mar 6" in answer and "[N1]" in answer, answer
 
 
@@ -545,7 +549,7 @@ def test_an_undated_line_telling_what_happened_and_naming_no_one_is_dated_by_its
         datetime(2026, 12, 8, 18, 20, tzinfo=UTC),
     )
     question = "when did the camera arrive"
-    answer = compose(question, [arrived], analyze(question, datetime(2027, 3, 10, tzinfo=UTC)))
+    answer = _answer_at(question, [arrived], datetime(2027, 3, 10, tzinfo=UTC))
     assert "8 December 2026" in answer, answer
     # a line about someone named is no record of the writer's day
     born = _source(
@@ -554,7 +558,7 @@ def test_an_undated_line_telling_what_happened_and_naming_no_one_is_dated_by_its
         datetime(2026, 12, 8, 18, 20, tzinfo=UTC),
     )
     question = "when were the shipyards founded"
-    answer = compose(question, [born], analyze(question, datetime(2027, 3, 10, tzinfo=UTC)))
+    answer = _answer_at(question, [born], datetime(2027, 3, 10, tzinfo=UTC))
     assert "December 2026" not in answer, answer
 
 
@@ -594,7 +598,7 @@ def test_a_later_change_of_someones_plan_names_them() -> None:
         datetime(2025, 8, 12, tzinfo=UTC),
     )
     question = "when is mo back"
-    answer = compose(question, [away, rang], analyze(question, datetime(2025, 8, 13, tzinfo=UTC)))
+    answer = _answer_at(question, [away, rang], datetime(2025, 8, 13, tzinfo=UTC))
     assert "25 August 2025" in answer and "[N1]" in answer, answer
 
 
@@ -630,7 +634,7 @@ def test_a_code_headed_by_a_year_is_no_date_and_a_deadline_answers_due() -> None
         "pump manual job",
     )
     question = "when was the manual due"
-    answer = compose(question, [done, job], analyze(question, datetime(2026, 5, 21, tzinfo=UTC)))
+    answer = _answer_at(question, [done, job], datetime(2026, 5, 21, tzinfo=UTC))
     assert "15 May" in answer and "[N2]" in answer, answer
 
 
@@ -682,7 +686,7 @@ def test_a_deadline_may_name_its_weekday_and_in_the_end_the_last_note_tells_it()
         datetime(2027, 3, 25, tzinfo=UTC),
     )
     question = "when was the essay due in the end"
-    answer = compose(question, [essay, moved], analyze(question, datetime(2027, 5, 1, tzinfo=UTC)))
+    answer = _answer_at(question, [essay, moved], datetime(2027, 5, 1, tzinfo=UTC))
     assert "16 april" in answer and "[N2]" in answer, answer
 
 
@@ -694,7 +698,7 @@ def test_a_relative_day_beside_the_questions_words_dates_it_before_another_claus
         "trip letter",
     )
     question = "when did the letter go home"
-    answer = compose(question, [letter], analyze(question, datetime(2026, 2, 1, tzinfo=UTC)))
+    answer = _answer_at(question, [letter], datetime(2026, 2, 1, tzinfo=UTC))
     assert "9 January 2026" in answer, answer
     # a weekday written with its date is that date
     found = _answer(
@@ -706,7 +710,7 @@ def test_a_relative_day_beside_the_questions_words_dates_it_before_another_claus
         "N1", "echo booked thurs week, 22 Jan 8am, ground floor", datetime(2026, 1, 8, tzinfo=UTC)
     )
     question = "when is the echo"
-    found = compose(question, [echo], analyze(question, datetime(2026, 1, 10, tzinfo=UTC)))
+    found = _answer_at(question, [echo], datetime(2026, 1, 10, tzinfo=UTC))
     assert "22 Jan" in found and "15 January" not in found, found
 
 
@@ -754,6 +758,9 @@ def test_next_weekday_with_its_day_of_the_month_is_that_day() -> None:
         assert [r.meaning for r in found] == ["Tuesday, 31 March 2026"], (text, found)
     found = resolve_phrases("my turn to present next Tues", written)
     assert [r.meaning for r in found] == ["Tuesday, 24 March 2026"], found
+    # a day of the month neither of the next two Tuesdays is, is a slip: the coming one
+    found = resolve_phrases("present next Tues (31st)", datetime(2026, 11, 28, tzinfo=UTC))
+    assert [r.meaning for r in found] == ["Tuesday, 1 December 2026"], found
 
 
 def test_asked_what_is_to_come_a_day_read_back_by_a_past_tense_is_read_ahead() -> None:
@@ -767,11 +774,11 @@ def test_asked_what_is_to_come_a_day_read_back_by_a_past_tense_is_read_ahead() -
         "party change",
     )
     question = "when is rubys party"
-    found = compose(question, [change], analyze(question, datetime(2026, 3, 4, tzinfo=UTC)))
+    found = _answer_at(question, [change], datetime(2026, 3, 4, tzinfo=UTC))
     assert "21 March" in found, found
     # asked of the past, the reading is the one written
     question = "when was rubys party"
-    found = compose(question, [change], analyze(question, datetime(2026, 3, 4, tzinfo=UTC)))
+    found = _answer_at(question, [change], datetime(2026, 3, 4, tzinfo=UTC))
     assert "21 February" in found, found
 
 
@@ -781,7 +788,7 @@ def test_the_next_one_is_read_past_the_days_gone_by() -> None:
         _source("N2", "next appt in 4 wks", datetime(2026, 3, 5, tzinfo=UTC), "physio #4"),
     ]
     question = "when's my next physio"
-    found = compose(question, notes, analyze(question, datetime(2026, 3, 18, tzinfo=UTC)))
+    found = _answer_at(question, notes, datetime(2026, 3, 18, tzinfo=UTC))
     assert "2 April 2026" in found and "[N2]" in found, found
 
 
@@ -804,10 +811,10 @@ def test_asked_of_a_day_gone_by_a_sentence_naming_only_days_ahead_is_no_answer()
     ]
     asked = datetime(2026, 4, 18, tzinfo=UTC)
     question = "when was our first game"
-    found = compose(question, notes, analyze(question, asked))
+    found = _answer_at(question, notes, asked)
     assert "17 Jan" in found and "[N2]" in found, found
     question = "when is the first game"
-    found = compose(question, notes, analyze(question, asked))
+    found = _answer_at(question, notes, asked)
     assert "9 May" in found and "[N1]" in found, found
 
 
@@ -828,11 +835,11 @@ def test_when_a_thing_was_done_is_the_day_of_the_note_recording_it_done_not_its_
     ]
     asked = datetime(2026, 4, 18, tzinfo=UTC)
     question = "when did i do community coach module 2"
-    found = compose(question, notes, analyze(question, asked))
+    found = _answer_at(question, notes, asked)
     assert found == "22 February 2026 [N2].", found
     # the deadline is what "by when" asks
     question = "by when do i need community coach module 2 done"
-    found = compose(question, notes, analyze(question, asked))
+    found = _answer_at(question, notes, asked)
     assert "1 Mar" in found and "[N1]" in found, found
 
 
@@ -853,7 +860,7 @@ def test_a_note_titled_as_done_dates_what_its_lines_tell_by_its_day() -> None:
         ),
     ]
     question = "when was the team party"
-    found = compose(question, notes, analyze(question, datetime(2026, 4, 18, tzinfo=UTC)))
+    found = _answer_at(question, notes, datetime(2026, 4, 18, tzinfo=UTC))
     assert found == "4 April 2026 [N1].", found
 
 
@@ -862,7 +869,7 @@ def test_what_weekday_asks_when() -> None:
         "N1", "sat 21st covering for Jess - 8-12. bring lunch", datetime(2026, 2, 10, tzinfo=UTC)
     )
     question = "what saturday am i covering for jess"
-    found = compose(question, [rota], analyze(question, datetime(2026, 2, 12, tzinfo=UTC)))
+    found = _answer_at(question, [rota], datetime(2026, 2, 12, tzinfo=UTC))
     assert found == "Saturday, 21 February 2026 [N1].", found
 
 
@@ -874,7 +881,7 @@ def test_a_date_written_in_numbers_is_told_as_the_day_it_is() -> None:
     )
     question = "when does my med card expire"
     asked = datetime(2026, 5, 13, 21, tzinfo=ZoneInfo("America/Denver"))
-    found = compose(question, [card], analyze(question, asked))
+    found = _answer_at(question, [card], asked)
     assert found.startswith("11 May 2028: DOT physical passed"), found
 
 
@@ -894,7 +901,7 @@ def test_a_short_line_telling_the_doing_asked_about_done_is_dated_by_its_note() 
         ),
     ]
     question = "when did hannah confirm"
-    found = compose(question, notes, analyze(question, datetime(2026, 12, 2, tzinfo=UTC)))
+    found = _answer_at(question, notes, datetime(2026, 12, 2, tzinfo=UTC))
     assert found == "8 October 2026 [N1].", found
 
 
@@ -907,11 +914,11 @@ def test_a_birthday_is_next_on_its_day_still_to_come() -> None:
     )
     asked = datetime(2026, 7, 9, 10, tzinfo=UTC)
     question = "when is aoifes birthday"
-    found = compose(question, [birthdays], analyze(question, asked))
+    found = _answer_at(question, [birthdays], asked)
     assert found.startswith("12 August 2026: Aoife - 12 Aug (2017)"), found
     # gone by this year, it comes round next year
     question = "when is cians birthday"
-    found = compose(question, [birthdays], analyze(question, asked))
+    found = _answer_at(question, [birthdays], asked)
     assert found.startswith("3 March 2027: Cian - 3 March (2020)"), found
     # a birthday written as this year's, with no year of its own, is this year's
     mama = _source(
@@ -920,5 +927,5 @@ def test_a_birthday_is_next_on_its_day_still_to_come() -> None:
         datetime(2026, 4, 20, tzinfo=UTC),
     )
     question = "when is mamas birthday"
-    found = compose(question, [mama], analyze(question, asked))
+    found = _answer_at(question, [mama], asked)
     assert found.startswith("mama's birthday Sat 2 May"), found

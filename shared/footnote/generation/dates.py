@@ -464,6 +464,16 @@ def _meaning(
         # a line with no tense is a plan: "pick up sat 21st 10am", written on 1 March, is
         # 21 March, though 21 February was a Saturday too)
         ahead = _looks_ahead(m)
+        if re.search(r"\bnext\s+$", m.string[: m.start()], re.IGNORECASE):
+            # "next Tues (31st)": the coming Tuesday or the one after, whichever is the
+            # 31st; neither (a slip, written on 28 November), the coming one
+            wd = _weekday(m["wd"])
+            coming = written + timedelta(days=(wd - written.weekday()) % 7 or 7)
+            day = next(
+                (d for d in (coming, coming + timedelta(days=7)) if d.day == int(m["dom"])),
+                coming,
+            )
+            return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
         return _weekday_day(_weekday(m["wd"]), int(m["dom"]), written, ahead)
     if kind == "day_of_month":
         return _day_of_month(int(m["dom"]), written, looks_ahead)
