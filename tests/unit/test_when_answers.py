@@ -929,3 +929,13 @@ def test_a_birthday_is_next_on_its_day_still_to_come() -> None:
     question = "when is mamas birthday"
     found = _answer_at(question, [mama], asked)
     assert found.startswith("mama's birthday Sat 2 May"), found
+
+
+def test_a_day_in_numbers_a_thing_is_moved_to_is_its_day() -> None:
+    moved = _source(
+        "N1",
+        "called Dr Faulk's office - moved dentist to 5/18 10:30 since im out",
+        datetime(2026, 5, 2, 12, tzinfo=ZoneInfo("America/Denver")),
+    )
+    asked = datetime(2026, 5, 13, 21, tzinfo=ZoneInfo("America/Denver"))
+    assert _answer_at("when's the dentist", [moved], asked) == "18 May 2026 [N1]."

@@ -60,7 +60,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # its date ("4/29: units 5–6") leads with it.
         (
             "numeric",
-            r"(?:(?:(?P<lead>(?:on|by|due|until|till|from|before|after|since|sent|done|paid|"
+            r"(?:(?:(?P<lead>(?:on|by|due|until|till|from|to|before|after|since|sent|done|paid|"
             r"renews?|renewed|ends?|ended|exp|expires?|expired|starts?|started|booked|dated|"
             r"w/c|week\s+of|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*)\.?,?\s+)|"
             r"(?<![^\n])(?=[0-3]?\d/[0-3]?\d\s*(?::|\s[-–]\s)))"
