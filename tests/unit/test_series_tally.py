@@ -159,3 +159,12 @@ def test_hours_of_one_thing_are_the_hours_written_beside_it_in_short() -> None:
     assert "[N1]" in answer and "[N2]" in answer
     answer = _answer("how many hours of demo have i done", timesheets)
     assert answer.startswith("39 in your notes"), answer
+
+
+def test_a_question_writing_the_unit_short_counts_it() -> None:
+    logs = [
+        _source(1, "shift log", "worked 6 hrs, quiet"),
+        _source(2, "shift log", "worked 7 hrs. busy"),
+    ]
+    answer = _answer("how many hrs have i worked", logs)
+    assert answer.startswith("13 in your notes"), answer

@@ -939,3 +939,27 @@ def test_a_day_in_numbers_a_thing_is_moved_to_is_its_day() -> None:
     )
     asked = datetime(2026, 5, 13, 21, tzinfo=ZoneInfo("America/Denver"))
     assert _answer_at("when's the dentist", [moved], asked) == "18 May 2026 [N1]."
+
+
+def test_what_the_review_found_reads_as_before() -> None:
+    written = datetime(2026, 3, 23, 13, tzinfo=UTC)
+    # "last" with a day of the month is that day gone by, not one months ahead
+    assert [r.meaning for r in resolve_phrases("last Sat 21st", written)] == [
+        "Saturday, 21 March 2026"
+    ]
+    # a count in brackets after a weekday is no day of the month
+    assert [r.meaning for r in resolve_phrases("crew Sat (3 people)", written)] == [
+        "Saturday, 28 March 2026"
+    ]
+    # "to" leads a date only after a verb of moving: "reduce to 1/2" is a half
+    assert resolve_phrases("reduce to 1/2 tab", written) == []
+    # a line saying it has not happened is no record of it
+    not_yet = _source("N1", "Hannah hasn't confirmed", datetime(2026, 2, 1, tzinfo=UTC))
+    question = "when did hannah confirm"
+    assert _answer_at(question, [not_yet], datetime(2026, 2, 3, tzinfo=UTC)) == NOT_ENOUGH
+    # a to-do titled by what is to get done is no record of it done
+    jobs = _source("N1", "fix the gutter", datetime(2026, 2, 1, tzinfo=UTC), "jobs to get done")
+    fixed = _source("N2", "fixed the gutter on Sat 14 Feb", datetime(2026, 2, 16, tzinfo=UTC))
+    question = "when did I fix the gutter"
+    found = _answer_at(question, [jobs, fixed], datetime(2026, 2, 20, tzinfo=UTC))
+    assert "[N2]" in found and "[N1]" not in found, found

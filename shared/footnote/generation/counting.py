@@ -253,7 +253,8 @@ def _stated_number(
     if none does. Counted in a unit of something (``of``: "hours of marking"), the unit
     written before that thing first ("21 hrs demo + 6 hrs marking": 6). A number with a
     unit ("2.1kg") or a price counts nothing."""
-    wanted = set(what)
+    # (the question may write the unit short too: "how many hrs")
+    wanted = {_SHORT_UNITS.get(w, w) for w in what}
     # (a line's sentences each stand alone: "6 hrs marking. Dr Pham says …" quotes the first)
     lines = [piece for line in text.splitlines() for piece in _SENTENCE_BREAK.split(line)]
     for beside in ([of] if of else []) + [frozenset()]:

@@ -60,7 +60,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # its date ("4/29: units 5–6") leads with it.
         (
             "numeric",
-            r"(?:(?:(?P<lead>(?:on|by|due|until|till|from|to|before|after|since|sent|done|paid|"
+            r"(?:(?:(?P<lead>(?:on|by|due|until|till|from|before|after|since|sent|done|paid|"
+            # ("moved dentist to 5/18"; not "reduce to 1/2")
+            r"(?:moved|changed|pushed|postponed|rescheduled|shifted)\b[^\n.;]{0,30}?\bto|"
             r"renews?|renewed|ends?|ended|exp|expires?|expired|starts?|started|booked|dated|"
             r"w/c|week\s+of|(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*)\.?,?\s+)|"
             r"(?<![^\n])(?=[0-3]?\d/[0-3]?\d\s*(?::|\s[-–]\s)))"
@@ -87,7 +89,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"(?:the\s+)?(?P<n>1st|first|2nd|second|3rd|third|4th|fourth|last)\s+{_WD}\s+"
             rf"(?:in|of)\s+(?P<mon>{_MONTH}[a-z]*)\.?(?!\s*-?\d)",
         ),
-        ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}{_DOM_FOLLOWS}"),
+        ("last_weekday", rf"(?:last|this\s+past)\s+{_WD}"),
         # "needs it by Thurs next week", "next week on Tues": that day of the week after
         # the one written in
         (
@@ -101,7 +103,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "weekday_day",
             # ("Sat 28th: 2 men" ends its day at the ordinal: its colon is no time's)
-            rf"{_WD}\s+\(?\s*(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
+            rf"{_WD}\s+(?:\((?=\s*(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)\s*)?(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
             rf"(?!\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH}|{_HOURS_TO})",
         ),
         # "her bday is the 14th", "pay by the 30th": a day of the month, the first one

@@ -583,6 +583,7 @@ def _dated_answer(
                         if share(c.terms) >= share(best.terms)
                         and theirs(c)
                         and _COMPLETED.search(c.text)
+                        and not _NOT_DONE.search(c.text)
                         and not dates_of(c)
                     ),
                     None,
@@ -631,13 +632,14 @@ def _dated_answer(
             (did := _DID_LAST.search(question))
             and len(words(best.text)) <= _RECORD_WORDS
             and _tells_done(best.text, did["verb"].lower())
+            and not _NOT_DONE.search(best.text)
         )
     )
     if _ASKS_PAST.search(question) and not _ASKS_PLANNED.search(question):
         # "linalg midterm done", written on the day: the record of it done dates it, before
         # any other sentence's reading of a weekday.
         # (or under a title saying so: "pizza party = big success" in "party done")
-        if _COMPLETED.search(best.text) or _COMPLETED.search(by_cid[best.cid].title):
+        if _COMPLETED.search(best.text) or _titled_done(by_cid[best.cid].title):
             return cite(day_text(written_of(best).date()), best.cid)
         # "When did the pg primary run out of memory?": a sentence covering it as well
         # that dates what happened ("yesterday 21:50 pg primary OOM") ...
@@ -878,6 +880,23 @@ _DAY_NAMED = re.compile(
 # A line recording a doing as it happened is short ("Hannah confirmed!!"); a long one
 # is an account, of any day ("Kaiser founded … in Richmond, California").
 _RECORD_WORDS = 6
+# "Hannah hasn't confirmed", "module 2 still not done": no record of it done
+_NOT_DONE = re.compile(
+    r"\b(?:not|never|still|yet|(?:has|have|had|did|is|was|were|are)n['’]?t)\b", re.IGNORECASE
+)
+# A title saying its note records a thing done: "party done", "module 2 finished" (not
+# "jobs to get done")
+_DONE_TITLE = re.compile(r"\b(?:done|finished|completed)\W*$", re.IGNORECASE)
+_TO_BE_DONE = re.compile(r"\bto\s+(?:get\s+|be\s+)?(?:done|finished|completed)\b", re.IGNORECASE)
+
+
+def _titled_done(title: str) -> bool:
+    """The title says its note records a thing done ("party done")."""
+    return bool(
+        _DONE_TITLE.search(title) and not _TO_BE_DONE.search(title) and not _NOT_DONE.search(title)
+    )
+
+
 # "when did hannah confirm": the doing asked about, the question's last word
 _DID_LAST = re.compile(r"\bdid\s+\S.*?\s(?P<verb>[A-Za-z]+)\W*$", re.IGNORECASE)
 # A capitalised word, maybe a name ("Marek booked to sort the gutters"); a sentence

@@ -114,7 +114,8 @@ _PERSON_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b", re.I
 # the object ("pay her", "ask her about")
 _HERS = re.compile(
     r"\s+(?!(?:to|for|on|in|at|by|with|about|from|and|or|back|off|out|up|again|now|today|"
-    r"yet|last|next|this|a|an|the)\b)[a-z]"
+    r"yesterday|tomorrow|tonight|well|so|enough|yet|last|next|this|a|an|the)\b|[a-z]+ly\b)"
+    r"[a-z]"
 )
 # A name as an answer writes it: capitalised words, a surname's initial allowed ("Tom H")
 _NAME_RUN = re.compile(r"\b[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:\s+[A-ZÀ-ÖØ-Þ](?:[a-zß-öø-ÿ]+|\b))?")
