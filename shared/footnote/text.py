@@ -286,7 +286,8 @@ def shortened(short: str, word: str, labels: bool = False) -> bool:
 
 
 # A short word labelling the number after it: "ext 4412", "rm 12", "apt. 3"
-_LABEL = re.compile(r"\b([^\W\d_]{2,4})\.?\s*(?:#|no\.?\s*)?\d")
+# (a number with its unit is no label's: "fun 5k" is a run, not a fundraiser)
+_LABEL = re.compile(r"\b([^\W\d_]{2,4})\.?\s*(?:#|no\.?\s*)?\d+(?![^\W\d_])")
 
 
 def short_for(asked: Iterable[str], text: str) -> set[str]:

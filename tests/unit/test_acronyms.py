@@ -138,6 +138,8 @@ def test_a_word_notes_write_shortened_is_known_by_its_short_form() -> None:
     assert short_for(["assistant", "coach"], "asst coach: Nadia") == {"assist"}
     assert short_for(["extension"], "CPC: Grainne Walsh ext 4412") == {"extens"}
     assert short_for(["fundraiser"], "Wow, sounds fun!") == set()
+    # a number with its unit is no label's number: "fun 5k" is a run
+    assert short_for(["fundraiser"], "fun 5k sat w/ Jo") == set()
 
 
 def test_a_question_is_answered_by_the_line_writing_its_word_short() -> None:

@@ -161,6 +161,15 @@ def test_hours_of_one_thing_are_the_hours_written_beside_it_in_short() -> None:
     assert answer.startswith("39 in your notes"), answer
 
 
+def test_a_title_s_full_stop_ends_no_sentence_of_a_counted_line() -> None:
+    timesheets = [
+        _source(1, "timesheet", "march: 21 hrs demo. Dr. Pham: 6 hrs marking"),
+        _source(2, "timesheet", "april: 18 hrs demo. Dr. Pham: 4 hrs marking"),
+    ]
+    answer = _answer("how many hours of marking have i done", timesheets)
+    assert answer.startswith("10 in your notes: Dr. Pham: 6 hrs marking [N1]"), answer
+
+
 def test_a_question_writing_the_unit_short_counts_it() -> None:
     logs = [
         _source(1, "shift log", "worked 6 hrs, quiet"),

@@ -931,6 +931,30 @@ def test_a_birthday_is_next_on_its_day_still_to_come() -> None:
     assert found.startswith("mama's birthday Sat 2 May"), found
 
 
+def test_a_birthday_in_numbers_first_met_in_a_past_year_is_next_on_its_day() -> None:
+    birthdays = _source(
+        "N1",
+        "Aoife bday 12/08/2017\nCian bday 03/03/2020",
+        datetime(2026, 1, 4, tzinfo=UTC),
+        "bdays",
+    )
+    asked = datetime(2026, 7, 9, 10, tzinfo=UTC)
+    found = _answer_at("when is cians birthday", [birthdays], asked)
+    assert found.startswith("3 March 2027: Cian bday 03/03/2020"), found
+
+
+def test_a_day_of_the_month_in_brackets_says_which_weekday_without_a_space() -> None:
+    written = datetime(2026, 3, 20, 11, tzinfo=UTC)
+    assert [r.meaning for r in resolve_phrases("next Tues(31st)", written)] == [
+        "Tuesday, 31 March 2026"
+    ]
+    # "sat" after a pronoun is the verb, whatever follows it
+    assert resolve_phrases("I sat night after night with him", written) == []
+    assert [r.meaning for r in resolve_phrases("sat night at Jo's", written)] == [
+        "Saturday, 21 March 2026"
+    ]
+
+
 def test_a_day_in_numbers_a_thing_is_moved_to_is_its_day() -> None:
     moved = _source(
         "N1",

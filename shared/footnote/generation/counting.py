@@ -21,7 +21,7 @@ from footnote.generation.checklists import Boxes, boxed_items, has_boxes
 from footnote.generation.dates import MONTH_WORD, calendar_mentions
 from footnote.generation.names import CALENDAR
 from footnote.generation.sentences import ITEM_LINE
-from footnote.text import QUERY_FILLER, kin, spelled_out, terms
+from footnote.text import QUERY_FILLER, SHORTHAND, kin, spelled_out, terms
 
 # "How many loaves have I…", "how many of my work hours…", "How many long runs did I do"
 _HOW_MANY = re.compile(
@@ -64,37 +64,37 @@ _NUMBER = r"\d[\d,.]*[kK]?"
 MIN_ITEMS = 2
 
 
-_SENTENCE_BREAK = re.compile(r"(?<=[a-z][.!?])\s+(?=\S)")
-# Units as notes shorten them: "6 hrs", "45 mins", "3 wks", "2 yrs".
-_SHORT_UNITS = {
-    **dict.fromkeys(("h", "hr", "hrs"), "hour"),
-    **dict.fromkeys(("min", "mins"), "minut"),
-    **dict.fromkeys(("wk", "wks"), "week"),
-    **dict.fromkeys(("yr", "yrs"), "year"),
-}
+# (a title's full stop ends no sentence: "Dr. Pham")
+_SENTENCE_BREAK = re.compile(
+    r"(?<=[a-z][.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bvs\.)\s+(?=\S)"
+)
+# Units as notes shorten them: "6 hrs", "45 mins", "3 wks", "2 yrs" (the shorthand of
+# every note), and "6h", "20 min", which only a number's unit writes so.
+_UNIT_SHORTHAND = {**SHORTHAND, "h": "hours", "min": "minutes"}
 
 
 def _unit_terms(word: str) -> set[str]:
     """The terms of a word, a unit's short form standing for the unit ("hrs": hour)."""
-    unit = _SHORT_UNITS.get(word.lower().rstrip("."))
-    return {unit} if unit else set(terms(word))
+    return set(terms(_UNIT_SHORTHAND.get(word.lower().rstrip("."), word)))
 
 
 def counted_of(question: str) -> frozenset[str]:
     """What a "how many" question counts units of ("hours of marking": marking), if any."""
-    m = _HOW_MANY.search(question)
-    parts = re.split(r"\s+of\s+", m["what"], maxsplit=1) if m else []
+    parts = _counted_parts(question)
     return frozenset(terms(parts[1])) if len(parts) > 1 else frozenset()
+
+
+def _counted_parts(question: str) -> list[str]:
+    """What a "how many" question counts, split at its first "of" ("hours of marking":
+    hours, marking; "lengths of front crawl": lengths, front crawl); [] if it is none."""
+    m = _HOW_MANY.search(question)
+    return re.split(r"\s+of\s+", m["what"], maxsplit=1) if m else []
 
 
 def counted(question: str) -> list[str] | None:
     """The terms of what a "how many" question counts ("long runs" -> long, run)."""
-    m = _HOW_MANY.search(question)
-    if m is None:
-        return None
-    what = re.split(r"\s+of\s+", m["what"], maxsplit=1)[0]  # "lengths of front crawl"
-    found = terms(what)
-    return found or None
+    parts = _counted_parts(question)
+    return (terms(parts[0]) or None) if parts else None
 
 
 def stated_count(what: Sequence[str], ranked: Sequence[str]) -> int | None:
@@ -254,7 +254,7 @@ def _stated_number(
     written before that thing first ("21 hrs demo + 6 hrs marking": 6). A number with a
     unit ("2.1kg") or a price counts nothing."""
     # (the question may write the unit short too: "how many hrs")
-    wanted = {_SHORT_UNITS.get(w, w) for w in what}
+    wanted = {u for w in what for u in _unit_terms(w)}
     # (a line's sentences each stand alone: "6 hrs marking. Dr Pham says …" quotes the first)
     lines = [piece for line in text.splitlines() for piece in _SENTENCE_BREAK.split(line)]
     for beside in ([of] if of else []) + [frozenset()]:

@@ -42,6 +42,8 @@ _WD = (
     r"(?-i:mon|tues?|thu(?:rs?)?|fri)\b\.?|"
     rf"(?:{_AFTER_LEAD})(?-i:sat|weds?|sun)\b\.?|"
     r"(?-i:sat|weds?|sun)(?=\s+(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)|"
+    # ("I sat night after night" is no Saturday: a pronoun before it makes it a verb)
+    r"(?<!\bi )(?<!\bwe )(?<!\bhe )(?<!\bshe )(?<!\bthey )(?<!\byou )"
     r"(?-i:sat|weds?|sun)(?=\s+(?:night|morning|afternoon|evening|eve)\b))"
 )
 # "next Tues (31st)", "last Sat 21st": the day of the month says which of the weekdays
@@ -103,7 +105,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "weekday_day",
             # ("Sat 28th: 2 men" ends its day at the ordinal: its colon is no time's)
-            rf"{_WD}\s+(?:\((?=\s*(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)\s*)?(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
+            rf"{_WD}(?:\s*\((?=\s*(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)\s*|\s+)(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
             rf"(?!\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH}|{_HOURS_TO})",
         ),
         # "her bday is the 14th", "pay by the 30th": a day of the month, the first one

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import replace
 from datetime import datetime
 from itertools import pairwise
@@ -894,7 +894,7 @@ def _compose(
 
 
 def _of_a_lesser_note(
-    lead: Candidate, pool: Sequence[Candidate], sources: Sequence[Source], subject: set[str]
+    lead: Candidate, pool: Sequence[Candidate], sources: Sequence[Source], subject: Set[str]
 ) -> bool:
     """The value leading the answer is stated in a note that, all its sentences, title and
     tags together, holds less than half of what another retrieved note holds of what the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, tzinfo
 
@@ -158,14 +158,15 @@ _YEARLY = re.compile(r"\b(?:birthday|bday|b-day|anniversary)s?\b", re.IGNORECASE
 def _next_yearly(day: date, today: date) -> date:
     """The first day on or after ``today`` with ``day``'s month and day (29 February: 1
     March in a year without one)."""
-    for year in (today.year, today.year + 1):
+
+    def in_year(year: int) -> date:
         try:
-            found = day.replace(year=year)
+            return day.replace(year=year)
         except ValueError:
-            found = date(year, 3, 1)
-        if found >= today:
-            return found
-    return found
+            return date(year, 3, 1)
+
+    this_year = in_year(today.year)
+    return this_year if this_year >= today else in_year(today.year + 1)
 
 
 _MONTH_NAMED = re.compile(rf"\b{MONTH_WORD}", re.IGNORECASE)
@@ -293,11 +294,12 @@ def _dated_answer(
         # "When was our first game?" is not answered by the spring season's "first game
         # Sat 9 May", still to come, when another sentence covering the question names
         # only days gone by ("first game Sat 17 Jan"): asked of a day gone by, it is meant
-        def days_named(c: Candidate) -> list[date]:
-            return named_days(c.text, written_of(c).date()) if has_absolute_date(c.text) else []
-
-        if any(covers(c) and (days := days_named(c)) and max(days) <= today for c in pool):
-            pool = [c for c in pool if not (days := days_named(c)) or min(days) <= today]
+        dated_by_name = [
+            (c, named_days(c.text, written_of(c).date()) if has_absolute_date(c.text) else [])
+            for c in pool
+        ]
+        if any(covers(c) and days and max(days) <= today for c, days in dated_by_name):
+            pool = [c for c, days in dated_by_name if not days or min(days) <= today]
 
     def dates_of(c: Candidate) -> list[_Dated]:
         """The dates the sentence states, or its title when the sentence states none
@@ -313,21 +315,23 @@ def _dated_answer(
                 for r in resolve_phrases(c.text, written_of(c))
                 if (d := day_of(r.meaning)) and any(r.start < b and a < r.end for a, b in spans)
             }
-            if len(days) == 1 and not any(_MONTH_NAMED.search(c.text[a:b]) for a, b in spans):
-                # "exp 5/11/2028": a date in numbers is told as the day it is, which way
-                # round the writer's part of the world writes it
-                quoted = f"{day_text(days.pop())}: {quoted}"
-            elif (
-                len(days) == 1
+            day = days.pop() if len(days) == 1 else None
+            if (
+                day is not None
                 and yearly
                 and today is not None
-                and (day := days.pop()) < today
+                and day < today
                 and any(int(y) < today.year for y in _A_YEAR.findall(c.text))
             ):
-                # "when is aoifes birthday" over "Aoife - 12 Aug (2017)": a day first met in
-                # a year gone by, that comes round every year, is next on its day still to
-                # come ("mama's birthday Sat 2 May", naming no year, is this year's)
+                # "when is aoifes birthday" over "Aoife - 12 Aug (2017)" or "Aoife bday
+                # 12/08/2017": a day first met in a year gone by, that comes round every
+                # year, is next on its day still to come ("mama's birthday Sat 2 May",
+                # naming no year, is this year's)
                 quoted = f"{day_text(_next_yearly(day, today))}: {quoted}"
+            elif day is not None and not any(_MONTH_NAMED.search(c.text[a:b]) for a, b in spans):
+                # "exp 5/11/2028": a date in numbers is told as the day it is, which way
+                # round the writer's part of the world writes it
+                quoted = f"{day_text(day)}: {quoted}"
             return [_Dated(quoted, is_deadline(c.text, at), False, named=True) for at, _ in spans]
         said_before = note[: max(0, note.find(c.text))]
         for text, before in ((c.text, said_before), (by_cid[c.cid].title, "")):
@@ -368,6 +372,14 @@ def _dated_answer(
 
     def first(c: Candidate, keep: Callable[[_Dated], bool]) -> str | None:
         return next((d.text for d in dates_of(c) if keep(d)), None)
+
+    def recorded_done(told: Iterable[Candidate]) -> str | None:
+        """The first sentence of ``told`` (those telling the thing done), dated: the day
+        gone by it names, or the day it was written."""
+        done = next(iter(told), None)
+        if done is None:
+            return None
+        return cite(first(done, lambda d: d.past) or day_text(written_of(done).date()), done.cid)
 
     if not covers(pool[0]):
         if not _OPENS_WHEN.match(question):
@@ -548,21 +560,17 @@ def _dated_answer(
         # "When did I register for Traducción Viva?": "[ ] register for Traducción Viva
         # (early bird ends 30/9)" is a plan and its deadline; a note about it telling the
         # thing done ("Early bird €145 → registered today ✔") dates it.
-        done = next(
-            (
-                c
-                for c in pool
-                if c.cid != best.cid
-                and c.terms & others
-                and share(in_note[c.cid]) >= MIN_COVERAGE
-                and theirs(c)
-                and _tells_done(c.text, verb["verb"])
-            ),
-            None,
+        done = recorded_done(
+            c
+            for c in pool
+            if c.cid != best.cid
+            and c.terms & others
+            and share(in_note[c.cid]) >= MIN_COVERAGE
+            and theirs(c)
+            and _tells_done(c.text, verb["verb"])
         )
         if done is not None:
-            done_on = first(done, lambda d: d.past) or day_text(written_of(done).date())
-            return cite(done_on, done.cid)
+            return done
     dated = dates_of(best)
     if dated:
         if not _ASKS_DEADLINE.search(question) and all(d.deadline for d in dated):
@@ -576,20 +584,17 @@ def _dated_answer(
                 # "When did I do module 2?" over "need module 2 done by 1 Mar": a sentence
                 # covering it as well that records it done ("Community Coach module 2
                 # DONE") was written on the day
-                done = next(
-                    (
-                        c
-                        for c in pool[1:]
-                        if share(c.terms) >= share(best.terms)
-                        and theirs(c)
-                        and _COMPLETED.search(c.text)
-                        and not _NOT_DONE.search(c.text)
-                        and not dates_of(c)
-                    ),
-                    None,
+                done = recorded_done(
+                    c
+                    for c in pool[1:]
+                    if share(c.terms) >= share(best.terms)
+                    and theirs(c)
+                    and _COMPLETED.search(c.text)
+                    and not _NOT_DONE.search(c.text)
+                    and not dates_of(c)
                 )
                 if done is not None:
-                    return cite(day_text(written_of(done).date()), done.cid)
+                    return done
         if month := _MONTH_ONLY.fullmatch(dated[0].text):
             # "pass JLPT N3 in July" says the month; "July test = Sun 5 July 2026" in the
             # note about it says the day: a day of that month, in a line covering the
@@ -671,17 +676,13 @@ def _dated_answer(
             # done, where "finish Middlemarch finally" (a goal) plans it.
             verb = DID.search(question)
             if verb and verb["who"].lower() in _PRONOUNS and _plans(best.text, verb["verb"]):
-                done = next(
-                    (
-                        c
-                        for c in pool[1:DATED_CANDIDATES]
-                        if covers(c) and _tells_done(c.text, verb["verb"])
-                    ),
-                    None,
+                done = recorded_done(
+                    c
+                    for c in pool[1:DATED_CANDIDATES]
+                    if covers(c) and _tells_done(c.text, verb["verb"])
                 )
                 if done is not None:
-                    when = first(done, lambda d: d.past) or day_text(written_of(done).date())
-                    return cite(when, done.cid)
+                    return done
             # A log headed by its day ("sat mar 6, -14C" / "- Leo triplet …", written after
             # midnight): the day it heads dates its lines, not the moment they were typed
             heading = next((c for c in pool if c.cid == best.cid and c.position < best.position
