@@ -337,11 +337,25 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         if tail.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Za-z]\.$", candidate.rstrip()):
             continue
         if candidate.strip():
-            spans.append(_trim(text, start, cut))
+            _add_span(spans, text, _trim(text, start, cut))
         start = match.end()
     if text[start:].strip():
-        spans.append(_trim(text, start, len(text)))
+        _add_span(spans, text, _trim(text, start, len(text)))
     return spans
+
+
+# a letter, not in a citation marker ("518-555-0143 [N1]." holds none)
+_LETTER = re.compile(r"\[N\d+\]|([^\W\d_])")
+
+
+def _add_span(spans: list[tuple[int, int]], text: str, span: tuple[int, int]) -> None:
+    """Append a sentence's span; a value alone after a full stop on its line (no letter
+    in it) is the end of the sentence before it: "Maggie, order by mon. 518-555-0143"."""
+    lettered = any(m.group(1) for m in _LETTER.finditer(text, *span))
+    if spans and "\n" not in text[spans[-1][1] : span[0]] and not lettered:
+        spans[-1] = (spans[-1][0], span[1])
+    else:
+        spans.append(span)
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:

@@ -12,7 +12,7 @@ from footnote.generation.counting import named_count
 from footnote.generation.extractive import asks_when, compose
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.query.analysis import analyze
-from footnote.text import terms, value_terms
+from footnote.text import sentences, terms, value_terms
 
 WRITTEN = datetime(2026, 2, 20, 20, tzinfo=UTC)
 ASKED = datetime(2026, 4, 5, tzinfo=UTC)
@@ -1820,3 +1820,36 @@ def test_a_place_from_another_note_is_told_by_its_own_words_not_its_title() -> N
     )
     answer = _answer("where is tuesday practice", [schedule, drills])
     assert "Dieppe Park" in answer and "[N2]" not in answer, answer
+
+
+def test_a_value_alone_after_a_full_stop_is_the_end_of_its_sentence() -> None:
+    line = "Fernhill Farm - Maggie, order by mon for fri pickup. 518-555-0143"
+    assert sentences(line) == [line]
+    # as the answer carries it, with its marker; a line of its own stays apart
+    assert sentences("order by mon. 518-555-0143 [N1].") == ["order by mon. 518-555-0143 [N1]."]
+    assert sentences("order by mon.\n518-555-0143") == ["order by mon.", "518-555-0143"]
+    suppliers = _source(
+        "N1",
+        "suppliers",
+        "- Dahlia Row - Benny, opens 5am, 212-555-0178\n"
+        "- Fernhill Farm - Maggie, order by mon for fri pickup. 518-555-0143",
+    )
+    answer = _answer("maggies number", [suppliers])
+    assert "Maggie" in answer and "518-555-0143" in answer and "212" not in answer, answer
+
+
+def test_initials_joined_by_an_ampersand_stand_for_the_names_spelled_out() -> None:
+    notes = [
+        _source("N1", "H&L", "H&L signed!! retainer $2,730 rcvd via zelle"),
+        _source("N2", "K&M", "K&M signed, retainer $1,900"),
+    ]
+    answer = _answer("how much was the retainer for hannah and luis", notes)
+    assert answer.startswith("H&L signed!! retainer $2,730") and "[N1]" in answer, answer
+
+
+def test_how_tall_is_answered_by_the_height_and_how_heavy_by_the_weight() -> None:
+    assert {"height"} <= set(analyze("how tall is he", ASKED).keywords)
+    check = _source("N1", "PHN check", "nurse - all grand\nweight 11.6kg, height 86cm")
+    assert _answer("how tall is he", [check]).startswith("weight 11.6kg, height 86cm")
+    marrow = _source("N1", "show results", "heaviest marrow - Dave (14.2kg!!)")
+    assert "14.2kg" in _answer("how heavy was the winning marrow", [marrow])

@@ -77,6 +77,7 @@ from footnote.generation.speakers import (
 from footnote.generation.when import dated_answer
 from footnote.ports import Embedder, Generator, Pieces
 from footnote.query import acronyms
+from footnote.query.analysis import dimension_terms
 from footnote.query.time_anchors import MONTHS, WEEKDAYS
 from footnote.text import (
     DECISION_VERBS,
@@ -192,6 +193,10 @@ def decision_terms(question: str, question_terms: Sequence[str]) -> frozenset[st
     return frozenset(found & set(question_terms))
 
 
+# what may join initials: "H&L", "K + M"
+_JOINED = r"(?:\s?[&+]\s?)?"
+
+
 def candidates(
     question_terms: Sequence[str],
     sources: Sequence[Source],
@@ -218,13 +223,15 @@ def candidates(
         else frozenset()
     )
     kind = answer_types.expected(question)
+    dimension = dimension_terms(question)
     abbreviated: dict[str, frozenset[str]] = {}
     for letters, spelled in acronyms.spelled_out(question):
         abbreviated[letters] = abbreviated.get(letters, frozenset()) | spelled
     # "power of attorney" written "POA" in capitals: the note's initials of words the
     # question writes small
     in_capitals = {
-        letters: (re.compile(rf"\b{letters.upper()}s?\b"), spelled)
+        # (a couple's or a firm's initials may be joined: "H&L" for "hannah and luis")
+        letters: (re.compile(rf"\b{_JOINED.join(letters.upper())}s?\b"), spelled)
         # (in capitals, two letters are initials too: "BP 128/76" for "blood pressure")
         for letters, spelled in acronyms.spelled_small(question, shortest=2)
     }
@@ -292,6 +299,8 @@ def candidates(
                 have |= decided
             # "allergy" says what "allergic" asks, "inspector" what "inspection" does
             have |= kin(wanted - have, have)
+            if dimension is not None and dimension[1] & have:
+                have |= dimension[0]  # "height 86cm" says how tall
             if shortened := [w for w in asked_words if stem(w) in wanted - have]:
                 # "asst coach" says "assistant coach", "mtg" "meeting" (a word in capitals
                 # is initials: "DPS" is no "deposit")
@@ -526,6 +535,9 @@ def _compose(
     when = asks_when(question)
     # shorthand on either side is read as what it stands for ("bday", "apps")
     question_terms = spelled_out(list(analysis.keywords) or terms(question, QUERY_FILLER), question)
+    if (dimension := dimension_terms(question)) is not None:
+        # "height", searched for "how tall", says it; a line need not (``candidates``)
+        question_terms = [t for t in question_terms if t not in dimension[1]]
     # "… after the dinner party": the event the window is anchored to is still what the
     # question is about (a note titled by it covers those words); a calendar phrase ("in
     # March", "last week") names no words a note need say.

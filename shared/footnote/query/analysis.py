@@ -86,6 +86,8 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
     content = _COMMAND.sub(" ", content, count=1)
     content = _AS_IT_STANDS.sub(" ", content)
     keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP)))
+    if (dimension := dimension_terms(lowered)) is not None:
+        keywords = tuple(dict.fromkeys((*keywords, *sorted(dimension[1]))))
     types = types_of(lowered)
     if types and _names_something(normalized, hints):
         # "What feedback did Mr Patel give me?": a question naming someone or something is
@@ -119,3 +121,28 @@ def _names_something(question: str, hints: list[Hint]) -> bool:
 def _in_zone(moment: datetime | None, zone: tzinfo | None) -> datetime | None:
     """A wall-clock moment computed as UTC, read as the same wall-clock time in ``zone``."""
     return None if moment is None else moment.replace(tzinfo=zone)
+
+
+# "How tall is he?" over "weight 11.6kg, height 86cm": the dimension a "how <adjective>"
+# question asks about, which notes name by its noun (searched for too, and read by the
+# offline answer as saying the adjective).
+_DIMENSIONS = {
+    "tall": "height",
+    "high": "height",
+    "heavy": "weight weighs weighed",
+    "big": "size",
+    "large": "size",
+    "wide": "width",
+    "deep": "depth",
+}
+_HOW_DIMENSION = re.compile(rf"\bhow\s+({'|'.join(_DIMENSIONS)})\b", re.IGNORECASE)
+
+
+def dimension_terms(question: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The terms of the adjective a "how tall/heavy/big…" question asks with, and of the
+    nouns naming that dimension ("tall": "height"); None for any other question."""
+    found = _HOW_DIMENSION.search(question)
+    if found is None:
+        return None
+    adjective = found.group(1).lower()
+    return frozenset(terms(adjective)), frozenset(terms(_DIMENSIONS[adjective]))
