@@ -271,10 +271,12 @@ def shortened(short: str, word: str, labels: bool = False) -> bool:
     "sup 2"; "fun" is no "fundraiser"). A real word is seldom one: "log" is no
     "longest", "car" no "career", "bus" no "business"; two letters shorten only a short
     word ("mr" is no "metformin")."""
-    if not (2 <= len(short) <= 4 and short.isalpha() and short[0] == word[:1]):
+    if not (2 <= len(short) <= 6 and short.isalpha() and short[0] == word[:1]):
         return False
     if word.startswith(short):
-        return (len(short) == 4 or (len(short) == 3 and labels)) and len(word) >= len(short) + 6
+        return (len(short) >= 4 or (len(short) == 3 and labels)) and len(word) >= len(short) + 6
+    if len(short) > 4:
+        return False
     if _VOWELS & set(short[1:]) or len(word) < len(short) + 2:
         return False
     if short[0] in _VOWELS and len(short) < 4:

@@ -120,6 +120,7 @@ def test_a_word_notes_write_shortened_is_known_by_its_short_form() -> None:
         ("wk", "week"),
         ("hrs", "hours"),
         ("demo", "demonstrating"),
+        ("physio", "physiotherapist"),
     ]:
         assert shortened(short, word), (short, word)
     # three letters opening a word shorten it only as the label of a number

@@ -1853,3 +1853,26 @@ def test_how_tall_is_answered_by_the_height_and_how_heavy_by_the_weight() -> Non
     assert _answer("how tall is he", [check]).startswith("weight 11.6kg, height 86cm")
     marrow = _source("N1", "show results", "heaviest marrow - Dave (14.2kg!!)")
     assert "14.2kg" in _answer("how heavy was the winning marrow", [marrow])
+
+
+def test_a_name_beside_the_short_form_of_what_it_names_is_its_name() -> None:
+    physio = _source(
+        "N1", "physio", "physio - Sam at Moonee Ponds Sports Physio, $98\nleft ITB tight"
+    )
+    answer = _answer("what's the physiotherapist called", [physio])
+    assert answer.startswith("physio - Sam at Moonee Ponds"), answer
+
+
+def test_asked_whether_it_happened_a_line_saying_it_is_still_to_do_tells_nothing() -> None:
+    nct = _source(
+        "N1", "car", "NCT fail:( front brake discs + rear left tyre. retest within 21 days"
+    )
+    assert _answer("did the car pass the nct retest", [nct]) == NOT_ENOUGH
+    sleep = _source("N1", "sleep", "tash suggests melatonin - ask GP first")
+    assert _answer("did the GP say melatonin is ok", [sleep]) == NOT_ENOUGH
+    # a line telling the outcome answers
+    passed = _source("N2", "car", "NCT retest passed, cert in the glovebox")
+    assert "passed" in _answer("did the car pass the nct retest", [nct, passed])
+    # asked what was said, what is still to do is the answer
+    review = _source("N1", "placement", "Niamh: need to work on prioritising + time management")
+    assert "prioritising" in _answer("what did niamh say i need to work on", [review])

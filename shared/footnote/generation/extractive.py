@@ -1840,10 +1840,14 @@ def _only_planned(question: str, chosen: Sequence[Candidate], sources: Sequence[
     if not _ASKS_WHAT_HAPPENED.search(question):
         return False
     texts = {s.cid: s.chunk.text for s in sources}
+    # (asked whether it happened: "did the car pass", not "what did niamh say i need to …")
+    asked_terms = frozenset(terms(question)) if _ASKS_WHETHER.match(question) else frozenset()
 
     def planned(c: Candidate) -> bool:
-        return checklists.box_of(c.text) is checklists.Boxes.OPEN or _planned_item(
-            c.text, texts.get(c.cid, "")
+        return (
+            checklists.box_of(c.text) is checklists.Boxes.OPEN
+            or _planned_item(c.text, texts.get(c.cid, ""))
+            or _still_to_do(c.text, asked_terms)
         )
 
     if not planned(chosen[0]):
@@ -1916,6 +1920,29 @@ _YET_TO_FIND = re.compile(
     r"to\s+be\s+confirmed|not\s+sure|no\s+idea|didn['’]?t\s+write|don['’]?t\s+know|dunno)\b",
     re.IGNORECASE,
 )
+
+
+# The thing still to be done, or to be asked about: "needs police check", "ask GP first",
+# "retest within 21 days".
+_STILL_TO_DO = re.compile(
+    r"\b(?:needs?(?:\s+to)?|ask|waiting\s+(?:on|for)|still\s+to|yet\s+to)\s+"
+    r"(?:(?:the|a|an|my|his|her|their|our)\s+)?(?P<thing>[\w'’-]+)|"
+    r"\b(?P<thing2>[\w'’-]+)\s+within\b",
+    re.IGNORECASE,
+)
+
+
+_ASKS_WHETHER = re.compile(r"\W*(?:and\s+|so\s+)?(?:did|has|have)\b", re.IGNORECASE)
+
+
+def _still_to_do(text: str, asked: frozenset[str]) -> bool:
+    """The line says a thing the question names is still to be done or asked about
+    ("did the car pass the nct retest" over "NCT fail:( … retest within 21 days"; "did
+    the GP say melatonin is ok" over "tash suggests melatonin - ask GP first"): it tells
+    no outcome."""
+    return any(
+        frozenset(terms(m["thing"] or m["thing2"])) & asked for m in _STILL_TO_DO.finditer(text)
+    )
 
 
 # Asked what happened: "what did the quotes come back at", "did Femi get the cat".

@@ -20,7 +20,7 @@ from footnote.domain import Source
 from footnote.generation.names import CALENDAR
 from footnote.generation.sentences import Candidate
 from footnote.generation.speakers import first_person, said
-from footnote.text import DECISION_VERBS, STOPWORDS, terms
+from footnote.text import DECISION_VERBS, STOPWORDS, shortened, terms
 
 # "Who…", "And who's…", "Whom…"; not "Whose…" (a thing of someone's).
 _ASKS_WHO = re.compile(r"^\W*(?:(?:and|but|so|then)\s+)?(?:who|whom)(?!se)\b", re.IGNORECASE)
@@ -121,7 +121,10 @@ def gives_a_name(
     tokens = [m.group(0) for m in _TOKEN.finditer(said(text) or text)]
 
     def of_it(token: str) -> bool:
-        return bool(frozenset(terms(token)) & about)
+        # (or writes it short: "physio - Sam at …" names the physiotherapist)
+        return bool(frozenset(terms(token)) & about) or any(
+            shortened(token.lower(), word) for word in about
+        )
 
     if about and part == "any" and _apposed(text, names, asked, about):
         return True
