@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 from footnote.domain import Chunk, MemoryType, Source
-from footnote.generation.dates import resolve_phrases
+from footnote.generation.dates import day_ranges, resolve_phrases
 from footnote.generation.extractive import compose
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.query.analysis import analyze
@@ -987,3 +987,39 @@ def test_what_the_review_found_reads_as_before() -> None:
     question = "when did I fix the gutter"
     found = _answer_at(question, [jobs, fixed], datetime(2026, 2, 20, tzinfo=UTC))
     assert "[N2]" in found and "[N1]" not in found, found
+
+
+def test_a_run_of_days_is_told_by_its_first_day_or_asked_when_it_ends_its_last() -> None:
+    written = date(2026, 5, 27)
+    assert day_ranges("creche closed 3-14 aug. plan:", written) == [
+        (date(2026, 8, 3), date(2026, 8, 14))
+    ]
+    assert day_ranges("Feb 12-21 2027", written) == [(date(2027, 2, 12), date(2027, 2, 21))]
+    # a range of hours is no range of days
+    assert day_ranges("2-4pm 14 Aug", written) == [(date(2026, 8, 14), date(2026, 8, 14))]
+    cover = _source(
+        "N1",
+        "creche closed 3-14 aug. plan:\nwk 1: Nana mon-wed",
+        datetime(2026, 5, 27, 20, tzinfo=UTC),
+        "summer cover",
+    )
+    asked = datetime(2026, 5, 28, tzinfo=UTC)
+    found = _answer_at("when does the creche shut for summer", [cover], asked)
+    assert found.startswith("3 August 2026: creche closed 3-14 aug"), found
+    found = _answer_at("when is the creche back", [cover], asked)
+    assert found.startswith("14 August 2026: creche closed"), found
+
+
+def test_a_weekday_before_its_day_and_a_colon_or_before_a_time_is_that_day() -> None:
+    written = datetime(2026, 9, 8, 8, tzinfo=UTC)
+    assert [r.meaning for r in resolve_phrases("thu 17: roses arrive", written)] == [
+        "Thursday, 17 September 2026"
+    ]
+    # a time after the day's number is no day of the month's
+    assert [r.meaning for r in resolve_phrases("Sat 2:30 kickoff", written)] == [
+        "Saturday, 12 September 2026"
+    ]
+    assert [r.meaning for r in resolve_phrases("pick up vases sun 10am", written)] == [
+        "Sunday, 13 September 2026"
+    ]
+    assert resolve_phrases("we sat 9:30 till late", written) == []

@@ -42,9 +42,11 @@ _WD = (
     r"(?-i:mon|tues?|thu(?:rs?)?|fri)\b\.?|"
     rf"(?:{_AFTER_LEAD})(?-i:sat|weds?|sun)\b\.?|"
     r"(?-i:sat|weds?|sun)(?=\s+(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)|"
-    # ("I sat night after night" is no Saturday: a pronoun before it makes it a verb)
-    r"(?<!\bi )(?<!\bwe )(?<!\bhe )(?<!\bshe )(?<!\bthey )(?<!\byou )"
-    r"(?-i:sat|weds?|sun)(?=\s+(?:night|morning|afternoon|evening|eve)\b))"
+    # a part of the day or a time after it makes it the day ("sat night", "pick up vases
+    # sun 10am"), unless a pronoun before it makes it a verb ("I sat night after night")
+    r"(?<!\bi )(?<!\bwe )(?<!\bhe )(?<!\bshe )(?<!\bthey )(?<!\byou )(?-i:sat|weds?|sun)"
+    r"(?=\s+(?:night|morning|afternoon|evening|eve)\b|"
+    r"\s+(?:[01]?\d(?::[0-5]\d)?\s*(?:am|pm)\b|[012]?\d:[0-5]\d\b)))"
 )
 # "next Tues (31st)", "last Sat 21st": the day of the month says which of the weekdays
 _DOM_FOLLOWS = r"(?!\s*\(?\s*(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)"
@@ -105,7 +107,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "weekday_day",
             # ("Sat 28th: 2 men" ends its day at the ordinal: its colon is no time's)
-            rf"{_WD}(?:\s*\((?=\s*(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)\s*|\s+)(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d:.]))"
+            rf"{_WD}(?:\s*\((?=\s*(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)\s*|\s+)(?:the\s+)?(?P<dom>[1-9]|[12]\d|3[01])(?:(?:st|nd|rd|th)(?!\w)|(?![\d.]|:\d))"
             rf"(?!\s*(?:am|pm|h|k|km|min)\b|\s*(?:of\s+)?{_MONTH}|{_HOURS_TO})",
         ),
         # "her bday is the 14th", "pay by the 30th": a day of the month, the first one
@@ -168,8 +170,11 @@ def day_of(meaning: str) -> date | None:
 
 
 _NAMED_DAY = re.compile(
-    rf"\b(?:(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH}[a-z]*)\.?|"
-    rf"(?P<m2>{_MONTH}[a-z]*)\.?\s+(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?\b)(?:,?\s+(?P<y>(?:19|20)\d\d))?",
+    # ("3-14 aug", "3rd to 5th May", "Feb 12-21 2027": the days from the first to the last)
+    rf"\b(?:(?:(?P<d0>[0-3]?\d)(?:st|nd|rd|th)?\s*(?:[-–]|to)\s*)?"
+    rf"(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH}[a-z]*)\.?|"
+    rf"(?P<m2>{_MONTH}[a-z]*)\.?\s+(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?"
+    rf"(?:\s*[-–]\s*(?P<d3>[0-3]?\d)(?:st|nd|rd|th)?)?\b)(?:,?\s+(?P<y>(?:19|20)\d\d))?",
     re.IGNORECASE,
 )
 
@@ -177,14 +182,29 @@ _NAMED_DAY = re.compile(
 def named_days(text: str, written: date) -> list[date]:
     """The days the text names itself ("30 Nov", "Dec 2", "1 December 2026"), each in
     the year written, or else the one nearest the day of writing."""
-    found: list[date] = []
+    return [
+        day for first, last in day_ranges(text, written) for day in dict.fromkeys((first, last))
+    ]
+
+
+def day_ranges(text: str, written: date) -> list[tuple[date, date]]:
+    """The days the text names (``named_days``) as (first, last): one day is its own
+    range; "3-14 aug" runs from the 3rd to the 14th."""
+    found: list[tuple[date, date]] = []
     for m in _NAMED_DAY.finditer(text):
         # the pattern's month opens with one of _MONTH's three-letter names
         month = _MONTH_NUMBER[(m["m1"] or m["m2"]).lower()[:3]]
         years = [int(m["y"])] if m["y"] else _years_around(written)
         days = _days_in(years, month, int(m["d1"] or m["d2"]))
-        if days:
-            found.append(min(days, key=lambda d: abs((d - written).days)))
+        if not days:
+            continue
+        day = min(days, key=lambda d: abs((d - written).days))
+        first = last = day
+        if m["d0"] and 0 < int(m["d0"]) < day.day:
+            first = day.replace(day=int(m["d0"]))
+        if m["d3"] and day.day < int(m["d3"]) <= calendar.monthrange(day.year, day.month)[1]:
+            last = day.replace(day=int(m["d3"]))
+        found.append((first, last))
     return found
 
 

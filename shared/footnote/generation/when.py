@@ -22,6 +22,7 @@ from footnote.generation.dates import (
     Resolved,
     absolute_spans,
     day_of,
+    day_ranges,
     day_text,
     has_absolute_date,
     is_deadline,
@@ -169,6 +170,11 @@ def _next_yearly(day: date, today: date) -> date:
     return this_year if this_year >= today else in_year(today.year + 1)
 
 
+# Asked when a run of days ends: "until when is the creche shut", "when are they back".
+_ASKS_END = re.compile(
+    r"\b(?:end|ends|ending|finish|finishes|over|until|till|last\s+day|reopens?|back)\b",
+    re.IGNORECASE,
+)
 _MONTH_NAMED = re.compile(rf"\b{MONTH_WORD}", re.IGNORECASE)
 
 
@@ -332,6 +338,14 @@ def _dated_answer(
                 # "exp 5/11/2028": a date in numbers is told as the day it is, which way
                 # round the writer's part of the world writes it
                 quoted = f"{day_text(day)}: {quoted}"
+            elif len(ranges := day_ranges(c.text, written_of(c).date())) == 1 and (
+                (first_day := ranges[0][0]) != (last_day := ranges[0][1])
+            ):
+                # "creche closed 3-14 aug": the days run from the first, which is when it
+                # shuts; asked when it ends ("until when", "when are they back"), the last
+                quoted = (
+                    f"{day_text(last_day if _ASKS_END.search(question) else first_day)}: {quoted}"
+                )
             return [_Dated(quoted, is_deadline(c.text, at), False, named=True) for at, _ in spans]
         said_before = note[: max(0, note.find(c.text))]
         for text, before in ((c.text, said_before), (by_cid[c.cid].title, "")):
