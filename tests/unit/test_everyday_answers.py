@@ -1876,3 +1876,25 @@ def test_asked_whether_it_happened_a_line_saying_it_is_still_to_do_tells_nothing
     # asked what was said, what is still to do is the answer
     review = _source("N1", "placement", "Niamh: need to work on prioritising + time management")
     assert "prioritising" in _answer("what did niamh say i need to work on", [review])
+
+
+def test_a_name_after_an_equals_sign_is_a_name_of_the_notebook() -> None:
+    meeting = _source(
+        "N1",
+        "apr mtg",
+        "renewals to 11/4: full 19\nApril mtg tue: speaker = Mereana (!) on meteorites",
+    )
+    answer = _answer("who's the speaker in april", [meeting])
+    assert answer.startswith("April mtg tue: speaker = Mereana"), answer
+
+
+def test_a_period_gone_by_written_short_is_the_period_asked_about() -> None:
+    tally = _written(
+        "N1",
+        "renewals to 2/4: 31 paid\nlast yr's total was 58 memberships",
+        datetime(2027, 4, 2, tzinfo=UTC),
+        title="subs tally",
+    )
+    question = "how many members did we have last year"
+    answer = compose(question, [tally], analyze(question, datetime(2027, 4, 12, tzinfo=UTC)))
+    assert answer.startswith("last yr's total was 58"), answer

@@ -1893,7 +1893,8 @@ def _of_a_period_before_the_notes(
     named = frozenset(terms(window.label)) - _RELATIVE_WORDS
     if window.start is not None:
         named |= {str(window.start.year)}  # "2025 return filed" for "last year"
-    return not (named & frozenset(terms(told)))
+    # (as notes shorten it: "last yr's total was 58")
+    return not (named & frozenset(spelled_out(terms(told), told)))
 
 
 # The words that place a period from today, not what it is: "last" year, "this" month.

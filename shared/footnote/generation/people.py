@@ -48,8 +48,9 @@ _PRONOUN = re.compile(r"\b(?:he|she|they|him|her|them)\b|\b(?:he|she|they)['’]
 # A word and what comes before it: a capital after a word, a comma, a colon or a joining
 # mark is inside a sentence ("Going with Rosa", "Player of the match: Aoife"), not at its
 # start (where every word is capitalised).
+# (a capital after "=" or an arrow is inside its sentence: "speaker = Mereana", "-> Dev")
 _WORD = re.compile(
-    r"\b(?:(?<=[\w,:;&+(/]\s)(?P<inner>[A-Z])|(?P<first>[A-Z])|(?P<lower>[a-z]))[\w'’-]*"
+    r"\b(?:(?<=[\w,:;&+(/=>→@]\s)(?P<inner>[A-Z])|(?P<first>[A-Z])|(?P<lower>[a-z]))[\w'’-]*"
 )
 # A line's label: "Brendan (chairman): …", "Player of the match: Aoife".
 _LABEL = re.compile(r"^\W*([A-Z][\w'’.-]*(?:\s+[\w'’.-]+){0,3}?(?:\s*\([^()]*\))?):\s")
