@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 from footnote.domain import Chunk, MemoryType, Source
-from footnote.generation.dates import day_ranges, resolve_phrases
+from footnote.generation.dates import day_ranges, named_days, resolve_phrases
 from footnote.generation.extractive import compose
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.query.analysis import analyze
@@ -1023,3 +1023,26 @@ def test_a_weekday_before_its_day_and_a_colon_or_before_a_time_is_that_day() -> 
         "Sunday, 13 September 2026"
     ]
     assert resolve_phrases("we sat 9:30 till late", written) == []
+
+
+def test_a_lowercase_weekend_day_before_its_day_number_is_that_day() -> None:
+    written = datetime(2027, 2, 17, 22, tzinfo=UTC)
+    assert [r.meaning for r in resolve_phrases("seal grout after 72 hrs -> wed 24", written)] == [
+        "Wednesday, 24 February 2027"
+    ]
+    assert [r.meaning for r in resolve_phrases("sat 20: grout walls", written)] == [
+        "Saturday, 20 February 2027"
+    ]
+    # a number with a unit after it, or a pronoun before it, makes it no day
+    assert resolve_phrases("we sat 20 minutes", written) == []
+    assert resolve_phrases("sat 9 km run", written) == []
+
+
+def test_a_day_the_note_says_is_not_the_day_is_none() -> None:
+    written = date(2026, 5, 12)
+    text = "decided - doodles €80 from 1 july not june (too late for 4 wks notice)"
+    assert named_days(text, written) == [date(2026, 7, 1)]
+    assert resolve_phrases(text, written) == []
+    assert [r.meaning for r in resolve_phrases("only fri 20th now, not the 21st", written)] == [
+        "Friday, 20 November 2026"
+    ]

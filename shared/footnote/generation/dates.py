@@ -42,10 +42,12 @@ _WD = (
     r"(?-i:mon|tues?|thu(?:rs?)?|fri)\b\.?|"
     rf"(?:{_AFTER_LEAD})(?-i:sat|weds?|sun)\b\.?|"
     r"(?-i:sat|weds?|sun)(?=\s+(?:the\s+)?(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b)|"
-    # a part of the day or a time after it makes it the day ("sat night", "pick up vases
-    # sun 10am"), unless a pronoun before it makes it a verb ("I sat night after night")
+    # a day of the month, a part of the day or a time after it makes it the day ("sat
+    # 20: grout", "-> wed 24", "sat night", "pick up vases sun 10am"), unless a pronoun
+    # before it makes it a verb ("I sat night after night", "we sat 20 minutes")
     r"(?<!\bi )(?<!\bwe )(?<!\bhe )(?<!\bshe )(?<!\bthey )(?<!\byou )(?-i:sat|weds?|sun)"
     r"(?=\s+(?:night|morning|afternoon|evening|eve)\b|"
+    r"\s+(?:[1-9]|[12]\d|3[01])(?![\d.,]|:\d|\s*(?:am|pm|h|hrs?|min|mins|minutes|km|k|kg|%|x)\b)|"
     r"\s+(?:[01]?\d(?::[0-5]\d)?\s*(?:am|pm)\b|[012]?\d:[0-5]\d\b)))"
 )
 # "next Tues (31st)", "last Sat 21st": the day of the month says which of the weekdays
@@ -192,6 +194,8 @@ def day_ranges(text: str, written: date) -> list[tuple[date, date]]:
     range; "3-14 aug" runs from the 3rd to the 14th."""
     found: list[tuple[date, date]] = []
     for m in _NAMED_DAY.finditer(text):
+        if _negated(text, m.start()):
+            continue
         # the pattern's month opens with one of _MONTH's three-letter names
         month = _MONTH_NUMBER[(m["m1"] or m["m2"]).lower()[:3]]
         years = [int(m["y"])] if m["y"] else _years_around(written)
@@ -714,7 +718,7 @@ def resolve_phrases(text: str, written: datetime | date, before: str = "") -> li
     taken: list[tuple[int, int]] = []
     for kind, pattern in _PATTERNS:
         for m in pattern.finditer(text):
-            if any(m.start() < e and s < m.end() for s, e in taken):
+            if any(m.start() < e and s < m.end() for s, e in taken) or _negated(text, m.start()):
                 continue
             if kind == "anchored_weekday":
                 meaning = _anchored(m, f"{before} {text[: m.start()]}", day)
@@ -775,8 +779,22 @@ def absolute_starts(text: str) -> list[int]:
 
 
 def absolute_spans(text: str) -> list[tuple[int, int]]:
-    """Where the dates the text names itself are written."""
-    return [(m.start(), m.end()) for m in _ABSOLUTE.finditer(text) if not _model_year(m)]
+    """Where the dates the text names itself are written (not one it says is not the
+    day: "from 1 july not june", "fri 20th now, not the 21st")."""
+    return [
+        (m.start(), m.end())
+        for m in _ABSOLUTE.finditer(text)
+        if not _model_year(m) and not _negated(text, m.start())
+    ]
+
+
+# "not june", "not the 21st", "not on Friday": a day the writer rules out
+_NOT_THE_DAY = re.compile(r"\bnot\s+(?:the\s+|on\s+|in\s+)?$", re.IGNORECASE)
+
+
+def _negated(text: str, start: int) -> bool:
+    """The date at ``start`` is one the text says is not the day ("… not june")."""
+    return bool(_NOT_THE_DAY.search(text[max(0, start - 12) : start]))
 
 
 def has_absolute_date(text: str) -> bool:
