@@ -273,6 +273,8 @@ def shortened(short: str, word: str, labels: bool = False) -> bool:
     word ("mr" is no "metformin")."""
     if not (2 <= len(short) <= 6 and short.isalpha() and short[0] == word[:1]):
         return False
+    if len(short) > 3 and short.endswith("s") and word.endswith("s"):
+        short, word = short[:-1], word[:-1]  # "certs" certificates, "appts" appointments
     if word.startswith(short):
         return (len(short) >= 4 or (len(short) == 3 and labels)) and len(word) >= len(short) + 6
     if len(short) > 4:

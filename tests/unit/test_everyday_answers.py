@@ -12,7 +12,7 @@ from footnote.generation.counting import named_count
 from footnote.generation.extractive import asks_when, compose
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.query.analysis import analyze
-from footnote.text import sentences, terms, value_terms
+from footnote.text import sentences, shortened, terms, value_terms
 
 WRITTEN = datetime(2026, 2, 20, 20, tzinfo=UTC)
 ASKED = datetime(2026, 4, 5, tzinfo=UTC)
@@ -1898,3 +1898,23 @@ def test_a_period_gone_by_written_short_is_the_period_asked_about() -> None:
     question = "how many members did we have last year"
     answer = compose(question, [tally], analyze(question, datetime(2027, 4, 12, tzinfo=UTC)))
     assert answer.startswith("last yr's total was 58"), answer
+
+
+def test_shorthand_a_question_writes_is_the_thing_its_value_is_of() -> None:
+    xmas = _source(
+        "N1", "christmas", "decided: Christmas in Truro. driving down Wed 23rd Dec, back Mon 28th"
+    )
+    going = _source("N2", "plans", "Jan asking if we're going to the panto")
+    answer = _answer("where are we going for xmas", [xmas, going])
+    assert "Truro" in answer and "[N1]" in answer, answer
+
+
+def test_a_plural_short_form_shortens_the_plural() -> None:
+    assert shortened("certs", "certificates") and shortened("appts", "appointments")
+    registered = _source("N1", "registered!", "got 2 birth certs (£12.50 each)\n[x] register birth")
+    assert "£12.50" in _answer("how much were the birth certificates", [registered])
+
+
+def test_a_match_score_told_by_its_result_s_initial_is_a_score() -> None:
+    result = _source("N1", "Rd 2", "L 22-30 v St Brigid's. they're the real deal")
+    assert _answer("what was the score v st brigids", [result]).startswith("L 22-30 v St Brigid's")

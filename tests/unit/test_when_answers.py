@@ -1006,7 +1006,7 @@ def test_a_run_of_days_is_told_by_its_first_day_or_asked_when_it_ends_its_last()
     asked = datetime(2026, 5, 28, tzinfo=UTC)
     found = _answer_at("when does the creche shut for summer", [cover], asked)
     assert found.startswith("3 August 2026: creche closed 3-14 aug"), found
-    found = _answer_at("when is the creche back", [cover], asked)
+    found = _answer_at("until when is the creche closed", [cover], asked)
     assert found.startswith("14 August 2026: creche closed"), found
 
 

@@ -173,7 +173,9 @@ _GRADE = re.compile(
     r"\d+\s*/\s*\d+(?!\s*(?!(?:on|in|for|at|overall|total)\b)[a-z])|"
     # a match's score, told as one ("Won 4–2", "3-1 loss"); "Sat 10-12" is a time
     r"\b(?:won|lost|drew|beat|final|score[ds]?)\W+(?:\w+\W+)?\d+\s*[–-]\s*\d+\b|"
-    r"\b\d+\s*[–-]\s*\d+\s+(?:win|loss|draw|defeat|victory)\b|\b(?:2:1|2:2|distinction|merit|pass(?:ed)?|fail(?:ed)?)\b",
+    r"\b\d+\s*[–-]\s*\d+\s+(?:win|loss|draw|defeat|victory)\b|"
+    # (or by its result's initial: "L 22-30 v St Brigid's", "W 31-30")
+    r"(?<![\w'’])(?-i:[WLD])\s?\d{1,3}\s?[–-]\s?\d{1,3}\b|\b(?:2:1|2:2|distinction|merit|pass(?:ed)?|fail(?:ed)?)\b",
     re.IGNORECASE,
 )
 

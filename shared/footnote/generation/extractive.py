@@ -817,7 +817,9 @@ def _compose(
         )
         # (of a follow-up, its own words: those it inherits are what the answer before
         # was of, "how much did we pay her" after "who covered the counter…")
-        own_subject = subject & frozenset(terms(answer_types.without_followed(question)))
+        own_text = answer_types.without_followed(question)
+        # (its shorthand spelled out, as the question's terms are: "xmas", christmas)
+        own_subject = subject & frozenset(spelled_out(terms(own_text), own_text) + terms(own_text))
         if chosen and own_subject and _of_a_lesser_note(chosen[0], pool, sources, own_subject):
             # "What time is the first spring game?": "practices move to Wed 6:30" in
             # "spring outdoor" is no time of the game that "first game Sat 9 May" names

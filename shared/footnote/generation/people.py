@@ -20,7 +20,7 @@ from footnote.domain import Source
 from footnote.generation.names import CALENDAR
 from footnote.generation.sentences import Candidate
 from footnote.generation.speakers import first_person, said
-from footnote.text import DECISION_VERBS, STOPWORDS, shortened, terms
+from footnote.text import DECISION_VERBS, STOPWORDS, shortened, spelled_out, terms
 
 # "Who…", "And who's…", "Whom…"; not "Whose…" (a thing of someone's).
 _ASKS_WHO = re.compile(r"^\W*(?:(?:and|but|so|then)\s+)?(?:who|whom)(?!se)\b", re.IGNORECASE)
@@ -201,7 +201,7 @@ def _apposed(
         )
         # what is named ends the phrase beside the name ("club president", "his dad");
         # the sentence holds the rest ("Alfie … his dad (Gaz)" for Alfie's dad)
-        said_role = terms(role)
+        said_role = spelled_out(terms(role), role)  # "(facility mgr)": manager
         if (
             a_name
             and low not in asked

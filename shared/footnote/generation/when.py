@@ -170,9 +170,10 @@ def _next_yearly(day: date, today: date) -> date:
     return this_year if this_year >= today else in_year(today.year + 1)
 
 
-# Asked when a run of days ends: "until when is the creche shut", "when are they back".
+# Asked when a run of days ends: "until when is the creche shut", "when does it reopen"
+# ("back" is not asked so: "when am I going back to work" asks when a thing starts).
 _ASKS_END = re.compile(
-    r"\b(?:end|ends|ending|finish|finishes|over|until|till|last\s+day|reopens?|back)\b",
+    r"\b(?:end|ends|ending|finish|finishes|over|until|till|last\s+day|reopens?)\b",
     re.IGNORECASE,
 )
 _MONTH_NAMED = re.compile(rf"\b{MONTH_WORD}", re.IGNORECASE)
