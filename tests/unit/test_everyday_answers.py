@@ -11,6 +11,7 @@ from footnote.domain import Chunk, MemoryType, Source
 from footnote.generation.counting import named_count
 from footnote.generation.extractive import asks_when, compose
 from footnote.generation.prompt import NOT_ENOUGH
+from footnote.generation.sums import added_up
 from footnote.query.analysis import analyze
 from footnote.text import sentences, shortened, terms, value_terms
 
@@ -1918,3 +1919,37 @@ def test_a_plural_short_form_shortens_the_plural() -> None:
 def test_a_match_score_told_by_its_result_s_initial_is_a_score() -> None:
     result = _source("N1", "Rd 2", "L 22-30 v St Brigid's. they're the real deal")
     assert _answer("what was the score v st brigids", [result]).startswith("L 22-30 v St Brigid's")
+
+
+def test_a_later_value_is_of_the_thing_when_its_line_holds_every_word_the_lead_does() -> None:
+    meds = _written(
+        "N1",
+        "Levothyroxine 75mcg - morning\nAmlodipine 5mg - morning",
+        datetime(2026, 8, 24, tzinfo=UTC),
+        title="MUM MEDS",
+    )
+    pay = _written(
+        "N2",
+        "carers allowance\n- paid every 4 wks into mum's acct",
+        datetime(2026, 10, 1, tzinfo=UTC),
+    )
+    question = "how much levothyroxine is mum on now"
+    asked = analyze(question, datetime(2026, 11, 9, tzinfo=UTC))
+    answer = compose(question, [meds, pay], asked)
+    assert answer.startswith("Levothyroxine 75mcg"), answer
+    update = _written(
+        "N3", "levothyroxine going UP to 100mcg (TSH high)", datetime(2026, 9, 28, tzinfo=UTC)
+    )
+    answer = compose(question, [meds, pay, update], asked)
+    assert "100mcg" in answer.split("[")[0], answer
+
+
+def test_a_sum_the_note_works_out_itself_is_not_added_again() -> None:
+    assert added_up("full 19 ($1,140) + senior 12 ($480) + = 41, $1,620") is None
+    tally = _source(
+        "N1",
+        "subs tally #3",
+        "renewals to 11/4:\nfull 19 ($1,140)\nsenior/student 12 ($480)\n= 31, $1,620",
+    )
+    answer = _answer("how much have the renewals come to altogether", [tally])
+    assert "$3,240" not in answer and "$1,620" in answer, answer

@@ -1713,7 +1713,10 @@ def _latest_of_kind(
     if not kind.search(said(lead.text) or lead.text):
         return chosen
     named_by = asking & lead.terms
-    floor = len(lead.terms & wanted)
+    # (the question's words the lead's own line holds, every one: "paid every 4 wks into
+    # mum's acct" shares as many words with "Levothyroxine 75mcg" in "MUM MEDS", not the
+    # same; its title's "mum" is no word a later line about the dose need repeat)
+    held = frozenset(terms(lead.text)) & wanted or lead.terms & wanted
     # The thing's own name in the lead ("House blend Kreuzberg Crema €21.50/kg") is how a
     # later line calls it ("10kg Crema (€23/kg now)"): a name the question does not give
     # ("Sat 20 June" names a day, not the thing)
@@ -1734,7 +1737,7 @@ def _latest_of_kind(
     same = [
         c
         for c in pool
-        if (len((c.terms | noted[c.cid]) & wanted) >= floor or c.terms & called)
+        if (held <= c.terms | noted[c.cid] or c.terms & called)
         and named_by <= c.terms
         and kind.search(said(c.text) or c.text)
     ]

@@ -38,7 +38,10 @@ _ANY_MONEY = re.compile(r"[$€£]\s?\d")
 _PLUS_MORE = re.compile(r"\s*(?:\+|plus\b|ex\.?\b|excl?\b)", re.IGNORECASE)
 # A line stating a sum: "total $158.74", "Parts total $117", "all in £1,020" (of a run of
 # lines, its result, not one of its parts).
-STATES_TOTAL = re.compile(r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b", re.I)
+# (or opens with its result: "= 41, $2,180", "= $2,366 spent")
+STATES_TOTAL = re.compile(
+    r"\b(?:total|altogether|all\s+in|in\s+all|sum|came\s+to)\b|^\W*=\s*[$€£¥₹]?\s*\d", re.I | re.M
+)
 
 
 def _stated(found: re.Match[str]) -> tuple[str, float, bool]:
@@ -90,6 +93,8 @@ def listed_total(
         for line, a in zip(lines[low : high + 1], stated[low : high + 1], strict=True)
         if keep(line)
     ]
+    if any(_WORKED.search(line) for line, _ in run):
+        return None  # the run writes its result itself: "= 41, $2,180"
     amounts = [a for _, a in run if a is not None]
     if len(amounts) < min_lines or len({cur for cur, _, _ in amounts}) != 1:
         return None
@@ -102,9 +107,15 @@ def listed_total(
     return f"{parts} (= {total})"
 
 
+# A sum the line works out itself: "= $2,366", "= 41, $2,180"
+_WORKED = re.compile(r"=\s*(?:\d[\d,]*\s*,\s*)?[$€£¥₹]?\s*\d")
+
+
 def added_up(text: str) -> str | None:
     """The sum of the amounts a line adds ("$75 + $25 RCMP fee" -> "$100") or lists
     ("downlights x6 $252, GPOs $96, floor box $145" -> "$493"), or None."""
+    if _WORKED.search(text):
+        return None  # the line writes its result: "full 19 ($1,140) + … = 41, $2,180"
     found = _ADDED.search(text)
     if found is None:
         return _listed_inline(text)
