@@ -1046,3 +1046,40 @@ def test_a_day_the_note_says_is_not_the_day_is_none() -> None:
     assert [r.meaning for r in resolve_phrases("only fri 20th now, not the 21st", written)] == [
         "Friday, 20 November 2026"
     ]
+
+
+def test_of_several_days_a_date_in_numbers_nearest_the_question_is_told() -> None:
+    letters = _source(
+        "N1",
+        "GP referred mum to falls clinic, wed 4 nov 2pm also audiology letter - hearing aid "
+        "check 19/10/26 11:15, ENT outpatients",
+        datetime(2026, 10, 8, 20, tzinfo=UTC),
+        "hospital appts",
+    )
+    asked = datetime(2026, 11, 9, tzinfo=UTC)
+    found = _answer_at("when was the hearing aid appointment", [letters], asked)
+    assert found.startswith("19 October 2026: GP referred mum"), found
+    # days written out read as they are: no day is put before them
+    markets = _source(
+        "N1",
+        "last riverside market is sat oct 11, then the holiday market sat dec 13",
+        datetime(2025, 9, 1, tzinfo=UTC),
+        "markets",
+    )
+    found = _answer_at("whens the holiday market", [markets], datetime(2025, 9, 2, tzinfo=UTC))
+    assert found.startswith("last riverside market"), found
+
+
+def test_a_run_of_days_may_name_a_weekday_before_each_day() -> None:
+    assert day_ranges("Rotorua, Mon 6 - Thu 9 Sept (term 3)", date(2027, 3, 1))[0][1] in (
+        date(2026, 9, 9),
+        date(2027, 9, 9),
+    )
+    tourney = _source(
+        "N1",
+        "Central North Island schools tourney, Rotorua, Mon 6 - Thu 9 Sept (term 3)",
+        datetime(2027, 4, 2, tzinfo=UTC),
+        "rotorua",
+    )
+    found = _answer_at("when does rotorua start", [tourney], datetime(2027, 6, 10, tzinfo=UTC))
+    assert found.startswith("6 September 2027: Central North Island"), found

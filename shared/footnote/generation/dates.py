@@ -171,9 +171,11 @@ def day_of(meaning: str) -> date | None:
     return date(int(found[3]), _MONTH_NUMBER[found[2].lower()], int(found[1]))
 
 
+_RANGE_WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?\.?\s+)?"
 _NAMED_DAY = re.compile(
     # ("3-14 aug", "3rd to 5th May", "Feb 12-21 2027": the days from the first to the last)
-    rf"\b(?:(?:(?P<d0>[0-3]?\d)(?:st|nd|rd|th)?\s*(?:[-–]|to)\s*)?"
+    # (a weekday may stand before each day: "Mon 6 - Thu 9 Sept")
+    rf"\b(?:(?:(?P<d0>[0-3]?\d)(?:st|nd|rd|th)?\s*(?:[-–]|to)\s*{_RANGE_WEEKDAY})?"
     rf"(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_MONTH}[a-z]*)\.?|"
     rf"(?P<m2>{_MONTH}[a-z]*)\.?\s+(?P<d2>[0-3]?\d)(?:st|nd|rd|th)?"
     rf"(?:\s*[-–]\s*(?P<d3>[0-3]?\d)(?:st|nd|rd|th)?)?\b)(?:,?\s+(?P<y>(?:19|20)\d\d))?",

@@ -347,6 +347,11 @@ def _dated_answer(
                 quoted = (
                     f"{day_text(last_day if _ASKS_END.search(question) else first_day)}: {quoted}"
                 )
+            elif nearest := _day_nearest(c.text, spans, written_of(c), wanted):
+                # "falls clinic wed 4 nov 2pm also audiology letter - hearing aid check
+                # 19/10/26 11:15": of the days a line names, the one written nearest the
+                # question's words ("when was the hearing aid appointment")
+                quoted = f"{day_text(nearest)}: {quoted}"
             return [_Dated(quoted, is_deadline(c.text, at), False, named=True) for at, _ in spans]
         said_before = note[: max(0, note.find(c.text))]
         for text, before in ((c.text, said_before), (by_cid[c.cid].title, "")):
@@ -732,6 +737,42 @@ def _dated_answer(
     if recorded and not ahead and not _VAGUE_TIME.search(best.text):
         return cite(day_text(written_of(best).date()), best.cid)
     return in_a_note(best) or NOT_ENOUGH
+
+
+_IN_NUMBERS = re.compile(r"\d[/.]\d")
+
+
+def _day_nearest(
+    text: str, spans: Sequence[tuple[int, int]], written: datetime, wanted: set[str]
+) -> date | None:
+    """Of the days a sentence names itself (``spans``), the one written nearest a word of
+    the question, when it is written in numbers; None when the sentence names one day,
+    no question word sets one apart, or the nearest is written out."""
+    located = [
+        Resolved(text[a:b], day_text(day), a, b)
+        for a, b in spans
+        for day in named_days(text[a:b], written.date())[:1]
+    ]
+    located += [
+        r
+        for r in resolve_phrases(text, written)
+        if day_of(r.meaning)
+        # (a date in numbers is a date itself too: "hearing aid check 19/10/26")
+        and (any(r.start < b and a < r.end for a, b in spans) or _IN_NUMBERS.search(r.phrase))
+        and not any(o.start < r.end and r.start < o.end for o in located)
+    ]
+    asked_at = [
+        m.start()
+        for m in re.finditer(r"[\w'’]+", text)
+        if frozenset(terms(m.group(0))) & wanted
+        and not any(r.start <= m.start() < r.end for r in located)
+    ]
+    if len({r.meaning for r in located}) < 2 or not asked_at:
+        return None
+    nearest = _nearest_first(located, text, wanted)[0]
+    # (only a date in numbers is told so: a day written out, "sat dec 13", reads as it is,
+    # and the nearest is no sure reading of which the question asks)
+    return None if _MONTH_NAMED.search(nearest.phrase) else day_of(nearest.meaning)
 
 
 def _nearest_first(resolved: list[Resolved], text: str, wanted: set[str]) -> list[Resolved]:
