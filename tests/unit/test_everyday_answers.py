@@ -1953,3 +1953,14 @@ def test_a_sum_the_note_works_out_itself_is_not_added_again() -> None:
     )
     answer = _answer("how much have the renewals come to altogether", [tally])
     assert "$3,240" not in answer and "$1,620" in answer, answer
+
+
+def test_a_line_ending_in_a_colon_is_answered_with_the_items_under_it() -> None:
+    job = _source(
+        "N1",
+        "Fahy 2nd fix",
+        "2nd fix day 1 done yday. sockets all in. Maeve asked for extras:\n"
+        "- outdoor socket (IP66) by the patio\n- EV charger prep - cable only\nback thurs",
+    )
+    answer = _answer("what extras did maeve fahy want", [job])
+    assert "outdoor socket" in answer and "EV charger" in answer, answer

@@ -1359,7 +1359,8 @@ def _the_list(
     lead = pool[0]
     text = _note_text(sources, lead.cid)
     items = [_clean(m.group(1)).lower() for m in _LIST_ITEM.finditer(text)]
-    if len(items) < LIST_MIN_ITEMS:
+    # (a line ending in a colon says a list follows: "Maeve asked for extras:" over two)
+    if len(items) < (2 if lead.text.rstrip().endswith(":") else LIST_MIN_ITEMS):
         return []
 
     def is_item(c: Candidate) -> bool:
