@@ -1964,3 +1964,13 @@ def test_a_line_ending_in_a_colon_is_answered_with_the_items_under_it() -> None:
     )
     answer = _answer("what extras did maeve fahy want", [job])
     assert "outdoor socket" in answer and "EV charger" in answer, answer
+
+
+def test_a_number_asked_for_is_one_line_s_not_a_list_s() -> None:
+    van = _source(
+        "N1",
+        "van",
+        "Transit Custom 191-G-4472\n- 187,400 km on the clock\n- CVRT due end of Feb!! book it\n"
+        "- rear tyres getting low, Joe says 2 mths max",
+    )
+    assert _answer("what's the van reg", [van]).startswith("Transit Custom 191-G-4472")

@@ -245,7 +245,8 @@ _ASKS = (
         re.compile(
             # the thing asked for, closing its phrase: "her number?", "the code to get in",
             # not "the number of points" or "his number one goal"
-            _WHAT + r"\b(?:number|code|pin|password|passcode|combination|reference|iban)"
+            _WHAT + r"\b(?:number|code|pin|password|passcode|combination|reference|iban|"
+            r"reg|registration|plate|serial)"
             r"(?:\s*[?.!,]|\s*$|\s+(?:for|to|at|on|in|from|with)\b)",
             re.IGNORECASE,
         ),

@@ -687,10 +687,17 @@ def _compose(
     # does an item holding none of the question's words itself ("passport" in "Packing –
     # Lisbon" for "What do I need to pack for Lisbon?"): the question is the list's.
     pool = _checklist_first(question, question_terms, pool, sources)
-    of_the_list = bool(pool) and (
-        pool[0].text.rstrip().endswith(":")
-        or not frozenset(terms(pool[0].text)) & frozenset(question_terms)
-        or _heads_items(pool[0], _note_text(sources, pool[0].cid))
+    # (a number or code asked for is one line's, not a list's: "Transit Custom 191-G-4472"
+    # over the van's jobs, for "whats the van reg")
+    value_asked = answer_types.asked(question)
+    of_the_list = (
+        bool(pool)
+        and (
+            pool[0].text.rstrip().endswith(":")
+            or not frozenset(terms(pool[0].text)) & frozenset(question_terms)
+            or _heads_items(pool[0], _note_text(sources, pool[0].cid))
+        )
+        and not (value_asked is not None and value_asked[0] is answer_types.IDENTIFIER)
     )
     # (asked which boxes, "what hadn't I packed yet", over a checklist: its items)
     asks_boxes = bool(pool) and checklists.asked_boxes(question) is not None
