@@ -1974,3 +1974,15 @@ def test_a_number_asked_for_is_one_line_s_not_a_list_s() -> None:
         "- rear tyres getting low, Joe says 2 mths max",
     )
     assert _answer("what's the van reg", [van]).startswith("Transit Custom 191-G-4472")
+
+
+def test_how_much_have_we_spent_is_the_running_sum_as_it_stands() -> None:
+    early = _written("N1", "props list\nspent so far $36", datetime(2027, 2, 20, tzinfo=UTC))
+    final = _written(
+        "N2",
+        "props - final check\n[x] bugle\nspent $36 + $24 + $8 + $11 (whistle) = $79 of the $400",
+        datetime(2027, 3, 3, tzinfo=UTC),
+    )
+    question = "how much have we spent on props"
+    answer = compose(question, [early, final], analyze(question, datetime(2027, 3, 4, tzinfo=UTC)))
+    assert "$79" in answer and "[N2]" in answer, answer

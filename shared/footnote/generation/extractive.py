@@ -1642,7 +1642,10 @@ _CALCULATION = re.compile(r"\d[\d,.]*\s*[-+]\s*[$€£]?\d[\d,.]*\s*[-+]\s*[$€
 _ASKS_OUTCOME = re.compile(
     r"\b(?:end(?:ed)?\s+up|in\s+the\s+end|final(?:ly)?|actual(?:ly)?|total|now|current(?:ly)?|"
     r"latest|these\s+days|anymore|still|remaining|(?:is|are|['’]s)\s+left|at\s+the\s+moment|"
-    r"so\s+far|to\s+date)\b",
+    r"so\s+far|to\s+date|"
+    # the perfect of a running sum asks it as it stands: "how much have we spent on props"
+    r"how\s+(?:much|many)\s+(?:\w+\s+){0,3}?(?:have|has)\s+(?:i|we|you|they|he|she)\s+"
+    r"(?:spent|paid|made|raised|earned|saved|sold|collected|taken))\b",
     re.IGNORECASE,
 )
 
