@@ -244,3 +244,10 @@ def test_each_cited_claim_keeps_its_own_marker_whatever_it_opens_with() -> None:
     answer = "Firestore stores the notes [N2]. → we use Cloud Run for the API [N1]."
     checked = validate(answer, SOURCES)
     assert checked.text == "Firestore stores the notes [N1]. → we use Cloud Run for the API [N2]."
+
+
+def test_a_cited_line_heading_a_list_keeps_its_colon_after_the_marker() -> None:
+    sources = [source("N1", "Maeve asked for extras:\n- outdoor socket by the patio\n- EV prep")]
+    answer = "- Maeve asked for extras [N1]:\n- outdoor socket by the patio [N1]."
+    checked = validate(answer, sources)
+    assert checked.text.startswith("- Maeve asked for extras [N1]:\n"), checked.text

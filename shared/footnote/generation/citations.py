@@ -64,8 +64,9 @@ def validate(
                 if cid not in order:
                     order.append(cid)
             body = _strip_markers(sentence)
-            end = body[-1] if body[-1:] in ".!?" else "."
-            body = body.rstrip(".!?").rstrip()
+            # (a line heading what follows keeps its colon: "Maeve asked for extras [N1]:")
+            end = body[-1] if body[-1:] in _CLOSING else "."
+            body = body.rstrip(_CLOSING).rstrip()
             out_parts.append(f"{body} {''.join(f'[{c}]' for c in valid)}{end}")
         if out_parts:
             kept_sentences.append(prefix + " ".join(out_parts))
@@ -99,6 +100,11 @@ def _markers_before_punctuation(text: str) -> str:
     return re.sub(
         r"([.!?])\s*((?:\[N\d+\]\s*)+)", lambda m: " " + m.group(2).strip() + m.group(1) + " ", text
     ).strip()
+
+
+# What closes a claim, its markers written before it ("fact [N1]."); a colon closes a
+# line heading a list ("Maeve asked for extras [N1]:").
+_CLOSING = ".!?:"
 
 
 def _strip_markers(sentence: str) -> str:
@@ -178,7 +184,7 @@ class SentenceChecker:
         for cid in valid:
             self._order.setdefault(cid, f"N{len(self._order) + 1}")
         stripped = _strip_markers(body)
-        end = stripped[-1] if stripped[-1:] in ".!?" else "."
-        stripped = stripped.rstrip(".!?").rstrip()
+        end = stripped[-1] if stripped[-1:] in _CLOSING else "."
+        stripped = stripped.rstrip(_CLOSING).rstrip()
         markers = "".join(f"[{self._order[c]}]" for c in valid)
         return f"{prefix}{stripped} {markers}{end}{trailing or ' '}"

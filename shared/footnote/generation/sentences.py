@@ -54,8 +54,10 @@ def covered_by_note(pool: Sequence[Candidate], wanted: AbstractSet[str]) -> dict
 
 
 def cite(sentence: str, cid: str) -> str:
-    end = sentence[-1] if sentence[-1:] in ".!?" else "."
-    return f"{sentence.rstrip('.!?').rstrip()} [{cid}]{end}"
+    """The sentence with its marker before its closing mark ("… [N1]."); a line heading
+    what follows keeps its colon ("Maeve asked for extras [N1]:", not "extras: [N1].")."""
+    end = sentence[-1] if sentence[-1:] in ".!?:" else "."
+    return f"{sentence.rstrip('.!?:').rstrip()} [{cid}]{end}"
 
 
 # A line marked as a list item: "- ", "* ", "1. ", "[ ] " (MULTILINE: at any line's start).
