@@ -251,3 +251,16 @@ def test_a_cited_line_heading_a_list_keeps_its_colon_after_the_marker() -> None:
     answer = "- Maeve asked for extras [N1]:\n- outdoor socket by the patio [N1]."
     checked = validate(answer, sources)
     assert checked.text.startswith("- Maeve asked for extras [N1]:\n"), checked.text
+
+
+def test_a_heading_s_colon_does_not_end_a_prose_answer() -> None:
+    deck = [
+        source(
+            "N1",
+            "Sofia Amrani read v3 of the deck:\n- slide 4 (market) too generic, use a bottom-up "
+            "TAM\n- team slide: add Julia\nShe's in for 50k if the round happens before summer.",
+        )
+    ]
+    question = "What did Sofia think was wrong with the market slide?"
+    text = compose(question, deck, _analysis("q", ("sofia", "wrong", "market", "slide")))
+    assert "[N1]" in text and not text.endswith(":"), text

@@ -911,6 +911,9 @@ def _compose(
     lines = [cite(speaker_prefix(c.text, c.speaker), c.cid) for c in chosen]
     if analysis.intent in (Intent.LIST, Intent.TIMELINE) or the_list:
         return "\n".join(f"- {line}" for line in lines)
+    if lines[-1].endswith("]:"):
+        # (a heading's colon closes prose with nothing after it: "read v3 of the deck [N1].")
+        lines[-1] = lines[-1][:-1] + "."
     return " ".join(lines)
 
 
