@@ -63,11 +63,8 @@ def validate(
             for cid in valid:
                 if cid not in order:
                     order.append(cid)
-            body = _strip_markers(sentence)
-            # (a line heading what follows keeps its colon: "Maeve asked for extras [N1]:")
-            end = body[-1] if body[-1:] in _CLOSING else "."
-            body = body.rstrip(_CLOSING).rstrip()
-            out_parts.append(f"{body} {''.join(f'[{c}]' for c in valid)}{end}")
+            markers = "".join(f"[{c}]" for c in valid)
+            out_parts.append(closed(_strip_markers(sentence), markers))
         if out_parts:
             kept_sentences.append(prefix + " ".join(out_parts))
     if not order:
@@ -105,6 +102,13 @@ def _markers_before_punctuation(text: str) -> str:
 # What closes a claim, its markers written before it ("fact [N1]."); a colon closes a
 # line heading a list ("Maeve asked for extras [N1]:").
 _CLOSING = ".!?:"
+
+
+def closed(claim: str, markers: str) -> str:
+    """The claim with its markers before its closing mark, a full stop if it has none:
+    "fact." and "[N1]" -> "fact [N1]."; "Maeve asked for extras:" -> "… extras [N1]:"."""
+    end = claim[-1] if claim[-1:] in _CLOSING else "."
+    return f"{claim.rstrip(_CLOSING).rstrip()} {markers}{end}"
 
 
 def _strip_markers(sentence: str) -> str:
@@ -183,8 +187,5 @@ class SentenceChecker:
             return ""
         for cid in valid:
             self._order.setdefault(cid, f"N{len(self._order) + 1}")
-        stripped = _strip_markers(body)
-        end = stripped[-1] if stripped[-1:] in _CLOSING else "."
-        stripped = stripped.rstrip(_CLOSING).rstrip()
         markers = "".join(f"[{self._order[c]}]" for c in valid)
-        return f"{prefix}{stripped} {markers}{end}{trailing or ' '}"
+        return f"{prefix}{closed(_strip_markers(body), markers)}{trailing or ' '}"

@@ -760,7 +760,7 @@ def _compose(
         chosen = _naming_someone(question, question_terms, chosen, pool, sources)
     if chosen and not listing and people_module.name_asked(question):
         chosen = _giving_a_name(question, question_terms, chosen, pool, sources)
-    wants = None if listing else answer_types.asked(question)
+    wants = None if listing else value_asked
     if wants is not None and chosen:
         kind, asking = wants
         # The value must be stated beside what it is of: the question's words other than

@@ -12,6 +12,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from footnote.domain import Source
+from footnote.generation.citations import closed
 from footnote.text import split_sentences, terms
 
 # Share of the question's content terms the quoted sentences must cover together;
@@ -56,8 +57,7 @@ def covered_by_note(pool: Sequence[Candidate], wanted: AbstractSet[str]) -> dict
 def cite(sentence: str, cid: str) -> str:
     """The sentence with its marker before its closing mark ("… [N1]."); a line heading
     what follows keeps its colon ("Maeve asked for extras [N1]:", not "extras: [N1].")."""
-    end = sentence[-1] if sentence[-1:] in ".!?:" else "."
-    return f"{sentence.rstrip('.!?:').rstrip()} [{cid}]{end}"
+    return closed(sentence, f"[{cid}]")
 
 
 # A line marked as a list item: "- ", "* ", "1. ", "[ ] " (MULTILINE: at any line's start).

@@ -761,13 +761,7 @@ def _day_nearest(
         and (any(r.start < b and a < r.end for a, b in spans) or _IN_NUMBERS.search(r.phrase))
         and not any(o.start < r.end and r.start < o.end for o in located)
     ]
-    asked_at = [
-        m.start()
-        for m in re.finditer(r"[\w'’]+", text)
-        if frozenset(terms(m.group(0))) & wanted
-        and not any(r.start <= m.start() < r.end for r in located)
-    ]
-    if len({r.meaning for r in located}) < 2 or not asked_at:
+    if len({r.meaning for r in located}) < 2 or not _asked_at(text, wanted, located):
         return None
     nearest = _nearest_first(located, text, wanted)[0]
     # (only a date in numbers is told so: a day written out, "sat dec 13", reads as it is,
@@ -786,12 +780,7 @@ def _nearest_first(resolved: list[Resolved], text: str, wanted: set[str]) -> lis
         # "moved from Sat 11/21 to FRIDAY 11/20": the day it was moved from is no longer it
         later = [r for r in resolved if r.start >= moved.end() or r.end <= moved.start()]
         resolved = later or resolved
-    at = [
-        (m.start(), m.end())
-        for m in re.finditer(r"[\w'’]+", text)
-        if frozenset(terms(m.group(0))) & wanted
-        and not any(r.start <= m.start() < r.end for r in resolved)
-    ]
+    at = _asked_at(text, wanted, resolved)
     if not at:
         return resolved
 
@@ -810,6 +799,16 @@ def _nearest_first(resolved: list[Resolved], text: str, wanted: set[str]) -> lis
 
 
 _CLAUSE_END = re.compile(r"[,;]|\.\s|\s[–—-]\s")
+
+
+def _asked_at(text: str, wanted: set[str], dates: Sequence[Resolved]) -> list[tuple[int, int]]:
+    """Where the sentence writes a word of the question, outside the dates it names."""
+    return [
+        (m.start(), m.end())
+        for m in re.finditer(r"[\w'’]+", text)
+        if frozenset(terms(m.group(0))) & wanted
+        and not any(r.start <= m.start() < r.end for r in dates)
+    ]
 
 
 def _relative_nearer(c: Candidate, note: str, wanted: set[str], written: datetime) -> bool:
