@@ -27,7 +27,7 @@ def settings(**overrides: Any) -> Settings:
     base: dict[str, Any] = {
         "NOTE_STORE": "memory",
         "EMBEDDER": "hash",
-        "GENERATOR": "extractive",
+        "GENERATOR": "quote",
         "CLASSIFIER": "rules",
         "REINDEX_QUEUE": "inline",
         "VECTOR_INDEX": "memory",

@@ -1,7 +1,7 @@
 """Every setting Footnote reads, validated in one place.
 
 Defaults run offline: Firestore through its emulator (or the in-memory store),
-the local MiniLM embedder, the in-memory vector index and the extractive
+the local MiniLM embedder, the in-memory vector index and the offline quote
 generator. Production switches a port by naming its backend, e.g.
 ``EMBEDDER=vertex``; nothing else in the code path changes.
 """
@@ -67,8 +67,8 @@ class Settings(BaseSettings):
     vector_index: Literal["memory", "vertex"] = Field(
         "memory", alias="VECTOR_INDEX", json_schema_extra=deployed()
     )
-    generator: Literal["extractive", "gemini"] = Field(
-        "extractive", alias="GENERATOR", json_schema_extra=deployed("api")
+    generator: Literal["quote", "gemini"] = Field(
+        "quote", alias="GENERATOR", json_schema_extra=deployed("api")
     )
     classifier: Literal["rules", "gemini"] = Field(
         "rules", alias="CLASSIFIER", json_schema_extra=deployed("indexer", "reindexer")

@@ -72,7 +72,7 @@ class Fallback(str, Enum):
     # chat
     REWRITE_SKIPPED = "rewrite_skipped"
     RERANKER_SKIPPED = "reranker_skipped"
-    GENERATOR_EXTRACTIVE = "generator_extractive"
+    GENERATOR_QUOTE = "generator_quote"
     GENERATOR_UNAVAILABLE = "generator_unavailable"
 
 

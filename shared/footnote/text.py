@@ -163,10 +163,7 @@ SHORTHAND: Mapping[str, str] = {
 }
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
-# Words that record a decision. Query analysis reads them as the decision intent;
-# the extractive generator lets a sentence using one answer a question using
-# another ("Why did we choose X?" / "We chose X over Y"), which stemming alone
-# cannot: "choose" and "chose" have different stems.
+# Words that record a decision. Query analysis reads them as the decision intent.
 DECISION_VERBS = re.compile(
     r"\b(?:decid\w*|decision\w*|chose|choose|chosen|choosing|settled?\s+on|"
     r"go(?:ing)?\s+w(?:ith|/|(?=\s))|went\s+w(?:ith|/|(?=\s))|opt(?:ed)?\s+for|agreed?\s+(?:on|to)|"

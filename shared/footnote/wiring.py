@@ -186,18 +186,18 @@ class Container:
             from footnote.adapters.gemini_generator import GeminiGenerator
 
             return GeminiGenerator.from_settings(self.settings)
-        from footnote.generation.extractive import ExtractiveGenerator
+        from footnote.generation.quote import QuoteGenerator
 
-        return ExtractiveGenerator(self.embedder)
+        return QuoteGenerator(self.embedder)
 
     @lazy
     def fallback_generator(self) -> Generator:
-        """What answers when the generator fails or is off: extractive, with lexical
-        relevance only, so it calls nothing remote (not even the embedder) while the
+        """What answers when the generator fails or is off: the quote answer, with lexical
+        support only, so it calls nothing remote (not even the embedder) while the
         model path is what is failing."""
-        from footnote.generation.extractive import ExtractiveGenerator
+        from footnote.generation.quote import QuoteGenerator
 
-        return ExtractiveGenerator()
+        return QuoteGenerator()
 
     @lazy
     def reranker(self) -> Reranker:

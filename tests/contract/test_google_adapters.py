@@ -62,12 +62,12 @@ def test_the_vertex_adapters_implement_the_ports(google: FakeGoogleApis) -> None
 # (the embedder and vector-index contracts are in test_embedders_and_index.py)
 
 
-@pytest.fixture(params=["extractive", "gemini"])
+@pytest.fixture(params=["quote", "gemini"])
 def generator(request, google: FakeGoogleApis) -> Generator:
-    if request.param == "extractive":
-        from footnote.generation.extractive import ExtractiveGenerator
+    if request.param == "quote":
+        from footnote.generation.quote import QuoteGenerator
 
-        return ExtractiveGenerator()
+        return QuoteGenerator()
     return GeminiGenerator.from_settings(vertex_settings(google))
 
 

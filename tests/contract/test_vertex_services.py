@@ -19,7 +19,7 @@ from footnote.config import Settings
 from footnote.dev.timeouts import scaled
 from footnote.domain import Strategy
 from footnote.errors import BackendUnavailable
-from footnote.generation.extractive import MODEL_NAME as EXTRACTIVE
+from footnote.generation.quote import MODEL_NAME as EXTRACTIVE
 from footnote.services.chat import RagConfig
 from footnote.services.indexing import Outcome
 from footnote.services.reindexing import ReindexRequest, parse_request
@@ -182,7 +182,7 @@ def test_gemini_down_or_slow_answers_extractively(google: FakeGoogleApis, failur
     body = ask(c)
     assert time.monotonic() - started < min(scaled(1.5), SLOW_REPLY_S - 5)
     assert body["meta"]["model"] == EXTRACTIVE
-    assert body["meta"]["fallbacks"] == ["generator_extractive"]
+    assert body["meta"]["fallbacks"] == ["generator_quote"]
     assert "Firestore" in body["answer"] and body["citations"]
 
 

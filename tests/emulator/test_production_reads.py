@@ -40,7 +40,7 @@ def google() -> Iterator[FakeGoogleApis]:
 
 def _container(google: FakeGoogleApis, firestore_client) -> Container:
     settings = vertex_settings(
-        google, NOTE_STORE="firestore", GENERATOR="extractive", CLASSIFIER="rules"
+        google, NOTE_STORE="firestore", GENERATOR="quote", CLASSIFIER="rules"
     )
     return Container(settings, store=FirestoreStore(firestore_client))
 

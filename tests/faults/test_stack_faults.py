@@ -92,13 +92,13 @@ CASES = [
         "generator-error",
         {"generator": {"mode": "error"}},
         "hybrid_reranked",
-        {"generator_extractive"},
+        {"generator_quote"},
     ),
     (
         "generator-timeout",
         {"generator": {"mode": "timeout", "delay": 0.3}},
         "hybrid_reranked",
-        {"generator_extractive"},
+        {"generator_quote"},
     ),
     (
         "all-three",
@@ -108,7 +108,7 @@ CASES = [
             "generator": {"mode": "error"},
         },
         "keyword_recency",
-        {"embedder_down", "generator_extractive"},
+        {"embedder_down", "generator_quote"},
     ),
 ]
 
@@ -139,7 +139,7 @@ def test_a_failing_backend_still_answers_through_the_documented_fallback(
     assert body["citations"], body  # still a cited answer
     assert all(c["noteId"] in indexed_user.ids for c in body["citations"])
     if "embedder" in spec or "vector_index" in spec:
-        assert expected - {"generator_extractive"} <= set(s.json()["meta"]["fallbacks"])
+        assert expected - {"generator_quote"} <= set(s.json()["meta"]["fallbacks"])
 
 
 @emulator

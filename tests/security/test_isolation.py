@@ -184,7 +184,7 @@ def test_no_query_reaches_the_other_tenant(world: dict[str, Any], mode: str) -> 
         assert "vector_index_memory" in fallbacks, fallbacks
         assert "hybrid_reranked_memory_fallback" in strategies, strategies
     if "generator" in MODES[mode]:
-        assert "generator_extractive" in fallbacks, fallbacks
+        assert "generator_quote" in fallbacks, fallbacks
     assert count >= 120
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from footnote.domain import Chunk, MemoryType, Note, Source
 from footnote.evaluation.everyday import Clock
-from footnote.generation.extractive import compose
+from footnote.generation.quote import compose
 from footnote.query.acronyms import initials, spelled_small, with_initials
 from footnote.query.analysis import analyze
 from footnote.services.chat import RagConfig
@@ -83,7 +83,7 @@ def test_a_note_written_with_the_initials_holds_the_name_spelled_out() -> None:
 
 def test_a_sentence_written_with_the_initials_covers_the_name_spelled_out() -> None:
     from footnote.domain import Chunk, MemoryType, Source
-    from footnote.generation.extractive import compose
+    from footnote.generation.quote import compose
 
     def source(cid: str, text: str) -> Source:
         chunk = Chunk(f"{cid}_c", cid, "band", 0, text, (), MemoryType.NOTE, NOW, (), "m", "")
@@ -98,7 +98,7 @@ def test_a_sentence_written_with_the_initials_covers_the_name_spelled_out() -> N
 
 
 def test_two_capitals_in_a_note_are_the_initials_of_words_written_small() -> None:
-    from footnote.generation.extractive import compose
+    from footnote.generation.quote import compose
     from tests.unit.test_everyday_answers import _source
 
     visit = _source(

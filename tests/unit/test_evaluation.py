@@ -244,7 +244,7 @@ def test_answers_harness_end_to_end(tmp_path: Path) -> None:
     assert report["withheld_passages"] == 4
     assert report["answer_recall"] > 0
     assert report["citation_precision"] > 0
-    assert report["validated_share"] == 1.0  # the extractive generator only quotes notes
+    assert report["validated_share"] == 1.0  # the quote generator only quotes notes
 
 
 # -- evaluation variants (what production never changes) ------------------------------
@@ -261,11 +261,9 @@ def test_evaluation_config_reads_variants_from_eval_variables(
     assert EvaluationConfig().ranking == SHIPPED  # unset: what ships
     monkeypatch.setenv("EVAL_RANKING__FUSION", "rrf")
     monkeypatch.setenv("EVAL_RANKING__BM25_METHOD", "bm25l")
-    monkeypatch.setenv("EVAL_EXTRACTIVE_RELEVANCE", "terms")
     config = EvaluationConfig()
     assert (config.ranking.fusion, config.ranking.bm25_method) == ("rrf", "bm25l")
     assert config.ranking.feedback_terms == SHIPPED.feedback_terms  # the rest as shipped
-    assert config.extractive_relevance == "terms"
     monkeypatch.setenv("EVAL_RANKING__FUSION", "best")
     with pytest.raises(ValidationError):
         EvaluationConfig()
@@ -276,29 +274,26 @@ def test_production_settings_hold_no_evaluation_variant() -> None:
     from footnote.retrieval.variant import RankingVariant
 
     assert not set(RankingVariant.model_fields) & set(Settings.model_fields)
-    assert "extractive_relevance" not in Settings.model_fields
 
 
 def test_the_bench_container_wires_the_variant_it_is_given(tmp_path: Path) -> None:
     from footnote.evaluation.bench import BenchContainer, index_documents
     from footnote.evaluation.config import EvaluationConfig
     from footnote.evaluation.data import load_beir
-    from footnote.generation.extractive import ExtractiveGenerator
+    from footnote.generation.quote import QuoteGenerator
     from footnote.retrieval.variant import RankingVariant
 
     data = load_beir(write_beir(tmp_path / "beir"), "dev")
     variant = EvaluationConfig(
-        ranking=RankingVariant(bm25_method="bm25l"), extractive_relevance="terms"
+        ranking=RankingVariant(bm25_method="bm25l")
     )
     app = BenchContainer(eval_settings(embedder="hash"), None, variant)
     index_documents(app, "t", data.documents, lambda _: None)
     assert app.corpora.get("t").bm25.method == "bm25l"
-    assert isinstance(app.generator, ExtractiveGenerator)
-    assert app.generator._relevance is None  # terms alone: no embedder asked
     shipped = BenchContainer(eval_settings(embedder="hash"), None)
     index_documents(shipped, "t", data.documents, lambda _: None)
     assert shipped.corpora.get("t").bm25.method == "lucene"
-    assert isinstance(shipped.generator, ExtractiveGenerator)
+    assert isinstance(shipped.generator, QuoteGenerator)
     assert shipped.generator._relevance is not None
 
 

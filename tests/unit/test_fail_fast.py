@@ -164,7 +164,7 @@ def _ask(c: Container) -> Any:
 )
 def test_the_generator_fallback_takes_sdk_and_network_errors(error: Exception) -> None:
     meta = _ask(_container(generator=Generator(error)))
-    assert Fallback.GENERATOR_EXTRACTIVE in meta.fallbacks
+    assert Fallback.GENERATOR_QUOTE in meta.fallbacks
 
 
 @pytest.mark.parametrize("error", [TypeError("bug"), KeyError("bug"), AttributeError("bug")])

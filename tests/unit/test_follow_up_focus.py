@@ -19,7 +19,7 @@ import pytest
 from footnote.adapters.hash_embedder import HashEmbedder
 from footnote.config import Settings
 from footnote.domain import Chunk, Hit, Note, Turn
-from footnote.generation.extractive import ExtractiveGenerator
+from footnote.generation.quote import QuoteGenerator
 from footnote.query.analysis import analyze, is_follow_up, with_previous
 from footnote.query.follow_ups import as_stated
 from footnote.query.plan import plan, read_in
@@ -94,7 +94,7 @@ def test_a_bare_name_asks_the_previous_question_of_that_person() -> None:
 
 
 def test_a_model_rewritten_follow_up_carries_them_too() -> None:
-    class Rewriter(ExtractiveGenerator):
+    class Rewriter(QuoteGenerator):
         def rewrite_question(self, message: str, history: Sequence[tuple[str, str]]) -> str:
             return "How much does the florist cost?"
 

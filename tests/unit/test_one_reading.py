@@ -20,7 +20,7 @@ from footnote.domain import Fallback, QueryAnalysis
 from footnote.errors import BackendUnavailable
 from footnote.evaluation.bench import index_notes
 from footnote.evaluation.everyday import Clock, load_notebooks
-from footnote.generation.extractive import ExtractiveGenerator
+from footnote.generation.quote import QuoteGenerator
 from footnote.query import analysis as analysis_module
 from footnote.query import plan as plan_module
 from footnote.query.plan import QueryPlan
@@ -60,7 +60,7 @@ class Counted:
         self.corpus_reads = 0
 
 
-class Rewriter(ExtractiveGenerator):
+class Rewriter(QuoteGenerator):
     """The extractive generator with a language model's rewrite: a stand-in for Gemini."""
 
     model = "rewriting-model"
@@ -115,7 +115,7 @@ def test_every_everyday_question_is_analysed_once_over_one_corpus_read(
     assert asked >= 200 and follow_ups >= 10 and widened >= 2, (asked, follow_ups, widened)
 
 
-def _conversation(generator: ExtractiveGenerator) -> tuple[Container, str]:
+def _conversation(generator: QuoteGenerator) -> tuple[Container, str]:
     app = Container(settings(), generator=generator, clock=lambda: NOW)
     app.store.create_note(note("sg", "Caroline went to the LGBTQ support group on Monday."))
     app.store.create_note(note("paint", "Melanie painted a sunrise over the lake."))

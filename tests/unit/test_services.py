@@ -69,9 +69,9 @@ class World:
 
 
 def _extractive():
-    from footnote.generation.extractive import ExtractiveGenerator
+    from footnote.generation.quote import QuoteGenerator
 
-    return ExtractiveGenerator()
+    return QuoteGenerator()
 
 
 def _cited(answer: str) -> set[str]:
@@ -276,7 +276,7 @@ def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
         fallback=_extractive(),
     )
     out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
-    assert "generator_extractive" in out.meta.fallbacks
+    assert "generator_quote" in out.meta.fallbacks
     assert out.citations[0].note_id == "fire"
 
 
@@ -317,7 +317,7 @@ def test_search_meta_reports_time_hints_it_could_not_resolve() -> None:
 
 
 def test_the_wiring_gives_chat_its_fallback_generator() -> None:
-    from footnote.generation.extractive import ExtractiveGenerator
+    from footnote.generation.quote import QuoteGenerator
     from footnote.wiring import Container
     from tests.inproc import settings
 
@@ -328,14 +328,14 @@ def test_the_wiring_gives_chat_its_fallback_generator() -> None:
             raise TimeoutError("deadline exceeded")
             yield ""  # a generator function, as the port's execute is
 
-    class Fallback(ExtractiveGenerator):
+    class Fallback(QuoteGenerator):
         model = "the-wired-fallback"
 
     c = Container(settings(), generator=Failing(), fallback_generator=Fallback())
     c.store.create_note(note("fire", "We chose Firestore because it syncs in real time."))
     assert c.indexing.index_note("fire").outcome is Outcome.INDEXED
     out = c.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
-    assert "generator_extractive" in out.meta.fallbacks
+    assert "generator_quote" in out.meta.fallbacks
     assert out.meta.model == "the-wired-fallback"
 
 

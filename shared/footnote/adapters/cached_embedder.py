@@ -3,7 +3,7 @@
 Entries are per tenant: the key hashes the owner with the model and the text, and
 the entry records its owner, so deleting an account finds every vector of its text
 (the text of every version of every note it ever indexed). Texts without an owner
-(sentences the extractive generator ranks at question time) are cached only in
+(lines the quote answer ranks at question time) are cached only in
 this process, in a bounded LRU, never in the shared store.
 """
 

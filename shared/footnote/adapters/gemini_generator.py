@@ -4,7 +4,7 @@ The system instruction carries the citation rules; the notes go in the user
 turn, quoted as untrusted data (``generation.prompt``). Temperature, output
 tokens and the timeout come from settings. A failure (timeout, quota after
 retries, a blocked or empty answer) raises: ``ChatService`` then answers
-extractively and reports ``generator_extractive`` in ``meta.fallbacks``.
+with the offline quote answer and reports ``generator_quote`` in ``meta.fallbacks``.
 """
 
 from __future__ import annotations

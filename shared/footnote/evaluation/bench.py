@@ -59,10 +59,6 @@ class BenchContainer(Container):
     ) -> None:
         if evaluation is not None:
             prebuilt.setdefault("ranking", evaluation.ranking)
-            if evaluation.extractive_relevance == "terms" and settings.generator == "extractive":
-                from footnote.generation.extractive import ExtractiveGenerator
-
-                prebuilt.setdefault("generator", ExtractiveGenerator())
         super().__init__(settings, **prebuilt)
         self._cache_dir = cache_dir
 

@@ -132,12 +132,12 @@ def register(sub: Any) -> None:
 
     a = kinds.add_parser("answers", help="HotpotQA layout: passages.jsonl, questions.jsonl")
     common(a)
-    a.add_argument("--generator", choices=["extractive", "gemini"], help="default: GENERATOR")
+    a.add_argument("--generator", choices=["quote", "gemini"], help="default: GENERATOR")
     a.set_defaults(run=_answers)
 
     m = kinds.add_parser("memory", help="LoCoMo layout: one conversation *.json per tenant")
     common(m)
-    m.add_argument("--generator", choices=["extractive", "gemini"], help="default: GENERATOR")
+    m.add_argument("--generator", choices=["quote", "gemini"], help="default: GENERATOR")
     m.add_argument(
         "--turns-per-note",
         type=int,
@@ -150,6 +150,6 @@ def register(sub: Any) -> None:
         "everyday", help="everyday notebooks: one notebook *.json per tenant (eval/everyday)"
     )
     common(e)
-    e.add_argument("--generator", choices=["extractive", "gemini"], help="default: GENERATOR")
+    e.add_argument("--generator", choices=["quote", "gemini"], help="default: GENERATOR")
     e.add_argument("--show-failures", action="store_true", help="print each wrong answer")
     e.set_defaults(run=_everyday)

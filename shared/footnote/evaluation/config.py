@@ -10,7 +10,6 @@ unset, every run measures what ships.
 
 from __future__ import annotations
 
-from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -23,7 +22,3 @@ class EvaluationConfig(BaseSettings):
     )
 
     ranking: RankingVariant = SHIPPED
-    # How the offline (extractive) generator ranks a note's sentences: by embedding
-    # relevance to the question plus the question terms they hold ("embedding",
-    # shipped), or by terms alone (docs/quality.md compares them).
-    extractive_relevance: Literal["embedding", "terms"] = "embedding"

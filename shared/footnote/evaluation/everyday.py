@@ -25,6 +25,17 @@ Scores, overall and per kind:
 * ``date_accuracy`` (kind ``when``): the answer states the expected date;
 * ``search_hit@5`` (kind ``search``): an answer note is among the first five results;
   ``search_hit@1``: it is the first.
+
+What production depends on (a language model writes the answers there, from the
+sources it is given), over answerable questions with answer notes:
+
+* ``context@1`` / ``context@3`` / ``context@8``: an answer note is among the first 1, 3,
+  8 sources handed to the generator; ``context_all@8``: every answer note is (a list or
+  count question needs several);
+* ``quote_top1_recall`` / ``quote_top2_recall``: the answer recall of quoting the first
+  one or two sources whole, with no choice of lines: the baselines the offline answer
+  is measured against;
+* ``median_answer_chars``: the median length of the answers to non-list questions.
 """
 
 from __future__ import annotations
@@ -83,6 +94,11 @@ class Asked:
     recalled: bool
     date_right: bool | None
     hit: bool | None
+    # the notes of the sources the generator was given, in order (one per source chunk)
+    sources: tuple[str, ...] = ()
+    # answer recall of quoting the first one and the first two sources whole
+    top1: bool = False
+    top2: bool = False
 
 
 class Clock:
@@ -192,7 +208,28 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
         date_right = None
         if q.kind == "when" and q.day is not None:
             date_right = (not declined) and states_date(plain, q.day)
-        asked.append(Asked(book.name, q, out.answer, declined, cited, recalled, date_right, None))
+        given = [app.corpora.get(tenant).chunk(c) for c in out.log_fields.get("sourceChunkIds", ())]
+        sources = tuple(_local_id(c.note_id) for c in given)
+
+        def quotes(n: int) -> bool:
+            text = " ".join(c.text for c in given[:n]).lower()
+            return any(a.lower() in text for a in q.answers)
+
+        asked.append(
+            Asked(
+                book.name,
+                q,
+                out.answer,
+                declined,
+                cited,
+                recalled,
+                date_right,
+                None,
+                sources,
+                quotes(1),
+                quotes(2),
+            )
+        )
     return asked
 
 
@@ -206,6 +243,17 @@ def score(asked: Sequence[Asked]) -> dict[str, float | int | None]:
 
     def share(values: Sequence[bool]) -> float | None:
         return round(sum(values) / len(values), 4) if values else None
+
+    grounded = [a for a in answerable if a.question.answer_notes]
+
+    def among(a: Asked, k: int) -> bool:
+        return bool(set(a.sources[:k]) & set(a.question.answer_notes))
+
+    prose = sorted(
+        len(MARKER.sub("", a.answer))
+        for a in answerable
+        if a.question.kind not in ("list", "count") and not a.declined
+    )
 
     return {
         "questions": len(asked),
@@ -238,6 +286,15 @@ def score(asked: Sequence[Asked]) -> dict[str, float | int | None]:
         ),
         "date_accuracy": share([bool(a.date_right) for a in whens]),
         "search_hit@5": share([bool(a.hit) for a in searches]),
+        "context@1": share([among(a, 1) for a in grounded]),
+        "context@3": share([among(a, 3) for a in grounded]),
+        "context@8": share([among(a, 8) for a in grounded]),
+        "context_all@8": share(
+            [set(a.question.answer_notes) <= set(a.sources[:8]) for a in grounded]
+        ),
+        "quote_top1_recall": share([a.top1 for a in with_answers]),
+        "quote_top2_recall": share([a.top2 for a in with_answers]),
+        "median_answer_chars": prose[len(prose) // 2] if prose else None,
         # what a person reads first: the top result is an answer note (found ids, in order)
         "search_hit@1": share(
             [
@@ -293,6 +350,7 @@ def evaluate_everyday(
                 "recalled": a.recalled,
                 "date_right": a.date_right,
                 "hit": a.hit,
+                "sources": list(a.sources),
             }
             for a in asked
         ],

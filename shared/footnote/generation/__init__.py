@@ -1,1 +1,1 @@
-"""Answer generation: prompts, the extractive generator, citation validation."""
+"""Answer generation: the prompt, citation validation and the offline quote answer."""

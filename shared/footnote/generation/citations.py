@@ -105,9 +105,10 @@ _CLOSING = ".!?:"
 
 
 def closed(claim: str, markers: str) -> str:
-    """The claim with its markers before its closing mark, a full stop if it has none:
-    "fact." and "[N1]" -> "fact [N1]."; "Maeve asked for extras:" -> "… extras [N1]:"."""
-    end = claim[-1] if claim[-1:] in _CLOSING else "."
+    """The claim with its markers before its closing mark, if it has one: "fact." and
+    "[N1]" -> "fact [N1]."; "extras:" -> "extras [N1]:"; "- milk" -> "- milk [N1]" (a
+    quoted line keeps its punctuation as written)."""
+    end = claim[-1] if claim[-1:] in _CLOSING else ""
     return f"{claim.rstrip(_CLOSING).rstrip()} {markers}{end}"
 
 

@@ -3,7 +3,7 @@
 ``plan`` is the one place a question is read, and the one place a follow-up is
 resolved. With a language model behind the ``Generator`` port, the model makes a
 follow-up standalone (``rewrite_question``: "When did she go there?" → "When did
-Caroline go to the support group?"); without one (the extractive generator), or
+Caroline go to the support group?"); without one (the offline quote generator), or
 when the model fails, the follow-up is read offline with the question before it
 (``follow_ups.with_previous``). Either way the question is analysed once; an
 offline follow-up also reads the question it follows.

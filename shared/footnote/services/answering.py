@@ -92,7 +92,7 @@ class Answerer:
     ) -> None:
         self._s = settings
         self._generator = generator
-        self._extractive = fallback
+        self._fallback = fallback
         self._conversations = conversations
 
     def events(self, p: Prepared, stream: bool) -> Iterator[StreamEvent]:
@@ -140,31 +140,31 @@ class Answerer:
 
     def _write(self, p: Prepared, strict: bool, stream: bool) -> tuple[str, Pieces]:
         """The generator's model and text, in pieces or one; before any text, a failure
-        falls back to the extractive generator (after text has been sent, it is raised)."""
+        falls back to the quote generator (after text has been sent, it is raised)."""
         plan = p.plan
         try:
             pieces = self._generator.execute(
                 plan.question, p.sources, plan.analysis, strict, plan.history, stream
             )
             first = next(pieces, None)
-        except UPSTREAM_ERRORS as exc:  # timeouts, quota, SDK errors: answer extractively
-            log.warning("generator failed (%s); answering extractively", type(exc).__name__)
-            p.fallbacks.append(Fallback.GENERATOR_EXTRACTIVE)
-            pieces = self._extractive.execute(
+        except UPSTREAM_ERRORS as exc:  # timeouts, quota, SDK errors: answer with the quote generator
+            log.warning("generator failed (%s); answering with quotes", type(exc).__name__)
+            p.fallbacks.append(Fallback.GENERATOR_QUOTE)
+            pieces = self._fallback.execute(
                 plan.question, p.sources, plan.analysis, strict, plan.history, stream
             )
-            return self._extractive.model, _starting(next(pieces, None), pieces)
+            return self._fallback.model, _starting(next(pieces, None), pieces)
         return self._generator.model, _starting(first, pieces)
 
     def _plain_answer(self, p: Prepared) -> Draft:
-        if self._generator.model == self._extractive.model:
+        if self._generator.model == self._fallback.model:
             return Draft(RAG_OFF_OFFLINE, self._generator.model)
         try:
             return self._generator.generate(p.plan.message, [], p.plan.analysis, False)
         except UPSTREAM_ERRORS as exc:
             p.fallbacks.append(Fallback.GENERATOR_UNAVAILABLE)
             log.warning("generator failed without RAG: %s", type(exc).__name__)
-            return Draft(RAG_OFF_OFFLINE, self._extractive.model)
+            return Draft(RAG_OFF_OFFLINE, self._fallback.model)
 
     def _finish(self, p: Prepared, draft: Draft) -> ChatOutcome:
         """The stages after generation: validate, format, store, describe."""
@@ -200,12 +200,12 @@ class Answerer:
 
     def _validate(self, p: Prepared, draft: Draft) -> _Checked:
         """Keep the citations the sources support; regenerate strictly, once, when most
-        were dropped (never for the extractive generator, whose citations are its own).
+        were dropped (never for the quote generator, whose citations are its own).
         A streamed answer is regenerated as a plain one is: ``done`` carries the result."""
         if not p.sources:
             return _Checked(draft, draft.text, (), regenerated=False)
         checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
-        if checked.dropped <= checked.kept or draft.model == self._extractive.model:
+        if checked.dropped <= checked.kept or draft.model == self._fallback.model:
             return _Checked(draft, checked.text, tuple(checked.citations), regenerated=False)
         model, pieces = self._write(p, strict=True, stream=False)
         draft = Draft("".join(pieces).strip(), model)
@@ -280,6 +280,8 @@ def _log_fields(p: Prepared, confidence: float, citations: int) -> dict[str, Any
         "strategy": p.result.strategy,
         "confidence": confidence,
         "chunkIds": [c.chunk.chunk_id for c in p.result.chunks],
+        # what the generator was given, in its order: what an answer can draw on
+        "sourceChunkIds": [s.chunk.chunk_id for s in p.sources],
         "scores": [round(c.score, 4) for c in p.result.chunks],
         "fallbacks": p.fallbacks,
         "citations": citations,

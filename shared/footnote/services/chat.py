@@ -69,7 +69,7 @@ class ChatService:
         *,
         fallback: Generator,
     ) -> None:
-        """``fallback`` answers when ``generator`` fails: the offline extractive
+        """``fallback`` answers when ``generator`` fails: the offline quote
         generator, chosen by the wiring."""
         self._s = settings
         self._retriever = retriever
