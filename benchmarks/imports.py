@@ -105,7 +105,7 @@ def main() -> None:
 
     def container() -> Container:
         settings = Settings(
-            NOTE_STORE="memory", EMBEDDER="local", VECTOR_INDEX="memory", GENERATOR="extractive",
+            NOTE_STORE="memory", EMBEDDER="local", VECTOR_INDEX="memory", GENERATOR="quote",
             CLASSIFIER="rules", REINDEX_QUEUE="inline", QUOTA_NOTES_PER_DAY=0,
             QUOTA_STORED_CHARS=0,
         )  # fmt: skip

@@ -458,7 +458,7 @@ def service_settings(dim: int, **overrides: Any) -> Any:
         "NOTE_STORE": "memory",
         "EMBEDDER": "hash",
         "EMBEDDING_DIMENSION": dim,
-        "GENERATOR": "extractive",
+        "GENERATOR": "quote",
         "CLASSIFIER": "rules",
         "REINDEX_QUEUE": "inline",
         "VECTOR_INDEX": "memory",

@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             vertex_settings(
                 fake,
                 EMBEDDER=args.embedder,
-                GENERATOR="extractive",
+                GENERATOR="quote",
                 CLASSIFIER="rules",
                 # quality, not latency, is measured: a loaded machine must not time out
                 VECTOR_SEARCH_TIMEOUT_MS=120_000,

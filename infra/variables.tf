@@ -91,12 +91,12 @@ variable "embedding_dimension" {
 
 variable "generator" {
   type        = string
-  description = "Answer generator (GENERATOR): gemini on Vertex AI, or the offline extractive generator."
+  description = "Answer generator (GENERATOR): gemini on Vertex AI, or the offline quote generator."
   default     = "gemini"
 
   validation {
-    condition     = contains(["gemini", "extractive"], var.generator)
-    error_message = "generator must be \"gemini\" or \"extractive\"."
+    condition     = contains(["gemini", "quote"], var.generator)
+    error_message = "generator must be \"gemini\" or \"quote\"."
   }
 }
 

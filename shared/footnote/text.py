@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 # Small English stop list: words that carry no topic, so they neither match in
@@ -237,70 +237,6 @@ def _stemmer():  # type: ignore[no-untyped-def]
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
-
-
-# The stemmer leaves some words of one family apart: "allergic"/"allergy" (allerg,
-# allergi), "inspector"/"inspection" (inspector, inspect). A stem that begins another is
-# of its family, when both are this long: shorter ones begin too many others ("part",
-# "party"; "plan", "planet").
-KIN_MIN_LETTERS = 5
-
-
-def kin(wanted: Iterable[str], have: Iterable[str]) -> set[str]:
-    """Of the terms ``wanted``, those one of ``have`` is of the family of (not itself)."""
-    held = [h for h in have if len(h) >= KIN_MIN_LETTERS]
-    return {
-        w
-        for w in wanted
-        if len(w) >= KIN_MIN_LETTERS
-        and any(h != w and (h.startswith(w) or w.startswith(h)) for h in held)
-    }
-
-
-_VOWELS = frozenset("aeiouy")
-
-
-def shortened(short: str, word: str, labels: bool = False) -> bool:
-    """Whether ``short`` is how notes shorten ``word``: its letters, in order, from its
-    first ("asst" assistant, "mtg" meeting, "wk" week, "hrs" hours), with no vowel after
-    the first letter; or its opening, when the word is much longer ("demo"
-    demonstrating), three letters only as the label of a number (``labels``: "ext 4412",
-    "sup 2"; "fun" is no "fundraiser"). A real word is seldom one: "log" is no
-    "longest", "car" no "career", "bus" no "business"; two letters shorten only a short
-    word ("mr" is no "metformin")."""
-    if not (2 <= len(short) <= 6 and short.isalpha() and short[0] == word[:1]):
-        return False
-    if len(short) > 3 and short.endswith("s") and word.endswith("s"):
-        short, word = short[:-1], word[:-1]  # "certs" certificates, "appts" appointments
-    if word.startswith(short):
-        return (len(short) >= 4 or (len(short) == 3 and labels)) and len(word) >= len(short) + 6
-    if len(short) > 4:
-        return False
-    if _VOWELS & set(short[1:]) or len(word) < len(short) + 2:
-        return False
-    if short[0] in _VOWELS and len(short) < 4:
-        return False  # "ins" (of "mix-ins") is no "ingredients"; "asst", "appt" are
-    if len(short) == 2 and len(word) > 6:
-        return False
-    rest = iter(word[1:])
-    return all(letter in rest for letter in short[1:])
-
-
-# A short word labelling the number after it: "ext 4412", "rm 12", "apt. 3"
-# (a number with its unit is no label's: "fun 5k" is a run, not a fundraiser)
-_LABEL = re.compile(r"\b([^\W\d_]{2,4})\.?\s*(?:#|no\.?\s*)?\d+(?![^\W\d_])")
-
-
-def short_for(asked: Iterable[str], text: str) -> set[str]:
-    """Of the question's words (``asked``, as written), the terms of those ``text``
-    writes shortened (``shortened``)."""
-    held = {w for w in words(text) if w not in STOPWORDS}
-    labels = {m.group(1).lower() for m in _LABEL.finditer(text)}
-    return {
-        stem(w)
-        for w in asked
-        if len(w) >= 4 and w not in held and any(shortened(h, w, h in labels) for h in held)
-    }
 
 
 # "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though

@@ -284,9 +284,7 @@ def test_the_bench_container_wires_the_variant_it_is_given(tmp_path: Path) -> No
     from footnote.retrieval.variant import RankingVariant
 
     data = load_beir(write_beir(tmp_path / "beir"), "dev")
-    variant = EvaluationConfig(
-        ranking=RankingVariant(bm25_method="bm25l")
-    )
+    variant = EvaluationConfig(ranking=RankingVariant(bm25_method="bm25l"))
     app = BenchContainer(eval_settings(embedder="hash"), None, variant)
     index_documents(app, "t", data.documents, lambda _: None)
     assert app.corpora.get("t").bm25.method == "bm25l"

@@ -97,4 +97,3 @@ def test_a_cited_line_heading_a_list_keeps_its_colon_after_the_marker() -> None:
     answer = "- Maeve asked for extras [N1]:\n- outdoor socket by the patio [N1]."
     checked = validate(answer, sources)
     assert checked.text.startswith("- Maeve asked for extras [N1]:\n"), checked.text
-

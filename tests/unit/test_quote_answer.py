@@ -33,7 +33,9 @@ def _note(cid: str, text: str, title: str = "", written: datetime = WRITTEN) -> 
 def _quoted_lines(answer: str) -> list[str]:
     """The answer's lines without markers and without the heading of each note."""
     lines = [MARKER.sub("", line).rstrip() for line in answer.splitlines()]
-    return [re.sub(r"\s+([.:!?])", r"\1", line) for line in lines if line and not line.endswith(":")]
+    return [
+        re.sub(r"\s+([.:!?])", r"\1", line) for line in lines if line and not line.endswith(":")
+    ]
 
 
 def test_the_answer_quotes_the_supporting_line_under_the_note_title_and_date() -> None:
@@ -113,7 +115,9 @@ _line = st.text(
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_line, min_size=1, max_size=8), st.sampled_from(["-", "*", "1.", "", "[ ]"]))
-def test_whatever_a_note_holds_the_quote_is_its_words_verbatim(lines: list[str], bullet: str) -> None:
+def test_whatever_a_note_holds_the_quote_is_its_words_verbatim(
+    lines: list[str], bullet: str
+) -> None:
     text = "\n".join(f"{bullet} {line}".strip() for line in lines)
     if not text.strip():
         return

@@ -10,7 +10,6 @@ unset, every run measures what ships.
 
 from __future__ import annotations
 
-
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from footnote.retrieval.variant import SHIPPED, RankingVariant

@@ -211,10 +211,6 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
         given = [app.corpora.get(tenant).chunk(c) for c in out.log_fields.get("sourceChunkIds", ())]
         sources = tuple(_local_id(c.note_id) for c in given)
 
-        def quotes(n: int) -> bool:
-            text = " ".join(c.text for c in given[:n]).lower()
-            return any(a.lower() in text for a in q.answers)
-
         asked.append(
             Asked(
                 book.name,
@@ -226,11 +222,17 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
                 date_right,
                 None,
                 sources,
-                quotes(1),
-                quotes(2),
+                _holds_an_answer([c.text for c in given[:1]], q.answers),
+                _holds_an_answer([c.text for c in given[:2]], q.answers),
             )
         )
     return asked
+
+
+def _holds_an_answer(texts: Sequence[str], answers: Sequence[str]) -> bool:
+    """Quoting ``texts`` whole would recall an acceptable answer."""
+    text = " ".join(texts).lower()
+    return any(a.lower() in text for a in answers)
 
 
 def score(asked: Sequence[Asked]) -> dict[str, float | int | None]:

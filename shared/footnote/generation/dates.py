@@ -25,8 +25,6 @@ _UNIT = r"(?P<unit>days?|weeks?|wks?|months?|mos?|years?|yrs?)"
 _UNIT_NAMES = {"wk": "week", "mo": "month", "yr": "year"}
 # "Sat 24 Jan" names its month: an absolute date (``has_absolute_date``), not "Sat 24".
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-# A month's name, short or whole ("Jan", "Sept", "January"), for other modules' patterns.
-MONTH_WORD = rf"{_MONTH}[a-z]*"
 # Full names in any case; the short forms capitalised ("Sat 24 Jan", "Tues"), or in
 # lowercase as quick notes write them ("from fri", "mon 18th"): "mon", "tues", "thurs" and
 # "fri" always, "sat", "wed" and "sun" (words too: "sat down", "sun cream") only after a
@@ -293,16 +291,6 @@ _NTH_WEEKDAY = re.compile(
 _NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4}
 
 
-# A day of the month that comes back every month: "rent £725 pcm, standing order on the
-# 28th", "paid on the 1st of every month".
-_MONTH_DAY = re.compile(r"\bthe\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)\b", re.IGNORECASE)
-_MONTHLY = re.compile(
-    r"\b(?:every|each|a|per)\s+month\b|\bmonthly\b|\bpcm\b|/\s?mo(?:nth)?\b|"
-    r"\bstanding\s+order\b|\bdirect\s+debit\b",
-    re.IGNORECASE,
-)
-
-
 def _nth_weekday(month: date, weekday: int, nth: str) -> date:
     """The ``nth`` ("2nd", "third", "last") ``weekday`` of ``month``'s month."""
     last = calendar.monthrange(month.year, month.month)[1]
@@ -315,29 +303,6 @@ def _nth_weekday(month: date, weekday: int, nth: str) -> date:
     return days[n - 1] if n is not None else days[-1]
 
 
-def monthly_days(text: str, written: date, until: date) -> list[date]:
-    """The days a monthly rule of the text ("2nd Monday of every month", "standing order
-    on the 28th") falls on, from the month written to the month after ``until``."""
-    rule = _NTH_WEEKDAY.search(text)
-    day_rule = _MONTH_DAY.search(text) if rule is None and _MONTHLY.search(text) else None
-    if rule is None and day_rule is None:
-        return []
-    found: list[date] = []
-    month = date(written.year, written.month, 1)
-    while month <= until + timedelta(days=31):
-        last = calendar.monthrange(month.year, month.month)[1]
-        if day_rule is not None:
-            # (the 31st of a shorter month is its last day)
-            found.append(month.replace(day=min(int(day_rule["dom"]), last)))
-        elif rule is not None:
-            weekday = _weekday(rule["wd"])
-            found.extend(
-                _nth_weekday(month, weekday, n) for n in filter(None, (rule["n"], rule["n2"]))
-            )
-        month = _add_months(month, 1)
-    return [d for d in found if d >= written]
-
-
 # A weekday that comes back every week: "every Thurs", "Fridays", "delivers Tue/Thu/Sat",
 # "deliveries now Mon, Wed, Fri".
 _PLURAL_WD = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)days\b", re.IGNORECASE)
@@ -346,23 +311,6 @@ _WEEKLY = re.compile(
     rf"{_ANY_WD}(?:\s*(?:[+&/,]|and)\s*{_ANY_WD})+",
     re.IGNORECASE,
 )
-_ONE_WD = re.compile(_WD, re.IGNORECASE)
-_NEGATED = re.compile(r"\b(?:not|no|except|never|instead\s+of)\s+$", re.IGNORECASE)
-
-
-def weekly_days(text: str, after: date) -> list[date]:
-    """The next day after ``after`` of each weekday the text says recurs ("every Thurs",
-    "Fridays", "Mon, Wed, Fri"); none when it names a date itself ("Fri 6 Nov")."""
-    if _NAMED_DAY.search(text):
-        return []
-    weekdays: set[int] = set()
-    for m in _WEEKLY.finditer(text):
-        if _NEGATED.search(text, 0, m.start()):
-            continue  # "Fridays 12:00, not Thursdays", "(no Sat!)"
-        span = m.group(0)
-        weekdays |= {_weekday(w["wd"]) for w in _ONE_WD.finditer(span)}
-        weekdays |= {_weekday(p[1]) for p in _PLURAL_WD.finditer(span)}
-    return sorted(after + timedelta(days=(wd - after.weekday() - 1) % 7 + 1) for wd in weekdays)
 
 
 _THE = re.compile(r"\bthe\s+$", re.IGNORECASE)
@@ -640,12 +588,6 @@ def _anchored(m: re.Match[str], said_before: str, written: date) -> str | None:
     return f"{_WEEKDAYS[wd].capitalize()}, {day_text(day)}"
 
 
-def told_in_past(text: str) -> bool:
-    """The sentence tells what happened: a verb in the past tense ("arrived", "went");
-    "need", "speed" end in "-ed" but tell nothing done."""
-    return any(not m.group(0).lower().endswith("eed") for m in _PAST_TENSE.finditer(text))
-
-
 def _weekday_day(wd: int, dom: int, written: date, ahead: bool) -> str | None:
     """ "Fri 21" in a note of Tuesday 18 November: Friday 21 November — of the months
     around the day of writing, the nearest where the 21st is a Friday; for a phrase said
@@ -749,47 +691,6 @@ def resolve_phrases(text: str, written: datetime | date, before: str = "") -> li
     return found
 
 
-_ABSOLUTE = re.compile(
-    # (a year, not the head of a code: "invoice 2026-016")
-    r"\b(?:(?:19|20)\d\d(?!-\d)|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}"
-    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-    r"|\d{4}-\d{2}-\d{2})\b",
-    re.IGNORECASE,
-)
-
-
-# A date that closes a span of time: "by Friday", "before the 19th", "due Monday 9am",
-# "deadline: Nov 3". It answers "By when…?"; "When…?" asks when a thing happens.
-_DEADLINE_LEAD = re.compile(
-    # (the day's weekday may stand between: "balance £215 due fri 27th march")
-    r"\b(?:by|before|until|till|due|deadline|no\s+later\s+than)\W{0,3}(?:on\s+|the\s+)?"
-    r"(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+(?:the\s+)?)?$|"
-    # "deadline moved from 8 May to 15 May", "due date now Fri 3rd": the deadline's day
-    r"\b(?:deadline|due\s+date)\b[^.\n]{0,30}?\b(?:to|now|is|was|from)\s+(?:on\s+|the\s+)?$",
-    re.IGNORECASE,
-)
-
-
-def is_deadline(text: str, start: int) -> bool:
-    """The date phrase at ``start`` of ``text`` is a deadline ("by Friday")."""
-    return bool(_DEADLINE_LEAD.search(text[max(0, start - 48) : start]))
-
-
-def absolute_starts(text: str) -> list[int]:
-    """Where the dates the text names itself begin."""
-    return [start for start, _ in absolute_spans(text)]
-
-
-def absolute_spans(text: str) -> list[tuple[int, int]]:
-    """Where the dates the text names itself are written (not one it says is not the
-    day: "from 1 july not june", "fri 20th now, not the 21st")."""
-    return [
-        (m.start(), m.end())
-        for m in _ABSOLUTE.finditer(text)
-        if not _model_year(m) and not _negated(text, m.start())
-    ]
-
-
 # "not june", "not the 21st", "not on Friday": a day the writer rules out
 _NOT_THE_DAY = re.compile(r"\bnot\s+(?:the\s+|on\s+|in\s+)?$", re.IGNORECASE)
 
@@ -797,29 +698,6 @@ _NOT_THE_DAY = re.compile(r"\bnot\s+(?:the\s+|on\s+|in\s+)?$", re.IGNORECASE)
 def _negated(text: str, start: int) -> bool:
     """The date at ``start`` is one the text says is not the day ("… not june")."""
     return bool(_NOT_THE_DAY.search(text[max(0, start - 12) : start]))
-
-
-def has_absolute_date(text: str) -> bool:
-    """The sentence names a date or a year itself ("March 14", "in 2022", "2024-03-05")."""
-    return bool(absolute_starts(text))
-
-
-# A year before a make or a model names the model, not a time: "– 2024 Camry Hybrid";
-# after a preposition it is a year ("in 1999 Smith founded…").
-_BEFORE_A_NAME = re.compile(r"\s+[A-Z][a-z]")
-_TIME_PREPOSITION = re.compile(
-    r"\b(?:in|on|of|by|since|from|until|till|during|after|before|around|early|late|mid)\s+$",
-    re.IGNORECASE,
-)
-
-
-def _model_year(m: re.Match[str]) -> bool:
-    return (
-        len(m.group(0)) == 4
-        and m.group(0).isdigit()
-        and _BEFORE_A_NAME.match(m.string, m.end()) is not None
-        and _TIME_PREPOSITION.search(m.string, 0, m.start()) is None
-    )
 
 
 def date_words(written: datetime | date, text: str = "") -> str:
@@ -833,55 +711,3 @@ def date_words(written: datetime | date, text: str = "") -> str:
     return f"{day_text(day)} {_WEEKDAYS[day.weekday()]} {day.isoformat()} {meanings}".strip()
 
 
-# A month by name, and the day of it written beside ("Nov 9", "9th of November"); "May"
-# and "Mar" only capitalised ("you may", "mar the finish" are words).
-_CALENDAR_MONTH = (
-    r"(?:(?i:jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)|May|Mar)"
-)
-_MENTION = re.compile(
-    rf"\b(?:(?P<d1>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{_CALENDAR_MONTH})|"
-    rf"(?P<m2>{_CALENDAR_MONTH})\.?\s+(?P<d2>[0-3]?\d)(?!\d|:\d|\s*(?:am|pm)\b)|"
-    rf"(?P<m3>{_CALENDAR_MONTH}))\b"
-)
-
-
-def weekdays_named(text: str) -> set[int]:
-    """The weekdays a text names ("Saturday", "Sat", "Tuesdays"), Monday 0."""
-    return {_weekday(m["wd"]) for m in _ONE_WD.finditer(text)} | {
-        _weekday(m[1]) for m in _PLURAL_WD.finditer(text)
-    }
-
-
-def calendar_mentions(text: str) -> list[tuple[int, int | None]]:
-    """The months a text names, each with the day written beside it if any: "week of Nov
-    16" -> [(11, 16)], "December 2026" -> [(12, None)]."""
-    found: list[tuple[int, int | None]] = []
-    for m in _MENTION.finditer(text):
-        name = (m["m1"] or m["m2"] or m["m3"]).lower()[:3]
-        day = m["d1"] or m["d2"]
-        found.append((_MONTH_NUMBER[name], int(day) if day and 0 < int(day) <= 31 else None))
-    return found
-
-
-def contradicts(question: str, answer: str) -> bool:
-    """The answer is of another month or day than the one the question names: "When is
-    my February GI appointment?" is not answered "December 2026", nor "How much did I
-    make the week of Nov 9?" by "week of Nov 16". An answer naming no month says nothing
-    against it."""
-    asked, said = calendar_mentions(question), calendar_mentions(answer)
-    if not asked or not said:
-        return False
-    if not {m for m, _ in asked} & {m for m, _ in said}:
-        return True
-    days = {(m, d) for m, d in asked if d is not None}
-    told = {(m, d) for m, d in said if d is not None}
-    return bool(days and told and not days & told)
-
-
-def other_weekday(question: str, answer: str) -> bool:
-    """The answer names weekdays, none of them the one the question names: "How many
-    households came last Saturday?" is not answered by "Pre-Thanksgiving Tuesday: 171
-    households"."""
-    asked, said = weekdays_named(question), weekdays_named(answer)
-    return bool(asked and said and not asked & said)

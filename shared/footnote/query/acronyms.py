@@ -50,35 +50,6 @@ def spelled_out(question: str) -> list[tuple[str, frozenset[str]]]:
     return found
 
 
-# Words written small in the question: "power of attorney", "personal support worker".
-_LOWER_RUN = re.compile(r"\b[a-z][a-z'’-]*(?:\s+(?:(?:of|and|the|for|&)\s+)?[a-z][a-z'’-]*)+")
-
-
-def spelled_small(question: str, shortest: int = MIN_LETTERS) -> list[tuple[str, frozenset[str]]]:
-    """Each run of two to four words written small, small joining words inside it, as
-    (its initials, with and without the joining words, and its terms): "power of
-    attorney" -> ("poa", {"power", "attorney"}). Many such runs are no name: their initials count
-    only where a note writes them in capitals ("POA"), and two letters ("BP" for "blood
-    pressure") only there: ``shortest``."""
-    found: list[tuple[str, frozenset[str]]] = []
-    for m in _LOWER_RUN.finditer(question):
-        words = m.group(0).split()
-        for size in range(2, 5):
-            for start in range(len(words) - size + 1):
-                span = words[start : start + size]
-                if span[0] in _SMALL or span[-1] in _SMALL:
-                    continue
-                spelled = frozenset(terms(" ".join(span)))
-                if len(spelled) != len([w for w in span if w not in _SMALL]):
-                    continue  # a word of the run is no term ("the", "can't")
-                every = "".join(w[0] for w in span)
-                capitals = "".join(w[0] for w in span if w not in _SMALL)
-                found += [
-                    (x, spelled) for x in dict.fromkeys((every, capitals)) if len(x) >= shortest
-                ]
-    return found
-
-
 def with_initials(analysis: QueryAnalysis, known: Callable[[str], bool]) -> QueryAnalysis:
     """``analysis`` with the initials of the names it spells out that the notes hold as a
     word (``known``, of a stemmed term) added to its keywords."""

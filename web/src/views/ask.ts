@@ -123,7 +123,7 @@ export function askView(store: Store, api: Api, cites: Citations): AskView {
     const { epoch } = store;
     let streamed = "";
     let started: string | null = null; // a new conversation, named by the stream's meta before the answer
-    // Sentences that arrive together (the extractive generator writes a whole answer in
+    // Sentences that arrive together (the quote generator writes a whole answer in
     // ~70 ms) still appear one after another: each fades in a moment after the last.
     const stagger = window.matchMedia("(prefers-reduced-motion: reduce)").matches ? 0 : REVEAL_MS;
     let revealAt = 0;
