@@ -31,11 +31,11 @@ def _note(cid: str, text: str, title: str = "", written: datetime = WRITTEN) -> 
 
 
 def _quoted_lines(answer: str) -> list[str]:
-    """The answer's lines without markers and without the heading of each note."""
-    lines = [MARKER.sub("", line).rstrip() for line in answer.splitlines()]
-    return [
-        re.sub(r"\s+([.:!?])", r"\1", line) for line in lines if line and not line.endswith(":")
-    ]
+    """The answer's lines without their markers, the heading of each note left out."""
+    lines = [re.sub(r" \[N\d+\]", "", line) for line in answer.splitlines()]
+    # (and without the days its relative dates mean, written after them)
+    lines = [re.sub(r" \([^()]+: [^()]+\)(?=[.!?:]?$)", "", line) for line in lines]
+    return [line for line in lines if line and not line.endswith(":")]
 
 
 def test_the_answer_quotes_the_supporting_line_under_the_note_title_and_date() -> None:

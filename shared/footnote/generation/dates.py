@@ -709,5 +709,3 @@ def date_words(written: datetime | date, text: str = "") -> str:
     day = written.date() if isinstance(written, datetime) else written
     meanings = " ".join(r.meaning for r in resolve_phrases(text, day)) if text else ""
     return f"{day_text(day)} {_WEEKDAYS[day.weekday()]} {day.isoformat()} {meanings}".strip()
-
-

@@ -101,10 +101,15 @@ def passage_units(source: Source) -> list[Unit]:
 
 
 def scored(
-    question: str, sources: Sequence[Source], relevance: Relevance | None
+    question: str,
+    sources: Sequence[Source],
+    relevance: Relevance | None,
+    keywords: Sequence[str] = (),
 ) -> list[list[Unit]]:
-    """Each source's units with their support for the question."""
-    wanted = set(terms(question))
+    """Each source's units with their support for the question. ``keywords``: the
+    question's terms as retrieval read them (initials the notes use included); without
+    them, the question's own terms."""
+    wanted = set(keywords or terms(question))
     per_source = [passage_units(s) for s in sources]
     flat = [u for units in per_source for u in units]
     similarity = relevance(question, [u.text for u in flat]) if relevance and flat else []
@@ -132,7 +137,7 @@ def choose(
         return []
     many = analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE)
     limit = LIST_PASSAGES if many else PASSAGES
-    units = scored(question, sources, relevance)
+    units = scored(question, sources, relevance, analysis.keywords)
     best = [max((u.support for u in row), default=0.0) for row in units]
     pool = [i for i in range(min(LEAD_POOL, len(sources))) if units[i]] or [0]
     lead = max(pool, key=lambda i: (best[i], -i))
