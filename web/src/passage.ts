@@ -176,3 +176,33 @@ export function findCited(
   if (sentence) return { range: sentence, what: "sentence" };
   return around ? { range: around, what: "passage" } : null;
 }
+
+/** One quoted note of an offline answer: its heading (title and date), its source and its lines. */
+export interface QuoteBlock {
+  heading: string;
+  cid: string;
+  lines: string[];
+}
+
+const QUOTE_HEADING = /^(.*\S) \[(N\d+)\]:$/;
+
+/**
+ * The blocks of an answer that quotes notes (the offline answer: each quoted note under a
+ * heading "Title, 7 May 2026 [N1]:", then its lines, each citing that note alone), or
+ * null when the answer is not all in that shape (a model's prose).
+ */
+export function quoteBlocks(answer: string): QuoteBlock[] | null {
+  const blocks: QuoteBlock[] = [];
+  for (const part of answer.trim().split(/\n\s*\n/)) {
+    const [first, ...lines] = part.split("\n");
+    const head = QUOTE_HEADING.exec(first ?? "");
+    if (!head || !lines.length) return null;
+    const cid = head[2]!;
+    for (const line of lines) {
+      const cited = [...line.matchAll(MARKER)].map((m) => m[1]);
+      if (!cited.length || cited.some((c) => c !== cid)) return null;
+    }
+    blocks.push({ heading: head[1]!, cid, lines });
+  }
+  return blocks.length ? blocks : null;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimsOf, findClaim, findCited } from "../src/passage";
+import { claimsOf, findClaim, findCited, quoteBlocks } from "../src/passage";
 
 // A note as people write them: a list of who came, who did what, one line each.
 const dinner = [
@@ -50,7 +50,7 @@ describe("findCited", () => {
   });
 
   it("finds a line the offline generator quoted under a label the note gives another line", () => {
-    // What extractive-v1 answers for "How much did the set menu cost?" over such a note.
+    // What quote-v1 answers for "How much did the set menu cost?" over such a note.
     const note = "Attendees: Priya, Tom, Lena and me.\nPriya booked the table.\nThe set menu cost 85 euros per person, wine not included.\nLena paid the whole bill.";
     const { claim } = claimsOf("Attendees: The set menu cost 85 euros per person, wine not included [N1].")[0]!;
     expect(marked(note, findCited(note, { passage: `Team dinner ${note.replace(/\s+/g, " ")}`, claim, title: "Team dinner" })))
@@ -104,5 +104,20 @@ describe("findCited", () => {
 
   it("does not take a one-word claim for a place in the note", () => {
     expect(findCited(dinner, { passage: snippet, claim: "Yes." })?.what).toBe("passage");
+  });
+});
+
+describe("quoteBlocks", () => {
+  it("reads the offline answer as quoted notes under their title and date", () => {
+    const answer = "Shopping, 7 May 2026 [N1]:\n- milk [N1]\n- eggs [N1]\n\nTodo, 6 May 2026 [N2]:\nCall the bank [N2]. Renew passport [N2].";
+    expect(quoteBlocks(answer)).toEqual([
+      { heading: "Shopping, 7 May 2026", cid: "N1", lines: ["- milk [N1]", "- eggs [N1]"] },
+      { heading: "Todo, 6 May 2026", cid: "N2", lines: ["Call the bank [N2]. Renew passport [N2]."] },
+    ]);
+  });
+  it("leaves a model's prose alone", () => {
+    expect(quoteBlocks("The boiler costs £2,400 [N1].")).toBeNull();
+    expect(quoteBlocks("Maeve asked for extras [N1]:\n- a socket [N2]")).toBeNull();
+    expect(quoteBlocks("Heading [N1]:\nan uncited line")).toBeNull();
   });
 });

@@ -4,7 +4,7 @@
 import type { Api } from "../api/client";
 import type { Citation } from "../api/types";
 import { $, el, formatDate } from "../dom";
-import { claimsOf } from "../passage";
+import { claimsOf, quoteBlocks } from "../passage";
 import type { Store } from "../store";
 import { withoutTitle } from "../text";
 import type { NoteOpener } from "./notes";
@@ -80,15 +80,29 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
   function renderAnswer(container: HTMLElement, text: string, cited: readonly Citation[]): void {
     const byCid = new Map(cited.map((c) => [c.cid, c]));
     const claims = claimsOf(text); // one a marker, in the same order
-    const nodes: Node[] = [];
-    let last = 0;
-    for (const [i, m] of [...text.matchAll(MARKER)].entries()) {
-      if (m.index > last) nodes.push(document.createTextNode(text.slice(last, m.index)));
-      nodes.push(chip(m[1]!, byCid.get(m[1]!), claims[i]?.claim ?? ""));
-      last = m.index + m[0].length;
+    let marker = 0;
+    /** ``part`` as text nodes, its markers as chips (numbered through the whole answer). */
+    function inline(part: string): Node[] {
+      const nodes: Node[] = [];
+      let last = 0;
+      for (const m of part.matchAll(MARKER)) {
+        if (m.index > last) nodes.push(document.createTextNode(part.slice(last, m.index)));
+        nodes.push(chip(m[1]!, byCid.get(m[1]!), claims[marker]?.claim ?? ""));
+        marker += 1;
+        last = m.index + m[0].length;
+      }
+      if (last < part.length) nodes.push(document.createTextNode(part.slice(last)));
+      return nodes;
     }
-    if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
-    container.replaceChildren(...nodes);
+    const blocks = quoteBlocks(text);
+    if (!blocks) {
+      container.replaceChildren(...inline(text));
+      return;
+    }
+    // The offline answer quotes notes: each as a quotation under its title and date.
+    container.replaceChildren(...blocks.map((b) => el("figure", { class: "quote" },
+      el("figcaption", { class: "quote-head" }, ...inline(`${b.heading} [${b.cid}]`)),
+      el("blockquote", {}, ...b.lines.map((line) => el("p", { class: "quote-line" }, ...inline(line)))))));
   }
 
   function renderSources(cited: readonly Citation[], answer = ""): void {
