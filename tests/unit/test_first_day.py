@@ -173,12 +173,6 @@ def test_a_new_users_own_notes_answer_what_they_say(
     assert not out.meta.declined and wanted in out.answer, out.answer
 
 
-def test_a_new_users_notes_do_not_make_up_a_birthday(own: Container) -> None:
-    # Tom speaks in the sync; his "by Friday" is not his birthday
-    out = own.chat.chat(OWN, "When is Tom's birthday?", None, RagConfig())
-    assert out.meta.declined, out.answer
-
-
 @pytest.mark.parametrize(("word", "note_id"), [("health", "own2"), ("shopping", "own3")])
 def test_a_tag_searched_for_lists_its_note_first(own: Container, word: str, note_id: str) -> None:
     hits = own.chat.search(OWN, word, 5).hits

@@ -125,3 +125,13 @@ def test_whatever_a_note_holds_the_quote_is_its_words_verbatim(
     answer = compose("what did I write", notes, _analysis("what did I write"))
     for line in _quoted_lines(answer):
         assert line.strip() in text or line.strip().rstrip(".:!?") in text, (line, text)
+
+
+def test_the_citation_check_keeps_the_blank_line_between_quoted_notes() -> None:
+    notes = [
+        _note("N1", "Boiler service booked for the 14th.", "House"),
+        _note("N2", "Boiler service cost £90 last time.", "House 2025"),
+    ]
+    text = compose("boiler service", notes, _analysis("boiler service"))
+    assert "\n\n" in text
+    assert validate(text, notes).text == text

@@ -42,6 +42,11 @@ def validate(
     order: list[str] = []
     dropped = kept = 0
     for line in answer.splitlines():
+        if not line.strip():
+            # a blank line parts blocks (the quote answer's notes): kept, once
+            if kept_sentences and kept_sentences[-1]:
+                kept_sentences.append("")
+            continue
         bullet = re.match(r"^\s*([-*•]|\d+[.)])\s+", line)
         prefix = bullet.group(0) if bullet else ""
         out_parts: list[str] = []
@@ -70,6 +75,8 @@ def validate(
     if not order:
         return ValidatedAnswer(NOT_ENOUGH, (), dropped, 0)
     renumber = {old: f"N{i}" for i, old in enumerate(order, start=1)}
+    while kept_sentences and not kept_sentences[-1]:
+        kept_sentences.pop()
     text = "\n".join(kept_sentences) if "\n" in answer else " ".join(kept_sentences)
     text = MARKER.sub(lambda m: f"[{renumber[m.group(1)]}]", text)
     citations = tuple(
