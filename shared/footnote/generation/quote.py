@@ -210,32 +210,38 @@ def render(quoted: Sequence[Quoted], now: datetime | None = None) -> str:
     return "\n\n".join(blocks)
 
 
-def _meanings(unit: Unit, text: str, written: datetime) -> str:
-    """What the unit's relative dates mean against the note's date: "(next Tues: 17 March
-    2026)"; a date the line already writes out is not repeated."""
-    said = []
+def _meanings(unit: Unit, text: str, written: datetime) -> list[tuple[int, str]]:
+    """What the unit's relative dates mean against the note's date, each with where its
+    phrase ends in the unit: "Friday, 27 November 2026" after "before Friday"; a date
+    the line already writes out is not repeated."""
+    said: list[tuple[int, str]] = []
     for r in resolve_phrases(unit.text, written, before=text[: unit.start]):
-        if r.meaning.lower() not in unit.text.lower() and r.meaning not in said:
-            said.append(f"{r.phrase.strip()}: {r.meaning}")
-    return f" ({'; '.join(said)})" if said else ""
+        if r.meaning.lower() in unit.text.lower() or any(m == r.meaning for _, m in said):
+            continue
+        phrase = r.phrase.strip()
+        # ("Friday" means "Friday, 27 November 2026": the day is said once)
+        shown = (
+            r.meaning if r.meaning.lower().startswith(phrase.lower()) else f"{phrase}: {r.meaning}"
+        )
+        said.append((r.end, shown))
+    return said
 
 
-def _cited(line: str, cid: str, meanings: str) -> str:
+def _cited(line: str, cid: str, meanings: Sequence[tuple[int, str]]) -> str:
     """Every sentence of the line with its marker (a sentence left uncited would be
-    withheld by the citation check), the dates it means after the last."""
-    spans = split_sentences(line)
-    if not spans:
-        return closed(line + meanings, cid)
+    withheld by the citation check), the days its relative dates mean before its
+    closing mark."""
+    spans = split_sentences(line) or [(0, len(line))]
     out = []
     for n, (s, e) in enumerate(spans):
         sentence = line[s:e]
-        if n == len(spans) - 1 and meanings:
-            # the dates it means go before its closing mark, with its marker
+        last = n == len(spans) - 1
+        own = [m for end, m in meanings if s < end <= e or (last and end > e)]
+        if own:
             body = sentence.rstrip(".!?:")
-            sentence = body + meanings + sentence[len(body) :]
+            sentence = f"{body} ({'; '.join(own)}){sentence[len(body) :]}"
         out.append(closed(sentence, cid))
-    bullet = line[: spans[0][0]]
-    return bullet + " ".join(out)
+    return line[: spans[0][0]] + " ".join(out)
 
 
 def compose(
