@@ -176,7 +176,16 @@ class SentenceChecker:
         self._order: dict[str, str] = {}
 
     def check(self, sentence: str) -> str:
-        trailing = sentence[len(sentence.rstrip()) :]
+        if "\n" in sentence.strip():
+            # lines streamed together (a quoted note's heading and its first line) are
+            # checked one by one, as ``validate`` checks an answer line by line
+            head, _, rest = sentence.partition("\n")
+            first = self._check_line(head, "") if head.strip() else head
+            return f"{first}\n{self.check(rest)}" if first else self.check(rest)
+        return self._check_line(sentence, None)
+
+    def _check_line(self, sentence: str, end: str | None) -> str:
+        trailing = sentence[len(sentence.rstrip()) :] if end is None else end
         body = sentence.strip()
         bullet = re.match(r"^([-*•]|\d+[.)])\s+", body)
         prefix = bullet.group(0) if bullet else ""
@@ -196,4 +205,5 @@ class SentenceChecker:
         for cid in valid:
             self._order.setdefault(cid, f"N{len(self._order) + 1}")
         markers = "".join(f"[{self._order[c]}]" for c in valid)
-        return f"{prefix}{closed(_strip_markers(body), markers)}{trailing or ' '}"
+        after = trailing if end is not None else (trailing or " ")
+        return f"{prefix}{closed(_strip_markers(body), markers)}{after}"
