@@ -1,5 +1,5 @@
 """True streaming of /chat answers: the real google-genai streaming call against the
-wire-level fake (tests/fakes/google_apis.py), and the extractive generator, through
+wire-level fake (tests/fakes/google_apis.py), and the offline quote generator, through
 the HTTP API with ``Accept: text/event-stream``."""
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def test_a_client_that_disconnects_stops_the_generation(google: FakeGoogleApis) 
     assert h.call("GET", f"/conversations/{conversation}/messages", "alice").status_code == 404
 
 
-def test_extractive_answers_stream_sentence_by_sentence() -> None:
+def test_quote_answers_stream_line_by_line() -> None:
     h = _harness()
     response = _stream(h, "list the notes about Firestore and Cloud Run")
     events = _events(response.get_data(as_text=True))

@@ -1,7 +1,7 @@
 """The real services (indexing, re-indexing, retrieval, chat) over the in-memory stores,
 with every model and index port on its Vertex AI adapter, aimed at the wire fake.
 Proves the switch is configuration only, and that each failure degrades as promised:
-Vector Search down → the in-memory index; Gemini down or slow → the extractive
+Vector Search down → the in-memory index; Gemini down or slow → the quote
 answer; ranking down → the retrieval order; each named in ``meta``."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from footnote.config import Settings
 from footnote.dev.timeouts import scaled
 from footnote.domain import Strategy
 from footnote.errors import BackendUnavailable
-from footnote.generation.quote import MODEL_NAME as EXTRACTIVE
+from footnote.generation.quote import MODEL_NAME as QUOTE
 from footnote.services.chat import RagConfig
 from footnote.services.indexing import Outcome
 from footnote.services.reindexing import ReindexRequest, parse_request
@@ -169,7 +169,9 @@ def test_vector_search_429_is_retried_without_a_fallback(google: FakeGoogleApis)
 
 
 @pytest.mark.parametrize("failure", ["5xx", "timeout", "empty"])
-def test_gemini_down_or_slow_answers_extractively(google: FakeGoogleApis, failure: str) -> None:
+def test_gemini_down_or_slow_answers_with_the_quote_answer(
+    google: FakeGoogleApis, failure: str
+) -> None:
     c = build(google, CHAT_TIMEOUT_MS=300)
     fill(c)
     if failure == "5xx":
@@ -181,7 +183,7 @@ def test_gemini_down_or_slow_answers_extractively(google: FakeGoogleApis, failur
     started = time.monotonic()
     body = ask(c)
     assert time.monotonic() - started < min(scaled(1.5), SLOW_REPLY_S - 5)
-    assert body["meta"]["model"] == EXTRACTIVE
+    assert body["meta"]["model"] == QUOTE
     assert body["meta"]["fallbacks"] == ["generator_quote"]
     assert "Firestore" in body["answer"] and body["citations"]
 

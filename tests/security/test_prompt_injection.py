@@ -67,7 +67,7 @@ QUESTIONS = [
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
-def test_extractive_answers_cite_only_retrieved_sources(harness: Harness, question: str) -> None:
+def test_quote_answers_cite_only_retrieved_sources(harness: Harness, question: str) -> None:
     r = harness.call("POST", "/chat", "victim", json={"message": question})
     assert r.status_code == 200
     body = r.get_json()

@@ -61,7 +61,7 @@ class Counted:
 
 
 class Rewriter(QuoteGenerator):
-    """The extractive generator with a language model's rewrite: a stand-in for Gemini."""
+    """The quote generator with a language model's rewrite: a stand-in for Gemini."""
 
     model = "rewriting-model"
 

@@ -52,10 +52,10 @@ class World:
         self.chat = ChatService(
             self.settings,
             self.retriever,
-            _extractive(),
+            _quote(),
             self.store,
             lambda: NOW,
-            fallback=_extractive(),
+            fallback=_quote(),
         )
         self.queue = InlineQueue()
         self.jobs = MemoryJobStore()
@@ -68,7 +68,7 @@ class World:
         assert self.indexing.index_note(nid).outcome is Outcome.INDEXED
 
 
-def _extractive():
+def _quote():
     from footnote.generation.quote import QuoteGenerator
 
     return QuoteGenerator()
@@ -248,16 +248,14 @@ def test_chat_falls_back_to_keywords_when_the_embedder_is_down() -> None:
     w = World()
     w.add("fire", "We chose Firestore because it syncs in real time.")
     w.retriever = Retriever(w.settings, w.corpora, BrokenEmbedder(), None)
-    w.chat = ChatService(
-        w.settings, w.retriever, _extractive(), w.store, lambda: NOW, fallback=_extractive()
-    )
+    w.chat = ChatService(w.settings, w.retriever, _quote(), w.store, lambda: NOW, fallback=_quote())
     out = w.chat.chat("alice", "Why Firestore?", None, RagConfig())
     assert out.meta.retrieval.strategy == "keyword_recency"
     assert "embedder_down" in out.meta.fallbacks
     assert out.citations and out.citations[0].note_id == "fire"
 
 
-def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
+def test_chat_falls_back_to_the_quote_answer_when_the_generator_fails() -> None:
     class Failing(Generator):
         model = "gemini-test"
 
@@ -273,7 +271,7 @@ def test_chat_falls_back_to_extractive_when_the_generator_fails() -> None:
         Failing(),
         w.store,
         lambda: NOW,
-        fallback=_extractive(),
+        fallback=_quote(),
     )
     out = w.chat.chat("alice", "Why did we choose Firestore?", None, RagConfig())
     assert "generator_quote" in out.meta.fallbacks

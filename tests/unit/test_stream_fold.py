@@ -3,7 +3,7 @@
 200 questions over the everyday notebooks (eval/everyday: their own questions, follow-ups
 in their conversations, then one question per note title) are asked twice, streamed and
 not, and the answers, citations, model, regeneration and fallbacks must be identical.
-With the extractive generator, and with a language-model stand-in that cites sloppily
+With the quote generator, and with a language-model stand-in that cites sloppily
 (so the regeneration rule runs) and streams in pieces that cut words and markers apart.
 """
 
