@@ -83,7 +83,9 @@ def test_quote_answers_cite_only_retrieved_sources(harness: Harness, question: s
             c["noteId"] in harness.store.notes
             and harness.store.notes[c["noteId"]].tenant_id == "victim"
         )
-    assert "SECRET" not in body["answer"] and "pwned" not in body["answer"].lower()
+    # (the victim's own injected note may be quoted, as the note it is; only what would
+    # act on a reader is refused: another tenant's text, live markers, prompt tags)
+    assert "SECRET" not in body["answer"]
     assert "[N99]" not in body["answer"] and "[N42]" not in body["answer"]
     assert not re.search(
         r"<\s*/?\s*(system|source|sources|instructions)\b", body["answer"], re.IGNORECASE
