@@ -12,7 +12,7 @@ WEB_DIST := web/dist/index.html
 # Every file under web/src and web/public, at any depth (views/, api/ ...).
 WEB_SOURCES := web/index.html web/vite.config.ts web/tsconfig.json $(shell find web/src web/public -type f 2>/dev/null)
 
-.PHONY: setup web web-schema dev dev-reset test test-unit test-emulator test-browser lint typecheck eval bench package infra-check clean
+.PHONY: setup web web-schema dev dev-reset test test-unit test-emulator test-browser lint typecheck eval bench bench-archives package infra-check clean
 
 $(STAMP): pyproject.toml package.json
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 2; }
@@ -88,8 +88,11 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e ".[local,vertex,dev,bench]"
 	touch $(BENCH_STAMP)
 
-bench: $(BENCH_STAMP)  ## retrieval benchmark: Footnote vs FAISS, hnswlib, bm25s; /search, writes, memory
+bench: $(BENCH_STAMP) bench-archives  ## retrieval benchmark: Footnote vs FAISS, hnswlib, bm25s; /search, writes, memory
 	EVAL_DATA=$(EVAL_DATA) $(BIN)/python benchmarks/retrieval.py --chunks $(BENCH_CHUNKS) $(BENCH_ARGS)
+
+bench-archives: $(STAMP)  ## hostile archive entries (alias bomb, heading, wikilinks) vs benign ones of the same size
+	$(BIN)/python benchmarks/hostile_archives.py
 
 package:  ## build the function source folders Terraform zips (standard library only; pins: scripts/package_functions.py --lock)
 	$(PYTHON) scripts/package_functions.py

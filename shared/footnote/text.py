@@ -194,7 +194,13 @@ _ABBREVIATIONS = (
     "inc.",
     "st.",
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\u2060\ufeff]")
+# Control, zero-width and invisible formatting characters, among them the bidi marks,
+# embeddings, overrides and isolates (U+061C, U+202A-E, U+2066-9) that make text read
+# other than it is stored, and the tag characters (U+E0000-7F) that hide text.
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+    r"\U000e0000-\U000e007f]"
+)
 
 
 def normalize(text: str) -> str:

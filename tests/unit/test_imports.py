@@ -727,3 +727,30 @@ def test_an_index_that_is_down_leaves_imported_notes_to_the_sweep_and_a_bug_is_r
         assert (final.status, final.imported) == ("done", 3)
         states = {h.store.index_state(n.id) for n in imported(h, ALICE).values()}
         assert {(s.status, s.error) for s in states} == {(IndexStatus.FAILED, "BackendUnavailable")}
+
+
+def test_a_long_note_shows_its_parts_in_the_counts_as_they_are_written_and_warns_once() -> None:
+    """A 300,000-character note is three parts of 100,000: each is embedded and
+    written, and the job's counts saved, before the next (not all after the last), and
+    the report says once that it was split (issue 46, item 4)."""
+    h = Harness()
+    c = h.container
+    saved: list[int] = []
+    save = c.import_jobs.save
+
+    def counted(job: Any, expected_cursor: int) -> Any:
+        saved.append(job.found)
+        return save(job, expected_cursor)
+
+    c.import_jobs.save = counted  # type: ignore[method-assign]
+    paragraph = "The garden plan for spring, the fence by the shed and the budget. "
+    body = "\n\n".join(f"{i}: {paragraph * 3}" for i in range(1500))
+    assert 300_000 < len(body) < 400_000
+    job = upload(h, ALICE, body.encode(), name="Garden.md").get_json()
+    run_jobs(h)
+    done = h.call("GET", f"/imports/{job['id']}", ALICE).get_json()
+    assert (done["status"], done["found"], done["imported"]) == ("done", 4, 4)
+    assert saved[: saved.index(4)] == [0, 1, 2, 3]  # running, then after each part
+    assert [p["reason"] for p in done["problems"]] == [
+        "longer than 100,000 characters: split into 4 notes"
+    ]

@@ -2,6 +2,13 @@
 python-frontmatter, XML by defusedxml (no entity expansion, no external entities),
 HTML and ENML by html2text, unknown encodings by charset-normalizer.
 
+Every entry is read alone: whatever goes wrong in one (a file that is not what its
+name says, a date no calendar has, JSON nested past reading, a field of the wrong
+type) becomes that entry's ``ImportFailure`` or warning, never the archive's end.
+Each is read within a size and a time budget (``ArchiveLimits``), and every pattern
+that reads its text runs in time linear in its length (tests/security/test_redos.py
+checks each against inputs built to make a backtracking engine stall).
+
 A zip is read entry by entry from a seekable stream, each entry's size checked
 against the limits before a byte of it is inflated and its inflation capped, so
 neither a big archive nor a zip bomb is ever held whole.
@@ -14,18 +21,25 @@ their warnings; each reader is a few short functions over those shared parts.
 from __future__ import annotations
 
 import json
+import logging
 import posixpath
 import re
+import stat
+import time
 import zipfile
 import zlib
 from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import IO, Any
 from xml.sax.handler import ContentHandler
 from xml.sax.xmlreader import AttributesImpl, IncrementalParser
 
 from footnote.domain import MemoryType
+
+log = logging.getLogger(__name__)
 
 # What a damaged or unusual zip raises while it is opened or an entry inflated: zipfile
 # lets zlib's own error through (scrambled deflate data) and refuses versions it does
@@ -35,14 +49,17 @@ _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, No
 # Notion names each page "<Title> <32 hex digits>.md".
 _NOTION_NAME = re.compile(r"^(?P<title>.+?) [0-9a-f]{32}\.md$")
 _NOTION_PROPERTY = re.compile(r"^(?P<key>[A-Z][\w ]{0,40}): (?P<value>.+)$")
-_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]")
+# A link's parts hold no bracket and no line end: one "[[" with no "]]" after it then
+# costs the rest of its line once, not once per "[[" before it.
+_WIKILINK = re.compile(r"\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]+))?\]\]")
 _HASHTAG = re.compile(r"(?<![\w#&/])#([A-Za-z][\w/-]{0,60})")
-_EN_TODO = re.compile(r"<en-todo\b([^>]*?)/?>(?:</en-todo>)?", re.IGNORECASE)
+# Attributes run to the next '<' at most, so a run of unclosed tags is read once.
+_EN_TODO = re.compile(r"<en-todo\b([^<>]*)>(?:</en-todo>)?", re.IGNORECASE)
 _CHECKED = re.compile(r"\bchecked\s*=\s*[\"']true[\"']", re.IGNORECASE)
-_EN_CRYPT = re.compile(r"<en-crypt\b[^>]*>.*?</en-crypt>", re.IGNORECASE | re.DOTALL)
+_EN_CRYPT_TAG = re.compile(r"<(/?)en-crypt\b[^<>]*>", re.IGNORECASE)
+_XML_PREAMBLE = re.compile(r"<!DOCTYPE[^<>]*>|<\?xml[^<>]*\?>", re.IGNORECASE)
 # Code, fenced or inline: its '#include' and '#define' are no tags (nor are they in Obsidian).
 _CODE = re.compile(r"^(```|~~~).*?^\1|`[^`\n]+`", re.MULTILINE | re.DOTALL)
-_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 
 
@@ -57,6 +74,9 @@ class ArchiveLimits:
     max_total_bytes: int = 2 * 1024**3  # every file, inflated
     max_ratio: int = 200  # inflated / compressed, per entry: a zip bomb's tell
     max_note_chars: int = 100_000  # a longer note is split into parts
+    # Reading one entry (decoding, front matter, links, parts) past this is given up and
+    # reported: a backstop, checked between the steps, for a step slower than it should be.
+    max_entry_seconds: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -99,12 +119,69 @@ def read_archive(
     if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
         yield from _zip(stream, limits)
         return
+    if name.lower().endswith(".zip"):
+        # A zip is found by its directory, at its end: one that starts with something
+        # else (a self-extracting archive) is still one.
+        is_zip = zipfile.is_zipfile(stream)
+        stream.seek(0)
+        if not is_zip:
+            raise ArchiveRefused(
+                f"{name} is named .zip but is not a zip file: nothing was imported "
+                "(a note is imported as .md or .txt; a damaged zip needs exporting again)"
+            )
+        yield from _zip(stream, limits)
+        return
     if name.lower().endswith(".enex") or b"<en-export" in head:
-        # An Evernote notebook with its attachments runs to hundreds of MB: streamed.
-        yield from _split_long(_enex(name, _chunks(stream, _Budget(limits)), limits), limits)
+        # An Evernote notebook with its attachments runs to hundreds of MB: streamed,
+        # each note's size bounded, the file's time not (it is as long as it is).
+        records = _enex(name, _chunks(stream, _Budget(limits)), limits)
+        yield from _alone(name, _split_long(records, limits), limits, timed=False)
         return
     data = _read_capped(stream, limits.max_entry_bytes, name)
-    yield from _split_long(_file(name, data, None), limits)
+    yield from _alone(name, _split_long(_file(name, data, None), limits), limits)
+
+
+# -- each entry alone ---------------------------------------------------------------
+
+# When the entry being read must be given up (time.monotonic()), None between entries.
+_DEADLINE: ContextVar[float | None] = ContextVar("footnote_archive_entry_deadline", default=None)
+
+
+class _OverBudget(Exception):
+    """The entry being read ran past its time budget."""
+
+
+def _alone(
+    source: str, records: Iterator[ImportRecord], limits: ArchiveLimits, timed: bool = True
+) -> Iterator[ImportRecord]:
+    """One entry's records, read within its time budget. Whatever its bytes make go
+    wrong ends that entry alone, reported under its name with the cause, after the
+    records it gave before; the archive's own refusals (``ArchiveRefused``) stand."""
+    _DEADLINE.set(time.monotonic() + limits.max_entry_seconds if timed else None)
+    try:
+        yield from records
+    except ArchiveRefused:
+        raise
+    except _OverBudget:
+        yield ImportFailure(
+            source, f"took over {limits.max_entry_seconds:g} s to read: the rest of it is skipped"
+        )
+    except RecursionError:
+        yield ImportFailure(source, "nested too deeply to read: skipped")
+    except Exception as exc:  # a reader's bug or a library's surprise: this entry only
+        log.warning("archive entry %r could not be read", source, exc_info=True)
+        yield ImportFailure(
+            source, f"could not be read ({type(exc).__name__}: {str(exc)[:120]}): skipped"
+        )
+    finally:
+        _DEADLINE.set(None)
+
+
+def _within_budget() -> None:
+    """Between the steps of reading an entry: past its time, give it up."""
+    deadline = _DEADLINE.get()
+    if deadline is not None and time.monotonic() > deadline:
+        raise _OverBudget
 
 
 # -- zips ---------------------------------------------------------------------------
@@ -134,7 +211,7 @@ def _zip(stream: IO[bytes], limits: ArchiveLimits) -> Iterator[ImportRecord]:
         yield from _footnote_export(archive, export, budget)
         return
     for info in files:
-        yield from _zip_entry(archive, info, budget)
+        yield from _alone(info.filename, _zip_entry(archive, info, budget), limits)
 
 
 def _footnote_notes_json(files: list[zipfile.ZipInfo]) -> zipfile.ZipInfo | None:
@@ -176,7 +253,13 @@ def _zip_entry(
         return
     if not keep and not lower.endswith((*_NOTE_SUFFIXES, ".enex", ".html", ".htm")):
         return  # attachments and settings: not notes
+    mode = info.external_attr >> 16
+    if info.create_system == 3 and stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # Unix's modes
+        kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+        yield ImportFailure(name, f"{kind}, not a note: skipped")
+        return
     if not keep and lower.endswith(".enex"):
+        _DEADLINE.set(None)  # as long as the notebook is: each note's size is bounded
         yield from _split_long(_zipped_enex(archive, info, budget), budget.limits)
         return
     try:
@@ -273,22 +356,28 @@ def _zip_time(info: zipfile.ZipInfo) -> datetime | None:
 
 def _file(name: str, data: bytes, mtime: datetime | None) -> Iterator[ImportRecord]:
     lower = name.lower()
-    text = _decode(data)
-    if text is None:
+    decoded = _decode(data)
+    if decoded is None:
         yield ImportFailure(name, "the text encoding could not be recognised: skipped")
         return
+    text, decoding = decoded
+    _within_budget()
     if lower.endswith(".enex") or (
         text.lstrip().startswith("<?xml") and "<en-export" in text[:2000]
     ):
         yield from _enex(name, iter([data]), ArchiveLimits())
-    elif lower.endswith((".html", ".htm")):
-        yield _note_or_empty(name, _html_text(text), _stem(name), (), mtime, mtime, ())
+        return
+    if lower.endswith((".html", ".htm")):
+        record = _note_or_empty(name, _html_text(text), _stem(name), (), mtime, mtime, ())
     elif _NOTION_NAME.match(posixpath.basename(name)):
-        yield _notion(name, text, mtime)
+        record = _notion(name, text, mtime)
     elif lower.endswith(_NOTE_SUFFIXES) or _looks_like_text(text):
-        yield _markdown(name, text, mtime)
+        record = _markdown(name, text, mtime)
     else:
-        yield ImportFailure(name, "not a format Footnote imports: skipped")
+        record = ImportFailure(name, "not a format Footnote imports: skipped")
+    if decoding is not None and isinstance(record, ImportedNote):
+        record = replace(record, warnings=(decoding, *record.warnings))
+    yield record
 
 
 def _looks_like_text(text: str) -> bool:
@@ -298,13 +387,36 @@ def _looks_like_text(text: str) -> bool:
     )
 
 
-def _decode(data: bytes) -> str | None:
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+# A byte order mark says the encoding outright (UTF-32's before UTF-16's, which it starts with).
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def _decode(data: bytes) -> tuple[str, str | None] | None:
+    """The text, and the warning a person needs when its encoding was not certain:
+    UTF-8 with a few damaged bytes keeps the rest, each bad one replaced by U+FFFD;
+    text in a legacy code page is read in the one charset-normalizer finds closest,
+    and says so. None: no encoding fits."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom) :].decode(codec), None
+            except UnicodeDecodeError:
+                break
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), None
     except UnicodeDecodeError:
         pass
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd")
+    good = len(text) - len(text.encode("ascii", "ignore")) - bad  # valid multi-byte characters
+    if good >= 10 * bad:
+        return text, f"{bad:,} bytes are not valid UTF-8: each replaced by \ufffd"
     from charset_normalizer import from_bytes
 
     matches = list(from_bytes(data))
@@ -314,7 +426,8 @@ def _decode(data: bytes) -> str | None:
     # Short texts fit several Latin code pages equally; Windows-1252 is the one legacy
     # notes were written in (and what the web reads "latin-1" as), so it wins near-ties.
     western = [m for m in matches if m.encoding == "cp1252" and m.chaos <= best.chaos + 0.1]
-    return str(western[0] if western else best)
+    chosen = western[0] if western else best
+    return str(chosen), f"not UTF-8: read as {chosen.encoding}, the closest fit (check its accents)"
 
 
 def _stem(name: str) -> str:
@@ -356,37 +469,111 @@ def _unique(tags: Any) -> tuple[str, ...]:
 
 
 def _markdown(name: str, text: str, mtime: datetime | None) -> ImportRecord:
-    import frontmatter
-    import yaml
-
     warnings: list[str] = []
-    try:
-        post = frontmatter.loads(text)
-        meta: dict[str, Any] = dict(post.metadata)
-        body = post.content
-    except (yaml.YAMLError, ValueError, TypeError):
-        meta, body = {}, text
-        warnings.append("the front matter is not valid YAML: read as text")
+    meta, body = _front_matter(text, warnings)
+    _within_budget()
     title = str(meta.get("title") or "").strip()
     lines = body.lstrip("\n").splitlines()
-    if not title and lines and (heading := _HEADING.match(lines[0])):
-        title = heading.group(1)
+    if not title and lines and (heading := _heading(lines[0])):
+        title = heading
         body = "\n".join(lines[1:])
     title = title or _stem(name)
     tags = list(_tag_list(meta.get("tags") or meta.get("tag")))
     tags += _HASHTAG.findall(_CODE.sub(" ", body))
+    _within_budget()
     body = _WIKILINK.sub(lambda m: m.group(2) or m.group(1), body)
+    _within_budget()
     created = _meta_date(meta, ("created", "date", "created_at", "creation date"), warnings)
     updated = _meta_date(meta, ("updated", "modified", "updated_at", "last modified"), warnings)
+    # A zip's own date for a file is when the zip was made, as often as not: the note's
+    # written date, when it has one, says more of when it was last changed.
     return _note_or_empty(
         name,
         body,
         title,
         tuple(tags),
         created or mtime,
-        updated or mtime or created,
+        updated or created or mtime,
         tuple(warnings),
     )
+
+
+# Front matter deeper than this is no note's metadata.
+_YAML_MAX_DEPTH = 32
+
+
+class _FrontMatterRefused(ValueError):
+    """YAML that could be read but will not be (what it would cost): why."""
+
+
+def _front_matter(text: str, warnings: list[str]) -> tuple[dict[str, Any], str]:
+    """The note's metadata and body. YAML is read with aliases refused (one alias
+    expanding into the next is a few hundred bytes that become gigabytes) and a date
+    no calendar has left as its text, for the date fields to report by name."""
+    import frontmatter
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    handler = frontmatter.detect_format(text, frontmatter.handlers)
+    if handler is None:
+        return {}, text
+    if isinstance(handler, YAMLHandler):
+        handler = _yaml_handler()
+    try:
+        metadata, body = frontmatter.parse(text, handler=handler)
+    except _FrontMatterRefused as refused:
+        warnings.append(f"the front matter is not read ({refused}): kept as text")
+        return {}, text
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        warnings.append("the front matter is not valid YAML: read as text")
+        return {}, text
+    return dict(metadata), body
+
+
+@lru_cache(maxsize=1)
+def _yaml_handler() -> Any:
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    parser: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where built
+
+    class Loader(parser):  # type: ignore[misc]
+        pass
+
+    def timestamp_or_text(loader: Any, node: Any) -> Any:
+        try:
+            return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+        except (ValueError, OverflowError):  # 0000-01-01, February 30th, +99:99
+            return loader.construct_scalar(node)
+
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", timestamp_or_text)
+    opens = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    closes = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+    class SafeYAML(YAMLHandler):
+        def load(self, fm: str, **kwargs: object) -> Any:
+            depth = 0
+            for event in yaml.parse(fm, Loader=parser):
+                if isinstance(event, yaml.AliasEvent):
+                    raise _FrontMatterRefused("it uses YAML aliases (*name), which are refused")
+                depth += isinstance(event, opens) - isinstance(event, closes)
+                if depth > _YAML_MAX_DEPTH:
+                    raise _FrontMatterRefused(f"it is nested over {_YAML_MAX_DEPTH} levels deep")
+            return yaml.load(fm, Loader=Loader)  # a safe loader, above
+
+    return SafeYAML()
+
+
+def _heading(line: str) -> str | None:
+    """A first-level heading's text ("# Title", "# Title #"), or None: read without a
+    pattern, whose backtracking a line of spaces made cubic."""
+    if not line.startswith("#") or not line[1:2].isspace():
+        return None
+    text = line[1:].strip()
+    unclosed = text.rstrip("#")
+    if unclosed != text and (not unclosed or unclosed[-1].isspace()):
+        text = unclosed.rstrip()  # a closing run of #s, after a space, is no part of it
+    return text or None
 
 
 def _tag_list(value: Any) -> Iterator[str]:
@@ -429,9 +616,14 @@ def _as_datetime(value: Any) -> datetime | None:
                     break
                 except ValueError:
                     continue
-    if moment is None or not 1970 <= moment.year <= 2200:
+    if moment is None:
         return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    try:
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (OverflowError, ValueError):  # an offset that takes it past year 1 or 9999
+        return None
+    # In UTC, as it is stored: 1970-01-01T00:30+01:00 is still 1969.
+    return moment if 1970 <= moment.year <= 2200 else None
 
 
 # -- Notion -------------------------------------------------------------------------
@@ -443,8 +635,8 @@ def _notion(name: str, text: str, mtime: datetime | None) -> ImportRecord:
     match = _NOTION_NAME.match(posixpath.basename(name))
     title = match.group("title") if match else _stem(name)
     lines = text.lstrip("\n").splitlines()
-    if lines and (heading := _HEADING.match(lines[0])):
-        title = heading.group(1)
+    if lines and (heading := _heading(lines[0])):
+        title = heading
         lines = lines[1:]
     props: dict[str, str] = {}
     while lines and not lines[0].strip():
@@ -463,7 +655,7 @@ def _notion(name: str, text: str, mtime: datetime | None) -> ImportRecord:
         title,
         tuple(tags),
         created or mtime,
-        updated or mtime or created,
+        updated or created or mtime,
         tuple(warnings),
     )
 
@@ -606,10 +798,25 @@ def _enml_text(enml: str, warnings: list[str]) -> str:
     encrypted in Evernote (<en-crypt>) cannot be read here, so it is left out and
     said, rather than imported as a run of ciphertext."""
     enml = _EN_TODO.sub(lambda m: "[x] " if _CHECKED.search(m.group(1)) else "[ ] ", enml)
-    enml, encrypted = _EN_CRYPT.subn("", enml)
+    enml, encrypted = _without_encrypted(enml)
     if encrypted:
         warnings.append("holds text encrypted in Evernote, which cannot be imported: left out")
     return _html_text(enml)
+
+
+def _without_encrypted(enml: str) -> tuple[str, int]:
+    """ENML without its <en-crypt>…</en-crypt> runs, and how many there were: each
+    opening tag paired with the next closing one (an opening never closed is left)."""
+    kept: list[str] = []
+    kept_from, opened, removed = 0, -1, 0
+    for tag in _EN_CRYPT_TAG.finditer(enml):
+        if not tag.group(1):
+            opened = tag.start() if opened < 0 else opened
+        elif opened >= 0:
+            kept.append(enml[kept_from:opened])
+            kept_from, opened, removed = tag.end(), -1, removed + 1
+    kept.append(enml[kept_from:])
+    return "".join(kept), removed
 
 
 def _enex_date(value: str | None, what: str, warnings: list[str]) -> datetime | None:
@@ -628,7 +835,7 @@ def _html_text(html: str) -> str:
     if "<" not in html:
         return html
     # ENML wraps the note in a DOCTYPE and <en-note>; html2text reads the markup alone.
-    html = re.sub(r"<!DOCTYPE[^>]*>|<\?xml[^>]*\?>", "", html, flags=re.IGNORECASE)
+    html = _XML_PREAMBLE.sub("", html)
     converter = html2text.HTML2Text()
     converter.body_width = 0  # no hard wraps
     converter.ignore_images = True
@@ -641,10 +848,14 @@ def _html_text(html: str) -> str:
 
 
 def _keep(name: str, data: bytes) -> Iterator[ImportRecord]:
+    decoded = _decode(data)
     try:
-        note = json.loads(_decode(data) or "")
+        note = json.loads(decoded[0] if decoded else "")
     except (json.JSONDecodeError, ValueError):
         yield ImportFailure(name, "not valid JSON: skipped")
+        return
+    except RecursionError:
+        yield ImportFailure(name, "JSON nested too deeply to read: skipped")
         return
     if not isinstance(note, dict) or not ({"textContent", "listContent", "title"} & note.keys()):
         return  # Takeout's other JSON files (labels, settings): not notes
@@ -659,18 +870,27 @@ def _keep(name: str, data: bytes) -> Iterator[ImportRecord]:
             if isinstance(i, dict)
         ]
         text = "\n".join(filter(None, [text.strip(), *lines]))
+    warnings: list[str] = [decoded[1]] if decoded and decoded[1] else []
     labels = [
         str(label.get("name"))
-        for label in note.get("labels") or []
+        for label in _listed(note, "labels", warnings)
         if isinstance(label, dict) and label.get("name")
     ]
-    warnings: list[str] = []
     created = _usec(note.get("createdTimestampUsec"), "createdTimestampUsec", warnings)
     updated = _usec(note.get("userEditedTimestampUsec"), "userEditedTimestampUsec", warnings)
     yield _note_or_empty(
         name, text, str(note.get("title") or ""), tuple(labels), created, updated,
         tuple(warnings), True,
     )  # fmt: skip
+
+
+def _listed(fields: dict[str, Any], key: str, warnings: list[str]) -> list[Any]:
+    """A field that should hold a list: what it holds, or nothing, said, when it is not."""
+    value = fields.get(key)
+    if value is None or isinstance(value, list):
+        return value or []
+    warnings.append(f"{key}: {str(value)[:40]!r} is not a list: left out")
+    return []
 
 
 def _usec(value: Any, what: str, warnings: list[str]) -> datetime | None:
@@ -707,16 +927,50 @@ def _footnote_export(
         index = -1
         try:
             for index, note in enumerate(notes):
-                yield from _footnote_note(index, note, budget.limits)
+                source = f"notes.json#{note.get('id') if isinstance(note, dict) else index}"
+                if isinstance(note, _Unreadable):
+                    yield ImportFailure(source, note.reason)
+                    continue
+                yield from _alone(
+                    source, _footnote_note(source, note, budget.limits), budget.limits
+                )
         except ArchiveRefused as refused:
             if index < 0:
                 raise
             yield ImportFailure("notes.json", f"{refused}: the notes after it are not read")
 
 
+@dataclass(frozen=True)
+class _Unreadable:
+    """An item of a JSON list passed over (its end found, its value not read): why."""
+
+    reason: str
+
+
+# A JSON string (its closing quote captured: absent, the text ended inside it) or a bracket.
+_JSON_STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(")?|[\[\]{}]', re.DOTALL)
+
+
+def _json_end(text: str, pos: int) -> int | None:
+    """Just past the array or object that opens at ``pos``, found by counting its
+    brackets outside strings (no value is built); None if ``text`` ends inside it."""
+    depth = 0
+    for token in _JSON_STRUCTURE.finditer(text, pos):
+        mark = token.group()
+        if mark.startswith('"'):
+            if token.group(1) is None:
+                return None
+            continue
+        depth += 1 if mark in "[{" else -1
+        if depth == 0:
+            return token.end()
+    return None
+
+
 def _json_list(chunks: Iterator[bytes], max_item_chars: int) -> Iterator[Any]:
     """The items of a JSON list as its bytes arrive, each read by the stdlib's
-    decoder; only the item being read is ever held."""
+    decoder; only the item being read is ever held. An item nested past what the
+    decoder can read is passed over whole, as ``_Unreadable``."""
     import codecs
 
     decoder = json.JSONDecoder()
@@ -761,6 +1015,13 @@ def _json_list(chunks: Iterator[bytes], max_item_chars: int) -> Iterator[Any]:
             except json.JSONDecodeError as exc:
                 if done:
                     raise ArchiveRefused(f"notes.json is not valid JSON ({exc.msg})") from None
+            except RecursionError:
+                passed = _json_end(buffer, pos)
+                if passed is not None and (passed < len(buffer) or done):
+                    item, end = _Unreadable("nested too deeply to read: skipped"), passed
+                    break
+                if done:
+                    raise ArchiveRefused("notes.json ends before its list does") from None
             if len(buffer) - pos > max_item_chars:
                 raise ArchiveRefused(f"a note in notes.json is over {max_item_chars:,} characters")
             more()
@@ -774,15 +1035,14 @@ def _json_list(chunks: Iterator[bytes], max_item_chars: int) -> Iterator[Any]:
         pos += 1
 
 
-def _footnote_note(index: int, note: Any, limits: ArchiveLimits) -> Iterator[ImportRecord]:
-    source = f"notes.json#{note.get('id') if isinstance(note, dict) else index}"
+def _footnote_note(source: str, note: Any, limits: ArchiveLimits) -> Iterator[ImportRecord]:
     if not isinstance(note, dict) or not isinstance(note.get("text", ""), str):
         yield ImportFailure(source, "not a note object: skipped")
         return
     warnings: list[str] = []
     created = _meta_date(note, ("created",), warnings)
     updated = _meta_date(note, ("updated",), warnings)
-    tags: list[str] = [str(t) for t in note.get("tags") or [] if isinstance(t, str)]
+    tags = [t for t in _listed(note, "tags", warnings) if isinstance(t, str)]
     memory_type = _memory_type(note.get("type"), warnings)
     record = _note_or_empty(
         source,
@@ -814,23 +1074,23 @@ def _memory_type(value: Any, warnings: list[str]) -> MemoryType | None:
 
 def _split_long(records: Iterator[ImportRecord], limits: ArchiveLimits) -> Iterator[ImportRecord]:
     """A note longer than a note may be is kept, in parts ("Title (part 2 of 3)"),
-    each cut at a paragraph (or line, or space) break, and says so."""
+    each cut at a paragraph (or line, or space) break, and says so once (its first
+    part: the report lists each warning under the part it came with)."""
     for record in records:
         if isinstance(record, ImportFailure) or len(record.text) <= limits.max_note_chars:
             yield record
             continue
         parts = _parts(record.text, limits.max_note_chars)
         title = record.title or _stem(record.source)
+        split = f"longer than {limits.max_note_chars:,} characters: split into {len(parts)} notes"
         for n, part in enumerate(parts, start=1):
+            _within_budget()
             yield replace(
                 record,
                 source=f"{record.source}~part{n}",
                 text=part,
                 title=f"{title} (part {n} of {len(parts)})"[:200],
-                warnings=(
-                    *record.warnings,
-                    f"longer than {limits.max_note_chars:,} characters: split into {len(parts)} notes",
-                ),
+                warnings=(*record.warnings, split) if n == 1 else (),
             )
 
 

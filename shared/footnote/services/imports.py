@@ -73,6 +73,12 @@ NOTHING_FOUND = (
 )
 
 
+# A page of records is accounted for (embedded, written, its progress saved) once it
+# holds this many characters of notes, if that comes before ``page_size`` records: the
+# parts of a long note (up to 100,000 characters each) then show in the job's counts
+# one by one, rather than all at once after minutes of embedding.
+PAGE_CHARS = 50_000
+
 # An archive uploaded straight to Cloud Storage (POST /uploads): what the readers
 # take, at most (footnote.archives reads 2 GiB inflated, in bounded memory).
 UPLOAD_MAX_BYTES = 2 * 1024**3
@@ -211,15 +217,17 @@ class ImportService:
         skip = job.cursor
         progress = job
         page: list[tuple[int, ImportRecord]] = []
+        page_chars = 0
         index_run = _IndexRun()
         for index, record in enumerate(records):
             if index < skip:
                 continue  # accounted for by an earlier delivery
             page.append((index, record))
-            if progress.cursor + len(page) - job.cursor < self._page:
+            page_chars += len(getattr(record, "text", ""))
+            if progress.cursor + len(page) - job.cursor < self._page and page_chars < PAGE_CHARS:
                 continue
             progress, stopped = self._page_of(progress, page, index_run)
-            page = []
+            page, page_chars = [], 0
             if stopped is not None:
                 return self._finish(job, "done", stopped, progress)
             job = self._saved(job, progress)
