@@ -425,10 +425,13 @@ class Classifier(Protocol):
 
 @runtime_checkable
 class TokenVerifier(Protocol):
-    def verify(self, token: str, fresh: bool = False) -> str:
+    def verify(self, token: str, fresh: bool = False, check_account: bool = True) -> str:
         """The caller's user id; raises Unauthenticated for any bad token, and for a
         token of an account deleted, disabled or signed out everywhere. ``fresh``:
-        check the account now (writes); otherwise a recent check may be reused."""
+        check the account now (writes); otherwise a recent check may be reused.
+        ``check_account=False``: the token alone (signature, expiry, audience), for
+        the one request a closed account may still make, asking again for its own
+        deletion."""
         ...
 
 

@@ -467,6 +467,7 @@ class Container:
             self.account_queue,
             self.quotas,
             indexing=lambda: self.indexing,
+            fence=self.tenant_data.is_deleting,
         )
 
     @lazy

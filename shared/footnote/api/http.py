@@ -173,7 +173,7 @@ class Api:
             fields["appId"] = self._app_check.verify(
                 request.headers.get("X-Firebase-AppCheck", "").strip()
             )
-        tenant = self._authenticate(request)
+        tenant = self._authenticate(request, endpoint)
         fields["tenant"] = tenant
         if any(not _SAFE_ID.fullmatch(v) for v in args.values()):
             raise NotFound("not found")
@@ -428,14 +428,24 @@ class Api:
             service.complete(record, _stored(response, response.get_data()))
         return response
 
-    def _authenticate(self, request: Request) -> str:
+    def _authenticate(self, request: Request, endpoint: str) -> str:
         header = request.headers.get("Authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthenticated("a valid Firebase ID token is required")
+        token = token.strip()
+        if endpoint == "account_delete" and self._accounts is not None:
+            # DELETE /account closes the account at once (its sessions revoked, sign-in
+            # disabled), so a retry of a request whose answer was lost would find its
+            # token refused. A token that is itself valid, of an account whose deletion
+            # has begun, gets that same job again; it learns nothing and can start
+            # nothing else.
+            uid = self._verifier.verify(token, fresh=True, check_account=False)
+            if self._accounts().is_deleting(uid):
+                return uid
         # Reads may reuse a recent check of the account (AUTH_REVOCATION_CACHE_S);
         # anything that may change data checks it now.
-        return self._verifier.verify(token.strip(), fresh=request.method not in _SAFE_METHODS)
+        return self._verifier.verify(token, fresh=request.method not in _SAFE_METHODS)
 
     def _cors(self, request: Request, response: Response) -> None:
         origin = request.headers.get("Origin")

@@ -46,6 +46,7 @@ from footnote.errors import (
     NotFound,
     QuotaExceeded,
     QuotaExhausted,
+    Unauthenticated,
 )
 from footnote.ports import (
     ATOMIC_WRITES,
@@ -78,6 +79,11 @@ NOTHING_FOUND = (
 UPLOAD_MAX_BYTES = 2 * 1024**3
 
 
+class AccountClosing(Exception):
+    """The job's account is being deleted: the run stops where it is, and its message
+    is acknowledged (the deletion removes the job and what it wrote)."""
+
+
 class _IndexRun:
     """What one run of a job learnt about indexing: a quota reached leaves the rest
     of its pages to the trigger."""
@@ -104,9 +110,13 @@ class ImportService:
         budget_s: float = 420.0,
         page_size: int = 50,
         indexing: Callable[[], IndexingService] | None = None,
+        fence: Callable[[str], bool] | None = None,
     ) -> None:
         """``indexing``: the indexer, built when first needed (the API, which never
-        runs a job, never builds it); None leaves every note to the trigger."""
+        runs a job, never builds it); None leaves every note to the trigger.
+        ``fence(tenant)``: whether the tenant's account is being deleted; a run then
+        stops before its next write (quota counters included) and its message is
+        acknowledged, not retried into the dead-letter topic."""
         self._s = settings
         self._notes = notes
         self._blobs = blobs
@@ -118,6 +128,7 @@ class ImportService:
         self._budget = budget_s
         self._page = page_size
         self._indexing = indexing
+        self._fence = fence or (lambda _tenant: False)
 
     # -- the API's half -------------------------------------------------------------
     def upload(self, tenant_id: str, job_id: str, data: bytes) -> str:
@@ -170,6 +181,10 @@ class ImportService:
 
     # -- the job --------------------------------------------------------------------
     def run(self, tenant_id: str, job_id: str) -> ImportJob:
+        """Run (or resume) the job. AccountClosing when its account is being deleted:
+        the message is then done with (acknowledged), as the deletion empties the rest."""
+        if self._fence(tenant_id):
+            raise AccountClosing
         job = self._jobs.get(job_id)
         if job is None or job.tenant_id != tenant_id:
             raise BadEvent("import message names no job of its tenant")
@@ -204,6 +219,9 @@ class ImportService:
                 return self._consume(job, records, started)
             except ArchiveRefused as refused:
                 return self._finish(job, "failed", str(refused))
+            except AccountClosing:
+                log.info("import %s stopped: its account is being deleted", job.id)
+                raise
 
     def _consume(
         self, job: ImportJob, records: Iterator[ImportRecord], started: float
@@ -277,6 +295,11 @@ class ImportService:
                 seen.add(plan.id)
         new = [n for n in planned if isinstance(n, Note)]
         embedded = self._embedded(new, index_run)
+        if self._fence(job.tenant_id):
+            # Checked after the embedding, the page's long part, right before its
+            # quota counters and notes are written: the deletion's grace covers the
+            # moment between, so nothing of this run lands after a step emptied it.
+            raise AccountClosing
         outcomes, stopped = self._write(new, embedded, index_run)
         for (index, record), plan in zip(page, planned, strict=True):
             if stopped is not None and isinstance(plan, Note) and plan.id == stopped[0]:
@@ -332,6 +355,11 @@ class ImportService:
         entries = [entry for entry, _ in group]
         try:
             done = self._notes.create_notes(entries)
+        except Unauthenticated:
+            # The deletion's fence, read inside the write: nothing was written, and
+            # nothing is given back either (a give-back would write the counters
+            # the deletion empties).
+            raise AccountClosing from None
         except BaseException:
             self._release(r for _, r in group)
             raise
