@@ -116,6 +116,7 @@ def _dev(args: argparse.Namespace) -> int:
             for name in ("firestore", "pubsub", "auth", "storage", "functions", "hosting", "web"):
                 if not stack.alive(name):
                     _say(f"{name} stopped unexpectedly:\n{stack.log_tail(name)}", sys.stderr)
+                    stack.keep_logs = True  # to look into; a clean stop removes them
                     return 1
             error = stack.snapshot_error()
             if error and error != warned:
@@ -135,6 +136,8 @@ def _dev(args: argparse.Namespace) -> int:
             failure = stack.stop()
         if failure:
             _say(f"footnote dev: the last save failed ({failure}); kept the one before.")
+        if stack.keep_logs:
+            _say(f"The logs are kept in {stack.log_dir}.")
         _say("Stopped.")
 
 
