@@ -20,6 +20,7 @@ def _dev(args: argparse.Namespace) -> int:
     from footnote.dev.persistence import DEFAULT_DATA_DIR, DataDir
     from footnote.dev.prerequisites import Ports, PrerequisiteMissing
     from footnote.dev.stack import Stack
+    from footnote.services.imports import sweep_message as import_sweep_message
 
     folder = Path(args.data_dir).resolve() if args.data_dir else DEFAULT_DATA_DIR
     data = None if args.in_memory else DataDir(folder)
@@ -69,6 +70,12 @@ def _dev(args: argparse.Namespace) -> int:
             stack.publish(
                 os.environ.get("REINDEX_TOPIC", "footnote-reindex"),
                 {"scope": "unindexed", "jobId": f"dev-restart-{int(time.time())}"},
+            )
+            # Imports that were running: their messages died with the Pub/Sub emulator,
+            # and no run of before is alive. They resume at their cursors.
+            stack.publish(
+                os.environ.get("ACCOUNTS_TOPIC", "footnote-accounts"),
+                import_sweep_message(stalled_after_s=0),
             )
         if not args.no_demo:
             added = client.seed_demo(token)

@@ -74,7 +74,7 @@ def handle_reindex_message(cloud_event: CloudEvent) -> None:
 def handle_account_job(payload: dict[str, Any]) -> None:
     from footnote.services.accounts import DELETE_ACCOUNT, SWEEP_ACCOUNTS
     from footnote.services.exports import EXPORT_NOTES
-    from footnote.services.imports import IMPORT_NOTES, AccountClosing
+    from footnote.services.imports import IMPORT_NOTES, SWEEP_JOBS, AccountClosing, parse_sweep
     from footnote.services.imports import parse_message as parse_import
 
     c = container()
@@ -105,6 +105,10 @@ def handle_account_job(payload: dict[str, Any]) -> None:
         logs.event(
             log, f"export {export_id}: {exported.status}", jobId=export_id, notes=exported.notes
         )
+        return
+    if job == SWEEP_JOBS:
+        resumed = c.imports.resume_stalled(parse_sweep(payload))
+        logs.event(log, f"job sweep: {len(resumed)} stalled imports resumed", resumed=list(resumed))
         return
     if job == SWEEP_ACCOUNTS:
         after = payload.get("after")

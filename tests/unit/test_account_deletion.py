@@ -530,7 +530,7 @@ def test_a_repeated_delete_with_the_same_token_answers_the_same_job(world) -> No
         """The token table, refusing accounts revoked or gone as Firebase Auth does."""
 
         def verify(self, token: str, fresh: bool = False, check_account: bool = True) -> str:
-            uid = tokens.verify(token, fresh)
+            uid: str = tokens.verify(token, fresh)
             if check_account and (uid in auth.revoked or auth.user(uid) is None):
                 raise Unauthenticated("a valid Firebase ID token is required")
             return uid
@@ -593,7 +593,7 @@ def test_deleting_while_an_import_runs_leaves_no_counter_and_drops_its_message(
         if checks == 3:  # the second page, once embedded: the user deletes the account
             assert _delete(h).status_code == 202
             _run_published(h)
-        return real_fence(tenant)
+        return bool(real_fence(tenant))
 
     imports._fence = fence
     with pytest.raises(AccountClosing):
@@ -633,3 +633,50 @@ def test_a_counter_given_back_keeps_its_window_expiry() -> None:
     assert [amount for _, amount, _ in windows] == [1, -1, 1, -1]
     assert all(expires is not None for _, _, expires in windows), windows
     assert windows[0][2] == windows[1][2] and windows[2][2] == windows[3][2]
+
+
+def test_upload_sessions_handed_out_before_the_deletion_are_cancelled(world) -> None:
+    """An upload URL outlived its account: Cloud Storage keeps a session open for a
+    week, and a PUT after the deletion created users/{uid}/uploads/…. The files step
+    cancels every session the user was handed, and forgets it."""
+    from footnote.adapters.memory_blobs import MemoryBlobStore
+
+    h, _ = world
+    c = h.container
+
+    class SessionBlobs(MemoryBlobStore):
+        """Memory files, plus the sessions a Cloud Storage store hands out."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: set[str] = set()
+            self.cancelled: list[str] = []
+
+        def upload_session(self, name: str, content_type: str, size: int, origin: Any) -> str:
+            url = f"https://storage.example/upload?session={len(self.open) + 1}"
+            self.open.add(url)
+            return url
+
+        def cancel_upload(self, url: str) -> None:
+            self.cancelled.append(url)
+            self.open.discard(url)
+
+    blobs = SessionBlobs()
+    c._built["blobs"] = blobs
+    for built in ("imports", "accounts"):
+        c._built.pop(built, None)
+    urls = []
+    for name in ("a.zip", "b.enex"):
+        r = h.call("POST", "/uploads", ALICE, json={"name": name, "size": 10})
+        assert r.status_code == 201, r.get_data(as_text=True)
+        urls.append(r.get_json()["uploadUrl"])
+    bob = h.call("POST", "/uploads", BOB, json={"name": "c.zip", "size": 10}).get_json()
+    assert _delete(h).status_code == 202
+    queue: Any = c.account_queue
+    while queue.published:
+        m = queue.published.pop(0)
+        c.accounts.run(m["tenantId"], m["jobId"])
+    assert sorted(blobs.cancelled) == sorted(urls)
+    assert blobs.open == {bob["uploadUrl"]}  # another user's session is left alone
+    assert c.import_jobs.uploads(ALICE, 10) == []
+    assert [url for _, url in c.import_jobs.uploads(BOB, 10)] == [bob["uploadUrl"]]

@@ -249,7 +249,7 @@ class Stack:
         argv = [
             sys.executable,
             "-m",
-            "gcp_storage_emulator",
+            "footnote.dev.storage_server",  # gcp-storage-emulator, cancelling sessions
             "start",
             "--host=127.0.0.1",
             f"--port={self.ports.storage}",
