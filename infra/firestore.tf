@@ -219,3 +219,15 @@ resource "google_firestore_field" "tombstone_ttl" {
 
   ttl_config {}
 }
+
+# Upload sessions handed out by POST /uploads (footnote.services.imports), recorded so
+# that account deletion can cancel them; Cloud Storage closes a session after a week,
+# and expiresAt (a week after it was handed out) lets this policy delete the record.
+resource "google_firestore_field" "upload_session_ttl" {
+  project    = var.project_id
+  database   = google_firestore_database.main.name
+  collection = "uploadSessions"
+  field      = "expiresAt"
+
+  ttl_config {}
+}

@@ -39,3 +39,25 @@ resource "google_cloud_scheduler_job" "sweep_orphaned_accounts" {
 
   depends_on = [google_project_service.enabled]
 }
+
+# Imports whose worker died (an instance killed mid-run) and whose message went with
+# it: every sweep_schedule, publish {"job": "sweepJobs"} on the accounts topic; the
+# worker publishes again the message of every unfinished import not saved for a lease
+# (footnote.services.imports.ImportService.resume_stalled), which resumes it at its
+# cursor or, if its runs keep dying, ends it failed.
+resource "google_cloud_scheduler_job" "resume_stalled_imports" {
+  count = var.sweep_schedule == "" ? 0 : 1
+
+  name        = "footnote-resume-stalled-imports"
+  description = "Resume (or fail) every import whose worker died"
+  region      = var.region
+  schedule    = var.sweep_schedule
+  time_zone   = "Etc/UTC"
+
+  pubsub_target {
+    topic_name = google_pubsub_topic.accounts.id
+    data       = base64encode(jsonencode({ job = "sweepJobs" }))
+  }
+
+  depends_on = [google_project_service.enabled]
+}

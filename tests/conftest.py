@@ -20,7 +20,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 @pytest.fixture(scope="session")
-def stack() -> Iterator[Stack]:
+def stack(request: pytest.FixtureRequest) -> Iterator[Stack]:
     # A CI timeout or `kill` sends SIGTERM, whose default action skips fixture
     # teardown and leaves the emulators running; as an interrupt, pytest stops them.
     signal.signal(signal.SIGTERM, _interrupt)
@@ -50,7 +50,11 @@ def stack() -> Iterator[Stack]:
     try:
         yield s
     finally:
+        # The processes' logs go with the stack, unless a test failed.
+        s.keep_logs = request.session.testsfailed > 0
         s.stop()
+        if s.keep_logs:
+            print(f"\nthe local stack's logs are kept in {s.log_dir}")
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)

@@ -40,7 +40,7 @@ def settings(**overrides: Any) -> Settings:
 class TokenTable:
     """A verifier for in-process tests: ``token-<tenant>`` is that tenant."""
 
-    def verify(self, token: str, fresh: bool = False) -> str:
+    def verify(self, token: str, fresh: bool = False, check_account: bool = True) -> str:
         if not token.startswith("token-") or len(token) < 7 or len(token) > 200:
             raise Unauthenticated("a valid Firebase ID token is required")
         return token[len("token-") :]

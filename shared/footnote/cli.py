@@ -20,6 +20,7 @@ def _dev(args: argparse.Namespace) -> int:
     from footnote.dev.persistence import DEFAULT_DATA_DIR, DataDir
     from footnote.dev.prerequisites import Ports, PrerequisiteMissing
     from footnote.dev.stack import Stack
+    from footnote.services.imports import sweep_message as import_sweep_message
 
     folder = Path(args.data_dir).resolve() if args.data_dir else DEFAULT_DATA_DIR
     data = None if args.in_memory else DataDir(folder)
@@ -70,6 +71,12 @@ def _dev(args: argparse.Namespace) -> int:
                 os.environ.get("REINDEX_TOPIC", "footnote-reindex"),
                 {"scope": "unindexed", "jobId": f"dev-restart-{int(time.time())}"},
             )
+            # Imports that were running: their messages died with the Pub/Sub emulator,
+            # and no run of before is alive. They resume at their cursors.
+            stack.publish(
+                os.environ.get("ACCOUNTS_TOPIC", "footnote-accounts"),
+                import_sweep_message(stalled_after_s=0),
+            )
         if not args.no_demo:
             added = client.seed_demo(token)
             if added:
@@ -116,6 +123,7 @@ def _dev(args: argparse.Namespace) -> int:
             for name in ("firestore", "pubsub", "auth", "storage", "functions", "hosting", "web"):
                 if not stack.alive(name):
                     _say(f"{name} stopped unexpectedly:\n{stack.log_tail(name)}", sys.stderr)
+                    stack.keep_logs = True  # to look into; a clean stop removes them
                     return 1
             error = stack.snapshot_error()
             if error and error != warned:
@@ -135,6 +143,8 @@ def _dev(args: argparse.Namespace) -> int:
             failure = stack.stop()
         if failure:
             _say(f"footnote dev: the last save failed ({failure}); kept the one before.")
+        if stack.keep_logs:
+            _say(f"The logs are kept in {stack.log_dir}.")
         _say("Stopped.")
 
 

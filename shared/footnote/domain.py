@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
 
@@ -428,6 +428,12 @@ IMPORT_PROBLEM_CHARS = 300
 # leaving the job 'running' for good. A run that outlasts its time budget publishes a
 # new message, whose runs are counted afresh.
 IMPORT_RUNS_PER_MESSAGE = 3
+# A run saves its job after every page and ends within the worker's timeout (540 s,
+# under the subscription's 600 s ack deadline): an unfinished job not saved for longer
+# has no run alive. Its message may be gone with it (the local Pub/Sub emulator keeps
+# nothing across restarts), so the job sweep publishes it again; runs that keep dying
+# are counted like any (IMPORT_RUNS_PER_MESSAGE) and end the job failed.
+IMPORT_LEASE = timedelta(seconds=660)
 
 
 @dataclass(frozen=True)
@@ -458,6 +464,7 @@ class ImportJob:
     started_at: datetime | None = None
     finished_at: datetime | None = None
     attempts: int = 0  # runs of the current message so far (IMPORT_RUNS_PER_MESSAGE)
+    updated_at: datetime | None = None  # last saved: a run's heartbeat (IMPORT_LEASE)
 
     @property
     def finished(self) -> bool:

@@ -74,14 +74,18 @@ def handle_reindex_message(cloud_event: CloudEvent) -> None:
 def handle_account_job(payload: dict[str, Any]) -> None:
     from footnote.services.accounts import DELETE_ACCOUNT, SWEEP_ACCOUNTS
     from footnote.services.exports import EXPORT_NOTES
-    from footnote.services.imports import IMPORT_NOTES
+    from footnote.services.imports import IMPORT_NOTES, SWEEP_JOBS, AccountClosing, parse_sweep
     from footnote.services.imports import parse_message as parse_import
 
     c = container()
     job, tenant, job_id = payload.get("job"), payload.get("tenantId"), payload.get("jobId")
     if job == IMPORT_NOTES:
         tenant_id, import_id = parse_import(payload)
-        done = c.imports.run(tenant_id, import_id)  # raises → redelivered, resumes at its cursor
+        try:
+            done = c.imports.run(tenant_id, import_id)  # raises → redelivered, resumes
+        except AccountClosing:  # acknowledged: the account's deletion removes the rest
+            logs.event(log, f"import {import_id}: dropped, its account is being deleted")
+            return
         logs.event(
             log,
             f"import {import_id}: {done.status}",
@@ -94,10 +98,17 @@ def handle_account_job(payload: dict[str, Any]) -> None:
         return
     if job == EXPORT_NOTES:
         tenant_id, export_id = parse_import(payload)  # the same fields
+        if c.accounts.is_deleting(tenant_id):  # acknowledged, not dead-lettered
+            logs.event(log, f"export {export_id}: dropped, its account is being deleted")
+            return
         exported = c.exports.run(tenant_id, export_id)  # raises → redelivered, written again
         logs.event(
             log, f"export {export_id}: {exported.status}", jobId=export_id, notes=exported.notes
         )
+        return
+    if job == SWEEP_JOBS:
+        resumed = c.imports.resume_stalled(parse_sweep(payload))
+        logs.event(log, f"job sweep: {len(resumed)} stalled imports resumed", resumed=list(resumed))
         return
     if job == SWEEP_ACCOUNTS:
         after = payload.get("after")

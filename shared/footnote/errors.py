@@ -23,6 +23,20 @@ class InvalidRequest(FootnoteError):
     code = "invalid_argument"
 
 
+class MalformedBody(InvalidRequest):
+    """The body's framing is broken (a bad chunk size in ``Transfer-Encoding:
+    chunked``): it cannot be read, so nothing was stored."""
+
+
+class ClientClosedRequest(FootnoteError):
+    """The client went away before its body arrived whole. Nothing was stored and no
+    one reads the answer: logged as the client's doing, with the 499 of the common
+    convention (nginx's "client closed request"), not as a server error."""
+
+    status = 499
+    code = "client_closed_request"
+
+
 class Unauthenticated(FootnoteError):
     status = 401
     code = "unauthenticated"

@@ -425,10 +425,13 @@ class Classifier(Protocol):
 
 @runtime_checkable
 class TokenVerifier(Protocol):
-    def verify(self, token: str, fresh: bool = False) -> str:
+    def verify(self, token: str, fresh: bool = False, check_account: bool = True) -> str:
         """The caller's user id; raises Unauthenticated for any bad token, and for a
         token of an account deleted, disabled or signed out everywhere. ``fresh``:
-        check the account now (writes); otherwise a recent check may be reused."""
+        check the account now (writes); otherwise a recent check may be reused.
+        ``check_account=False``: the token alone (signature, expiry, audience), for
+        the one request a closed account may still make, asking again for its own
+        deletion."""
         ...
 
 
@@ -656,6 +659,11 @@ class BlobStore(Protocol):
         browser at ``origin``); None if this store takes no uploads from clients."""
         ...
 
+    def cancel_upload(self, url: str) -> None:
+        """End an upload session: a PUT to its URL creates nothing any more (Cloud
+        Storage answers the session's DELETE with 499). Nothing when it is over."""
+        ...
+
 
 @runtime_checkable
 class ImportJobStore(Protocol):
@@ -675,6 +683,21 @@ class ImportJobStore(Protocol):
     def cancel(self, job_id: str) -> ImportJob | None:
         """Mark an unfinished job cancelled; the job as stored (None if none)."""
         ...
+
+    def unfinished(self, limit: int) -> list[ImportJob]:
+        """Up to ``limit`` jobs queued or running, of every tenant (the job sweep)."""
+        ...
+
+    def record_upload(self, tenant_id: str, upload_id: str, url: str, expires: datetime) -> None:
+        """An upload session handed out (``uploadSessions/{id}``, its TTL ``expires``):
+        account deletion cancels it, so its URL cannot create a file afterwards."""
+        ...
+
+    def uploads(self, tenant_id: str, limit: int) -> list[tuple[str, str]]:
+        """Up to ``limit`` of the tenant's recorded sessions: (upload id, URL)."""
+        ...
+
+    def forget_uploads(self, upload_ids: Sequence[str]) -> None: ...
 
 
 @runtime_checkable

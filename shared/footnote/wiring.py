@@ -432,6 +432,7 @@ class Container:
             self.account_queue,
             grace_s=self.settings.account_deletion_grace_s,
             blobs=self.blobs,
+            uploads=self.import_jobs,
         )
 
     # -- imports ----------------------------------------------------------------------
@@ -467,6 +468,7 @@ class Container:
             self.account_queue,
             self.quotas,
             indexing=lambda: self.indexing,
+            fence=self.tenant_data.is_deleting,
         )
 
     @lazy

@@ -145,3 +145,6 @@ def test_delete_my_account_signs_out_and_the_account_cannot_sign_in_again(
     page.get_by_role("button", name="Sign in").click()
     expect(page.locator("#auth-error")).to_contain_text("Sign in failed")
     expect(page.locator("#notes-view")).to_be_hidden()
+    # One message at a time: the refusal replaces the deletion's notice, not stacked under it.
+    expect(page.locator("#auth-notice")).to_be_hidden()
+    page.screenshot(path=str(SHOTS / "desktop-account-deleted-sign-in.png"), full_page=True)

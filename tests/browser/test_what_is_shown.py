@@ -81,6 +81,10 @@ def test_every_screen_shows_only_its_views_and_sign_out_leaves_nothing(
         page.get_by_label("Password").fill(PASSWORD)
         page.get_by_role("button", name="Create account").click()
         expect(page.locator("#who")).to_have_text(email)
+        # The address is whole when the bar has room for it (at 375 px it was cut at
+        # 45% of the screen with the row half empty).
+        cut = page.locator("#who").evaluate("e => e.scrollWidth > e.clientWidth + 1")
+        assert not cut, page.locator("#who").evaluate("e => [e.scrollWidth, e.clientWidth]")
         shows_only(page, "notes")
 
         note = save_note(page, text, title=title)
@@ -147,14 +151,9 @@ def test_every_screen_shows_only_its_views_and_sign_out_leaves_nothing(
         # A match people can read: every query word is in the note, so a full match,
         # never a fused rank score that reads 0 for the only passage.
         expect(hit.locator(".result-head strong")).to_have_text("100% match")
-        # No signal listed or named that scored 0.
+        # Words a person reads, never a raw fused score ("recency −0.1058").
         for row in page.locator("#search-results > li").all():
-            values = row.locator(".breakdown dd").all_inner_texts()
-            assert not [v for v in values if float(v) == 0], values
-            via = re.findall(r"via ([\w +]+)", row.inner_text())
-            named = set(via[0].split(" + ")) if via else set()
-            scored = set(row.locator(".breakdown dt").all_inner_texts())
-            assert named <= scored, (named, scored)
+            assert not re.search(r"\d\.\d{3}|recency", row.inner_text()), row.inner_text()
         assert page.evaluate("document.documentElement.scrollWidth") <= WIDTHS[width]["width"]
         shoot(page, width, "search")
 
@@ -206,6 +205,9 @@ def test_a_listed_indexed_note_never_shows_indexing(page: Page, web_url: str, em
         expect(page.locator(f'#notes-list > li[data-note-id="{note}"]')).to_have_attribute(
             "data-status", "indexed", timeout=INDEX_TIMEOUT
         )
+        # "It becomes searchable once indexed" ends with the Indexed badge: it outlived it,
+        # covering the first card, until its timer ran out.
+        expect(page.locator("#toast")).to_be_hidden(timeout=500)
 
     # Loaded again from GET /notes (as on every sign-in): Indexed from the first paint.
     page.add_init_script(RECORD_STATUSES)

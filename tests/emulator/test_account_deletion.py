@@ -22,6 +22,7 @@ object, the other user's upload included, is there byte for byte.
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -275,3 +276,62 @@ def test_the_storage_listing_finds_what_the_deletion_would_miss(stack, new_user)
     other.upload_from_string(b"v2")
     with pytest.raises(AssertionError):
         _assert_no_file_left(snapshot, dump_storage(), alice.uid)
+
+
+def _vault(count: int) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for i in range(count):
+            z.writestr(f"v/{i:03}.md", f"# Plan {i}\nThe {SECRET} plan, part {i}, in detail.\n")
+    return buffer.getvalue()
+
+
+def test_a_retry_an_old_upload_url_and_a_running_import_leave_nothing(
+    stack, new_user, firestore_client
+) -> None:
+    """Three ways an account outlived its deletion: the request's retry with the same
+    token answered 401 (the README promises the same job); an upload URL handed out
+    before still created users/{uid}/uploads/…; an import running meanwhile left
+    quotas/{uid}:… counters (one with no TTL) and a dead-lettered message with the uid."""
+    from footnote.dev.stack import ACCOUNTS_DEAD_LETTER_SUBSCRIPTION
+
+    before = dump(firestore_client)
+    alice = new_user()
+    upload = alice.call("POST", "/uploads", json={"name": "late.zip", "size": 5})
+    assert upload.status_code == 201, upload.text
+    started = alice.call(
+        "POST", "/imports?name=v.zip", data=_vault(150),
+        headers={"Content-Type": "application/zip"},
+    )  # fmt: skip
+    assert started.status_code == 202, started.text
+    path = f"/imports/{started.json()['id']}"
+    wait_for(lambda: alice.call("GET", path).json()["status"] == "running", 90, "the import")
+    first = alice.call("DELETE", "/account", json={"confirm": alice.email})
+    assert first.status_code == 202, first.text
+    again = alice.call("DELETE", "/account", json={"confirm": alice.email})
+    assert again.status_code == 202, again.text
+    assert again.json()["jobId"] == first.json()["jobId"]
+    job_id = _delete_and_wait(alice, alice.email, firestore_client)
+    # The old upload URL creates nothing (the storage server, as Cloud Storage, has
+    # cancelled its session).
+    put = requests.put(upload.json()["uploadUrl"], data=b"12345", timeout=30)
+    assert put.status_code >= 400, put.status_code
+    assert [n for n in dump_storage() if f"/users/{alice.uid}/" in n] == []
+    time.sleep(3)  # the import's run meets the fence, its message is acknowledged
+    after = dump(firestore_client)
+    assert [p for p, (body, _) in after.items() if alice.uid in p or alice.uid in body] == []
+    assert f"accountDeletions/{job_id}" in set(after) - set(before)
+    pulled = requests.post(
+        f"http://127.0.0.1:{stack.ports.pubsub}/v1/projects/{stack.project}"
+        f"/subscriptions/{ACCOUNTS_DEAD_LETTER_SUBSCRIPTION}:pull",
+        json={"maxMessages": 100, "returnImmediately": True},
+        timeout=30,
+    ).json()
+    carried = [
+        base64.b64decode(m["message"].get("data", "")).decode()
+        for m in pulled.get("receivedMessages", [])
+    ]
+    assert [m for m in carried if alice.uid in m] == []

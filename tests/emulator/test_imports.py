@@ -212,3 +212,38 @@ def test_an_archive_over_the_body_limit_imports_through_the_upload_url(
     assert started.status_code == 202, started.text
     report = _wait(alice, f"/imports/{started.json()['id']}", "the import of a big upload")
     assert (report["status"], report["imported"], report["failed"]) == ("done", 1, 0), report
+
+
+def test_an_import_left_running_by_a_dead_worker_is_resumed_by_the_job_sweep(
+    stack: Any, new_user: Any, firestore_client: Any
+) -> None:
+    """A job whose worker died with its message (the functions host killed, the
+    Pub/Sub emulator restarted) is "running" with no run alive: the sweep message
+    ``make dev`` publishes at a restart finds it in Firestore and resumes it."""
+    from datetime import UTC, datetime, timedelta
+
+    from footnote.services.imports import sweep_message
+
+    alice = new_user()
+    r = alice.call(
+        "POST", "/imports?name=vault.zip", data=_vault(),
+        headers={"Content-Type": "application/zip"},
+    )  # fmt: skip
+    assert r.status_code == 202, r.text
+    done_path = f"/imports/{r.json()['id']}"
+    wait_for(lambda: alice.call("GET", done_path).json()["status"] == "done", 90, "the import")
+    # The same upload, as a job a dead worker left at its start, an hour ago.
+    jobs = firestore_client.collection("imports")
+    stalled = jobs.document(f"imp{r.json()['id'][3:12]}stalled")
+    record = jobs.document(r.json()["id"]).get().to_dict()
+    hour_ago = datetime.now(UTC) - timedelta(hours=1)
+    record.update(
+        status="running", cursor=0, found=0, imported=0, duplicates=0, failed=0,
+        problems=[], finishedAt=None, startedAt=hour_ago, updatedAt=hour_ago, attempts=1,
+    )  # fmt: skip
+    stalled.set(record)
+    stack.publish("footnote-accounts", sweep_message())
+    path = f"/imports/{stalled.id}"
+    wait_for(lambda: alice.call("GET", path).json()["status"] == "done", 90, "the resumed import")
+    report = alice.call("GET", path).json()
+    assert (report["imported"], report["duplicates"], report["failed"]) == (0, 2, 1), report

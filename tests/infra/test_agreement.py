@@ -582,3 +582,14 @@ def test_an_import_fails_its_job_before_pubsub_dead_letters_its_message(tf: Terr
     assert deliveries and all(d > IMPORT_RUNS_PER_MESSAGE + 1 for d in deliveries), deliveries
     validation = str(tf.variables["reindex_max_delivery_attempts"])
     assert "reindex_max_delivery_attempts >= 5" in validation  # no deployment allows fewer
+
+
+def test_scheduled_job_sweep_publishes_the_sweep_job_on_the_accounts_topic(
+    tf: Terraform,
+) -> None:
+    from footnote.services.imports import parse_sweep, sweep_message
+
+    topic, message = scheduled_message(tf, "resume_stalled_imports")
+    assert topic == "google_pubsub_topic.accounts.id"
+    assert message == sweep_message()
+    parse_sweep(message)  # the worker accepts it

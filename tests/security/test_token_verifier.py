@@ -138,7 +138,7 @@ def test_rejections_through_the_api_are_identical_and_leak_nothing() -> None:
     note = h.add_note("owner", "A private note about the launch plan.")
 
     class Strict:
-        def verify(self, token: str, fresh: bool = False) -> str:
+        def verify(self, token: str, fresh: bool = False, check_account: bool = True) -> str:
             if token == "good":
                 return "owner"
             raise Unauthenticated("a valid Firebase ID token is required")

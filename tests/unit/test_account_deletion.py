@@ -516,3 +516,167 @@ def test_the_request_itself_ends_the_users_sessions(world) -> None:
     assert ALICE in auth.revoked  # before any job message was delivered
     queue: Any = h.container.account_queue
     assert queue.published  # the job is still to run
+
+
+def test_a_repeated_delete_with_the_same_token_answers_the_same_job(world) -> None:
+    """The request revokes the account's sessions at once; its retry (an answer lost
+    on the way) still gets the job, as the README says, while every other request of
+    that token is refused."""
+    h, _ = world
+    auth: Any = h.container.account_auth
+    tokens = h.api._verifier
+
+    class Revoking:
+        """The token table, refusing accounts revoked or gone as Firebase Auth does."""
+
+        def verify(self, token: str, fresh: bool = False, check_account: bool = True) -> str:
+            uid: str = tokens.verify(token, fresh)
+            if check_account and (uid in auth.revoked or auth.user(uid) is None):
+                raise Unauthenticated("a valid Firebase ID token is required")
+            return uid
+
+    h.api._verifier = Revoking()
+    first = _delete(h)
+    assert first.status_code == 202
+    again = _delete(h)
+    assert again.status_code == 202, again.get_data(as_text=True)
+    assert again.get_json() == first.get_json()
+    assert _delete(h, email="someone@else.test").status_code == 400  # still checked
+    assert h.call("GET", "/notes", ALICE).status_code == 401  # nothing else of that token
+    assert h.call("POST", "/notes", ALICE, json={"text": "x"}).status_code == 401
+    _run_published(h)
+    done = _delete(h)
+    assert done.status_code == 202
+    assert done.get_json() == {"jobId": deletion_job_id(ALICE), "status": "deleted"}
+    auth.revoke(BOB)  # signed out everywhere, not deleting: that token stays refused
+    assert _delete(h, BOB, f"{BOB}@footnote.test").status_code == 401
+    assert not h.container.tenant_data.is_deleting(BOB)
+
+
+def _vault(count: int) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        for i in range(count):
+            z.writestr(f"v/{i:03}.md", f"# Plan {i}\nThe {SECRET} plan, part {i}.\n")
+    return buffer.getvalue()
+
+
+def test_deleting_while_an_import_runs_leaves_no_counter_and_drops_its_message(
+    world, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The account is deleted between two pages of its import: the run stops before
+    its next write (no quota counter written, none re-created by a give-back), and the
+    message, delivered again after the job's record is gone, is acknowledged rather
+    than failing into the dead-letter topic with the uid in it."""
+    import footnote.entrypoints
+    from footnote.services.imports import AccountClosing
+
+    h, before = world
+    c = h.container
+    r = h.call(
+        "POST", "/imports?name=v.zip", ALICE, data=_vault(120),
+        headers={"Content-Type": "application/zip"},
+    )  # fmt: skip
+    assert r.status_code == 202, r.get_data(as_text=True)
+    queue: Any = c.account_queue
+    message = queue.published.pop(0)
+    imports = c.imports
+    real_fence = imports._fence
+    checks = 0
+
+    def fence(tenant: str) -> bool:
+        nonlocal checks
+        checks += 1
+        if checks == 3:  # the second page, once embedded: the user deletes the account
+            assert _delete(h).status_code == 202
+            _run_published(h)
+        return bool(real_fence(tenant))
+
+    imports._fence = fence
+    with pytest.raises(AccountClosing):
+        imports.run(message["tenantId"], message["jobId"])
+    imports._fence = real_fence
+    _run_published(h)  # the deletion finishes whatever the run wrote before
+    monkeypatch.setattr(footnote.entrypoints, "container", lambda: c)
+    footnote.entrypoints.handle_account_job(message)  # a redelivery: acknowledged
+    footnote.entrypoints.handle_account_job({**message, "job": "exportNotes"})
+    _assert_gone(h, before)
+
+
+def test_a_counter_given_back_keeps_its_window_expiry() -> None:
+    """A give-back (a note write that failed, a /chat that failed) writes the
+    counter's TTL field too: a counter it re-creates is never kept for ever."""
+    from datetime import UTC, datetime
+
+    from footnote.services.quotas import QuotaService
+    from tests.inproc import settings
+
+    writes: list[tuple[str, int, Any]] = []
+
+    class Recording:
+        def consume(self, key: str, amount: int, limit: int, expires_at: Any) -> int:
+            writes.append((key, amount, expires_at))
+            return 1
+
+        def value(self, key: str) -> int:
+            return 0
+
+    now = datetime(2026, 12, 7, 15, 30, 10, tzinfo=UTC)
+    quotas = QuotaService(settings(), Recording(), clock=lambda: now)
+    quotas.release(quotas.reserve_note(ALICE, 10, True))
+    with pytest.raises(RuntimeError), quotas.charged(ALICE, "chat"):
+        raise RuntimeError
+    windows = [(key, amount, expires) for key, amount, expires in writes if "Chars" not in key]
+    assert [amount for _, amount, _ in windows] == [1, -1, 1, -1]
+    assert all(expires is not None for _, _, expires in windows), windows
+    assert windows[0][2] == windows[1][2] and windows[2][2] == windows[3][2]
+
+
+def test_upload_sessions_handed_out_before_the_deletion_are_cancelled(world) -> None:
+    """An upload URL outlived its account: Cloud Storage keeps a session open for a
+    week, and a PUT after the deletion created users/{uid}/uploads/…. The files step
+    cancels every session the user was handed, and forgets it."""
+    from footnote.adapters.memory_blobs import MemoryBlobStore
+
+    h, _ = world
+    c = h.container
+
+    class SessionBlobs(MemoryBlobStore):
+        """Memory files, plus the sessions a Cloud Storage store hands out."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.open: set[str] = set()
+            self.cancelled: list[str] = []
+
+        def upload_session(self, name: str, content_type: str, size: int, origin: Any) -> str:
+            url = f"https://storage.example/upload?session={len(self.open) + 1}"
+            self.open.add(url)
+            return url
+
+        def cancel_upload(self, url: str) -> None:
+            self.cancelled.append(url)
+            self.open.discard(url)
+
+    blobs = SessionBlobs()
+    c._built["blobs"] = blobs
+    for built in ("imports", "accounts"):
+        c._built.pop(built, None)
+    urls = []
+    for name in ("a.zip", "b.enex"):
+        r = h.call("POST", "/uploads", ALICE, json={"name": name, "size": 10})
+        assert r.status_code == 201, r.get_data(as_text=True)
+        urls.append(r.get_json()["uploadUrl"])
+    bob = h.call("POST", "/uploads", BOB, json={"name": "c.zip", "size": 10}).get_json()
+    assert _delete(h).status_code == 202
+    queue: Any = c.account_queue
+    while queue.published:
+        m = queue.published.pop(0)
+        c.accounts.run(m["tenantId"], m["jobId"])
+    assert sorted(blobs.cancelled) == sorted(urls)
+    assert blobs.open == {bob["uploadUrl"]}  # another user's session is left alone
+    assert c.import_jobs.uploads(ALICE, 10) == []
+    assert [url for _, url in c.import_jobs.uploads(BOB, 10)] == [bob["uploadUrl"]]

@@ -208,3 +208,39 @@ def test_free_ports_are_distinct_bindable_and_below_the_ephemeral_range() -> Non
     for port in ports:
         with socket.socket() as s:
             s.bind(("127.0.0.1", port))
+
+
+def test_a_stacks_own_log_folder_is_made_at_start_and_removed_at_stop() -> None:
+    described = Stack(Ports(1, 2, 3, 4, 5, 6, 7, 8))
+    assert not described.log_dir.exists()  # describing a stack makes no folder
+    for keep in (False, True):
+        stack = Stack(Ports(1, 2, 3, 4, 5, 6, 7, 8), keep_logs=keep)
+        stack.log_dir.mkdir()  # as start() makes it
+        (stack.log_dir / "functions.log").write_text("a line\n")
+        stack.stop()
+        assert stack.log_dir.exists() is keep  # kept only when asked (a failure)
+        if keep:
+            (stack.log_dir / "functions.log").unlink()
+            stack.log_dir.rmdir()
+
+
+def test_a_log_folder_given_to_the_stack_is_left_to_its_owner(tmp_path: Path) -> None:
+    stack = Stack(Ports(1, 2, 3, 4, 5, 6, 7, 8), log_dir=tmp_path / "logs")
+    stack.log_dir.mkdir()
+    stack.stop()
+    assert stack.log_dir.exists()
+
+
+def test_empty_storage_folders_of_deleted_users_are_pruned(tmp_path: Path) -> None:
+    data = DataDir(tmp_path / "data")
+    bucket = data.storage / ".cloudstorage" / "demo-footnote-footnote-uploads"
+    (bucket / "users" / "gone-uid" / "uploads" / "s1").mkdir(parents=True)
+    kept = bucket / "users" / "alive-uid" / "imports" / "a.md"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("# a")
+    (data.storage / ".cloudstorage" / "empty-bucket").mkdir()
+    assert data.prune_storage_folders() == 3
+    assert not (bucket / "users" / "gone-uid").exists()
+    assert kept.read_text() == "# a"
+    assert (data.storage / ".cloudstorage" / "empty-bucket").is_dir()  # a bucket stays
+    assert data.prune_storage_folders() == 0

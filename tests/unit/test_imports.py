@@ -4,6 +4,7 @@ users' files, and a dated question answered from imported notes."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import zipfile
@@ -754,3 +755,64 @@ def test_a_long_note_shows_its_parts_in_the_counts_as_they_are_written_and_warns
     assert [p["reason"] for p in done["problems"]] == [
         "longer than 100,000 characters: split into 4 notes"
     ]
+
+
+def test_an_import_whose_worker_died_is_resumed_by_the_sweep_or_ends_failed() -> None:
+    """The worker dies mid-import and its message dies with it (the local Pub/Sub
+    emulator keeps nothing across a restart): the job stayed "running" for good. The
+    sweep publishes it again once no run has saved it for a lease; runs that keep
+    dying end it failed."""
+    from datetime import timedelta
+
+    from footnote.domain import IMPORT_LEASE
+    from footnote.services.imports import parse_sweep, sweep_message
+
+    h = Harness()
+    c = h.container
+    now = [datetime.now(UTC)]  # the API starts the jobs on the real clock
+    service = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue,
+        page_size=2, clock=lambda: now[0],
+    )  # fmt: skip
+    queue: Any = c.account_queue
+    many = vault({f"n{i}.md": f"# Note {i}\nBody {i}." for i in range(7)})
+    original = c.store.create_notes
+    dying = {"from": 2, "writes": 0}
+
+    def dies(entries: Sequence[NewNote]) -> CreatedNotes:
+        dying["writes"] += 1
+        if dying["writes"] >= dying["from"]:
+            raise SystemExit("the instance was killed")  # not an error the run handles
+        return original(entries)
+
+    c.store.create_notes = dies  # type: ignore[method-assign]
+    first = upload(h, ALICE, many).get_json()
+    queue.published.clear()  # the message is lost with the worker
+    with pytest.raises(SystemExit):
+        service.run(ALICE, first["id"])
+    assert c.import_jobs.get(first["id"]).status == "running"  # type: ignore[union-attr]
+    now[0] += timedelta(minutes=5)
+    assert service.resume_stalled() == ()  # a run may still be alive: wait a lease
+    now[0] += IMPORT_LEASE
+    assert service.resume_stalled(parse_sweep(sweep_message())) == (first["id"],)
+    assert service.resume_stalled(timedelta(minutes=1)) == ()  # stamped: not published twice
+    c.store.create_notes = original  # type: ignore[method-assign]
+    m = queue.published.pop()
+    done = service.run(m["tenantId"], m["jobId"])
+    assert done.status == "done" and done.imported == 7
+
+    # A job whose every run dies (a file that kills the worker) ends failed.
+    dying.update({"from": 1, "writes": 0})
+    c.store.create_notes = dies  # type: ignore[method-assign]
+    second = upload(h, ALICE, vault({"x.md": "# X\nBody x."}), name="x.zip").get_json()
+    queue.published.clear()
+    for _ in range(5):
+        now[0] += IMPORT_LEASE + timedelta(seconds=1)
+        if not service.resume_stalled():
+            break
+        m = queue.published.pop()
+        with contextlib.suppress(SystemExit):
+            service.run(m["tenantId"], m["jobId"])
+    stuck = c.import_jobs.get(second["id"])
+    assert stuck is not None and stuck.status == "failed", stuck
+    assert "tries in a row failed" in (stuck.reason or "")

@@ -41,16 +41,27 @@ export function formatDate(iso: string | null | undefined): string {
 }
 
 let toastTimer = 0;
-/** A short message in the bar; it belongs to the view it was shown in. */
-export function toast(message: string): void {
+let toastNote: string | null = null;
+/**
+ * A short message in the bar; it belongs to the view it was shown in. ``about``: the
+ * note it speaks of while that note is being indexed ("It becomes searchable once
+ * indexed"), whose badge ends it (``noteSettled``) rather than let it outlive what it says.
+ */
+export function toast(message: string, about: string | null = null): void {
   $("toast").textContent = message;
+  toastNote = about;
   clearTimeout(toastTimer);
   toastTimer = window.setTimeout(clearToast, 4000);
 }
 /** Leaving the view (or signing out) ends the toast. */
 export function clearToast(): void {
   clearTimeout(toastTimer);
+  toastNote = null;
   $("toast").textContent = "";
+}
+/** A note's indexing ended (Indexed, or failed): a toast about it has said its piece. */
+export function noteSettled(noteId: string): void {
+  if (toastNote === noteId) clearToast();
 }
 
 /** The memory types, from the API's schema, as options of a select or checkboxes of a fieldset. */

@@ -4,12 +4,12 @@ import PAGE from "../index.html?raw";
 import spec from "../src/api/openapi.json";
 import type { ChangePage, Note, NotePage, SearchHit } from "../src/api/types";
 import { MEMORY_TYPES } from "../src/api/types";
-import { memoryTypeChoices } from "../src/dom";
+import { memoryTypeChoices, noteSettled, toast } from "../src/dom";
 import { Store } from "../src/store";
 import { answerLine } from "../src/views/ask";
 import { importLine } from "../src/views/data";
 import { notesView } from "../src/views/notes";
-import { contributions, resultItem, searchSummary } from "../src/views/search";
+import { contributions, foundBy, resultItem, searchSummary } from "../src/views/search";
 
 
 beforeEach(() => {
@@ -53,10 +53,18 @@ describe("search results", () => {
     expect(li.querySelector("strong")?.textContent).toBe("83% match");
     expect(li.querySelector(".type")?.textContent).toBe("decision");
     expect(li.querySelector(".result-text")?.textContent).toBe("We chose Firestore.");
-    expect([...li.querySelectorAll("dt")].map((d) => d.textContent)).toEqual(["dense"]);
-    expect(li.querySelector(".result-head .hint")?.textContent).toMatch(/ · via dense$/);
+    expect(li.querySelector(".result-head .hint")?.textContent).toMatch(/ · found by its meaning$/);
+    expect(li.querySelector("strong")?.getAttribute("title")).toBe("rank score 0.0000\ndense 0.5000");
     li.querySelector<HTMLButtonElement>("button")!.click();
     expect(open).toHaveBeenCalledWith("n1", { passage: hit.text });
+  });
+
+  it("shows no raw fused score, only words a person reads", () => {
+    const scored = { ...hit, breakdown: { dense: 0.31, keyword: 0.2, recency: -0.1058 }, sources: ["dense", "keyword"] };
+    const li = resultItem(scored, vi.fn());
+    expect(li.textContent).not.toMatch(/\d\.\d{3}|recency/);  // "recency −0.1058" meant nothing
+    expect(li.querySelector(".result-head .hint")?.textContent).toMatch(/found by its meaning and your words$/);
+    expect(foundBy({ scored: [["recency", -0.1]], via: [] })).toBe("");
   });
 
   it("says when nothing matches", () => {
@@ -111,5 +119,29 @@ describe("the notes list", () => {
     store.switchUser(null); // signed out: nothing of alice's is left
     expect(badges()).toEqual([]);
     expect(store.notes.size).toBe(0);
+  });
+
+  it("ends the toast about a saved note once its badge says Indexed", async () => {
+    const saved = note("c", "2026-02-01T00:00:00Z", "indexed");
+    const api = fakeApi({ notes: [], cursor: null, hasMore: false },
+      { changes: [{ id: "c", changedAt: saved.createdAt, deleted: false, note: saved }], token: "t", hasMore: false });
+    const store = new Store();
+    const view = notesView(store, api, vi.fn());
+    store.switchUser({ uid: "alice", email: "alice@example.com" });
+    toast("Note saved. It becomes searchable once indexed.", "c");
+    view.start();
+    await settle();
+    expect(badges()).toEqual([["c", "Indexed"]]);
+    expect(document.getElementById("toast")?.textContent).toBe("");
+  });
+});
+
+describe("the toast", () => {
+  it("ends when the note it speaks of is indexed, not after it", () => {
+    toast("Note saved. It becomes searchable once indexed.", "n1");
+    noteSettled("n2");
+    expect(document.getElementById("toast")?.textContent).toMatch(/once indexed/);
+    noteSettled("n1");
+    expect(document.getElementById("toast")?.textContent).toBe("");
   });
 });

@@ -44,7 +44,7 @@ class FirebaseTokenVerifier(FirebaseAppUser):
         self._lock = threading.Lock()
         self._checked: dict[tuple[str, Any], float] = {}  # (uid, iat) -> when found valid
 
-    def verify(self, token: str, fresh: bool = False) -> str:
+    def verify(self, token: str, fresh: bool = False, check_account: bool = True) -> str:
         from firebase_admin import auth
 
         if not token or len(token) > 8192:
@@ -57,7 +57,7 @@ class FirebaseTokenVerifier(FirebaseAppUser):
         uid = claims.get("uid") or claims.get("sub")
         if not isinstance(uid, str) or not _usable_uid(uid) or not _fresh(claims):
             raise Unauthenticated("a valid Firebase ID token is required")
-        if self._cache_s is not None:
+        if self._cache_s is not None and check_account:
             self._check_account(token, (uid, claims.get("iat")), fresh)
         return uid
 

@@ -4,6 +4,7 @@ started from, so two deliveries of one page never both count it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,6 +12,7 @@ from footnote.adapters.firestore_common import FirestoreRepository
 from footnote.domain import ExportJob, ImportJob, ImportProblem
 
 IMPORTS = "imports"
+UPLOAD_SESSIONS = "uploadSessions"
 
 
 def _doc(job: ImportJob) -> dict[str, Any]:
@@ -29,7 +31,7 @@ def _doc(job: ImportJob) -> dict[str, Any]:
         "startedAt": job.started_at,
         "finishedAt": job.finished_at,
         "attempts": job.attempts,
-        "updatedAt": datetime.now(UTC),
+        "updatedAt": job.updated_at or datetime.now(UTC),
     }
 
 
@@ -50,6 +52,7 @@ def _job(job_id: str, d: dict[str, Any]) -> ImportJob:
         started_at=d.get("startedAt"),
         finished_at=d.get("finishedAt"),
         attempts=int(d.get("attempts", 0)),
+        updated_at=d.get("updatedAt"),
     )
 
 
@@ -87,6 +90,34 @@ class FirestoreImportJobs(FirestoreRepository):
             return True
 
         return bool(run(self.client.transaction()))
+
+    def unfinished(self, limit: int) -> list[ImportJob]:
+        # An equality filter on one field: Firestore's automatic index serves it.
+        query = (
+            self.client.collection(IMPORTS)
+            .where(filter=self._where("status", "in", ["queued", "running"]))
+            .limit(limit)
+        )
+        return [_job(s.id, s.to_dict() or {}) for s in query.stream()]
+
+    def record_upload(self, tenant_id: str, upload_id: str, url: str, expires: datetime) -> None:
+        self.client.collection(UPLOAD_SESSIONS).document(upload_id).set(
+            {"tenantId": tenant_id, "url": url, "expiresAt": expires}
+        )
+
+    def uploads(self, tenant_id: str, limit: int) -> list[tuple[str, str]]:
+        query = (
+            self.client.collection(UPLOAD_SESSIONS)
+            .where(filter=self._where("tenantId", "==", tenant_id))
+            .limit(limit)
+        )
+        return [(s.id, str((s.to_dict() or {}).get("url", ""))) for s in query.stream()]
+
+    def forget_uploads(self, upload_ids: Sequence[str]) -> None:
+        batch = self.client.batch()
+        for upload_id in upload_ids:
+            batch.delete(self.client.collection(UPLOAD_SESSIONS).document(upload_id))
+        batch.commit()
 
     def cancel(self, job_id: str) -> ImportJob | None:
         @self._fs.transactional

@@ -68,6 +68,17 @@ class GcsBlobStore:
             )
         )
 
+    def cancel_upload(self, url: str) -> None:
+        import requests
+
+        # The session URL is its own permission (no token), as for the client's PUT.
+        response = requests.delete(url, timeout=30)
+        # 499: cancelled; 404/410: finished or expired already. Anything else (a 5xx)
+        # raises, and the deletion's redelivered message tries again.
+        if response.status_code not in (200, 204, 404, 410, 499):
+            response.raise_for_status()
+            raise OSError(f"cancelling an upload session answered {response.status_code}")
+
     def delete_prefix(self, prefix: str) -> int:
         gone = 0
         for name in list(self.names(prefix)):

@@ -49,6 +49,9 @@ class MemoryBlobStore:
     ) -> str | None:
         return None  # in process: no URL a client could reach
 
+    def cancel_upload(self, url: str) -> None:
+        return None  # it hands out no sessions
+
     def delete_prefix(self, prefix: str) -> int:
         with self._lock:
             gone = [n for n in self._objects if n.startswith(prefix)]

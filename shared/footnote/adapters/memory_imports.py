@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 from typing import Generic, Protocol, TypeVar
 
 from footnote.domain import ExportJob, ImportJob
@@ -44,6 +46,24 @@ class _MemoryJobs(Generic[J]):
 
 
 class MemoryImportJobs(_MemoryJobs[ImportJob]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sessions: dict[str, tuple[str, str]] = {}  # upload id -> (tenant, URL)
+
+    def record_upload(self, tenant_id: str, upload_id: str, url: str, expires: datetime) -> None:
+        with self._lock:
+            self.sessions[upload_id] = (tenant_id, url)
+
+    def uploads(self, tenant_id: str, limit: int) -> list[tuple[str, str]]:
+        with self._lock:
+            mine = [(k, url) for k, (t, url) in self.sessions.items() if t == tenant_id]
+        return mine[:limit]
+
+    def forget_uploads(self, upload_ids: Sequence[str]) -> None:
+        with self._lock:
+            for upload_id in upload_ids:
+                self.sessions.pop(upload_id, None)
+
     def save(self, job: ImportJob, expected_cursor: int) -> bool:
         with self._lock:
             stored = self.jobs.get(job.id)
@@ -51,6 +71,10 @@ class MemoryImportJobs(_MemoryJobs[ImportJob]):
                 return False
             self.jobs[job.id] = job
             return True
+
+    def unfinished(self, limit: int) -> list[ImportJob]:
+        with self._lock:
+            return [j for j in self.jobs.values() if not j.finished][:limit]
 
     def cancel(self, job_id: str) -> ImportJob | None:
         with self._lock:

@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import ClientDisconnected, HTTPException
 from werkzeug.exceptions import MethodNotAllowed as WzMethodNotAllowed
 from werkzeug.routing import RequestRedirect
 from werkzeug.wrappers import Request, Response
@@ -35,10 +35,12 @@ from footnote.api.schemas import (
 )
 from footnote.config import Settings
 from footnote.errors import (
+    ClientClosedRequest,
     Contention,
     FootnoteError,
     IdempotencyInProgress,
     InvalidRequest,
+    MalformedBody,
     MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
@@ -118,6 +120,8 @@ class Api:
                 response.headers["ETag"] = wire.etag(exc.current)
             if isinstance(exc, MethodNotAllowed) and exc.allowed:
                 response.headers["Allow"] = ", ".join(exc.allowed)
+            if isinstance(exc, ClientClosedRequest):
+                fields["clientAborted"] = True
         except Exception:
             # The entry point's last resort, the one broad catch the API keeps: a bug
             # (every expected failure is a FootnoteError, above) is logged with its
@@ -126,6 +130,8 @@ class Api:
             response = _json(
                 wire.error("internal", "internal error", {"requestId": request_id}), 500
             )
+        if response.status_code >= 400:
+            _leave_unread_body(request)
         self._cors(request, response)
         response.headers["X-Request-Id"] = request_id
         fields["httpRequest"]["status"] = response.status_code
@@ -167,7 +173,7 @@ class Api:
             fields["appId"] = self._app_check.verify(
                 request.headers.get("X-Firebase-AppCheck", "").strip()
             )
-        tenant = self._authenticate(request)
+        tenant = self._authenticate(request, endpoint)
         fields["tenant"] = tenant
         if any(not _SAFE_ID.fullmatch(v) for v in args.values()):
             raise NotFound("not found")
@@ -422,14 +428,24 @@ class Api:
             service.complete(record, _stored(response, response.get_data()))
         return response
 
-    def _authenticate(self, request: Request) -> str:
+    def _authenticate(self, request: Request, endpoint: str) -> str:
         header = request.headers.get("Authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthenticated("a valid Firebase ID token is required")
+        token = token.strip()
+        if endpoint == "account_delete" and self._accounts is not None:
+            # DELETE /account closes the account at once (its sessions revoked, sign-in
+            # disabled), so a retry of a request whose answer was lost would find its
+            # token refused. A token that is itself valid, of an account whose deletion
+            # has begun, gets that same job again; it learns nothing and can start
+            # nothing else.
+            uid = self._verifier.verify(token, fresh=True, check_account=False)
+            if self._accounts().is_deleting(uid):
+                return uid
         # Reads may reuse a recent check of the account (AUTH_REVOCATION_CACHE_S);
         # anything that may change data checks it now.
-        return self._verifier.verify(token.strip(), fresh=request.method not in _SAFE_METHODS)
+        return self._verifier.verify(token, fresh=request.method not in _SAFE_METHODS)
 
     def _cors(self, request: Request, response: Response) -> None:
         origin = request.headers.get("Origin")
@@ -469,7 +485,10 @@ def _if_match(request: Request) -> frozenset[int] | None:
     tags = request.if_match
     if tags.star_tag:
         return None
-    return frozenset(int(t) for t in tags.as_set() if t.isascii() and t.isdigit() and len(t) < 19)
+    # An empty tag (``""``) comes back as None: like any foreign tag it matches nothing.
+    return frozenset(
+        int(t) for t in tags.as_set() if t and t.isascii() and t.isdigit() and len(t) < 19
+    )
 
 
 def wants_event_stream(request: Request) -> bool:
@@ -490,10 +509,27 @@ def _body(request: Request, max_bytes: int) -> bytes:
     length = request.content_length
     if length is not None and length > max_bytes:
         raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
-    raw = request.get_data(cache=True)
+    try:
+        raw = request.get_data(cache=True)
+    except (ClientDisconnected, ConnectionError) as exc:
+        # The body ended before its Content-Length: the client went away.
+        raise ClientClosedRequest("the request body ended early") from exc
+    except OSError as exc:  # a bad chunk size or terminator (gunicorn's errors are OSErrors too)
+        raise MalformedBody("request body is malformed (its chunked encoding)") from exc
     if len(raw) > max_bytes:
         raise PayloadTooLarge(f"request body is larger than {max_bytes} bytes")
     return raw
+
+
+def _leave_unread_body(request: Request) -> None:
+    """An error answered before (or instead of) reading the whole body: the body is
+    left unread. functions-framework reads every request's body after a non-streamed
+    response (its ``read_request`` hook), which would wait for a body that never comes
+    (a huge Content-Length over the limit, answered 413 from the header) or fail again
+    on one that cannot be read (a malformed chunk, a client gone), turning the answer
+    into its own HTML 500."""
+    if getattr(request, "_cached_data", None) is None:
+        request._cached_data = b""
 
 
 def _parse(request: Request, model: type[M], max_bytes: int) -> M:

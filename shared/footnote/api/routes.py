@@ -128,7 +128,8 @@ def _rule(route: Route) -> Rule:
 
 ROUTES = Map(
     [_rule(r) for r in ROUTE_TABLE],
-    strict_slashes=False,
+    # One canonical form: `/notes/` is not `/notes` (not found, as the README says).
+    strict_slashes=True,
     # No redirects: a doubled slash (`/notes//abc`, `/notes/%2Fabc`) is simply not
     # found. Werkzeug would answer it with a 308 raised as an exception, outside the
     # error envelope.

@@ -158,6 +158,7 @@ def install(container: Any, switch: FaultSwitch) -> None:
         # The same files as the real wiring: without them the "files" step deleted
         # nothing on the test stack (found when its Cloud Storage became listable).
         blobs=container.blobs,
+        uploads=container.import_jobs,  # the sessions to cancel, as the real wiring
         after=switch.check_step,
     )
     from footnote.services.imports import ImportService
@@ -170,6 +171,7 @@ def install(container: Any, switch: FaultSwitch) -> None:
         container.account_queue,
         container.quotas,
         indexing=lambda: container.indexing,
+        fence=container.tenant_data.is_deleting,  # as the real wiring
     )
 
 

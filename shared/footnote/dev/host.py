@@ -7,7 +7,9 @@ the Firestore emulator posts trigger events to → indexer.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,9 @@ from werkzeug.serving import WSGIRequestHandler, run_simple
 
 ROOT = Path(__file__).resolve().parents[3]
 INDEXER_TRIGGER_ID = "footnote-indexer"
+# Set by RawUriHandler when a request cannot be served as sent; answered 400 by
+# ``refuse_malformed`` before any function sees it.
+MALFORMED = "footnote.malformed"
 
 
 def trigger_path(project_id: str, trigger_id: str = INDEXER_TRIGGER_ID) -> str:
@@ -45,7 +50,29 @@ def build_app(project_id: str) -> Any:
         switch = faults.FaultSwitch()
         faults.install(container(), switch)
         mounts["/_faults"] = faults.wsgi_app(switch)
-    return DispatcherMiddleware(app("api", "api", "http"), mounts)
+    return refuse_malformed(DispatcherMiddleware(app("api", "api", "http"), mounts))
+
+
+def refuse_malformed(app: Any) -> Callable[[dict[str, Any], Any], Iterable[bytes]]:
+    """A request whose framing RawUriHandler found ambiguous, or whose target is not
+    a path, answered 400 in the API's error envelope. In production the front end
+    and gunicorn refuse these before the function runs; Python's http.server takes
+    them (the last of two Content-Lengths, ``GET *`` mounted nowhere and redirected)."""
+
+    def edge(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        problem = environ.get(MALFORMED)
+        if problem is None:
+            return app(environ, start_response)  # type: ignore[no-any-return]
+        from footnote.api import wire
+
+        body = json.dumps(wire.error("invalid_argument", problem, None)).encode()
+        start_response(
+            "400 BAD REQUEST",
+            [("Content-Type", "application/json"), ("Content-Length", str(len(body)))],
+        )
+        return [body]
+
+    return edge
 
 
 class RawUriHandler(WSGIRequestHandler):
@@ -58,7 +85,24 @@ class RawUriHandler(WSGIRequestHandler):
         environ = super().make_environ()
         parts = self.requestline.split(" ")
         environ["RAW_URI"] = parts[1] if len(parts) == 3 else self.path
+        problem = self._malformed(environ["RAW_URI"])
+        if problem is not None:
+            environ[MALFORMED] = problem
         return environ
+
+    def _malformed(self, target: str) -> str | None:
+        """Why the request cannot be served as sent, as RFC 9112 has a server refuse
+        it (section 6.3: a body's length must be unambiguous), or None."""
+        lengths = self.headers.get_all("Content-Length") or []
+        if len(lengths) > 1:
+            return "Content-Length is sent more than once"
+        if lengths and not (lengths[0].strip().isascii() and lengths[0].strip().isdigit()):
+            return "Content-Length must be a whole number"
+        if lengths and self.headers.get("Transfer-Encoding"):
+            return "Content-Length and Transfer-Encoding are both sent"
+        if not target.startswith("/") and "://" not in target:
+            return "the request target must be a path"  # "*" (or anything but a path)
+        return None
 
 
 def main() -> None:

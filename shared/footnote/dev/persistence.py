@@ -72,6 +72,25 @@ class DataDir:
         stored, so there is no snapshot to take and nothing to import."""
         return self.root / "storage"
 
+    def prune_storage_folders(self) -> int:
+        """Remove the empty folders the storage server leaves on disk when it deletes
+        objects (a deleted account's ``users/{uid}/``): Cloud Storage has no folders,
+        and a deleted user's id should not stay behind as a directory name. Only
+        below each bucket's own folder, and only while the server is not running (it
+        creates a folder before writing into it). How many were removed."""
+        root = self.storage / ".cloudstorage"
+        if not root.is_dir():
+            return 0
+        removed = 0
+        for bucket in (p for p in root.iterdir() if p.is_dir() and not p.name.startswith("_")):
+            for folder in sorted(
+                (p for p in bucket.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)
+            ):
+                if not any(folder.iterdir()):
+                    folder.rmdir()
+                    removed += 1
+        return removed
+
     # -- ownership -------------------------------------------------------------
     def acquire(self) -> None:
         """One stack per data folder: two would overwrite each other's snapshots."""

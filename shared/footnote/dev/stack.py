@@ -26,11 +26,13 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -72,11 +74,23 @@ def uploads_bucket(project: str) -> str:
     return f"{project}-footnote-uploads"
 
 
+_LOG_PREFIX = "footnote-logs-"
+
+
+def _temporary_log_dir() -> Path:
+    """A new folder's name (made when the stack starts, not when it is described)."""
+    return Path(tempfile.gettempdir()) / f"{_LOG_PREFIX}{uuid.uuid4().hex[:12]}"
+
+
 @dataclass
 class Stack:
     ports: Ports = field(default_factory=Ports)
     project: str = PROJECT
-    log_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="footnote-logs-")))
+    # The processes' logs. By default a folder of its own in the system's temporary
+    # folder, made at start and removed by stop() unless keep_logs is set (a failure
+    # to look into); a folder given here is the caller's and stays.
+    log_dir: Path = field(default_factory=lambda: _temporary_log_dir())
+    keep_logs: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
     max_delivery_attempts: int = 5
     # Where the data lives across restarts (footnote.dev.persistence); None: in memory.
@@ -86,6 +100,11 @@ class Stack:
     _tools: dict[str, str] = field(default_factory=dict)
     _reaper: Reaper = field(default_factory=Reaper)
     _saver: Saver | None = None
+
+    def __post_init__(self) -> None:
+        self._temporary_logs = self.log_dir.name.startswith(_LOG_PREFIX) and (
+            self.log_dir.parent == Path(tempfile.gettempdir())
+        )
 
     # -- environment -----------------------------------------------------------
     @property
@@ -129,6 +148,7 @@ class Stack:
         host and, with ``with_web``, the web client; every port is checked first."""
         tools = check_prerequisites()
         self.check_ports(with_functions, with_web)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
         if self.data is not None:
             self.data.acquire()
         try:
@@ -229,7 +249,7 @@ class Stack:
         argv = [
             sys.executable,
             "-m",
-            "gcp_storage_emulator",
+            "footnote.dev.storage_server",  # gcp-storage-emulator, cancelling sessions
             "start",
             "--host=127.0.0.1",
             f"--port={self.ports.storage}",
@@ -239,6 +259,7 @@ class Stack:
             argv.append("--in-memory")
         else:
             self.data.storage.mkdir(parents=True, exist_ok=True)
+            self.data.prune_storage_folders()  # the server is not running yet
             env["STORAGE_BASE"] = str(self.data.storage)  # its files: STORAGE_BASE/.cloudstorage
         self._spawn("storage", argv, env=env, cwd=self.log_dir)
 
@@ -584,7 +605,10 @@ class Stack:
             self._reaper.forget(proc.pid)
         self._reaper.close()
         if self.data is not None:
+            self.data.prune_storage_folders()  # the server has stopped
             self.data.release()
+        if self._temporary_logs and not self.keep_logs:
+            shutil.rmtree(self.log_dir, ignore_errors=True)
 
     def log_tail(self, name: str, lines: int = 40) -> str:
         path = self.log_dir / f"{name}.log"

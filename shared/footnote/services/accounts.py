@@ -29,7 +29,14 @@ from typing import Any
 
 from footnote.domain import DELETION_STEPS, DeletionJob, deletion_job_id
 from footnote.errors import BadEvent, InvalidRequest, NotFound
-from footnote.ports import AccountAuth, BlobStore, ReindexQueue, TenantData, VectorIndex
+from footnote.ports import (
+    AccountAuth,
+    BlobStore,
+    ImportJobStore,
+    ReindexQueue,
+    TenantData,
+    VectorIndex,
+)
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +71,7 @@ class AccountService:
         monotonic: Callable[[], float] = time.monotonic,
         after: Callable[[str], None] | None = None,
         blobs: BlobStore | None = None,
+        uploads: ImportJobStore | None = None,
     ) -> None:
         """``after`` is called after the work of each step (``"notes"``) and, in the
         vector steps, after a page's datapoints were removed and before its
@@ -80,6 +88,7 @@ class AccountService:
         self._monotonic = monotonic
         self._after = after or (lambda _: None)
         self._blobs = blobs  # None: no file store (in-process harnesses without one)
+        self._uploads = uploads  # the upload sessions handed out (None: none recorded)
 
     # -- the API's half -------------------------------------------------------------
     def is_deleting(self, tenant_id: str) -> bool:
@@ -146,12 +155,28 @@ class AccountService:
             self._auth.delete(tenant_id)
             return 0
         if step == "files":
-            return self._blobs.delete_prefix(f"users/{tenant_id}/") if self._blobs else 0
+            return self._cancel_uploads(tenant_id) + (
+                self._blobs.delete_prefix(f"users/{tenant_id}/") if self._blobs else 0
+            )
         if step in _VECTOR_AREAS:
             return self._vector_area(tenant_id, step)
         total = 0
         while (n := self._data.purge(tenant_id, step, self._page)) > 0:
             total += n
+        return total
+
+    def _cancel_uploads(self, tenant_id: str) -> int:
+        """Every upload session handed out to the tenant, cancelled before its files
+        are deleted: Cloud Storage keeps a session open for a week, and its URL would
+        otherwise create ``users/{uid}/uploads/…`` after the account is gone."""
+        if self._uploads is None or self._blobs is None:
+            return 0
+        total = 0
+        while sessions := self._uploads.uploads(tenant_id, self._page):
+            for _, url in sessions:
+                self._blobs.cancel_upload(url)
+            self._uploads.forget_uploads([upload_id for upload_id, _ in sessions])
+            total += len(sessions)
         return total
 
     def _vector_area(self, tenant_id: str, area: str) -> int:

@@ -25,12 +25,13 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from footnote.config import Settings
 from footnote.domain import (
     IMPORT_FAILURES_KEPT,
+    IMPORT_LEASE,
     IMPORT_PROBLEM_CHARS,
     IMPORT_RUNS_PER_MESSAGE,
     ImportJob,
@@ -46,6 +47,7 @@ from footnote.errors import (
     NotFound,
     QuotaExceeded,
     QuotaExhausted,
+    Unauthenticated,
 )
 from footnote.ports import (
     ATOMIC_WRITES,
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IMPORT_NOTES = "importNotes"  # the ``job`` of an import message
+SWEEP_JOBS = "sweepJobs"  # the ``job`` of the scheduled sweep of stalled imports
 # The report's reason when an archive read cleanly but held nothing to import (a zip
 # of photos, a folder of PDFs): without it the job would say "done" and nothing else.
 NOTHING_FOUND = (
@@ -82,6 +85,13 @@ PAGE_CHARS = 50_000
 # An archive uploaded straight to Cloud Storage (POST /uploads): what the readers
 # take, at most (footnote.archives reads 2 GiB inflated, in bounded memory).
 UPLOAD_MAX_BYTES = 2 * 1024**3
+# How long Cloud Storage keeps a resumable upload session open.
+UPLOAD_SESSION_LIFE = timedelta(days=7)
+
+
+class AccountClosing(Exception):
+    """The job's account is being deleted: the run stops where it is, and its message
+    is acknowledged (the deletion removes the job and what it wrote)."""
 
 
 class _IndexRun:
@@ -110,9 +120,13 @@ class ImportService:
         budget_s: float = 420.0,
         page_size: int = 50,
         indexing: Callable[[], IndexingService] | None = None,
+        fence: Callable[[str], bool] | None = None,
     ) -> None:
         """``indexing``: the indexer, built when first needed (the API, which never
-        runs a job, never builds it); None leaves every note to the trigger."""
+        runs a job, never builds it); None leaves every note to the trigger.
+        ``fence(tenant)``: whether the tenant's account is being deleted; a run then
+        stops before its next write (quota counters included) and its message is
+        acknowledged, not retried into the dead-letter topic."""
         self._s = settings
         self._notes = notes
         self._blobs = blobs
@@ -124,6 +138,7 @@ class ImportService:
         self._budget = budget_s
         self._page = page_size
         self._indexing = indexing
+        self._fence = fence or (lambda _tenant: False)
 
     # -- the API's half -------------------------------------------------------------
     def upload(self, tenant_id: str, job_id: str, data: bytes) -> str:
@@ -147,6 +162,10 @@ class ImportService:
         url = self._blobs.upload_session(name, content_type, size, origin)
         if url is None:
             raise NotFound("no direct uploads here: send the archive as the body of POST /imports")
+        # Recorded before the URL is handed out: an account deletion cancels it.
+        self._jobs.record_upload(
+            tenant_id, upload_id.split("/", 1)[0], url, self._clock() + UPLOAD_SESSION_LIFE
+        )
         return name, url
 
     def start(self, tenant_id: str, job_id: str, object_name: str) -> ImportJob:
@@ -156,7 +175,8 @@ class ImportService:
             raise Forbidden(f"only your own uploads ({user_prefix(tenant_id)}…) can be imported")
         if self._blobs.size(object_name) is None:
             raise NotFound("no such upload")
-        job = self._jobs.create(ImportJob(job_id, tenant_id, object_name, self._clock()))
+        now = self._clock()
+        job = self._jobs.create(ImportJob(job_id, tenant_id, object_name, now, updated_at=now))
         if not job.finished:
             self._queue.publish(message(tenant_id, job.id))
         return job
@@ -174,8 +194,34 @@ class ImportService:
             raise NotFound("import not found")
         return job
 
+    # -- the sweep ------------------------------------------------------------------
+    def resume_stalled(self, stalled_after: timedelta = IMPORT_LEASE) -> tuple[str, ...]:
+        """Publish again the message of every unfinished job no run has saved for
+        ``stalled_after``: its worker died (an instance killed, the local stack
+        restarted) and its message with it. The job resumes at its cursor; a job whose
+        runs keep dying ends ``failed`` after IMPORT_RUNS_PER_MESSAGE of them, so none
+        stays ``running`` for good. The ids of the jobs resumed."""
+        now = self._clock()
+        resumed: list[str] = []
+        for job in self._jobs.unfinished(500):
+            heartbeat = job.updated_at or job.started_at or job.created_at
+            if now - heartbeat < stalled_after or self._fence(job.tenant_id):
+                continue  # alive, or its account's deletion removes it
+            # Stamped first (compare-and-set on its cursor): a run that saved meanwhile
+            # is alive, and the next sweep waits a whole lease again.
+            if self._jobs.save(replace(job, updated_at=now), job.cursor):
+                self._queue.publish(message(job.tenant_id, job.id))
+                resumed.append(job.id)
+        if resumed:
+            log.warning("import sweep: %d stalled jobs resumed: %s", len(resumed), resumed)
+        return tuple(resumed)
+
     # -- the job --------------------------------------------------------------------
     def run(self, tenant_id: str, job_id: str) -> ImportJob:
+        """Run (or resume) the job. AccountClosing when its account is being deleted:
+        the message is then done with (acknowledged), as the deletion empties the rest."""
+        if self._fence(tenant_id):
+            raise AccountClosing
         job = self._jobs.get(job_id)
         if job is None or job.tenant_id != tenant_id:
             raise BadEvent("import message names no job of its tenant")
@@ -210,6 +256,9 @@ class ImportService:
                 return self._consume(job, records, started)
             except ArchiveRefused as refused:
                 return self._finish(job, "failed", str(refused))
+            except AccountClosing:
+                log.info("import %s stopped: its account is being deleted", job.id)
+                raise
 
     def _consume(
         self, job: ImportJob, records: Iterator[ImportRecord], started: float
@@ -285,6 +334,11 @@ class ImportService:
                 seen.add(plan.id)
         new = [n for n in planned if isinstance(n, Note)]
         embedded = self._embedded(new, index_run)
+        if self._fence(job.tenant_id):
+            # Checked after the embedding, the page's long part, right before its
+            # quota counters and notes are written: the deletion's grace covers the
+            # moment between, so nothing of this run lands after a step emptied it.
+            raise AccountClosing
         outcomes, stopped = self._write(new, embedded, index_run)
         for (index, record), plan in zip(page, planned, strict=True):
             if stopped is not None and isinstance(plan, Note) and plan.id == stopped[0]:
@@ -340,6 +394,11 @@ class ImportService:
         entries = [entry for entry, _ in group]
         try:
             done = self._notes.create_notes(entries)
+        except Unauthenticated:
+            # The deletion's fence, read inside the write: nothing was written, and
+            # nothing is given back either (a give-back would write the counters
+            # the deletion empties).
+            raise AccountClosing from None
         except BaseException:
             self._release(r for _, r in group)
             raise
@@ -444,6 +503,7 @@ class ImportService:
         return replace(job, problems=(*job.problems, problem))
 
     def _saved(self, expected: ImportJob, job: ImportJob) -> ImportJob:
+        job = replace(job, updated_at=self._clock())  # the run's heartbeat
         if self._jobs.save(job, expected.cursor):
             return job
         stored = self._jobs.get(job.id)
@@ -480,6 +540,20 @@ def _clipped(reason: str) -> str:
 
 def message(tenant_id: str, job_id: str) -> dict[str, Any]:
     return {"job": IMPORT_NOTES, "tenantId": tenant_id, "jobId": job_id}
+
+
+def sweep_message(stalled_after_s: float | None = None) -> dict[str, Any]:
+    """The job sweep's message; ``stalled_after_s`` instead of IMPORT_LEASE (0 after a
+    restart of the local stack, when no run of before can be alive)."""
+    extra = {} if stalled_after_s is None else {"stalledAfterS": stalled_after_s}
+    return {"job": SWEEP_JOBS, **extra}
+
+
+def parse_sweep(payload: dict[str, Any]) -> timedelta:
+    value = payload.get("stalledAfterS", IMPORT_LEASE.total_seconds())
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 86400:
+        raise BadEvent("sweep message 'stalledAfterS' must be 0 to 86400 seconds")
+    return timedelta(seconds=value)
 
 
 def parse_message(payload: dict[str, Any]) -> tuple[str, str]:

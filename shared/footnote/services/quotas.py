@@ -57,7 +57,7 @@ class QuotaService:
             yield
         except BaseException:
             if key is not None:
-                self._counter.consume(key, -1, 1, None)
+                self._counter.consume(key, -1, 1, window_expiry(key))
             raise
 
     def charge_request(self, tenant_id: str, endpoint: str) -> str | None:
@@ -72,7 +72,7 @@ class QuotaService:
         start = now.replace(second=0, microsecond=0)
         end = start + timedelta(minutes=1)
         key = f"{tenant_id}:{endpoint}:{start:%Y%m%d%H%M}"
-        if self._counter.consume(key, 1, limit, end + timedelta(minutes=5)) is None:
+        if self._counter.consume(key, 1, limit, window_expiry(key)) is None:
             raise QuotaExceeded(
                 f"too many {endpoint} requests: at most {limit} per minute",
                 quota=f"{endpoint}PerMinute",
@@ -98,7 +98,7 @@ class QuotaService:
         day = now.replace(hour=0, minute=0, second=0, microsecond=0)
         end = day + timedelta(days=1)
         key = f"{tenant_id}:{what}:{day:%Y%m%d}"
-        if self._counter.consume(key, 1, limit, end + timedelta(hours=1)) is None:
+        if self._counter.consume(key, 1, limit, window_expiry(key)) is None:
             raise QuotaExceeded(
                 f"too many {what} today: at most {limit} per day",
                 quota=f"{what}PerDay",
@@ -118,7 +118,7 @@ class QuotaService:
             end = day + timedelta(days=1)
             notes_key = f"{tenant_id}:notes:{day:%Y%m%d}"
             if (
-                self._counter.consume(notes_key, 1, s.quota_notes_per_day, end + timedelta(hours=1))
+                self._counter.consume(notes_key, 1, s.quota_notes_per_day, window_expiry(notes_key))
                 is None
             ):
                 raise QuotaExceeded(
@@ -131,7 +131,9 @@ class QuotaService:
             key = self.chars_key(tenant_id)
             if self._counter.consume(key, chars, s.quota_stored_chars, None) is None:
                 if notes_key is not None:
-                    self._counter.consume(notes_key, -1, s.quota_notes_per_day, None)
+                    self._counter.consume(
+                        notes_key, -1, s.quota_notes_per_day, window_expiry(notes_key)
+                    )
                 raise QuotaExceeded(
                     f"stored notes would exceed {s.quota_stored_chars} characters: "
                     "delete or shorten notes to make room",
@@ -157,7 +159,8 @@ class QuotaService:
         """The write did not happen: give back what it reserved."""
         s = self._s
         if reservation.notes_key is not None:
-            self._counter.consume(reservation.notes_key, -1, s.quota_notes_per_day, None)
+            key = reservation.notes_key
+            self._counter.consume(key, -1, s.quota_notes_per_day, window_expiry(key))
         if reservation.chars:
             self.adjust_chars(reservation.tenant_id, -reservation.chars)
 
@@ -176,6 +179,17 @@ class QuotaService:
     @staticmethod
     def chars_key(tenant_id: str) -> str:
         return f"{tenant_id}:storedChars"
+
+
+def window_expiry(key: str) -> datetime:
+    """When a window's counter may go (its TTL field), from the window in its key
+    (``…:YYYYmmddHHMM`` a minute, ``…:YYYYmmdd`` a day): the same as when it was
+    charged. Every write carries it, a give-back too: a counter re-created by a late
+    give-back (the notes step of an account deletion already past) still expires."""
+    stamp = key.rsplit(":", 1)[-1]
+    if len(stamp) == 12:
+        return datetime.strptime(stamp, "%Y%m%d%H%M").replace(tzinfo=UTC) + timedelta(minutes=6)
+    return datetime.strptime(stamp, "%Y%m%d").replace(tzinfo=UTC) + timedelta(days=1, hours=1)
 
 
 def _seconds_until(now: datetime, end: datetime) -> int:

@@ -50,7 +50,10 @@ export function accountView(store: Store, session: Promise<Session>): AccountVie
   async function credentials(action: typeof signInWithEmailAndPassword, label: string): Promise<void> {
     const email = $<HTMLInputElement>("email").value.trim();
     const password = $<HTMLInputElement>("password").value;
+    // One message at a time: a new attempt ends the last one's, and the notice of a
+    // deletion ("being deleted") too, so a refused sign-in does not stack under it.
     authError.textContent = "";
+    authNotice.textContent = "";
     if (!email || password.length < 6) {
       authError.textContent = "Enter your email and a password of at least 6 characters.";
       return;

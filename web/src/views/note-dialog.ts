@@ -140,7 +140,7 @@ export function noteDialog(store: Store, api: Api, notes: NotesView, hidePreview
       void notes.refresh();
       setEditing(false);
       render(note);
-      toast("Note updated. It is being indexed again.");
+      toast("Note updated. It is being indexed again.", id);
     } catch (err) {
       if (!store.isCurrent(epoch)) return;
       const current = currentNote(err);

@@ -3,7 +3,7 @@
 import type { Api } from "../api/client";
 import { describeError } from "../api/errors";
 import type { Note, NoteCreate } from "../api/types";
-import { $, el, formatDate, toast } from "../dom";
+import { $, el, formatDate, noteSettled, toast } from "../dom";
 import type { ListedNote, Store } from "../store";
 import { isLive, placement, statusOf } from "../sync";
 import { parseTags, tagList } from "../tags";
@@ -92,6 +92,13 @@ export function notesView(store: Store, api: Api, openNote: NoteOpener): NotesVi
     if (existing) existing.replaceWith(item);
     else if (prepend) list.prepend(item);
     else list.append(item);
+    shown(note);
+  }
+
+  /** A note just put on the page: the poller follows it while it is pending, and once
+   * it is not, a toast about its indexing has said its piece. */
+  function shown(note: ListedNote): void {
+    if (note.indexStatus !== "pending") noteSettled(note.id);
     schedulePoll();
   }
 
@@ -151,11 +158,11 @@ export function notesView(store: Store, api: Api, openNote: NoteOpener): NotesVi
     else if (where.kind === "before") {
       store.notes.set(note.id, note);
       itemOf(where.id)?.before(noteItem(note));
-      schedulePoll();
+      shown(note);
     } else if (where.kind === "append") {
       store.notes.set(note.id, note);
       list.append(noteItem(note));
-      schedulePoll();
+      shown(note);
     }
   }
 
@@ -237,7 +244,7 @@ export function notesView(store: Store, api: Api, openNote: NoteOpener): NotesVi
       if (!store.isCurrent(epoch)) return;
       putNote({ ...saved, indexStatus: "pending", retryUntil: Date.now() + 30_000 });
       void refresh();
-      toast("Indexing again.");
+      toast("Indexing again.", id);
     } catch (err) {
       if (store.isCurrent(epoch)) toast(`Retry failed. ${describeError(err)}`);
     }
@@ -298,7 +305,7 @@ export function notesView(store: Store, api: Api, openNote: NoteOpener): NotesVi
       form.reset();
       more.textContent = "";
       void refresh();
-      toast("Note saved. It becomes searchable once indexed.");
+      toast("Note saved. It becomes searchable once indexed.", note.indexStatus === "pending" ? note.id : null);
     } catch (err) {
       if (store.isCurrent(epoch)) error.textContent = `The note was not saved. ${describeError(err)}`;
     } finally {

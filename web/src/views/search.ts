@@ -16,12 +16,29 @@ export function contributions(hit: Pick<SearchHit, "breakdown" | "sources">): { 
   return { scored, via };
 }
 
+/** The signals, as a person would say what found a passage. */
+export const SIGNAL_WORDS: Readonly<Record<string, string>> = {
+  dense: "its meaning", keyword: "your words", bm25: "your words", sparse: "your words",
+  recency: "how recent it is", type: "its type", title: "its title",
+};
+
+/** What found the passage, in words ("found by its meaning and your words"); the
+ * signals' fused scores are relative to the other candidates and mean nothing read
+ * alone ("recency −0.1058"), so they are left to the hover title. */
+export function foundBy({ scored, via }: { scored: [string, number][]; via: string[] }): string {
+  const helped = [...via, ...scored.filter(([, v]) => Number(v) > 0).map(([k]) => k)];
+  const words = [...new Set(helped.map((k) => SIGNAL_WORDS[k] ?? k))];
+  if (!words.length) return "";
+  const last = words.pop()!;
+  return `found by ${words.length ? `${words.join(", ")} and ${last}` : last}`;
+}
+
 export function resultItem(hit: SearchHit, openNote: NoteOpener): HTMLLIElement {
-  const { scored, via } = contributions(hit);
-  const breakdown = el("dl", { class: "breakdown", "aria-label": "Score breakdown" });
-  for (const [k, v] of scored) {
-    breakdown.append(el("div", {}, el("dt", { text: k }), el("dd", { text: Number(v).toFixed(4) })));
-  }
+  const signals = contributions(hit);
+  const { scored } = signals;
+  const found = foundBy(signals);
+  const scores = [`rank score ${Number(hit.score).toFixed(4)}`,
+    ...scored.map(([k, v]) => `${k} ${Number(v).toFixed(4)}`)].join("\n");
   const title = hit.title || "";
   return el("li", { class: "result", dataset: { noteId: hit.noteId } },
     title ? el("h2", { class: "result-title", text: title }) : null,
@@ -29,12 +46,10 @@ export function resultItem(hit: SearchHit, openNote: NoteOpener): HTMLLIElement 
       // How well the passage matches (its support: the better of meaning and the share
       // of the query's words it holds), not the fused rank score, which is relative to
       // the other candidates and reads 0 when a passage is the only one.
-      el("strong", { title: `rank score ${Number(hit.score).toFixed(4)}`, text: `${Math.round(100 * Number(hit.similarity))}% match` }),
+      el("strong", { title: scores, text: `${Math.round(100 * Number(hit.similarity))}% match` }),
       hit.memoryType ? el("span", { class: "type", title: "Memory type", text: hit.memoryType }) : null,
-      el("span", { class: "hint", text: [formatDate(hit.createdAt),
-        via.length ? `via ${via.join(" + ")}` : ""].filter(Boolean).join(" · ") })),
+      el("span", { class: "hint", text: [formatDate(hit.createdAt), found].filter(Boolean).join(" · ") })),
     el("p", { class: "result-text", text: withoutTitle(hit.text, title) }),
-    scored.length ? breakdown : null,
     el("button", { type: "button", class: "link", text: "Open note", onclick: () => openNote(hit.noteId, { passage: hit.text }) }));
 }
 
