@@ -468,22 +468,22 @@ class TenantCorpus:
         df = np.array([int(written[t].sum()) if t in written else self._df_of(t) for t in wanted])
         idf = _LUCENE.idf(np.maximum(df, 1), live)
         total = float(idf.sum()) or 1.0
-        out: dict[str, float] = {}
-        wanted_ids = np.array([self._vocab.get(t, -1) for t in wanted], dtype=np.int64)
-        for cid in chunk_ids:
-            row = self.by_id[cid]
-            have = np.isin(wanted_ids, self.row_terms(row)[0])  # the row's keyword_terms
-            out[cid] = (
-                float(
-                    sum(
-                        w
-                        for t, w, held in zip(wanted, idf, have.tolist(), strict=True)
-                        if held or (t in written and written[t][row])
-                    )
-                )
-                / total
-            )
-        return out
+        if not chunk_ids:
+            return {}
+        rows = np.array([self.by_id[cid] for cid in chunk_ids], dtype=np.int64)
+        lens = self._fwd_len[rows]
+        _, entries = _gather_segments(self._fwd_start[rows], lens)
+        row_terms = self._fwd_terms[entries]  # the rows' keyword_terms, by id
+        owner = np.repeat(np.arange(len(rows)), lens)
+        held = np.zeros((len(rows), len(wanted)), dtype=bool)
+        for j, t in enumerate(wanted):
+            tid = self._vocab.get(t)
+            if tid is not None:
+                held[owner[row_terms == tid], j] = True
+            if t in written:
+                held[:, j] |= written[t][rows]
+        shares = np.where(held, idf, 0.0).sum(axis=1) / total
+        return dict(zip(chunk_ids, shares.tolist(), strict=True))
 
     def holds(self, term: str) -> bool:
         """Some live chunk holds the (stemmed) term."""
@@ -655,16 +655,29 @@ def build_postings(
 ) -> tuple[list[Postings], np.ndarray]:
     """Every term's postings (rows ascending) and document frequency, from the
     forward index's entries listed in row order."""
+    rows_sorted, tfs_sorted, df = sort_postings(term_ids, rows, tfs, n_terms)
+    return postings_of(rows_sorted, tfs_sorted, df), df
+
+
+def sort_postings(
+    term_ids: np.ndarray, rows: np.ndarray, tfs: np.ndarray, n_terms: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The forward index's entries (in row order) grouped by term: rows and counts
+    term after term, rows ascending within one, and each term's document frequency."""
     df = np.bincount(term_ids, minlength=n_terms).astype(np.int64)
     order = np.argsort(term_ids, kind="stable")
     rows_sorted = np.ascontiguousarray(rows[order], dtype=np.int32)
     tfs_sorted = np.ascontiguousarray(tfs[order], dtype=np.float32)
+    return rows_sorted, tfs_sorted, df
+
+
+def postings_of(rows_sorted: np.ndarray, tfs_sorted: np.ndarray, df: np.ndarray) -> list[Postings]:
+    """Each term's postings as views of the grouped arrays (``sort_postings``)."""
     bounds = np.r_[0, np.cumsum(df)].tolist()
-    postings = [
+    return [
         Postings(rows_sorted[bounds[t] : bounds[t + 1]], tfs_sorted[bounds[t] : bounds[t + 1]])
-        for t in range(n_terms)
+        for t in range(len(df))
     ]
-    return postings, df
 
 
 def build_corpus(

@@ -10,8 +10,8 @@ CRC-32 of the arrays.
 
 What is stored is what the corpus's arrays are: float16 vectors, per-row dates,
 types, models, notes and lengths, and the forward index (each row's distinct terms
-by id, with their counts); postings and document frequencies are rebuilt from the
-forward index at load (one stable sort). The terms are stored as the analyzer gave
+by id, with their counts), and the postings grouped by term with each term's
+document frequency (so a load sorts nothing). The terms are stored as the analyzer gave
 them, strings, so nothing here depends on how it stems or which words it drops;
 the fingerprint (the analyzer's output on a fixed text) makes a snapshot made by
 another analyzer stale rather than wrong. BM25's k1, b and variant apply at query
@@ -36,7 +36,7 @@ import numpy as np
 
 from footnote.query.title_events import TitledDay
 from footnote.retrieval.bm25 import Bm25Params
-from footnote.retrieval.corpus import TenantCorpus, build_postings
+from footnote.retrieval.corpus import TenantCorpus, postings_of, sort_postings
 from footnote.text import terms
 
 MAGIC = b"FNSNAP\x00\x01"
@@ -79,6 +79,12 @@ def encode(tenant_id: str, corpus: TenantCorpus) -> bytes:
     notes = sorted({corpus._note_code[n] for n in (corpus.note_of(r) for r in live.tolist())})
     note_index = np.full(len(corpus._notes), -1, dtype=np.int32)
     note_index[notes] = np.arange(len(notes), dtype=np.int32)
+    fwd_terms = corpus._fwd_terms[entries]
+    fwd_tfs = corpus._fwd_tfs[entries]
+    post_rows, post_tfs, df = sort_postings(
+        fwd_terms, np.repeat(np.arange(len(live), dtype=np.int32), lens), fwd_tfs,
+        len(corpus._terms),
+    )  # fmt: skip
     arrays = {
         "matrix": np.ascontiguousarray(corpus.matrix[live], dtype=np.float16),
         "created": corpus.created[live],
@@ -87,8 +93,11 @@ def encode(tenant_id: str, corpus: TenantCorpus) -> bytes:
         "lengths": corpus.lengths[live],
         "note_codes": note_index[corpus.note_codes[live]],
         "fwd_len": lens.astype(np.int32),
-        "fwd_terms": corpus._fwd_terms[entries],
-        "fwd_tfs": corpus._fwd_tfs[entries],
+        "fwd_terms": fwd_terms,
+        "fwd_tfs": fwd_tfs,
+        "post_rows": post_rows,
+        "post_tfs": post_tfs,
+        "df": df,
     }
     table: list[list[Any]] = []
     placed: list[tuple[int, np.ndarray]] = []
@@ -180,6 +189,9 @@ def _corpus(
         and (not len(fwd_terms) or 0 <= int(fwd_terms.min()) <= int(fwd_terms.max()) < len(vocab))
         and (not rows or 0 <= int(a["note_codes"].min()) <= int(a["note_codes"].max()) < len(notes))
         and a["matrix"].shape[1:] == (int(header["dimension"]),)
+        and len(a["df"]) == len(vocab)
+        and int(a["df"].sum()) == len(a["post_rows"]) == len(a["post_tfs"]) == len(fwd_terms)
+        and (not rows or 0 <= int(a["post_rows"].min()) <= int(a["post_rows"].max()) < rows)
     )
     if not shapes_ok:
         raise SnapshotError("corrupt: arrays disagree with the header")
@@ -212,9 +224,8 @@ def _corpus(
     corpus._fwd_terms = fwd_terms
     corpus._fwd_tfs = a["fwd_tfs"]
     corpus._fwd_used = len(fwd_terms)
-    corpus._postings, corpus._df = build_postings(
-        fwd_terms, np.repeat(np.arange(rows, dtype=np.int32), lens), a["fwd_tfs"], len(vocab)
-    )
+    corpus._df = a["df"].copy()  # moves with every patch
+    corpus._postings = postings_of(a["post_rows"], a["post_tfs"], a["df"])
     corpus._total_length = float(corpus.lengths.sum(dtype=np.float64))
     corpus._note_titles = {
         n: TitledDay(key, short, date.fromisoformat(day)) for n, key, short, day in header["titles"]
