@@ -761,12 +761,23 @@ def firestore_run(
     stack._tools = {"firestore": firestore_emulator_binary()}  # only Firestore is started
     report(f"Firestore emulator on 127.0.0.1:{stack.ports.firestore}")
     stack.start_firestore()
-    saved_env = {k: os.environ.get(k) for k in ("FIRESTORE_EMULATOR_HOST", "GOOGLE_CLOUD_PROJECT")}
+    # The Cloud Storage server `make dev` runs, for the tenant's index snapshot.
+    stack._start_storage()
+    from footnote.dev.stack import _wait_http
+
+    _wait_http(f"{stack.storage_url}/storage/v1/b", "storage", stack, "storage", timeout=60)
+    stack._create_bucket()
+    names = ("FIRESTORE_EMULATOR_HOST", "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST")
+    saved_env = {k: os.environ.get(k) for k in names}
     os.environ["FIRESTORE_EMULATOR_HOST"] = f"127.0.0.1:{stack.ports.firestore}"
     os.environ["GOOGLE_CLOUD_PROJECT"] = stack.project
+    os.environ["STORAGE_EMULATOR_HOST"] = stack.storage_url
     try:
         docs, queries = load_scifact()
-        settings = service_settings(dim, NOTE_STORE="firestore", GOOGLE_CLOUD_PROJECT=stack.project)
+        settings = service_settings(
+            dim, NOTE_STORE="firestore", GOOGLE_CLOUD_PROJECT=stack.project,
+            BLOB_STORE="gcs", BLOB_BUCKET=stack.bucket,
+        )  # fmt: skip
         writer = Container(settings)
         corpus = service_corpus(writer, docs, size, dim)
         by_note: dict[str, list[Chunk]] = {}
@@ -790,11 +801,21 @@ def firestore_run(
         by_note.clear()
 
         reader = Container(settings)  # a fresh API process: empty corpus cache
+        reader.corpora._run_writes = lambda job: job()  # the snapshot, before timing on
         counter = ReadCounter()
         with counter.installed():
             search = reader.chat.search
             cold_ms, _ = timed(lambda: search(TENANT, queries[0], SEARCH_K))
             cold_reads = counter.reset()
+            # Another fresh process: the snapshot the first one wrote, then only the
+            # notes changed since (none here).
+            if reader.index_snapshots is None or reader.index_snapshots.read(TENANT) is None:
+                raise RuntimeError("the full load wrote no index snapshot")
+            snap_reader = Container(settings)
+            snap_search = snap_reader.chat.search
+            counter.reset()
+            snap_ms, _ = timed(lambda: snap_search(TENANT, queries[0], SEARCH_K))
+            snap_reads = counter.reset()
             warm, warm_reads = [], []
             for i in range(n_queries + 2):
                 ms, _ = timed(partial(search, TENANT, queries[(i + 1) % len(queries)], SEARCH_K))
@@ -817,6 +838,8 @@ def firestore_run(
             "seed_s": seed_ms / 1000,
             "cold_ms": cold_ms,
             "cold_reads": cold_reads[0],
+            "snapshot_cold_ms": snap_ms,
+            "snapshot_cold_reads": snap_reads[0],
             "search": percentiles(warm),
             "warm_reads_max": max(warm_reads) if warm_reads else 0,
             "after_write": after,
@@ -1004,10 +1027,15 @@ def render(results: list[dict[str, Any]], header: list[str], fs: dict[str, Any] 
         worst_reads = max(after_reads, fs["warm_reads_max"])
         lines += [
             "",
-            f"Firestore emulator: NOTE_STORE=firestore, EMBEDDER=hash, in-memory index "
+            f"Firestore and Cloud Storage emulators: NOTE_STORE=firestore, BLOB_STORE=gcs, "
+            f"EMBEDDER=hash, in-memory index "
             f"(VECTOR_INDEX=memory), {fs['chunks']:,} chunks seeded in {fs['seed_s']:.0f} s",
-            f"  {'cold load (first search of the tenant)':<46}{fmt_ms(fs['cold_ms']):>10}"
+            f"  {'cold load, every chunk (no snapshot yet)':<46}{fmt_ms(fs['cold_ms']):>10}"
             f"   {fs['cold_reads']:>7,} documents read",
+            f"  {'cold load from the index snapshot, then search':<46}"
+            f"{fmt_ms(fs['snapshot_cold_ms']):>10}   {fs['snapshot_cold_reads']:>7,} documents read"
+            f"   goal <= 1 s, <= 100 documents   "
+            f"{verdict(fs['snapshot_cold_ms'] <= 1000 and fs['snapshot_cold_reads'] <= 100)}",
             f"  {'warm /search p50 / p95':<46}{fmt_pair(fs['search']):>18}"
             f"   {fs['warm_reads_max']:>7,} documents read per query (max)",
             f"  {f'first search after a write (max of {len(after)})':<46}{fmt_ms(after_ms):>10}"
@@ -1016,7 +1044,7 @@ def render(results: list[dict[str, Any]], header: list[str], fs: dict[str, Any] 
             f"goal <= k+2 = {k_goal}   {verdict(worst_reads <= k_goal)}",
             f"  first search after a write: {fmt_ms(after_ms)}   goal <= 300 ms "
             f"(issue: 3,000 notes on the local stack)   {verdict(after_ms <= 300)}",
-            "  (cold load reads the whole tenant by design and is not judged per query)",
+            "  (a cold load without a snapshot reads the whole tenant, and writes the snapshot)",
         ]
     return "\n".join(lines)
 
