@@ -483,7 +483,12 @@ class Container:
             self.account_queue,
             self.quotas,
             indexing=lambda: self.indexing,
+            after_import=self._snapshot_tenant if self.index_snapshots is not None else None,
         )
+
+    def _snapshot_tenant(self, tenant_id: str) -> None:
+        """The tenant's index, loaded (or patched) here and written as its snapshot."""
+        self.corpora.write_snapshot(tenant_id)
 
     @lazy
     def export_jobs(self) -> ExportJobStore:

@@ -727,3 +727,25 @@ def test_an_index_that_is_down_leaves_imported_notes_to_the_sweep_and_a_bug_is_r
         assert (final.status, final.imported) == ("done", 3)
         states = {h.store.index_state(n.id) for n in imported(h, ALICE).values()}
         assert {(s.status, s.error) for s in states} == {(IndexStatus.FAILED, "BackendUnavailable")}
+
+
+def test_a_done_import_writes_the_tenants_index_snapshot_for_its_first_search() -> None:
+    from footnote.adapters.blob_snapshots import BlobIndexSnapshots
+    from footnote.retrieval.corpus import CorpusCache, CorpusLoad
+
+    h = Harness()
+    c = h.container
+    snapshots = BlobIndexSnapshots(c.blobs)
+    worker = CorpusCache(c.store, snapshots=snapshots)
+    c._built["imports"] = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue,
+        indexing=lambda: c.indexing, after_import=worker.write_snapshot,
+    )  # fmt: skip
+    assert upload(h, ALICE, VAULT).status_code == 202
+    run_jobs(h)
+    assert snapshots.read(ALICE) is not None  # written by the job, in its thread
+    # A fresh API instance's first search: the snapshot, no chunk read.
+    loads: list[CorpusLoad] = []
+    api = CorpusCache(c.store, snapshots=snapshots, on_load=lambda t, load: loads.append(load))
+    assert len(api.get(ALICE)) == len([x for x in c.store.chunks.values() if x.tenant_id == ALICE])
+    assert loads == [CorpusLoad(False, 0, 0, snapshot=True)]

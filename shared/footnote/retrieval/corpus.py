@@ -756,6 +756,13 @@ class CorpusCache:
         self._policy = snapshot_policy or SnapshotPolicy()
         self._run_writes = run_writes or _background
         self._since: dict[str, _SinceSnapshot] = {}
+        # Chunks read for answers, per tenant (the corpus holds no text): a question's
+        # second pass and the next questions about the same notes read none again. A
+        # patch drops its notes' chunks and moves the generation, so a read that began
+        # before it stores nothing.
+        self._read_cache: dict[str, OrderedDict[str, Chunk]] = {}
+        self._read_generation: dict[str, int] = {}
+        self._read_lock = threading.Lock()
         self._cache: OrderedDict[str, TenantCorpus] = OrderedDict()
         self._lock = threading.Lock()
         self._tenant_locks: dict[str, threading.Lock] = {}
@@ -785,6 +792,7 @@ class CorpusCache:
                     evicted, _ = self._cache.popitem(last=False)
                     self._tenant_locks.pop(evicted, None)
                     self._since.pop(evicted, None)
+                    self._read_cache.pop(evicted, None)
             return corpus
 
     def current(self, tenant_id: str) -> TenantCorpus:
@@ -795,12 +803,58 @@ class CorpusCache:
             cached = self._cache.get(tenant_id)
         return cached if cached is not None else self.get(tenant_id)
 
+    def write_snapshot(self, tenant_id: str) -> None:
+        """Bring the tenant's corpus up to date and write its snapshot now, in this
+        thread (a job's, e.g. after an import: no policy, no background writer)."""
+        if self._snapshots is None:
+            return
+        run, self._run_writes = self._run_writes, _inline
+        try:
+            corpus = self.get(tenant_id)  # a full load writes one here, inline
+            since = self._since.setdefault(tenant_id, _SinceSnapshot())
+            if since.changes or not since.written_at:
+                since.changes = max(since.changes, 1)
+                since.written_at = 0.0
+                self._maybe_snapshot(tenant_id, corpus)
+        finally:
+            self._run_writes = run
+
     def read(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
         """The chunks of ``chunk_ids`` that still exist, from the chunk store (the
         corpus holds no text): one batched read of the k a query returns."""
         if not chunk_ids:
             return {}
-        return {c.chunk_id: c for c in self._store.get_chunks(tenant_id, list(chunk_ids))}
+        with self._read_lock:
+            kept = self._read_cache.setdefault(tenant_id, OrderedDict())
+            generation = self._read_generation.get(tenant_id, 0)
+            found = {cid: kept[cid] for cid in chunk_ids if cid in kept}
+            for cid in found:
+                kept.move_to_end(cid)
+        missing = [cid for cid in dict.fromkeys(chunk_ids) if cid not in found]
+        if missing:
+            read = self._store.get_chunks(tenant_id, missing)
+            found.update((c.chunk_id, c) for c in read)
+            with self._read_lock:
+                if self._read_generation.get(tenant_id, 0) == generation:
+                    kept = self._read_cache.setdefault(tenant_id, OrderedDict())
+                    kept.update((c.chunk_id, c) for c in read)
+                    while len(kept) > _READ_CACHE_CHUNKS:
+                        kept.popitem(last=False)
+        return {cid: found[cid] for cid in chunk_ids if cid in found}
+
+    def _forget_reads(self, tenant_id: str, note_ids: Iterable[str] | None) -> None:
+        """Drop the read chunks of these notes (None: all of the tenant's)."""
+        with self._read_lock:
+            self._read_generation[tenant_id] = self._read_generation.get(tenant_id, 0) + 1
+            kept = self._read_cache.get(tenant_id)
+            if kept is None:
+                return
+            if note_ids is None:
+                kept.clear()
+                return
+            gone = set(note_ids)
+            for cid in [cid for cid, c in kept.items() if c.note_id in gone]:
+                del kept[cid]
 
     def _patch(
         self,
@@ -817,6 +871,7 @@ class CorpusCache:
         dims = {len(c.embedding) for c in chunks if c.embedding}
         if dims - {corpus.dimension} and len(corpus):
             return False  # a new vector size (model change): rebuild the matrix
+        self._forget_reads(tenant_id, changed)
         with corpus.lock:
             corpus.replace_notes(changed, chunks)
             corpus.version = version
@@ -831,6 +886,7 @@ class CorpusCache:
     def _cold(self, tenant_id: str, version: int, mark: Any) -> TenantCorpus:
         """The tenant's corpus for a process that holds none: from its snapshot when
         there is a usable one, else read whole (and a snapshot written for next time)."""
+        self._forget_reads(tenant_id, None)
         reason = "no snapshot store"
         if self._snapshots is not None:
             corpus, reason = self._from_snapshot(tenant_id, version, mark)
@@ -923,8 +979,16 @@ class CorpusCache:
         return corpus
 
 
+# Chunks kept per tenant once read for an answer (with their vectors: ~2 KB each
+# for 384 dimensions in a tuple, ~10 KB with the text and objects).
+_READ_CACHE_CHUNKS = 512
+
 _WRITER: ThreadPoolExecutor | None = None
 _WRITER_LOCK = threading.Lock()
+
+
+def _inline(job: Callable[[], None]) -> None:
+    job()
 
 
 def _background(job: Callable[[], None]) -> None:
