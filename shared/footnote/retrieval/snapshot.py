@@ -76,7 +76,7 @@ def encode(tenant_id: str, corpus: TenantCorpus) -> bytes:
     starts = corpus._fwd_start[live].astype(np.int64)
     offsets = np.cumsum(lens) - lens
     entries = np.repeat(starts - offsets, lens) + np.arange(int(lens.sum()))
-    notes = sorted({corpus._note_code[n] for n in (corpus.note_of(r) for r in live.tolist())})
+    notes = np.unique(corpus.note_codes[live]).tolist()
     note_index = np.full(len(corpus._notes), -1, dtype=np.int32)
     note_index[notes] = np.arange(len(notes), dtype=np.int32)
     fwd_terms = corpus._fwd_terms[entries]
