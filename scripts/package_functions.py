@@ -77,6 +77,7 @@ _BASE = (
     "pydantic",
     "pydantic-settings",
     "numpy",
+    "simsimd",
     "PyStemmer",
 )
 

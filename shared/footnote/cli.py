@@ -80,18 +80,22 @@ def _dev(args: argparse.Namespace) -> int:
         if not args.no_demo:
             added = client.seed_demo(token)
             if added:
-                print("Loading demo notes (the first one loads the embedding model)…", flush=True)
+                print("Loading demo notes…", flush=True)
                 client.wait_indexed(token, added)
-                asked = client.call("POST", "/chat", token, json={"message": DEMO_QUESTION})
-                answer = asked.json()
-                print(f"\nQ: {DEMO_QUESTION}\nA: {answer['answer']}")
-                for c in answer["citations"]:
-                    print(f"   [{c['cid']}] note {c['noteId']}: {c['snippet'][:90]}")
-                print(
-                    f"   strategy={answer['meta']['retrieval']['strategy']} confidence={answer['meta']['confidence']}"
-                )
             else:
                 print("The demo notes are already in the demo account: none added.", flush=True)
+            # At every start: the first question, answered by a warm stack.
+            started = time.perf_counter()
+            asked = client.call("POST", "/chat", token, json={"message": DEMO_QUESTION})
+            answer = asked.json()
+            took = time.perf_counter() - started
+            print(f"\nQ: {DEMO_QUESTION}\nA: {answer['answer']}")
+            for c in answer["citations"]:
+                print(f"   [{c['cid']}] note {c['noteId']}: {c['snippet'][:90]}")
+            print(
+                f"   strategy={answer['meta']['retrieval']['strategy']} "
+                f"confidence={answer['meta']['confidence']} answered in {took:.2f} s"
+            )
         kept = (
             f"Data is kept in {data.root} (saved every {args.snapshot_every:g} s and at Ctrl-C);\n"
             "  'make dev-reset' (footnote dev --reset) starts again from nothing."

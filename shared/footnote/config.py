@@ -237,6 +237,18 @@ class Settings(BaseSettings):
     blob_bucket: str = Field(
         "", alias="BLOB_BUCKET", json_schema_extra=deployed("api", "reindexer")
     )
+    # --- index snapshots (retrieval/snapshot.py) ---------------------------------------
+    # Each tenant's in-memory index, kept as one file in the bucket above when files
+    # are kept in Cloud Storage (BLOB_STORE=gcs), so a cold instance loads it instead
+    # of every chunk. A new one is written after a full load, then once this many
+    # notes changed, or this many minutes passed with any change.
+    index_snapshots: bool = Field(True, alias="INDEX_SNAPSHOTS")
+    index_snapshot_every_changes: int = Field(
+        200, alias="INDEX_SNAPSHOT_EVERY_CHANGES", ge=1, le=1_000_000
+    )
+    index_snapshot_every_minutes: float = Field(
+        10.0, alias="INDEX_SNAPSHOT_EVERY_MINUTES", gt=0, le=24 * 60
+    )
     # An archive sent in the body of POST /imports (bigger ones are uploaded to the
     # bucket first): under Cloud Run's 32 MiB request limit.
     import_upload_max_bytes: int = Field(

@@ -665,6 +665,33 @@ class BlobStore(Protocol):
         ...
 
 
+def snapshot_object(tenant_id: str) -> str:
+    """Where a tenant's index snapshot is kept among its files: under ``users/{uid}/``,
+    so account deletion and the orphan sweep remove it with the rest, and outside
+    ``uploads/``, so no client can write it (storage.rules)."""
+    if not tenant_id or "/" in tenant_id:
+        raise ValueError(f"not a tenant id: {tenant_id!r}")
+    return f"users/{tenant_id}/index/corpus.fnsnap"
+
+
+@runtime_checkable
+class IndexSnapshots(Protocol):
+    """Each tenant's index snapshot (``footnote.retrieval.snapshot``): one object per
+    tenant, replaced whole (Cloud Storage; the storage emulator locally; memory)."""
+
+    def read(self, tenant_id: str) -> bytearray | None:
+        """The snapshot's bytes in a writable buffer, or None when there is none."""
+        ...
+
+    def write(self, tenant_id: str, data: bytes) -> None:
+        """Replace the tenant's snapshot: readers see the old one or the new one whole."""
+        ...
+
+    def delete(self, tenant_id: str) -> None:
+        """Remove the tenant's snapshot (nothing when there is none)."""
+        ...
+
+
 @runtime_checkable
 class ImportJobStore(Protocol):
     """Import jobs (``imports/{jobId}`` in Firestore, with their ``tenantId``)."""

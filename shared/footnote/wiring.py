@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         Generator,
         IdempotencyStore,
         ImportJobStore,
+        IndexSnapshots,
         JobStore,
         QuotaCounter,
         ReindexQueue,
@@ -227,11 +228,26 @@ class Container:
     @lazy
     def corpora(self) -> CorpusCache:
         from footnote.retrieval.bm25 import Bm25Params
-        from footnote.retrieval.corpus import CorpusCache
+        from footnote.retrieval.corpus import CorpusCache, SnapshotPolicy
 
         s = self.settings
         params = Bm25Params(s.bm25_k1, s.bm25_b, self.ranking.bm25_method)
-        return CorpusCache(self.store, bm25_params=params)
+        policy = SnapshotPolicy(s.index_snapshot_every_changes, s.index_snapshot_every_minutes * 60)
+        return CorpusCache(
+            self.store, bm25_params=params, snapshots=self.index_snapshots, snapshot_policy=policy
+        )
+
+    @lazy
+    def index_snapshots(self) -> IndexSnapshots | None:
+        """Where tenants' index snapshots are kept: Cloud Storage (the emulator on the
+        local stack) when files are; none in a one-process stack, whose corpus cache
+        lives as long as its in-memory store."""
+        s = self.settings
+        if not s.index_snapshots or s.blob_store != "gcs":
+            return None
+        from footnote.adapters.gcs_snapshots import GcsIndexSnapshots
+
+        return GcsIndexSnapshots(s.project_id, s.blob_bucket)
 
     @lazy
     def vector_index(self) -> VectorIndex:
@@ -469,7 +485,12 @@ class Container:
             self.quotas,
             indexing=lambda: self.indexing,
             fence=self.tenant_data.is_deleting,
+            after_import=self._snapshot_tenant if self.index_snapshots is not None else None,
         )
+
+    def _snapshot_tenant(self, tenant_id: str) -> None:
+        """The tenant's index, loaded (or patched) here and written as its snapshot."""
+        self.corpora.write_snapshot(tenant_id)
 
     @lazy
     def export_jobs(self) -> ExportJobStore:

@@ -214,6 +214,8 @@ def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
     second = dev(ports, data_dir=data)
     out = second.wait_running()
     assert "already in the demo account: none added" in out, out
+    # The cited answer is printed at every start, not only when demo notes were added.
+    assert "\nQ: " in out and "answered in" in out and "   [1] note " in out, out
     signed_in = _sign_in(auth_host, "kept@footnote.test", "kept-password")
     assert signed_in.status_code == 200, signed_in.text  # the account is there
     token = signed_in.json()["idToken"]

@@ -314,4 +314,5 @@ def test_an_emptied_corpus_takes_the_vector_size_of_its_next_chunks() -> None:
     assert corpus.dimension == 2
     assert loads[-1].full is False  # patched, not loaded again
     hits = corpus.vector_hits((0.6, 0.8), 5, corpus.mask(None, ()))
-    assert [h.chunk_id for h in hits] == ["b_000"] and abs(hits[0].score - 1.0) < 1e-6
+    # (vectors are held in float16: a unit vector's self-similarity is 1 within 1e-3)
+    assert [h.chunk_id for h in hits] == ["b_000"] and abs(hits[0].score - 1.0) < 1e-3

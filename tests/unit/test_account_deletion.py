@@ -680,3 +680,21 @@ def test_upload_sessions_handed_out_before_the_deletion_are_cancelled(world) -> 
     assert blobs.open == {bob["uploadUrl"]}  # another user's session is left alone
     assert c.import_jobs.uploads(ALICE, 10) == []
     assert [url for _, url in c.import_jobs.uploads(BOB, 10)] == [bob["uploadUrl"]]
+
+
+def test_account_deletion_removes_the_index_snapshot(world) -> None:
+    from footnote.adapters.blob_snapshots import BlobIndexSnapshots
+    from footnote.retrieval.corpus import CorpusCache
+
+    h, _ = world
+    c = h.container
+    snapshots = BlobIndexSnapshots(c.blobs)
+    # A cold load writes the tenant's snapshot among its files (as BLOB_STORE=gcs does).
+    CorpusCache(c.store, snapshots=snapshots, run_writes=lambda job: job()).get(ALICE)
+    CorpusCache(c.store, snapshots=snapshots, run_writes=lambda job: job()).get(BOB)
+    assert snapshots.read(ALICE) is not None and snapshots.read(BOB) is not None
+    assert _delete(h).status_code == 202
+    _run_published(h)
+    assert snapshots.read(ALICE) is None
+    assert list(c.blobs.names(f"users/{ALICE}/")) == []
+    assert snapshots.read(BOB) is not None  # another tenant's stays

@@ -816,3 +816,25 @@ def test_an_import_whose_worker_died_is_resumed_by_the_sweep_or_ends_failed() ->
     stuck = c.import_jobs.get(second["id"])
     assert stuck is not None and stuck.status == "failed", stuck
     assert "tries in a row failed" in (stuck.reason or "")
+
+
+def test_a_done_import_writes_the_tenants_index_snapshot_for_its_first_search() -> None:
+    from footnote.adapters.blob_snapshots import BlobIndexSnapshots
+    from footnote.retrieval.corpus import CorpusCache, CorpusLoad
+
+    h = Harness()
+    c = h.container
+    snapshots = BlobIndexSnapshots(c.blobs)
+    worker = CorpusCache(c.store, snapshots=snapshots)
+    c._built["imports"] = ImportService(
+        c.settings, c.store, c.blobs, c.import_jobs, c.account_queue,
+        indexing=lambda: c.indexing, after_import=worker.write_snapshot,
+    )  # fmt: skip
+    assert upload(h, ALICE, VAULT).status_code == 202
+    run_jobs(h)
+    assert snapshots.read(ALICE) is not None  # written by the job, in its thread
+    # A fresh API instance's first search: the snapshot, no chunk read.
+    loads: list[CorpusLoad] = []
+    api = CorpusCache(c.store, snapshots=snapshots, on_load=lambda t, load: loads.append(load))
+    assert len(api.get(ALICE)) == len([x for x in c.store.chunks.values() if x.tenant_id == ALICE])
+    assert loads == [CorpusLoad(False, 0, 0, snapshot=True)]

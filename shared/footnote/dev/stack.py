@@ -337,7 +337,8 @@ class Stack:
             ],
             env=env,
         )
-        _wait_http(f"{self.api_url}/healthz", "functions host", self, "functions", timeout=60)
+        # The host loads the embedding model and the tenants' indexes before it serves.
+        _wait_http(f"{self.api_url}/healthz", "functions host", self, "functions", timeout=180)
 
     def stop_functions(self) -> None:
         self._kill("functions")

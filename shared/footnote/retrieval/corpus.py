@@ -28,21 +28,26 @@ patches one, and its callers import both from here.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 import numpy as np
 
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
-from footnote.ports import ChunkStore
+from footnote.ports import ChunkStore, IndexSnapshots
 from footnote.query.time_anchors import MONTHS
 from footnote.query.title_events import TitledDay, events_from_titled, titled_day
 from footnote.retrieval.bm25 import Bm25Params, Feedback, Postings, keyword_terms
 from footnote.text import terms
+
+log = logging.getLogger(__name__)
 
 _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 # Removed rows are reclaimed by a compaction (an in-memory rebuild, no store reads)
@@ -64,6 +69,10 @@ class TenantCorpus:
 
     Row-indexed arrays cover ``rows`` rows (live and removed); ``alive`` says which
     count. Callers that read several arrays for one query hold ``lock``.
+
+    Only arrays and ids are held, never a chunk's text or a Python object per chunk
+    beyond its id: the chunks a query returns are read from the chunk store
+    (``CorpusCache.read``), the k winners only.
     """
 
     def __init__(self, dimension: int, bm25: Bm25Params | None = None) -> None:
@@ -74,24 +83,34 @@ class TenantCorpus:
         self.dimension = dimension
         self.rows = 0
         self._cap = 0
-        # Column-major: a query is one matrix-vector product over every row, and
-        # OpenBLAS's column-major kernel streams the matrix about twice as fast as
-        # its row-major one (100k x 384: 6 ms against 12 ms on one core).
-        self.matrix = np.zeros((0, dimension), dtype=np.float32, order="F")
+        # float16, row-major: half the memory of float32, scored with float32 sums by
+        # SIMD kernels (``dot_f16``) at about the speed of a float32 product.
+        self.matrix = np.zeros((0, dimension), dtype=np.float16)
         self.created = np.zeros(0, dtype=np.float64)
         self.alive = np.zeros(0, dtype=bool)
         self.type_codes = np.zeros(0, dtype=np.int8)
         self.model_codes = np.zeros(0, dtype=np.int16)
         self.lengths = np.zeros(0, dtype=np.float32)
-        self.chunks: list[Chunk | None] = []  # by row; vectors live in ``matrix`` only
+        self.note_codes = np.zeros(0, dtype=np.int32)
+        self.ids: list[str] = []  # by row; "" once the row is removed
         self.by_id: dict[str, int] = {}
+        self._notes: list[str] = []  # note code -> note id
+        self._note_code: dict[str, int] = {}
         self._rows_of_note: dict[str, list[int]] = {}
         self._models: dict[str, int] = {}
         self._model_live: Counter[int] = Counter()  # live rows per model code
         self._vocab: dict[str, int] = {}
+        self._terms: list[str] = []  # term id -> term
         self._postings: list[Postings] = []
         self._df = np.zeros(0, dtype=np.int64)
-        self._row_terms: dict[int, Counter[str]] = {}
+        # Each row's distinct terms and their counts (a forward index): rows
+        # ``_fwd_start[r]`` to ``+ _fwd_len[r]`` of ``_fwd_terms``/``_fwd_tfs``. What a
+        # removal, word coverage and keyword feedback read, as arrays.
+        self._fwd_start = np.zeros(0, dtype=np.int64)
+        self._fwd_len = np.zeros(0, dtype=np.int32)
+        self._fwd_terms = np.zeros(0, dtype=np.int32)
+        self._fwd_tfs = np.zeros(0, dtype=np.float32)
+        self._fwd_used = 0
         self._total_length = 0.0
         self._norm: np.ndarray | None = None  # 1 - b + b * len / avg, per row, cached
         self._epoch = 0  # moves whenever a length statistic may have changed
@@ -104,17 +123,24 @@ class TenantCorpus:
     def __len__(self) -> int:
         return len(self.by_id)
 
-    def live_chunks(self) -> list[Chunk]:
-        return [c for c in self.chunks if c is not None]
-
-    def chunk(self, chunk_id: str) -> Chunk:
-        row = self.by_id[chunk_id]
-        c = self.chunks[row]
-        assert c is not None
-        return c
+    def live_ids(self) -> set[str]:
+        return set(self.by_id)
 
     def vector(self, chunk_id: str) -> np.ndarray:
-        return np.asarray(self.matrix[self.by_id[chunk_id]])
+        return np.asarray(self.matrix[self.by_id[chunk_id]], dtype=np.float32)
+
+    def vectors(self, rows: Sequence[int]) -> np.ndarray:
+        """The rows' vectors as float32 (a copy)."""
+        return np.asarray(self.matrix[list(rows)], dtype=np.float32)
+
+    def note_of(self, row: int) -> str:
+        return self._notes[int(self.note_codes[row])]
+
+    def row_terms(self, row: int) -> tuple[np.ndarray, np.ndarray]:
+        """The row's distinct term ids and their counts (views)."""
+        start = int(self._fwd_start[row])
+        end = start + int(self._fwd_len[row])
+        return self._fwd_terms[start:end], self._fwd_tfs[start:end]
 
     @property
     def model_ids(self) -> frozenset[str]:
@@ -150,7 +176,7 @@ class TenantCorpus:
                 size = max(dims, default=0)
                 if size and size != self.dimension:
                     self.dimension = size
-                    self.matrix = np.zeros((self._cap, self.dimension), np.float32, order="F")
+                    self.matrix = np.zeros((self._cap, self.dimension), np.float16)
             for c in chunks:
                 if c.chunk_id in self.by_id:
                     self._remove_row(self.by_id[c.chunk_id])
@@ -159,25 +185,32 @@ class TenantCorpus:
             term_ids: list[int] = []
             term_rows: list[int] = []
             term_tfs: list[int] = []
+            fwd_lens: list[int] = []
+            sized: list[int] = []  # rows whose vector has the corpus's size
             for i, c in enumerate(chunks):
                 row = start + i
                 vec = vectors[i] if vectors is not None else c.embedding
                 if len(vec) == self.dimension and self.dimension:
-                    self.matrix[row] = vec  # a stray vector of another size stays zero
+                    sized.append(i)  # a stray vector of another size stays zero
                 self.created[row] = c.created_at.timestamp()
                 self.alive[row] = True
                 self.type_codes[row] = _TYPE_CODES[c.memory_type]
                 model = self._models.setdefault(c.embedding_model, len(self._models))
                 self.model_codes[row] = model
                 self._model_live[model] += 1
-                self.chunks.append(replace(c, embedding=()) if c.embedding else c)
+                self.ids.append(c.chunk_id)
                 self.by_id[c.chunk_id] = row
+                note = self._note_code.get(c.note_id)
+                if note is None:
+                    note = self._note_code[c.note_id] = len(self._notes)
+                    self._notes.append(c.note_id)
+                self.note_codes[row] = note
                 self._rows_of_note.setdefault(c.note_id, []).append(row)
                 counts = Counter(keyword_terms(c) or [""])
-                self._row_terms[row] = counts
                 length = sum(counts.values())
                 self.lengths[row] = length
                 self._total_length += length
+                fwd_lens.append(len(counts))
                 for term, tf in counts.items():
                     tid = self._vocab.get(term)
                     term_ids.append(self._new_term(term) if tid is None else tid)
@@ -185,9 +218,33 @@ class TenantCorpus:
                     term_tfs.append(tf)
                 if c.position == 0 and (titled := titled_day(c.title, c.created_at)):
                     self._note_titles[c.note_id] = titled
+            if sized:
+                if vectors is not None:
+                    block = np.asarray(vectors, dtype=np.float32)[sized]
+                else:
+                    block = np.asarray([chunks[i].embedding for i in sized], dtype=np.float32)
+                self.matrix[np.asarray(sized) + start] = block
             self.rows = start + len(chunks)
+            self._add_forward(start, fwd_lens, term_ids, term_tfs)
             self._add_postings(term_ids, term_rows, term_tfs)
             self._changed()
+
+    def _add_forward(
+        self, start: int, lens: list[int], term_ids: list[int], tfs: list[int]
+    ) -> None:
+        """The new rows' entries in the forward index (``term_ids`` in row order)."""
+        need = self._fwd_used + len(term_ids)
+        if need > len(self._fwd_terms):
+            cap = max(need, int(len(self._fwd_terms) * 1.5), 1024)
+            self._fwd_terms = _grown(self._fwd_terms, cap, self._fwd_used)
+            self._fwd_tfs = _grown(self._fwd_tfs, cap, self._fwd_used)
+        used = self._fwd_used
+        self._fwd_terms[used:need] = term_ids
+        self._fwd_tfs[used:need] = tfs
+        lengths = np.asarray(lens, dtype=np.int32)
+        self._fwd_len[start : start + len(lens)] = lengths
+        self._fwd_start[start : start + len(lens)] = used + np.cumsum(lengths) - lengths
+        self._fwd_used = need
 
     def _add_postings(self, term_ids: list[int], rows: list[int], tfs: list[int]) -> None:
         """Postings of many (term, row, tf) at once: grouped by term with numpy, so a
@@ -221,43 +278,58 @@ class TenantCorpus:
                 self._compact()
 
     def _remove_row(self, row: int) -> None:
-        c = self.chunks[row]
-        if c is None:
+        chunk_id = self.ids[row]
+        if not self.alive[row]:
             return
         self.alive[row] = False
         self._model_live[int(self.model_codes[row])] -= 1
         self.matrix[row] = 0.0
-        self.chunks[row] = None
-        del self.by_id[c.chunk_id]
-        counts = self._row_terms.pop(row)
+        self.ids[row] = ""
+        del self.by_id[chunk_id]
         self._total_length -= float(self.lengths[row])
-        for term in counts:
-            self._df[self._vocab[term]] -= 1
-        rows = self._rows_of_note.get(c.note_id)
+        term_ids, _ = self.row_terms(row)
+        self._df[term_ids] -= 1  # a row's terms are distinct
+        note_id = self.note_of(row)
+        rows = self._rows_of_note.get(note_id)
         if rows is not None and row in rows:
             rows.remove(row)
             if not rows:
-                del self._rows_of_note[c.note_id]
+                del self._rows_of_note[note_id]
 
     def _compact(self) -> None:
         """Rebuild the arrays from the live rows (no store reads): removed rows and
         their postings go; results are unchanged."""
-        live = [i for i in range(self.rows) if self.alive[i]]
-        chunks = [self.chunks[i] for i in live]
-        vectors = self.matrix[live].copy()
-        fresh = TenantCorpus(self.dimension, self.bm25)
-        fresh.add([c for c in chunks if c is not None], vectors)
-        for name in (
-            "rows", "_cap", "matrix", "created", "alive", "type_codes", "model_codes",
-            "lengths", "chunks", "by_id", "_rows_of_note", "_models", "_model_live", "_vocab",
-            "_postings", "_df", "_row_terms", "_total_length", "_note_titles",
-        ):  # fmt: skip
-            setattr(self, name, getattr(fresh, name))
+        live = np.flatnonzero(self.alive[: self.rows])
+        lens = self._fwd_len[live]
+        starts, entries = _gather_segments(self._fwd_start[live], lens)
+        term_ids = self._fwd_terms[entries]
+        tfs = self._fwd_tfs[entries]
+        n = len(live)
+        self.matrix = np.ascontiguousarray(self.matrix[live])
+        self.created = self.created[live]
+        self.alive = self.alive[live]
+        self.type_codes = self.type_codes[live]
+        self.model_codes = self.model_codes[live]
+        self.lengths = self.lengths[live]
+        self.note_codes = self.note_codes[live]
+        self.ids = [self.ids[i] for i in live.tolist()]
+        self.by_id = {cid: row for row, cid in enumerate(self.ids)}
+        self._rows_of_note = {}
+        for row, code in enumerate(self.note_codes.tolist()):
+            self._rows_of_note.setdefault(self._notes[code], []).append(row)
+        self._fwd_start, self._fwd_len = starts, lens.astype(np.int32)
+        self._fwd_terms, self._fwd_tfs = term_ids, tfs
+        self._fwd_used = len(term_ids)
+        self._postings, self._df = build_postings(
+            term_ids, np.repeat(np.arange(n, dtype=np.int32), lens), tfs, len(self._terms)
+        )
+        self.rows = self._cap = n
         self._changed()
 
     def _new_term(self, term: str) -> int:
         tid = len(self._postings)
         self._vocab[term] = tid
+        self._terms.append(term)
         self._postings.append(Postings(np.zeros(0, np.int32), np.zeros(0, np.float32)))
         if tid >= len(self._df):
             self._df = np.concatenate([self._df, np.zeros(max(64, tid), dtype=np.int64)])
@@ -267,18 +339,11 @@ class TenantCorpus:
         if rows <= self._cap:
             return
         cap = max(rows, int(self._cap * 1.5), 64)
-
-        def grow(a: np.ndarray) -> np.ndarray:
-            out = np.zeros((cap, *a.shape[1:]), dtype=a.dtype, order="F")
-            out[: self.rows] = a[: self.rows]
-            return out
-
-        self.matrix = grow(self.matrix)
-        self.created = grow(self.created)
-        self.alive = grow(self.alive)
-        self.type_codes = grow(self.type_codes)
-        self.model_codes = grow(self.model_codes)
-        self.lengths = grow(self.lengths)
+        for name in (
+            "matrix", "created", "alive", "type_codes", "model_codes", "lengths",
+            "note_codes", "_fwd_start", "_fwd_len",
+        ):  # fmt: skip
+            setattr(self, name, _grown(getattr(self, name), cap, self.rows))
         self._cap = cap
 
     def _changed(self) -> None:
@@ -313,7 +378,7 @@ class TenantCorpus:
     def similarities(self, vector: Sequence[float]) -> np.ndarray:
         if not self.rows or self.dimension != len(vector):
             return np.zeros(self.rows, dtype=np.float32)
-        return self.matrix[: self.rows] @ np.asarray(vector, dtype=np.float32)
+        return dot_f16(self.matrix[: self.rows], vector)
 
     def vector_hits(self, vector: Sequence[float], k: int, mask: np.ndarray) -> list[Hit]:
         return self.top(self.similarities(vector), k, mask)
@@ -403,21 +468,22 @@ class TenantCorpus:
         df = np.array([int(written[t].sum()) if t in written else self._df_of(t) for t in wanted])
         idf = _LUCENE.idf(np.maximum(df, 1), live)
         total = float(idf.sum()) or 1.0
-        out: dict[str, float] = {}
-        for cid in chunk_ids:
-            row = self.by_id[cid]
-            have = self._row_terms[row]  # the row's keyword_terms, counted
-            out[cid] = (
-                float(
-                    sum(
-                        w
-                        for t, w in zip(wanted, idf, strict=True)
-                        if t in have or (t in written and written[t][row])
-                    )
-                )
-                / total
-            )
-        return out
+        if not chunk_ids:
+            return {}
+        rows = np.array([self.by_id[cid] for cid in chunk_ids], dtype=np.int64)
+        lens = self._fwd_len[rows]
+        _, entries = _gather_segments(self._fwd_start[rows], lens)
+        row_terms = self._fwd_terms[entries]  # the rows' keyword_terms, by id
+        owner = np.repeat(np.arange(len(rows)), lens)
+        held = np.zeros((len(rows), len(wanted)), dtype=bool)
+        for j, t in enumerate(wanted):
+            tid = self._vocab.get(t)
+            if tid is not None:
+                held[owner[row_terms == tid], j] = True
+            if t in written:
+                held[:, j] |= written[t][rows]
+        shares = np.where(held, idf, 0.0).sum(axis=1) / total
+        return dict(zip(chunk_ids, shares.tolist(), strict=True))
 
     def holds(self, term: str) -> bool:
         """Some live chunk holds the (stemmed) term."""
@@ -504,13 +570,16 @@ class TenantCorpus:
         asked = set(query_terms)
         model: dict[str, float] = {}
         for h in top:
-            words = keyword_terms(self.chunk(h.chunk_id))
-            if not words:
+            row = self.by_id[h.chunk_id]
+            length = float(self.lengths[row])
+            if not length:
                 continue
-            share = h.score / total / len(words)
-            for w in words:
-                if w not in asked:
-                    model[w] = model.get(w, 0.0) + share
+            share = h.score / total / length
+            term_ids, tfs = self.row_terms(row)
+            for tid, tf in zip(term_ids.tolist(), tfs.tolist(), strict=True):
+                w = self._terms[tid]
+                if w and w not in asked:
+                    model[w] = model.get(w, 0.0) + share * tf
         picked = sorted(model.items(), key=lambda item: (-item[1], item[0]))[: fb.terms]
         if not picked:
             return scores
@@ -543,8 +612,72 @@ class TenantCorpus:
         return [Hit(cid, -negated) for negated, cid in ranked]
 
     def _chunk_id(self, row: int) -> str:
-        c = self.chunks[row]
-        return c.chunk_id if c is not None else ""
+        return self.ids[row]
+
+
+def dot_f16(matrix: np.ndarray, vector: Sequence[float]) -> np.ndarray:
+    """``matrix @ vector`` for a float16 row-major matrix, as float32: products of
+    float16 values summed in float32 by SimSIMD's kernels (F16C/AVX2, NEON), which
+    stream the half-size matrix at about the speed of a float32 BLAS product. numpy
+    alone converts float16 at ~3 ns a value (100k x 384: ~100 ms), so it is only the
+    fallback where SimSIMD has no wheel."""
+    query = np.asarray(vector, dtype=np.float16)
+    if not len(matrix):
+        return np.zeros(0, dtype=np.float32)
+    try:
+        import simsimd
+    except ImportError:  # pragma: no cover - every supported platform has a wheel
+        return np.asarray(matrix, dtype=np.float32) @ query.astype(np.float32)
+    scores = simsimd.cdist(query[None, :], matrix, metric="dot")
+    out: np.ndarray = np.asarray(scores, dtype=np.float32)[0]
+    return out
+
+
+def _grown(a: np.ndarray, cap: int, used: int) -> np.ndarray:
+    """``a`` with room for ``cap`` rows, its first ``used`` kept (a new array)."""
+    out = np.zeros((cap, *a.shape[1:]), dtype=a.dtype)
+    out[:used] = a[:used]
+    return out
+
+
+def _gather_segments(starts: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Segments ``[start, start + len)`` laid end to end: where each begins in the
+    result, and the index of every source entry in order (no Python loop)."""
+    lens = lens.astype(np.int64)
+    new_starts = np.cumsum(lens) - lens
+    total = int(lens.sum())
+    entries = np.repeat(starts.astype(np.int64) - new_starts, lens) + np.arange(total)
+    return new_starts, entries
+
+
+def build_postings(
+    term_ids: np.ndarray, rows: np.ndarray, tfs: np.ndarray, n_terms: int
+) -> tuple[list[Postings], np.ndarray]:
+    """Every term's postings (rows ascending) and document frequency, from the
+    forward index's entries listed in row order."""
+    rows_sorted, tfs_sorted, df = sort_postings(term_ids, rows, tfs, n_terms)
+    return postings_of(rows_sorted, tfs_sorted, df), df
+
+
+def sort_postings(
+    term_ids: np.ndarray, rows: np.ndarray, tfs: np.ndarray, n_terms: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The forward index's entries (in row order) grouped by term: rows and counts
+    term after term, rows ascending within one, and each term's document frequency."""
+    df = np.bincount(term_ids, minlength=n_terms).astype(np.int64)
+    order = np.argsort(term_ids, kind="stable")
+    rows_sorted = np.ascontiguousarray(rows[order], dtype=np.int32)
+    tfs_sorted = np.ascontiguousarray(tfs[order], dtype=np.float32)
+    return rows_sorted, tfs_sorted, df
+
+
+def postings_of(rows_sorted: np.ndarray, tfs_sorted: np.ndarray, df: np.ndarray) -> list[Postings]:
+    """Each term's postings as views of the grouped arrays (``sort_postings``)."""
+    bounds = np.r_[0, np.cumsum(df)].tolist()
+    return [
+        Postings(rows_sorted[bounds[t] : bounds[t + 1]], tfs_sorted[bounds[t] : bounds[t + 1]])
+        for t in range(len(df))
+    ]
 
 
 def build_corpus(
@@ -561,11 +694,32 @@ def build_corpus(
 
 @dataclass(frozen=True)
 class CorpusLoad:
-    """What a cache miss or refresh cost, for logs and tests."""
+    """What a cache miss or refresh cost, for logs and tests. ``snapshot``: the
+    corpus came from the tenant's snapshot (then ``notes``/``chunks`` are the patch
+    applied since it); ``reason``: why a full load was made instead of one."""
 
     full: bool
     notes: int
     chunks: int
+    snapshot: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SnapshotPolicy:
+    """When the corpus cache writes a tenant's snapshot: after a full load, and once
+    ``every_changes`` notes were patched in or ``every_seconds`` passed with any
+    change since the last one (Settings: INDEX_SNAPSHOT_EVERY_CHANGES, _MINUTES)."""
+
+    every_changes: int = 200
+    every_seconds: float = 600.0
+
+
+@dataclass
+class _SinceSnapshot:
+    changes: int = 0
+    written_at: float = 0.0
+    writing: bool = False
 
 
 class CorpusCache:
@@ -573,6 +727,13 @@ class CorpusCache:
 
     ``max_behind``: a corpus more than this many changed notes behind is loaded
     again rather than patched (one big scan beats thousands of small ones).
+
+    ``snapshots``: where each tenant's index snapshot is kept. A cold tenant is
+    loaded from its snapshot and patched with the notes changed since the index
+    state it reflects; a missing, corrupt or stale one falls back to the full load
+    (logged with the reason), which then writes a fresh snapshot. ``run_writes``
+    runs a snapshot write (encoding under the corpus lock, then the upload): in a
+    background thread by default, inline when given ``lambda job: job()``.
     """
 
     def __init__(
@@ -582,12 +743,26 @@ class CorpusCache:
         bm25_params: Bm25Params | None = None,
         max_behind: int = 500,
         on_load: Callable[[str, CorpusLoad], None] | None = None,
+        snapshots: IndexSnapshots | None = None,
+        snapshot_policy: SnapshotPolicy | None = None,
+        run_writes: Callable[[Callable[[], None]], Any] | None = None,
     ) -> None:
         self._store = store
         self._max = max_tenants
         self._bm25 = bm25_params or Bm25Params()
         self._max_behind = max_behind
         self._on_load = on_load
+        self._snapshots = snapshots
+        self._policy = snapshot_policy or SnapshotPolicy()
+        self._run_writes = run_writes or _background
+        self._since: dict[str, _SinceSnapshot] = {}
+        # Chunks read for answers, per tenant (the corpus holds no text): a question's
+        # second pass and the next questions about the same notes read none again. A
+        # patch drops its notes' chunks and moves the generation, so a read that began
+        # before it stores nothing.
+        self._read_cache: dict[str, OrderedDict[str, Chunk]] = {}
+        self._read_generation: dict[str, int] = {}
+        self._read_lock = threading.Lock()
         self._cache: OrderedDict[str, TenantCorpus] = OrderedDict()
         self._lock = threading.Lock()
         self._tenant_locks: dict[str, threading.Lock] = {}
@@ -607,14 +782,17 @@ class CorpusCache:
             if cached is not None and cached.version == version:
                 return cached
             if cached is not None and self._patch(tenant_id, cached, version, mark):
+                self._maybe_snapshot(tenant_id, cached)
                 return cached
-            corpus = self._load(tenant_id, version, mark)
+            corpus = self._cold(tenant_id, version, mark)
             with self._lock:
                 self._cache[tenant_id] = corpus
                 self._cache.move_to_end(tenant_id)
                 while len(self._cache) > self._max:
                     evicted, _ = self._cache.popitem(last=False)
                     self._tenant_locks.pop(evicted, None)
+                    self._since.pop(evicted, None)
+                    self._read_cache.pop(evicted, None)
             return corpus
 
     def current(self, tenant_id: str) -> TenantCorpus:
@@ -625,7 +803,67 @@ class CorpusCache:
             cached = self._cache.get(tenant_id)
         return cached if cached is not None else self.get(tenant_id)
 
-    def _patch(self, tenant_id: str, corpus: TenantCorpus, version: int, mark: Any) -> bool:
+    def write_snapshot(self, tenant_id: str) -> None:
+        """Bring the tenant's corpus up to date and write its snapshot now, in this
+        thread (a job's, e.g. after an import: no policy, no background writer)."""
+        if self._snapshots is None:
+            return
+        run, self._run_writes = self._run_writes, _inline
+        try:
+            corpus = self.get(tenant_id)  # a full load writes one here, inline
+            since = self._since.setdefault(tenant_id, _SinceSnapshot())
+            if since.changes or not since.written_at:
+                since.changes = max(since.changes, 1)
+                since.written_at = 0.0
+                self._maybe_snapshot(tenant_id, corpus)
+        finally:
+            self._run_writes = run
+
+    def read(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        """The chunks of ``chunk_ids`` that still exist, from the chunk store (the
+        corpus holds no text): one batched read of the k a query returns."""
+        if not chunk_ids:
+            return {}
+        with self._read_lock:
+            kept = self._read_cache.setdefault(tenant_id, OrderedDict())
+            generation = self._read_generation.get(tenant_id, 0)
+            found = {cid: kept[cid] for cid in chunk_ids if cid in kept}
+            for cid in found:
+                kept.move_to_end(cid)
+        missing = [cid for cid in dict.fromkeys(chunk_ids) if cid not in found]
+        if missing:
+            read = self._store.get_chunks(tenant_id, missing)
+            found.update((c.chunk_id, c) for c in read)
+            with self._read_lock:
+                if self._read_generation.get(tenant_id, 0) == generation:
+                    kept = self._read_cache.setdefault(tenant_id, OrderedDict())
+                    kept.update((c.chunk_id, c) for c in read)
+                    while len(kept) > _READ_CACHE_CHUNKS:
+                        kept.popitem(last=False)
+        return {cid: found[cid] for cid in chunk_ids if cid in found}
+
+    def _forget_reads(self, tenant_id: str, note_ids: Iterable[str] | None) -> None:
+        """Drop the read chunks of these notes (None: all of the tenant's)."""
+        with self._read_lock:
+            self._read_generation[tenant_id] = self._read_generation.get(tenant_id, 0) + 1
+            kept = self._read_cache.get(tenant_id)
+            if kept is None:
+                return
+            if note_ids is None:
+                kept.clear()
+                return
+            gone = set(note_ids)
+            for cid in [cid for cid, c in kept.items() if c.note_id in gone]:
+                del kept[cid]
+
+    def _patch(
+        self,
+        tenant_id: str,
+        corpus: TenantCorpus,
+        version: int,
+        mark: Any,
+        from_snapshot: bool = False,
+    ) -> bool:
         changed = self._store.notes_changed_since(tenant_id, corpus.mark, self._max_behind)
         if changed is None:
             return False  # too far behind, or the store cannot say: load afresh
@@ -633,15 +871,98 @@ class CorpusCache:
         dims = {len(c.embedding) for c in chunks if c.embedding}
         if dims - {corpus.dimension} and len(corpus):
             return False  # a new vector size (model change): rebuild the matrix
+        self._forget_reads(tenant_id, changed)
         with corpus.lock:
             corpus.replace_notes(changed, chunks)
             corpus.version = version
             corpus.mark = mark
+        self._since.setdefault(tenant_id, _SinceSnapshot(written_at=time.monotonic()))
+        self._since[tenant_id].changes += len(changed)
         if self._on_load is not None:
-            self._on_load(tenant_id, CorpusLoad(False, len(changed), len(chunks)))
+            load = CorpusLoad(False, len(changed), len(chunks), snapshot=from_snapshot)
+            self._on_load(tenant_id, load)
         return True
 
-    def _load(self, tenant_id: str, version: int, mark: Any) -> TenantCorpus:
+    def _cold(self, tenant_id: str, version: int, mark: Any) -> TenantCorpus:
+        """The tenant's corpus for a process that holds none: from its snapshot when
+        there is a usable one, else read whole (and a snapshot written for next time)."""
+        self._forget_reads(tenant_id, None)
+        reason = "no snapshot store"
+        if self._snapshots is not None:
+            corpus, reason = self._from_snapshot(tenant_id, version, mark)
+            if corpus is not None:
+                return corpus
+            log.info("index snapshot of tenant %s not used (%s): full load", tenant_id, reason)
+        corpus = self._load(tenant_id, version, mark, reason)
+        if self._snapshots is not None:
+            self._since[tenant_id] = _SinceSnapshot(changes=1)  # write one now
+            self._maybe_snapshot(tenant_id, corpus)
+        return corpus
+
+    def _from_snapshot(
+        self, tenant_id: str, version: int, mark: Any
+    ) -> tuple[TenantCorpus | None, str]:
+        from footnote.retrieval.snapshot import SnapshotError, decode
+
+        assert self._snapshots is not None
+        try:
+            data = self._snapshots.read(tenant_id)
+        except Exception as exc:  # any storage failure: the full load still works
+            log.warning("reading the index snapshot of tenant %s failed", tenant_id, exc_info=True)
+            return None, f"unreadable: {type(exc).__name__}"
+        if data is None:
+            return None, "missing"
+        try:
+            corpus = decode(data, tenant_id, self._bm25)
+        except SnapshotError as exc:
+            return None, str(exc)
+        if corpus.version > version or corpus.mark is None:
+            return None, f"stale: snapshot at version {corpus.version}, tenant at {version}"
+        behind = corpus.version < version
+        if behind and not self._patch(tenant_id, corpus, version, mark, from_snapshot=True):
+            return None, f"stale: more than {self._max_behind} notes changed since it"
+        if not behind:
+            corpus.version, corpus.mark = version, mark
+            if self._on_load is not None:
+                self._on_load(tenant_id, CorpusLoad(False, 0, 0, snapshot=True))
+        self._since.setdefault(tenant_id, _SinceSnapshot(written_at=time.monotonic()))
+        self._maybe_snapshot(tenant_id, corpus)
+        return corpus, ""
+
+    def _maybe_snapshot(self, tenant_id: str, corpus: TenantCorpus) -> None:
+        """Write the tenant's snapshot when the policy says it is due (one at a time)."""
+        since = self._since.get(tenant_id)
+        if self._snapshots is None or since is None or since.writing or not since.changes:
+            return
+        due = since.changes >= self._policy.every_changes or (
+            time.monotonic() - since.written_at >= self._policy.every_seconds
+        )
+        if not due and since.written_at:
+            return
+        since.writing = True
+        snapshots = self._snapshots
+
+        def write() -> None:
+            from footnote.retrieval.snapshot import encode
+
+            try:
+                with corpus.lock:
+                    data = encode(tenant_id, corpus)
+                    changes = since.changes
+                snapshots.write(tenant_id, data)
+                since.changes -= changes
+                since.written_at = time.monotonic()
+                log.info("index snapshot of tenant %s written: %d bytes", tenant_id, len(data))
+            except Exception:  # the next change tries again; queries go on
+                log.warning(
+                    "writing the index snapshot of tenant %s failed", tenant_id, exc_info=True
+                )
+            finally:
+                since.writing = False
+
+        self._run_writes(write)
+
+    def _load(self, tenant_id: str, version: int, mark: Any, reason: str = "") -> TenantCorpus:
         corpus: TenantCorpus | None = None
         count = 0
         for page in self._store.tenant_chunk_pages(tenant_id):
@@ -654,8 +975,30 @@ class CorpusCache:
         corpus.version = version
         corpus.mark = mark
         if self._on_load is not None:
-            self._on_load(tenant_id, CorpusLoad(True, 0, count))
+            self._on_load(tenant_id, CorpusLoad(True, 0, count, reason=reason))
         return corpus
+
+
+# Chunks kept per tenant once read for an answer (with their vectors: ~2 KB each
+# for 384 dimensions in a tuple, ~10 KB with the text and objects).
+_READ_CACHE_CHUNKS = 512
+
+_WRITER: ThreadPoolExecutor | None = None
+_WRITER_LOCK = threading.Lock()
+
+
+def _inline(job: Callable[[], None]) -> None:
+    job()
+
+
+def _background(job: Callable[[], None]) -> None:
+    """Run a snapshot write on the process's one writer thread (daemon: a process
+    that exits mid-write leaves the previous snapshot, which is still valid)."""
+    global _WRITER
+    with _WRITER_LOCK:
+        if _WRITER is None:
+            _WRITER = ThreadPoolExecutor(1, thread_name_prefix="index-snapshot")
+    _WRITER.submit(job)
 
 
 def epoch(moment: datetime) -> float:

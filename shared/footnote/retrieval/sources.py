@@ -60,9 +60,11 @@ class CorpusSource:
             return self._candidates(corpus, request, timings)
 
     def read(self, tenant_id: str, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
-        corpus = self._corpora.current(tenant_id)  # refreshed by candidates() just now
-        with corpus.lock:
-            return {cid: corpus.chunk(cid) for cid in chunk_ids if cid in corpus.by_id}
+        # The corpus holds no text: the winners are read from the chunk store (O(k)).
+        try:
+            return self._corpora.read(tenant_id, chunk_ids)
+        except UPSTREAM_ERRORS as exc:
+            raise SearchUnavailable(f"reading the tenant's chunks failed: {exc}") from exc
 
     def _candidates(
         self, corpus: TenantCorpus, request: CandidateRequest, timings: dict[str, float]
@@ -101,7 +103,7 @@ class CorpusSource:
             recency=recency,
             row={cid: i for i, cid in enumerate(ids)},
             # copies: the pipeline reads them after the corpus lock is released
-            vectors=corpus.matrix[rows],
+            vectors=corpus.vectors(rows),
             comparable=corpus.model_mask(request.model_id)[rows],
             words=corpus.coverage(analysis.keywords, ids, _utc_offset_s(analysis)),
             stand_ins=tuple(h.chunk_id for h in recent_hits),

@@ -121,12 +121,16 @@ class ImportService:
         page_size: int = 50,
         indexing: Callable[[], IndexingService] | None = None,
         fence: Callable[[str], bool] | None = None,
+        after_import: Callable[[str], None] | None = None,
     ) -> None:
         """``indexing``: the indexer, built when first needed (the API, which never
         runs a job, never builds it); None leaves every note to the trigger.
         ``fence(tenant)``: whether the tenant's account is being deleted; a run then
         stops before its next write (quota counters included) and its message is
-        acknowledged, not retried into the dead-letter topic."""
+        acknowledged, not retried into the dead-letter topic.
+        ``after_import``: run with the tenant once a job is done having imported
+        notes (the wiring's: write the tenant's index snapshot, so the first search
+        after a big import loads it rather than every chunk)."""
         self._s = settings
         self._notes = notes
         self._blobs = blobs
@@ -139,6 +143,7 @@ class ImportService:
         self._page = page_size
         self._indexing = indexing
         self._fence = fence or (lambda _tenant: False)
+        self._after_import = after_import
 
     # -- the API's half -------------------------------------------------------------
     def upload(self, tenant_id: str, job_id: str, data: bytes) -> str:
@@ -522,6 +527,11 @@ class ImportService:
         )
         done = self._saved(job, final)
         log.info("import %s %s: %s", job.id, done.status, reason or "complete")
+        if done.status == "done" and done.imported and self._after_import is not None:
+            try:
+                self._after_import(done.tenant_id)
+            except Exception:  # the notes are in; a later search loads them all instead
+                log.warning("after import %s: the index snapshot failed", job.id, exc_info=True)
         return done
 
 
