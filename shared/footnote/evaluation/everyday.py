@@ -208,7 +208,9 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
         date_right = None
         if q.kind == "when" and q.day is not None:
             date_right = (not declined) and states_date(plain, q.day)
-        given = [app.corpora.get(tenant).chunk(c) for c in out.log_fields.get("sourceChunkIds", ())]
+        ids = list(out.log_fields.get("sourceChunkIds", ()))
+        found = {c.chunk_id: c for c in app.store.get_chunks(tenant, ids)} if ids else {}
+        given = [found[c] for c in ids if c in found]
         sources = tuple(_local_id(c.note_id) for c in given)
 
         asked.append(
