@@ -205,9 +205,9 @@ def test_a_listed_indexed_note_never_shows_indexing(page: Page, web_url: str, em
         expect(page.locator(f'#notes-list > li[data-note-id="{note}"]')).to_have_attribute(
             "data-status", "indexed", timeout=INDEX_TIMEOUT
         )
-        # "It becomes searchable once indexed" ends with the Indexed badge: it outlived it,
-        # covering the first card, until its timer ran out.
-        expect(page.locator("#toast")).to_be_hidden(timeout=500)
+    # "It becomes searchable once indexed" (said of the last note saved) ends with its
+    # Indexed badge: it outlived it, covering the first card, until its timer ran out.
+    expect(page.locator("#toast")).to_be_hidden(timeout=500)
 
     # Loaded again from GET /notes (as on every sign-in): Indexed from the first paint.
     page.add_init_script(RECORD_STATUSES)

@@ -64,7 +64,8 @@ describe("search results", () => {
     const li = resultItem(scored, vi.fn());
     expect(li.textContent).not.toMatch(/\d\.\d{3}|recency/);  // "recency −0.1058" meant nothing
     expect(li.querySelector(".result-head .hint")?.textContent).toMatch(/found by its meaning and your words$/);
-    expect(foundBy({ scored: [["recency", -0.1]], via: [] })).toBe("");
+    expect(foundBy({ scored: [["recency", -0.1]], via: ["recency"] })).toBe("");
+    expect(foundBy({ scored: [], via: ["keyword", "recency", "vector"] })).toBe("found by your words and its meaning");
   });
 
   it("says when nothing matches", () => {

@@ -16,10 +16,10 @@ export function contributions(hit: Pick<SearchHit, "breakdown" | "sources">): { 
   return { scored, via };
 }
 
-/** The signals, as a person would say what found a passage. */
+/** What finds a passage, as a person would say it. Recency only reorders what was
+ * found (it finds nothing), so it is not named. */
 export const SIGNAL_WORDS: Readonly<Record<string, string>> = {
-  dense: "its meaning", keyword: "your words", bm25: "your words", sparse: "your words",
-  recency: "how recent it is", type: "its type", title: "its title",
+  dense: "its meaning", vector: "its meaning", keyword: "your words", bm25: "your words", sparse: "your words",
 };
 
 /** What found the passage, in words ("found by its meaning and your words"); the
@@ -27,7 +27,7 @@ export const SIGNAL_WORDS: Readonly<Record<string, string>> = {
  * alone ("recency −0.1058"), so they are left to the hover title. */
 export function foundBy({ scored, via }: { scored: [string, number][]; via: string[] }): string {
   const helped = [...via, ...scored.filter(([, v]) => Number(v) > 0).map(([k]) => k)];
-  const words = [...new Set(helped.map((k) => SIGNAL_WORDS[k] ?? k))];
+  const words = [...new Set(helped.filter((k) => k in SIGNAL_WORDS).map((k) => SIGNAL_WORDS[k]!))];
   if (!words.length) return "";
   const last = words.pop()!;
   return `found by ${words.length ? `${words.join(", ")} and ${last}` : last}`;
