@@ -245,3 +245,42 @@ def test_an_entry_past_its_time_budget_is_reported_and_the_next_is_read(
     assert _failures(records) == {"a/slow.md": "took over 10 s to read: the rest of it is skipped"}
     assert "a/slow.md~part1" in _notes(records)  # what was read before stays
     assert _notes(records)["a/next.md"].text == "fine"
+
+
+def _within(seconds: int) -> Any:
+    """Stops the test (an exception at the next check of signals, which the regex
+    engine and the interpreter both make) if it is still running after ``seconds``."""
+    import contextlib
+    import signal
+
+    @contextlib.contextmanager
+    def bound() -> Any:
+        def stalled(signum: int, frame: Any) -> None:
+            raise TimeoutError(f"still reading after {seconds} s")
+
+        previous = signal.signal(signal.SIGALRM, stalled)
+        signal.alarm(seconds)
+        try:
+            yield
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+
+    return bound()
+
+
+@pytest.mark.parametrize("unit", ["<a ", "<!--", "</", "<![", "<?"])
+def test_markup_that_never_closes_is_read_in_one_pass(unit: str) -> None:
+    """The standard library's HTML parser rescans from each construct it cannot close
+    to the end (30 KB of "<a " took over 20 s): every '<' that opens nothing whole is
+    text, so the page reads in one pass, its words kept."""
+    html = "<p>Before</p>" + unit * 15_000 + " After"  # nothing after it closes a tag
+    enml = f"<note><title>T</title><content><![CDATA[<en-note>{html}</en-note>]]></content></note>"
+    files = {"site/page.html": html, "Evernote/n.enex": f"<en-export>{enml}</en-export>"}
+    archive = _zip(files, zipfile.ZIP_STORED)  # stored: no ratio to give it away
+    with _within(60):  # in one pass: well under a second
+        records = _read(archive)
+    assert [r.source for r in records] == ["site/page.html", "Evernote/n.enex#1"]
+    for note in records:
+        assert isinstance(note, ImportedNote), note
+        assert note.text.startswith("Before") and note.text.endswith("After")
