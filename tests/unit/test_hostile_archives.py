@@ -284,3 +284,27 @@ def test_markup_that_never_closes_is_read_in_one_pass(unit: str) -> None:
     for note in records:
         assert isinstance(note, ImportedNote), note
         assert note.text.startswith("Before") and note.text.endswith("After")
+
+
+def test_the_time_budget_counts_reading_not_what_the_caller_does_between_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The import job embeds and writes a page of records before it asks for the next
+    (minutes, for a long note's parts): that time is not the entry's."""
+    from footnote.archives import read
+
+    class Clock:
+        now = 0.0
+
+        def monotonic(self) -> float:
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(read, "time", clock)
+    body = "\n\n".join(f"Paragraph {i}: " + "word " * 30 for i in range(40))
+    records = []
+    limits = ArchiveLimits(max_note_chars=2000, max_entry_seconds=10)
+    for record in _read_archive(io.BytesIO(body.encode()), "Long.md", limits):
+        records.append(record)
+        clock.now += 100.0  # the caller's page
+    assert len(records) > 2 and all(isinstance(r, ImportedNote) for r in records)

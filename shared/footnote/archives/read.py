@@ -154,12 +154,23 @@ class _OverBudget(Exception):
 def _alone(
     source: str, records: Iterator[ImportRecord], limits: ArchiveLimits, timed: bool = True
 ) -> Iterator[ImportRecord]:
-    """One entry's records, read within its time budget. Whatever its bytes make go
-    wrong ends that entry alone, reported under its name with the cause, after the
-    records it gave before; the archive's own refusals (``ArchiveRefused``) stand."""
-    _DEADLINE.set(time.monotonic() + limits.max_entry_seconds if timed else None)
+    """One entry's records, read within its time budget: the time spent reading it,
+    not the caller's between its records (a page of them embedded, written). Whatever
+    its bytes make go wrong ends that entry alone, reported under its name with the
+    cause, after the records it gave before; the archive's own refusals stand."""
+    spent = 0.0
     try:
-        yield from records
+        while True:
+            resumed = time.monotonic()
+            _DEADLINE.set(resumed + limits.max_entry_seconds - spent if timed else None)
+            try:
+                record = next(records)
+            except StopIteration:
+                return
+            finally:
+                spent += time.monotonic() - resumed
+                _DEADLINE.set(None)
+            yield record
     except ArchiveRefused:
         raise
     except _OverBudget:
@@ -173,8 +184,6 @@ def _alone(
         yield ImportFailure(
             source, f"could not be read ({type(exc).__name__}: {str(exc)[:120]}): skipped"
         )
-    finally:
-        _DEADLINE.set(None)
 
 
 def _within_budget() -> None:
