@@ -308,3 +308,21 @@ def test_the_time_budget_counts_reading_not_what_the_caller_does_between_records
         records.append(record)
         clock.now += 100.0  # the caller's page
     assert len(records) > 2 and all(isinstance(r, ImportedNote) for r in records)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        yaml_alias_bomb(8),  # the probe's: 11 s and ~450 MiB before
+        "# a" + " " * 1_000_000 + "x\nbody\n",  # cubic in the heading pattern before
+        "# Wiki\n" + "[[" * 500_000,  # quadratic in the wikilink pattern before
+    ],
+    ids=["yaml-alias-bomb", "heading-of-spaces", "wikilink-brackets"],
+)
+def test_the_probes_files_stored_uncompressed_are_read_in_one_pass(body: str) -> None:
+    """Stored, a zip entry has no compression ratio to give it away: what bounds it
+    is its size and linear reading (benchmarks/hostile_archives.py has the times)."""
+    with _within(60):  # in one pass: well under a second
+        records = _read(_zip({"v/hostile.md": body}, zipfile.ZIP_STORED))
+    assert records and all(isinstance(r, ImportedNote) for r in records), records
+    assert all(r.source.startswith("v/hostile.md") for r in records)  # parts, if long
