@@ -245,3 +245,84 @@ def test_an_entry_past_its_time_budget_is_reported_and_the_next_is_read(
     assert _failures(records) == {"a/slow.md": "took over 10 s to read: the rest of it is skipped"}
     assert "a/slow.md~part1" in _notes(records)  # what was read before stays
     assert _notes(records)["a/next.md"].text == "fine"
+
+
+def _within(seconds: int) -> Any:
+    """Stops the test (an exception at the next check of signals, which the regex
+    engine and the interpreter both make) if it is still running after ``seconds``."""
+    import contextlib
+    import signal
+
+    @contextlib.contextmanager
+    def bound() -> Any:
+        def stalled(signum: int, frame: Any) -> None:
+            raise TimeoutError(f"still reading after {seconds} s")
+
+        previous = signal.signal(signal.SIGALRM, stalled)
+        signal.alarm(seconds)
+        try:
+            yield
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+
+    return bound()
+
+
+@pytest.mark.parametrize("unit", ["<a ", "<!--", "</", "<![", "<?"])
+def test_markup_that_never_closes_is_read_in_one_pass(unit: str) -> None:
+    """The standard library's HTML parser rescans from each construct it cannot close
+    to the end (30 KB of "<a " took over 20 s): every '<' that opens nothing whole is
+    text, so the page reads in one pass, its words kept."""
+    html = "<p>Before</p>" + unit * 15_000 + " After"  # nothing after it closes a tag
+    enml = f"<note><title>T</title><content><![CDATA[<en-note>{html}</en-note>]]></content></note>"
+    files = {"site/page.html": html, "Evernote/n.enex": f"<en-export>{enml}</en-export>"}
+    archive = _zip(files, zipfile.ZIP_STORED)  # stored: no ratio to give it away
+    with _within(60):  # in one pass: well under a second
+        records = _read(archive)
+    assert [r.source for r in records] == ["site/page.html", "Evernote/n.enex#1"]
+    for note in records:
+        assert isinstance(note, ImportedNote), note
+        assert note.text.startswith("Before") and note.text.endswith("After")
+
+
+def test_the_time_budget_counts_reading_not_what_the_caller_does_between_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The import job embeds and writes a page of records before it asks for the next
+    (minutes, for a long note's parts): that time is not the entry's."""
+    from footnote.archives import read
+
+    class Clock:
+        now = 0.0
+
+        def monotonic(self) -> float:
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(read, "time", clock)
+    body = "\n\n".join(f"Paragraph {i}: " + "word " * 30 for i in range(40))
+    records = []
+    limits = ArchiveLimits(max_note_chars=2000, max_entry_seconds=10)
+    for record in _read_archive(io.BytesIO(body.encode()), "Long.md", limits):
+        records.append(record)
+        clock.now += 100.0  # the caller's page
+    assert len(records) > 2 and all(isinstance(r, ImportedNote) for r in records)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        yaml_alias_bomb(8),  # the probe's: 11 s and ~450 MiB before
+        "# a" + " " * 1_000_000 + "x\nbody\n",  # cubic in the heading pattern before
+        "# Wiki\n" + "[[" * 500_000,  # quadratic in the wikilink pattern before
+    ],
+    ids=["yaml-alias-bomb", "heading-of-spaces", "wikilink-brackets"],
+)
+def test_the_probes_files_stored_uncompressed_are_read_in_one_pass(body: str) -> None:
+    """Stored, a zip entry has no compression ratio to give it away: what bounds it
+    is its size and linear reading (benchmarks/hostile_archives.py has the times)."""
+    with _within(60):  # in one pass: well under a second
+        records = _read(_zip({"v/hostile.md": body}, zipfile.ZIP_STORED))
+    assert records and all(isinstance(r, ImportedNote) for r in records), records
+    assert all(r.source.startswith("v/hostile.md") for r in records)  # parts, if long
