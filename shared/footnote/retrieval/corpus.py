@@ -943,12 +943,13 @@ class CorpusCache:
         snapshots = self._snapshots
 
         def write() -> None:
-            from footnote.retrieval.snapshot import encode
+            from footnote.retrieval.snapshot import gather, pack
 
             try:
-                with corpus.lock:
-                    data = encode(tenant_id, corpus)
+                with corpus.lock:  # copies only: queries wait for nothing longer
+                    gathered = gather(corpus)
                     changes = since.changes
+                data = pack(tenant_id, gathered)
                 snapshots.write(tenant_id, data)
                 since.changes -= changes
                 since.written_at = time.monotonic()

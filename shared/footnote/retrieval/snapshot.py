@@ -71,6 +71,20 @@ class SnapshotInfo:
 
 def encode(tenant_id: str, corpus: TenantCorpus) -> bytes:
     """The corpus as it is now (the caller holds ``corpus.lock``), live rows only."""
+    return pack(tenant_id, gather(corpus))
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """A corpus's live rows copied out (``gather``, under its lock: copies only), to be
+    packed into a snapshot (``pack``: the sort, checksum and bytes) without the lock,
+    so queries wait only for the copies."""
+
+    arrays: dict[str, np.ndarray]
+    header: dict[str, Any]
+
+
+def gather(corpus: TenantCorpus) -> Gathered:
     live = np.flatnonzero(corpus.alive[: corpus.rows])
     lens = corpus._fwd_len[live].astype(np.int64)
     starts = corpus._fwd_start[live].astype(np.int64)
@@ -79,13 +93,7 @@ def encode(tenant_id: str, corpus: TenantCorpus) -> bytes:
     notes = np.unique(corpus.note_codes[live]).tolist()
     note_index = np.full(len(corpus._notes), -1, dtype=np.int32)
     note_index[notes] = np.arange(len(notes), dtype=np.int32)
-    fwd_terms = corpus._fwd_terms[entries]
-    fwd_tfs = corpus._fwd_tfs[entries]
-    post_rows, post_tfs, df = sort_postings(
-        fwd_terms, np.repeat(np.arange(len(live), dtype=np.int32), lens), fwd_tfs,
-        len(corpus._terms),
-    )  # fmt: skip
-    arrays = {
+    arrays: dict[str, np.ndarray] = {
         "matrix": np.ascontiguousarray(corpus.matrix[live], dtype=np.float16),
         "created": corpus.created[live],
         "type_codes": corpus.type_codes[live],
@@ -93,12 +101,38 @@ def encode(tenant_id: str, corpus: TenantCorpus) -> bytes:
         "lengths": corpus.lengths[live],
         "note_codes": note_index[corpus.note_codes[live]],
         "fwd_len": lens.astype(np.int32),
-        "fwd_terms": fwd_terms,
-        "fwd_tfs": fwd_tfs,
-        "post_rows": post_rows,
-        "post_tfs": post_tfs,
-        "df": df,
+        "fwd_terms": corpus._fwd_terms[entries],
+        "fwd_tfs": corpus._fwd_tfs[entries],
     }
+    titled = corpus._note_titles
+    header = {
+        "format": FORMAT,
+        "analyzer": analyzer_fingerprint(),
+        "version": corpus.version,
+        "mark": encode_mark(corpus.mark),
+        "dimension": corpus.dimension,
+        "rows": len(live),
+        "ids": [corpus.ids[r] for r in live.tolist()],
+        "notes": [corpus._notes[c] for c in notes],
+        "terms": list(corpus._terms),
+        "models": sorted(corpus._models, key=corpus._models.__getitem__),
+        "titles": [
+            [n, t.key, t.short, t.day.isoformat()]
+            for n, t in sorted(titled.items())
+            if n in corpus._rows_of_note
+        ],
+    }
+    return Gathered(arrays, header)
+
+
+def pack(tenant_id: str, gathered: Gathered) -> bytes:
+    arrays = dict(gathered.arrays)
+    rows = int(gathered.header["rows"])
+    lens = arrays["fwd_len"]
+    arrays["post_rows"], arrays["post_tfs"], arrays["df"] = sort_postings(
+        arrays["fwd_terms"], np.repeat(np.arange(rows, dtype=np.int32), lens), arrays["fwd_tfs"],
+        len(gathered.header["terms"]),
+    )  # fmt: skip
     table: list[list[Any]] = []
     placed: list[tuple[int, np.ndarray]] = []
     offset = 0
@@ -110,24 +144,9 @@ def encode(tenant_id: str, corpus: TenantCorpus) -> bytes:
     body = bytearray(offset)
     for at, a in placed:
         body[at : at + a.nbytes] = a.view(np.uint8).reshape(-1).data
-    titled = corpus._note_titles
     header = {
-        "format": FORMAT,
-        "analyzer": analyzer_fingerprint(),
+        **gathered.header,
         "tenant": tenant_id,
-        "version": corpus.version,
-        "mark": encode_mark(corpus.mark),
-        "dimension": corpus.dimension,
-        "rows": len(live),
-        "ids": [corpus.ids[r] for r in live.tolist()],
-        "notes": [corpus._notes[c] for c in notes],
-        "terms": corpus._terms,
-        "models": sorted(corpus._models, key=corpus._models.__getitem__),
-        "titles": [
-            [n, t.key, t.short, t.day.isoformat()]
-            for n, t in sorted(titled.items())
-            if n in corpus._rows_of_note
-        ],
         "arrays": table,
         "crc32": zlib.crc32(body),
     }
