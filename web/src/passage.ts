@@ -206,3 +206,9 @@ export function quoteBlocks(answer: string): QuoteBlock[] | null {
   }
   return blocks.length ? blocks : null;
 }
+
+/** The claims an answer cites, as ``claimsOf``; of a quoting answer, its quoted lines' (a heading names its note, it is not a claim). */
+export function quotedClaims(answer: string): { cid: string; claim: string }[] {
+  const blocks = quoteBlocks(answer);
+  return blocks ? claimsOf(blocks.flatMap((b) => b.lines).join("\n")) : claimsOf(answer);
+}

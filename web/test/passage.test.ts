@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claimsOf, findClaim, findCited, quoteBlocks } from "../src/passage";
+import { claimsOf, findClaim, findCited, quoteBlocks, quotedClaims } from "../src/passage";
 
 // A note as people write them: a list of who came, who did what, one line each.
 const dinner = [
@@ -119,5 +119,13 @@ describe("quoteBlocks", () => {
     expect(quoteBlocks("The boiler costs £2,400 [N1].")).toBeNull();
     expect(quoteBlocks("Maeve asked for extras [N1]:\n- a socket [N2]")).toBeNull();
     expect(quoteBlocks("Heading [N1]:\nan uncited line")).toBeNull();
+  });
+});
+
+describe("quotedClaims", () => {
+  it("gives a quoting answer's lines, not its headings, as what each note is cited for", () => {
+    const answer = "Team dinner, 7 May 2026 [N1]:\nThe set menu cost 85 euros [N1].";
+    expect(quotedClaims(answer)).toEqual([{ cid: "N1", claim: "The set menu cost 85 euros." }]);
+    expect(quotedClaims("Fact [N2].")).toEqual([{ cid: "N2", claim: "Fact." }]);
   });
 });

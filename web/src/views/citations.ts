@@ -4,7 +4,7 @@
 import type { Api } from "../api/client";
 import type { Citation } from "../api/types";
 import { $, el, formatDate } from "../dom";
-import { claimsOf, quoteBlocks } from "../passage";
+import { claimsOf, quoteBlocks, quotedClaims } from "../passage";
 import type { Store } from "../store";
 import { withoutTitle } from "../text";
 import type { NoteOpener } from "./notes";
@@ -79,16 +79,14 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
 
   function renderAnswer(container: HTMLElement, text: string, cited: readonly Citation[]): void {
     const byCid = new Map(cited.map((c) => [c.cid, c]));
-    const claims = claimsOf(text); // one a marker, in the same order
-    let marker = 0;
-    /** ``part`` as text nodes, its markers as chips (numbered through the whole answer). */
+    /** ``part`` as text nodes, its markers as chips opening the note on their claims. */
     function inline(part: string): Node[] {
+      const claims = claimsOf(part); // one a marker, in the same order
       const nodes: Node[] = [];
       let last = 0;
-      for (const m of part.matchAll(MARKER)) {
+      for (const [i, m] of [...part.matchAll(MARKER)].entries()) {
         if (m.index > last) nodes.push(document.createTextNode(part.slice(last, m.index)));
-        nodes.push(chip(m[1]!, byCid.get(m[1]!), claims[marker]?.claim ?? ""));
-        marker += 1;
+        nodes.push(chip(m[1]!, byCid.get(m[1]!), claims[i]?.claim ?? ""));
         last = m.index + m[0].length;
       }
       if (last < part.length) nodes.push(document.createTextNode(part.slice(last)));
@@ -99,9 +97,10 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
       container.replaceChildren(...inline(text));
       return;
     }
-    // The offline answer quotes notes: each as a quotation under its title and date.
+    // The offline answer quotes notes: each a quotation under its title and date, each
+    // line with its chip (the heading names the note; its lines are what is cited).
     container.replaceChildren(...blocks.map((b) => el("figure", { class: "quote" },
-      el("figcaption", { class: "quote-head" }, ...inline(`${b.heading} [${b.cid}]`)),
+      el("figcaption", { class: "quote-head", text: b.heading }),
       el("blockquote", {}, ...b.lines.map((line) => el("p", { class: "quote-line" }, ...inline(line)))))));
   }
 
@@ -112,7 +111,7 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
   function drawSources(cited: readonly Citation[], answer: string, learn: boolean): void {
     shown = { cited, answer };
     // A source opens on the sentence it is first cited for (reversed: the first one is set last).
-    const claims = new Map(claimsOf(answer).reverse().map(({ cid, claim }) => [cid, claim]));
+    const claims = new Map(quotedClaims(answer).reverse().map(({ cid, claim }) => [cid, claim]));
     sourcesList.replaceChildren();
     const byNote = new Map<string, Citation[]>();
     for (const c of cited) byNote.set(c.noteId, [...(byNote.get(c.noteId) ?? []), c]);
