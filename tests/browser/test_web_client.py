@@ -358,9 +358,11 @@ def test_a_citation_marks_the_sentence_it_cites_and_new_is_on_the_first_screen(
             toggle.click()
             expect(listed.first).to_be_hidden()
 
-        # The chip opens the note on the sentence the answer quotes, not on its passage
-        # (the snippet covers the four lines before it too).
-        answer.locator("button.chip").first.click()
+        # The offline answer is shown as a quote: the note's title and date, its lines.
+        expect(answer.locator("figure.quote figcaption")).to_contain_text("Team dinner")
+        # A line's chip opens the note on the sentence the answer quotes, not on its
+        # passage (the snippet covers the four lines before it too).
+        answer.locator(".quote-line", has_text="85 euros per person").locator("button.chip").click()
         dialog = page.get_by_role("dialog", name="Team dinner")
         expect(dialog).to_be_visible()
         mark = dialog.locator("mark#cited-passage")
@@ -377,7 +379,9 @@ def test_a_citation_marks_the_sentence_it_cites_and_new_is_on_the_first_screen(
         page.locator("#sources-list").get_by_role(
             "button", name=re.compile("Open the note cited as 1")
         ).click()
-        expect(mark).to_have_text(COST)
+        first_quoted = answer.locator(".quote-line").first.inner_text()
+        expect(mark).to_have_attribute("data-cited", "sentence")
+        assert mark.inner_text().strip().rstrip(".") in first_quoted, first_quoted
         expect(mark).to_be_focused()
         page.keyboard.press("Escape")
 

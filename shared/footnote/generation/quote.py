@@ -51,6 +51,9 @@ NEXT_PASSAGE_SHARE = 0.8
 # The passage quoted first: of the first few sources, the one whose best line supports
 # the question most (retrieval ranks whole passages; a line says more).
 LEAD_POOL = 1
+# A line beside the best one is quoted when its support is at least this share of the
+# best line's: the lines that carry the question, not the rest of the note.
+LINE_SHARE = 0.5
 # A line longer than this is quoted by its sentences (a paragraph written as one line).
 LONG_LINE = 240
 
@@ -161,7 +164,7 @@ def _lines_of(units: Sequence[Unit], budget: int) -> list[Unit]:
     picked = [lead]
     used = len(lead.text)
     for u in sorted(units, key=lambda u: -u.support):
-        if u is lead or used + len(u.text) > budget:
+        if u is lead or used + len(u.text) > budget or u.support < LINE_SHARE * lead.support:
             continue
         picked.append(u)
         used += len(u.text)
