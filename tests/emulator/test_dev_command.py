@@ -14,6 +14,7 @@ its process group, after which footnote.dev.reaper stops the emulators).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -215,7 +216,8 @@ def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
     out = second.wait_running()
     assert "already in the demo account: none added" in out, out
     # The cited answer is printed at every start, not only when demo notes were added.
-    assert "\nQ: " in out and "answered in" in out and "   [1] note " in out, out
+    assert "\nQ: " in out and "answered in" in out, out
+    assert re.search(r"^   \[N1\] note \S+: ", out, re.MULTILINE), out  # with its citation
     signed_in = _sign_in(auth_host, "kept@footnote.test", "kept-password")
     assert signed_in.status_code == 200, signed_in.text  # the account is there
     token = signed_in.json()["idToken"]

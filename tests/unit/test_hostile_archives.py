@@ -326,3 +326,28 @@ def test_the_probes_files_stored_uncompressed_are_read_in_one_pass(body: str) ->
         records = _read(_zip({"v/hostile.md": body}, zipfile.ZIP_STORED))
     assert records and all(isinstance(r, ImportedNote) for r in records), records
     assert all(r.source.startswith("v/hostile.md") for r in records)  # parts, if long
+
+
+def test_an_evernote_notebook_in_a_zip_is_not_cut_at_one_entrys_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A notebook is one zip entry of many notes, each bounded in size: the entry's
+    time budget is no limit on it (a clock a second a look: 30 notes take longer)."""
+    from footnote.archives import read
+
+    class Clock:
+        now = 0.0
+
+        def monotonic(self) -> float:
+            self.now += 1.0
+            return self.now
+
+    monkeypatch.setattr(read, "time", Clock())
+    text = "words " * 1000  # 30 notes of 6 KB: the notebook is read over several pieces
+    notes = "".join(
+        f"<note><title>N{i}</title><content><![CDATA[<en-note>{i} {text}</en-note>]]></content></note>"
+        for i in range(30)
+    )
+    archive = _zip({"Evernote/book.enex": f"<en-export>{notes}</en-export>"}, zipfile.ZIP_STORED)
+    records = _read(archive, max_entry_seconds=10)
+    assert [r.text.split()[0] for r in records] == [str(i) for i in range(30)]

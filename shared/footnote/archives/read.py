@@ -220,7 +220,9 @@ def _zip(stream: IO[bytes], limits: ArchiveLimits) -> Iterator[ImportRecord]:
         yield from _footnote_export(archive, export, budget)
         return
     for info in files:
-        yield from _alone(info.filename, _zip_entry(archive, info, budget), limits)
+        # An .enex is a notebook, as long as it is (each note's size bounded): untimed.
+        timed = not info.filename.lower().endswith(".enex")
+        yield from _alone(info.filename, _zip_entry(archive, info, budget), limits, timed)
 
 
 def _footnote_notes_json(files: list[zipfile.ZipInfo]) -> zipfile.ZipInfo | None:
@@ -268,7 +270,6 @@ def _zip_entry(
         yield ImportFailure(name, f"{kind}, not a note: skipped")
         return
     if not keep and lower.endswith(".enex"):
-        _DEADLINE.set(None)  # as long as the notebook is: each note's size is bounded
         yield from _split_long(_zipped_enex(archive, info, budget), budget.limits)
         return
     try:
