@@ -163,7 +163,7 @@ def _assert_no_file_left(before: dict[str, bytes], after: dict[str, bytes], uid:
 
 def _alice_has_files(uid: str) -> list[str]:
     kinds = sorted({name.split("/")[3] for name in dump_storage() if f"/users/{uid}/" in name})
-    assert kinds == ["exports", "imports"], kinds  # the proof below has something to find
+    assert kinds == ["exports", "imports", "index"], kinds  # the proof below has something to find
     return kinds
 
 
