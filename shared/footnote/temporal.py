@@ -587,12 +587,21 @@ def _span_of(
             return None  # a longer phrase around a date: the date alone is read
         return _iso_span(text, start, iso, bound)
     if not names and not relative:
-        # numbers alone: a year after a preposition ("in 2023"), else no date ("3 lemons")
-        if len(numbers) == 1 and _YEAR.fullmatch(numbers[0]) and prep in bounds:
+        # numbers alone: a year ("in 2023"; in a question also "was habe ich 2023
+        # notiert", not "the 2024 budget" nor "2023 €"), else no date ("3 lemons")
+        if len(numbers) == 1 and _YEAR.fullmatch(numbers[0]):
             year = int(numbers[0])
-            s = datetime(year, 1, 1)
             num_pos = text.index(numbers[0], start)
-            return _bounded(text, num_pos, num_pos + 4, s, s + _STEP["year"], bound, "year")
+            around = text[max(0, num_pos - 2) : num_pos] + text[num_pos + 4 : num_pos + 6]
+            bare = (
+                not ahead
+                and prep not in _glue(language)
+                and year <= anchor.year
+                and not any(unicodedata.category(c) == "Sc" or c == "%" for c in around)
+            )
+            if prep in bounds or bare:
+                s = datetime(year, 1, 1)
+                return _bounded(text, num_pos, num_pos + 4, s, s + _STEP["year"], bound, "year")
         return None
     if names and not relative and not numbers:
         # a bare month or weekday is a word ("the March proposal", "you may go") unless

@@ -10,6 +10,7 @@ import pytest
 
 from footnote import temporal
 from footnote.query.analysis import analyze
+from tests.inproc import Harness, envelope
 
 MADRID = ZoneInfo("Europe/Madrid")
 MONDAY = datetime(2026, 1, 5, 9, 0)  # Monday 5 January 2026, wall clock
@@ -41,6 +42,7 @@ def test_next_friday_is_read_by_one_function_in_a_question_and_in_a_note() -> No
         ("de", "was habe ich im März 2023 geschrieben?", date(2023, 3, 1), date(2023, 4, 1)),
         ("en", "what did I note in December?", date(2025, 12, 1), date(2026, 1, 1)),
         ("en", "between March and May 2024", date(2024, 3, 1), date(2024, 6, 1)),
+        ("de", "Was habe ich 2023 über Reisen notiert?", date(2023, 1, 1), date(2024, 1, 1)),
     ],
 )
 def test_a_question_window_in_the_users_language(
@@ -82,7 +84,15 @@ def test_a_notes_dates_are_read_ahead_of_its_writing(language: str, text: str, d
 
 
 @pytest.mark.parametrize(
-    "text", ["buy 3 lemons", "you may go", "the March proposal", "what is the wifi password"]
+    "text",
+    [
+        "buy 3 lemons",
+        "you may go",
+        "the March proposal",
+        "what is the wifi password",
+        "what was the 2024 budget?",
+        "did the 2023 € bonus arrive?",
+    ],
 )
 def test_numbers_and_words_that_are_no_date(text: str) -> None:
     assert temporal.read_times(text, MONDAY) == []
@@ -116,3 +126,45 @@ def test_analysis_reads_a_spanish_question_and_drops_its_time_words() -> None:
     )
     assert a.window is not None and a.window.start == datetime(2025, 12, 29, tzinfo=MADRID)
     assert "semana" not in a.keywords and "pasada" not in a.keywords
+
+
+# -- the language, a setting of the request ------------------------------------------
+
+
+def _search(h: Harness, body: dict[str, object], **headers: str) -> dict[str, object]:
+    r = h.call("POST", "/search", "ana", json=body, headers=headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return dict(r.get_json())
+
+
+def test_the_language_is_sent_or_read_from_accept_language() -> None:
+    h = Harness()
+    asked = {"query": "¿qué escribí la semana pasada?", "timeZone": "Europe/Madrid"}
+    sent = _search(h, {**asked, "language": "es"})
+    assert sent["meta"]["query"]["window"] is not None  # type: ignore[index]
+    by_header = _search(h, asked, **{"Accept-Language": "es-ES,es;q=0.9"})
+    assert by_header["meta"]["query"]["window"] == sent["meta"]["query"]["window"]  # type: ignore[index]
+    # read as English, "la semana pasada" names no time
+    english = _search(h, asked)
+    assert english["meta"]["query"]["window"] is None  # type: ignore[index]
+    # a language the reader does not know is read as English, not refused
+    assert _search(h, {**asked, "language": "ja"})["meta"]["query"]["window"] is None  # type: ignore[index]
+    bad = h.call("POST", "/search", "ana", json={**asked, "language": "es!; drop"})
+    assert bad.status_code == 400 and envelope(bad)["code"]
+
+
+def test_a_spanish_note_is_found_by_its_words_and_by_their_stems() -> None:
+    h = Harness()
+    h.add_note("ana", "Vuelos reservados para Lisboa: ida el jueves, hotel en Alfama")
+    h.add_note("ana", "Comprar para la semana: leche, plátanos y café en grano")
+    h.index_all()
+
+    def by_word(query: str) -> list[str]:
+        """The notes the keyword search found (the vector search finds by other means)."""
+        hits = _search(h, {"query": query, "language": "es"})["results"]
+        return [str(x["text"]) for x in hits if "keyword" in x["sources"]]  # type: ignore[attr-defined]
+
+    assert [t[:6] for t in by_word("Alfama")] == ["Vuelos"]  # the word as written
+    # "reservar" and "vuelo" are no words of the note: their stems are ("reserv", "vuel")
+    assert [t[:6] for t in by_word("reservar")] == ["Vuelos"]
+    assert [t[:6] for t in by_word("plátano")] == ["Compra"]

@@ -53,7 +53,7 @@ from footnote.domain import Fallback, IndexStatus, Intent, MemoryType, Strategy
 from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
 from footnote.services.chat import RagConfig as RagOptions
 from footnote.services.results import Stage, iso
-from footnote.temporal import SUPPORTED_LANGUAGES, supported_language
+from footnote.temporal import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, supported_language
 from footnote.text import normalize
 
 # Limits that are part of the API's contract rather than deployment settings.
@@ -203,13 +203,10 @@ TimeZoneName = Annotated[
 ]
 
 
-def _known_language(code: str) -> str:
-    language = supported_language(code)
-    if language is None:
-        raise ValueError(
-            f"unsupported language {code!r} (one of {', '.join(sorted(SUPPORTED_LANGUAGES))})"
-        )
-    return language
+def _read_language(code: str) -> str:
+    """The language a tag names, if the reader knows it; English for any other (a
+    browser's "ja" is no bad request: its questions are read as English would be)."""
+    return supported_language(code) or DEFAULT_LANGUAGE
 
 
 # The asker's language (a BCP 47 tag, "es" or "es-MX"): time phrases and search words are
@@ -219,8 +216,12 @@ LanguageCode = Annotated[
     StringConstraints(
         min_length=2, max_length=35, pattern=r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$"
     ),
-    AfterValidator(_known_language),
-    Field(description="the asker's language, e.g. es or de-DE; default from Accept-Language"),
+    AfterValidator(_read_language),
+    Field(
+        description="the asker's language (BCP 47), e.g. es or de-DE; read as one of "
+        + ", ".join(sorted(SUPPORTED_LANGUAGES))
+        + ", else English; default from Accept-Language"
+    ),
 ]
 
 
