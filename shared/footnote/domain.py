@@ -51,6 +51,9 @@ class Strategy(str, Enum):
     HYBRID_FIRESTORE_FALLBACK = "hybrid_reranked_firestore_fallback"  # find_nearest
     KEYWORD_RECENCY = "keyword_recency"  # no query vector (the embedder failed)
     RECENT_NOTES = "recent_notes"  # nothing relevant: the newest notes, unmatched
+    # The question asks what was written in a period ("what happened last week?"): no
+    # word of it is in the period's notes, which are the sources, oldest first.
+    PERIOD_NOTES = "period_notes"
     NONE = "none"  # the tenant has no indexed notes
     DISABLED = "disabled"  # the request turned retrieval off (enableRag false)
 
