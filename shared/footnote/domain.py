@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from enum import Enum
 from typing import Any
 
@@ -242,6 +242,20 @@ class Hit:
 
     chunk_id: str
     score: float
+
+
+@dataclass(frozen=True)
+class ModelReading:
+    """A language model's reading of a follow-up (``Generator.read_question``): the
+    standalone question, and what it read of time, memory types, intent and keywords
+    (empty or None: it read none; the offline reading of the question stands)."""
+
+    question: str
+    first_day: date | None = None  # the window asked about, first and last day inclusive
+    last_day: date | None = None
+    types: tuple[MemoryType, ...] = ()
+    intent: Intent | None = None
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
