@@ -272,12 +272,19 @@ _STOP_MAX_LETTERS = 4
 
 
 def language_of_text(text: str) -> str:
-    """The language ``text`` is written in, by which stop list covers most of its words
-    (English unless another covers at least three words and more than English does)."""
-    seen = words(text[:5000])
-    scores = {lang: sum(w in stop_words(lang) for w in seen) for lang in LANGUAGES}
+    """The language ``text`` is written in, by the stop words it uses: another language
+    than English when at least three of its words are that language's stop words and
+    no English one ("para", "la", "en" are Spanish; "no", "a" are English too), and
+    more of them than English stop words."""
+    seen = [w for w in words(text[:5000]) if len(w) > 1]
+    english = sum(w in STOPWORDS for w in seen)
+    scores = {
+        lang: sum(w in stop_words(lang) and w not in STOPWORDS for w in seen)
+        for lang in LANGUAGES
+        if lang != "en"
+    }
     best = max(scores, key=lambda lang: scores[lang])
-    return best if scores[best] >= 3 and scores[best] > scores["en"] else "en"
+    return best if scores[best] >= 3 and scores[best] > english else "en"
 
 
 # The stemmer leaves some words of one family apart: "allergic"/"allergy" (allerg,

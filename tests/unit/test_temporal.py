@@ -10,6 +10,7 @@ import pytest
 
 from footnote import temporal
 from footnote.query.analysis import analyze
+from footnote.text import language_of_text
 from tests.inproc import Harness, envelope
 
 MADRID = ZoneInfo("Europe/Madrid")
@@ -168,3 +169,15 @@ def test_a_spanish_note_is_found_by_its_words_and_by_their_stems() -> None:
     # "reservar" and "vuelo" are no words of the note: their stems are ("reserv", "vuel")
     assert [t[:6] for t in by_word("reservar")] == ["Vuelos"]
     assert [t[:6] for t in by_word("plátano")] == ["Compra"]
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("- Tempus – applied\n- Medlytic?? no that's a scam posting, skip via Lucia", "en"),
+        ("Comprar para la semana: leche, plátanos y café en grano", "es"),
+        ("Der Handwerker kommt übermorgen zwischen 8 und 12, ich bin bis Mittag da", "de"),
+    ],
+)
+def test_a_notes_language_is_read_from_its_own_stop_words(text: str, language: str) -> None:
+    assert language_of_text(text) == language
