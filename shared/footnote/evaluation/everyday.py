@@ -36,6 +36,7 @@ Scores, overall and per kind:
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 from collections.abc import Sequence
@@ -182,9 +183,6 @@ def load_notebooks(data_dir: Path) -> list[Notebook]:
     return [read_notebook(p) for p in files]
 
 
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
 
 
 def states_date(answer: str, day: date, language: str = "en") -> bool:
@@ -195,7 +193,7 @@ def states_date(answer: str, day: date, language: str = "en") -> bool:
         return True
     if day_text(day).lower() in text or day_text(day, language).lower() in text:
         return True
-    month = _MONTHS[day.month - 1]
+    month = calendar.month_name[day.month].lower()
     mon = rf"{month[:3]}[a-z]*\.?"
     d = rf"{day.day}(?:st|nd|rd|th)?"
     found = re.search(rf"\b{d}\s+(?:of\s+)?{mon}(?!\w)|\b{mon}\s+{d}\b", text)
