@@ -264,11 +264,30 @@ def _fold(word: str) -> str:
 
 
 @lru_cache(maxsize=16)
-def _vocabulary(language: str) -> _Vocabulary:
-    with _LOCK:
-        from dateparser.languages.loader import default_loader
+def _info(language: str) -> dict[str, Any]:
+    """dateparser's data for ``language`` (its month and weekday names, relative phrases,
+    little words), read from the data module alone: constructing its Locale, or importing
+    the ``dateparser`` package, costs hundreds of milliseconds on a cold process, and
+    most phrases need neither."""
+    import importlib.util
+    from pathlib import Path
 
-        info = default_loader.get_locale(language).info
+    with _LOCK:
+        package = importlib.util.find_spec("dateparser")
+        if package is None or package.origin is None:
+            raise ImportError("dateparser is not installed")
+        path = Path(package.origin).with_name("data") / "date_translation_data" / f"{language}.py"
+        spec = importlib.util.spec_from_file_location(f"_dateparser_data_{language}", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"dateparser has no data for {language!r}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return dict(module.info)
+
+
+@lru_cache(maxsize=16)
+def _vocabulary(language: str) -> _Vocabulary:
+    info = _info(language)
     # two-letter spellings ("We", "Fr", "Lu") are words far more often than dates
     months = {
         _fold(w): i + 1 for i, k in enumerate(_MONTH_KEYS) for w in info.get(k, ()) if len(w) > 2
@@ -350,6 +369,143 @@ def _settings(anchor: datetime, ahead: bool) -> dict[str, Any]:
         "RETURN_TIME_AS_PERIOD": True,
         "STRICT_PARSING": False,
     }
+
+
+# dateparser's canonical form of a relative phrase: "1 week ago", "in 2 day", "0 month ago"
+_CANONICAL = re.compile(r"(in )?(\d+) (second|minute|hour|day|week|fortnight|month|year)( ago)?")
+_UNIT_GRAIN: dict[str, tuple[Grain, relativedelta]] = {
+    "second": ("day", relativedelta()),
+    "minute": ("day", relativedelta()),
+    "hour": ("day", relativedelta(hours=1)),
+    "day": ("day", relativedelta(days=1)),
+    "week": ("week", relativedelta(weeks=1)),
+    "fortnight": ("week", relativedelta(weeks=2)),
+    "month": ("month", relativedelta(months=1)),
+    "year": ("year", relativedelta(years=1)),
+}
+
+
+@lru_cache(maxsize=16)
+def _relatives(language: str) -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str], ...]]:
+    """The language's relative phrases ("la semana pasada": "1 week ago") and patterns
+    ("hace (\\d+) días": "\\1 day ago"), from dateparser's data, in its canonical form."""
+    info = _info(language)
+    phrases = {
+        " ".join(_fold(w) for w in _WORD.findall(p)): key
+        for key, found in info.get("relative-type", {}).items()
+        for p in found
+        if _CANONICAL.fullmatch(key)
+    }
+    patterns = tuple(
+        (re.compile(p.replace("++", "+").replace("*+", "*"), re.IGNORECASE), key)
+        for key, found in info.get("relative-type-regex", {}).items()
+        for p in found
+    )
+    return phrases, patterns
+
+
+@lru_cache(maxsize=16)
+def _directions(language: str) -> dict[str, int]:
+    """Words of the language's relative phrases and the way they point: "next",
+    "próximo", "nächste" +1; "last", "pasada", "letzte" -1; "this", "esta" 0."""
+    out: dict[str, int] = {}
+    for phrase, key in _relatives(language)[0].items():
+        m = _CANONICAL.fullmatch(key)
+        assert m is not None
+        way = 1 if m[1] else (0 if m[2] == "0" else -1)
+        for word in phrase.split():
+            out[word] = way if out.get(word, way) == way else 2  # 2: both ways, no direction
+    return {w: d for w, d in out.items() if d != 2 and w not in _vocabulary(language).units}
+
+
+def _canonical(words: list[str], language: str) -> str | None:
+    """The canonical form of a relative phrase, if ``words`` are one."""
+    phrases, patterns = _relatives(language)
+    joined = " ".join(words)
+    if joined in phrases:
+        return phrases[joined]
+    digits = _simplified(words, language)
+    for pattern, key in patterns:
+        if (m := pattern.fullmatch(digits)) is not None:
+            return m.expand(key.replace("\\1", "\\g<1>"))
+    return None
+
+
+def _simplified(words: list[str], language: str) -> str:
+    """ "hace un mes" as "hace 1 mes": the language's words for numbers as digits."""
+    table = {
+        _fold(k): str(v)
+        for rule in _info(language).get("simplifications", ())
+        for k, v in rule.items()
+        if str(v).isdigit() and " " not in k
+    }
+    return " ".join(table.get(w, w) for w in words)
+
+
+def _own_reading(
+    inside: list[str],
+    month: int | None,
+    weekday: int | None,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> tuple[datetime, Grain] | None:
+    """The common forms read from dateparser's data without its parser (whose first use
+    compiles its time-zone and locale patterns, most of a second): relative phrases,
+    a weekday with "next"/"last", a month with a day or a year. None: the parser reads
+    it."""
+    if (key := _canonical(inside, language)) is not None:
+        m = _CANONICAL.fullmatch(key)
+        if m is None:
+            return None
+        grain, step = _UNIT_GRAIN[m[3]]
+        n = int(m[2])
+        moment = anchor + step * n if m[1] else anchor - step * n
+        return moment, grain
+    today = datetime.combine(anchor.date(), time(0))
+    vocab = _vocabulary(language)
+    others = [w for w in inside if w not in vocab.weekdays and w not in vocab.months]
+    if len(inside) - len(others) > 1 + (weekday is not None and month is not None):
+        return None  # two months or two days ("March and May"): read one at a time
+    if weekday is not None and month is None and len(others) == 1:
+        way = _directions(language).get(others[0])
+        if way is None:
+            return None
+        if way == 0:
+            return today + timedelta(days=weekday - today.weekday()), "day"
+        if way > 0:
+            return today + timedelta(days=(weekday - today.weekday()) % 7 or 7), "day"
+        return today - timedelta(days=(today.weekday() - weekday) % 7 or 7), "day"
+    if month is None or weekday is not None:
+        return None
+    numbers = [int(w.rstrip(".")) for w in others if w.rstrip(".").isdigit()]
+    ordinals = [int(m[0]) for w in others if (m := re.match(r"\d{1,2}(?=\D)", w))]
+    glue = _glue(language)
+    if any(
+        not w.rstrip(".").isdigit() and w not in glue and not re.match(r"\d", w) for w in others
+    ):
+        return None  # a word the common forms do not have ("early", "end"): the parser's
+    years = [n for n in numbers if 1900 <= n <= 2199]
+    days = [n for n in numbers if 1 <= n <= 31] + ordinals
+    if len(years) > 1 or len(days) > 1:
+        return None
+    grain = "day" if days else "month"
+    day = days[0] if days else 1
+    if years:
+        candidates = [years[0]]
+    else:
+        # the nearest such day or month in the direction read (today's counts)
+        this = anchor.year
+        candidates = [this, this - 1] if not ahead else [this, this + 1]
+    for year in candidates:
+        try:
+            moment = datetime(year, month, day)
+        except ValueError:
+            continue
+        first = _floor(moment, grain)
+        if years or (first <= today if not ahead else first + _STEP[grain] > today):
+            return moment, grain
+    return None
 
 
 @lru_cache(maxsize=1024)
@@ -502,9 +658,7 @@ def _runs(
 @lru_cache(maxsize=16)
 def _glue(language: str) -> frozenset[str]:
     """Words a date is written with between its parts ("5 de marzo", "the 5th of May")."""
-    from dateparser.languages.loader import default_loader
-
-    info = default_loader.get_locale(language).info
+    info = _info(language)
     return frozenset(
         _fold(w)
         for w in (*info.get("skip", ()), *info.get("pertain", ()))
@@ -634,7 +788,9 @@ def _span_of(
         day = today + timedelta(days=shift)
         return _bounded(text, start, end, day, day + _STEP["day"], bound, "day")
 
-    read = _grain_of(phrase, language, anchor, ahead)
+    read = _own_reading(inside, month, weekday, language, anchor, ahead) or _grain_of(
+        phrase, language, anchor, ahead
+    )
     if read is None:
         return None
     moment, grain = read
@@ -672,9 +828,7 @@ def _span_of(
 @lru_cache(maxsize=16)
 def _lone_relatives(language: str) -> frozenset[str]:
     """Relative words that are a date on their own ("today", "ayer", "gestern")."""
-    from dateparser.languages.loader import default_loader
-
-    info = default_loader.get_locale(language).info
+    info = _info(language)
     return frozenset(
         _fold(p)
         for key, phrases in info.get("relative-type", {}).items()
@@ -887,17 +1041,13 @@ def note_dates(
 @lru_cache(maxsize=8)
 def _month_names_in(language: str) -> tuple[str, ...]:
     """Each month's full name in ``language``, January first (dateparser's data)."""
-    from dateparser.languages.loader import default_loader
-
-    info = default_loader.get_locale(language).info
+    info = _info(language)
     return tuple(max(info.get(k, (k,)), key=len) for k in _MONTH_KEYS)
 
 
 @lru_cache(maxsize=8)
 def _weekday_names_in(language: str) -> tuple[str, ...]:
-    from dateparser.languages.loader import default_loader
-
-    info = default_loader.get_locale(language).info
+    info = _info(language)
     return tuple(max(info.get(k, (k,)), key=len) for k in _WEEKDAY_KEYS)
 
 
