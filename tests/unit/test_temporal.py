@@ -3,7 +3,9 @@ by the same function against their anchor, in the user's language."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -132,7 +134,7 @@ def test_analysis_reads_a_spanish_question_and_drops_its_time_words() -> None:
 # -- the language, a setting of the request ------------------------------------------
 
 
-def _search(h: Harness, body: dict[str, object], **headers: str) -> dict[str, object]:
+def _search(h: Harness, body: Mapping[str, object], **headers: str) -> dict[str, Any]:
     r = h.call("POST", "/search", "ana", json=body, headers=headers)
     assert r.status_code == 200, r.get_data(as_text=True)
     return dict(r.get_json())
@@ -142,14 +144,14 @@ def test_the_language_is_sent_or_read_from_accept_language() -> None:
     h = Harness()
     asked = {"query": "¿qué escribí la semana pasada?", "timeZone": "Europe/Madrid"}
     sent = _search(h, {**asked, "language": "es"})
-    assert sent["meta"]["query"]["window"] is not None  # type: ignore[index]
+    assert sent["meta"]["query"]["window"] is not None
     by_header = _search(h, asked, **{"Accept-Language": "es-ES,es;q=0.9"})
-    assert by_header["meta"]["query"]["window"] == sent["meta"]["query"]["window"]  # type: ignore[index]
+    assert by_header["meta"]["query"]["window"] == sent["meta"]["query"]["window"]
     # read as English, "la semana pasada" names no time
     english = _search(h, asked)
-    assert english["meta"]["query"]["window"] is None  # type: ignore[index]
+    assert english["meta"]["query"]["window"] is None
     # a language the reader does not know is read as English, not refused
-    assert _search(h, {**asked, "language": "ja"})["meta"]["query"]["window"] is None  # type: ignore[index]
+    assert _search(h, {**asked, "language": "ja"})["meta"]["query"]["window"] is None
     bad = h.call("POST", "/search", "ana", json={**asked, "language": "es!; drop"})
     assert bad.status_code == 400 and envelope(bad)["code"]
 
@@ -163,7 +165,7 @@ def test_a_spanish_note_is_found_by_its_words_and_by_their_stems() -> None:
     def by_word(query: str) -> list[str]:
         """The notes the keyword search found (the vector search finds by other means)."""
         hits = _search(h, {"query": query, "language": "es"})["results"]
-        return [str(x["text"]) for x in hits if "keyword" in x["sources"]]  # type: ignore[attr-defined]
+        return [str(x["text"]) for x in hits if "keyword" in x["sources"]]
 
     assert [t[:6] for t in by_word("Alfama")] == ["Vuelos"]  # the word as written
     # "reservar" and "vuelo" are no words of the note: their stems are ("reserv", "vuel")
