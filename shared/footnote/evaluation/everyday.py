@@ -183,8 +183,6 @@ def load_notebooks(data_dir: Path) -> list[Notebook]:
     return [read_notebook(p) for p in files]
 
 
-
-
 def states_date(answer: str, day: date, language: str = "en") -> bool:
     """The answer names ``day``: "27 November 2026", "November 27", "27 Nov", "2026-11-27",
     or in ``language`` "27 noviembre 2026"."""
