@@ -418,6 +418,15 @@ def _directions(language: str) -> dict[str, int]:
     return {w: d for w, d in out.items() if d != 2 and w not in _vocabulary(language).units}
 
 
+def _unit_of(word: str, language: str) -> str | None:
+    """The unit a word of ``language`` names ("días": "day"), if any."""
+    info = _info(language)
+    return next(
+        (k for k in _UNIT_KEYS if any(_fold(w) == word for w in info.get(k, ()) if len(w) > 1)),
+        None,
+    )
+
+
 def _canonical(words: list[str], language: str) -> str | None:
     """The canonical form of a relative phrase, if ``words`` are one."""
     phrases, patterns = _relatives(language)
@@ -788,9 +797,18 @@ def _span_of(
         day = today + timedelta(days=shift)
         return _bounded(text, start, end, day, day + _STEP["day"], bound, "day")
 
-    read = _own_reading(inside, month, weekday, language, anchor, ahead) or _grain_of(
-        phrase, language, anchor, ahead
-    )
+    read = _own_reading(inside, month, weekday, language, anchor, ahead)
+    if read is None and bound == "since" and prep in _ROLLING.get(language, ()):
+        # "the past 3 days", "los últimos 3 días": that many units back
+        unit = _unit_of(inside[-1], language)
+        if unit is not None and len(inside) == 2 and inside[0].isdigit():
+            grain_, step = _UNIT_GRAIN[unit]
+            read = anchor - step * int(inside[0]), grain_
+    if read is None and (names or (numbers and not relative)):
+        # the parser reads what the common forms do not, if it names a month or a day;
+        # relative words alone that are none of the language's phrases ("one-year-old")
+        # are no date
+        read = _grain_of(phrase, language, anchor, ahead)
     if read is None:
         return None
     moment, grain = read
@@ -1067,9 +1085,15 @@ def date_words(written: datetime | date, text: str = "", language: str = DEFAULT
     day = written.date() if isinstance(written, datetime) else written
     lang = supported_language(language) or DEFAULT_LANGUAGE
     named = []
-    if text:
-        for span in note_dates(text, day, lang):
-            if span.day is not None:
-                named.append(f"{day_text(span.day, lang)} {span.day.isoformat()}")
+    for span in note_dates(text, day, lang) if text else ():
+        if span.named is None:
+            continue
+        first = span.named.date()
+        if span.grain == "year":  # "last year": "2022"
+            named.append(str(first.year))
+        elif span.grain == "month":  # "last month": "April 2023"
+            named.append(f"{_month_names_in(lang)[first.month - 1].capitalize()} {first.year}")
+        else:  # a day, or the week's first day
+            named.append(f"{day_text(first, lang)} {first.isoformat()}")
     weekday = _weekday_names_in(lang)[day.weekday()].capitalize()
     return " ".join([day_text(day, lang), weekday, day.isoformat(), *named]).strip()

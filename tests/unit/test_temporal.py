@@ -183,3 +183,20 @@ def test_a_spanish_note_is_found_by_its_words_and_by_their_stems() -> None:
 )
 def test_a_notes_language_is_read_from_its_own_stop_words(text: str, language: str) -> None:
     assert language_of_text(text) == language
+
+
+def test_a_note_supports_the_year_or_month_its_phrase_names() -> None:
+    """LoCoMo: "When did Melanie paint a sunrise?" is answered "2022" from a session of
+    May 2023 saying "last year"; the citation check reads that year with the note."""
+    words = temporal.date_words(date(2023, 5, 8), "I painted that lake sunrise last year.")
+    assert "2022" in words.split()
+    assert "April 2023" in temporal.date_words(date(2023, 5, 8), "We moved last month.")
+
+
+def test_relative_words_that_name_no_phrase_are_no_date() -> None:
+    assert temporal.read_times("the name of John's one-year-old child", MONDAY) == []
+    window, _, _ = temporal.question_window(
+        "errors in the past 3 days", MONDAY.replace(tzinfo=MADRID)
+    )
+    assert window is not None and window.start == datetime(2026, 1, 2, tzinfo=MADRID)
+    assert window.end is None
