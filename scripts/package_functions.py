@@ -68,7 +68,8 @@ class Function(NamedTuple):
 COMMON_EXCLUDE = ("dev", "evaluation", "cli.py")
 
 # Every function: settings, the Firestore store, Vertex AI embeddings (google-genai)
-# and Vector Search (aiplatform_v1), the BM25 stemmer, the functions framework.
+# and Vector Search (aiplatform_v1), the BM25 stemmer and stop words of each language,
+# time phrases (dateparser, python-dateutil), the functions framework.
 _BASE = (
     "functions-framework",
     "google-cloud-firestore",
@@ -79,6 +80,9 @@ _BASE = (
     "numpy",
     "simsimd",
     "PyStemmer",
+    "stop-words",
+    "dateparser",
+    "python-dateutil",
 )
 
 # What only the API uses: HTTP routes, Firebase ID tokens and App Check, the reranker.

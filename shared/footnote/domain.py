@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from enum import Enum
 from typing import Any
 
@@ -51,6 +51,9 @@ class Strategy(str, Enum):
     HYBRID_FIRESTORE_FALLBACK = "hybrid_reranked_firestore_fallback"  # find_nearest
     KEYWORD_RECENCY = "keyword_recency"  # no query vector (the embedder failed)
     RECENT_NOTES = "recent_notes"  # nothing relevant: the newest notes, unmatched
+    # The question asks what was written in a period ("what happened last week?"): no
+    # word of it is in the period's notes, which are the sources, oldest first.
+    PERIOD_NOTES = "period_notes"
     NONE = "none"  # the tenant has no indexed notes
     DISABLED = "disabled"  # the request turned retrieval off (enableRag false)
 
@@ -231,6 +234,8 @@ class QueryAnalysis:
     # When the question was asked, in the asker's time zone: the generator reads a
     # note's relative dates ("before Friday") on that calendar.
     now: datetime | None = field(default=None, compare=False)
+    # The asker's language (a code ``temporal`` reads): how the notes' dates are told.
+    language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -239,6 +244,20 @@ class Hit:
 
     chunk_id: str
     score: float
+
+
+@dataclass(frozen=True)
+class ModelReading:
+    """A language model's reading of a follow-up (``Generator.read_question``): the
+    standalone question, and what it read of time, memory types, intent and keywords
+    (empty or None: it read none; the offline reading of the question stands)."""
+
+    question: str
+    first_day: date | None = None  # the window asked about, first and last day inclusive
+    last_day: date | None = None
+    types: tuple[MemoryType, ...] = ()
+    intent: Intent | None = None
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from footnote.domain import (
     IndexState,
     Job,
     MemoryType,
+    ModelReading,
     Note,
     NoteChanges,
     NoteEdit,
@@ -403,6 +404,16 @@ class Generator(ABC):
         """``message`` as a standalone question for retrieval, or None: this generator
         has no language model to rewrite with, and the question is read offline."""
         return None
+
+    def read_question(
+        self, message: str, history: Sequence[tuple[str, str]], now: datetime, language: str
+    ) -> ModelReading | None:
+        """The model's whole reading of a follow-up (asked at ``now``, the user's local
+        time, in ``language``): by default the rewrite alone; a generator that can
+        return structured output reads the window, types, intent and keywords too.
+        None: no model, the question is read offline."""
+        rewritten = self.rewrite_question(message, history)
+        return None if rewritten is None else ModelReading(rewritten)
 
 
 @runtime_checkable

@@ -233,16 +233,61 @@ def _latin_base(char: str) -> str:
     return char
 
 
-@lru_cache(maxsize=1)
-def _stemmer():  # type: ignore[no-untyped-def]
+# The languages whose words are stemmed and stopped as that language's (PyStemmer's
+# Snowball stemmers, the stop-words package's lists); the temporal reader knows the same ones.
+LANGUAGES = {
+    "en": "english",
+    "es": "spanish",
+    "de": "german",
+    "fr": "french",
+    "it": "italian",
+    "pt": "portuguese",
+    "nl": "dutch",
+}
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def _stemmer(language: str = "en"):  # type: ignore[no-untyped-def]
     import Stemmer  # PyStemmer: the Snowball stemmer bm25s uses as well
 
-    return Stemmer.Stemmer("english")
+    return Stemmer.Stemmer(LANGUAGES.get(language, "english"))
 
 
 @lru_cache(maxsize=200_000)
-def stem(word: str) -> str:
-    return str(_stemmer().stemWord(word))
+def stem(word: str, language: str = "en") -> str:
+    return str(_stemmer(language).stemWord(word))
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def stop_words(language: str = "en") -> frozenset[str]:
+    """Words of ``language`` that carry no topic (unaccented, as :func:`words` reads)."""
+    if language not in LANGUAGES or language == "en":
+        return STOPWORDS
+    from stop_words import get_stop_words  # its lists: only when another language is read
+
+    # Its longer entries include words a person searches for ("trabajo", "tiempo",
+    # "nuevo"): only the short function words are stopped.
+    listed = get_stop_words(LANGUAGES[language])
+    return frozenset(_unaccented(w.lower()) for w in listed if len(w) <= _STOP_MAX_LETTERS)
+
+
+_STOP_MAX_LETTERS = 4
+
+
+def language_of_text(text: str) -> str:
+    """The language ``text`` is written in, by the stop words it uses: another language
+    than English when at least three of its words are that language's stop words and
+    no English one ("para", "la", "en" are Spanish; "no", "a" are English too), and
+    more of them than English stop words."""
+    seen = [w for w in words(text[:5000]) if len(w) > 1]
+    english = sum(w in STOPWORDS for w in seen)
+    scores = {
+        lang: sum(w in stop_words(lang) and w not in STOPWORDS for w in seen)
+        for lang in LANGUAGES
+        if lang != "en"
+    }
+    best = max(scores, key=lambda lang: scores[lang])
+    return best if scores[best] >= 3 and scores[best] > english else "en"
 
 
 # "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though
@@ -255,17 +300,22 @@ _TODO = re.compile(
 )
 
 
-def terms(text: str, extra_stopwords: frozenset[str] = frozenset()) -> list[str]:
-    """Stemmed content words in order: the unit of keyword search and overlap."""
+def terms(
+    text: str, extra_stopwords: frozenset[str] = frozenset(), language: str = "en"
+) -> list[str]:
+    """Stemmed content words in order: the unit of keyword search and overlap.
+    ``language``: whose stemmer and stop words (a note's, as written; a question's, the
+    user's)."""
     out = []
+    stopped = stop_words(language)
     text = _TODO.sub(lambda m: f"todo{m[1] or ''}", text)
     for w in words(text):
         w = w.split("'")[0] if "'" in w else w
-        if not w or w in STOPWORDS or w in extra_stopwords:
+        if not w or w in stopped or w in extra_stopwords:
             continue
         if len(w) == 1 and not w.isdigit():
             continue
-        out.append(stem(w))
+        out.append(stem(w, language))
     return out
 
 

@@ -121,12 +121,24 @@ def default_answer(body: dict[str, Any]) -> str:
     return " ".join(out)
 
 
+def default_reading(body: dict[str, Any]) -> dict[str, Any]:
+    """A structured reading of a follow-up (``response_schema``): the last message as
+    the standalone question, and nothing else read."""
+    prompt = "".join(
+        p.get("text", "") for c in body.get("contents", []) for p in c.get("parts", [])
+    )
+    last = prompt.rsplit("Last message:", 1)[-1].strip()
+    return {"question": last}
+
+
 @dataclass
 class FakeGoogleApis:
     """Start with ``with FakeGoogleApis() as fake:``; ``fake.url`` is ``http://127.0.0.1:PORT``."""
 
     dimension_limit: int = 3072
     answer: Callable[[dict[str, Any]], str] = default_answer
+    # the JSON object a structured call (responseMimeType application/json) replies with
+    read: Callable[[dict[str, Any]], Any] = default_reading
     classify: Callable[[str], str] | None = None  # the text x.enum reply for a classification
     # scores for ranking records (query, records) -> {id: score}; default: word overlap
     rank_scores: Callable[[str, list[dict[str, Any]]], dict[str, float]] | None = None
@@ -198,6 +210,7 @@ class FakeGoogleApis:
             self._views.clear()
             self.deployed.clear()
             self.answer = default_answer
+            self.read = default_reading
             self.classify = None
             self.rank_scores = None
 
@@ -316,6 +329,11 @@ class FakeGoogleApis:
 
             value = classify(text).value
             return value if value in allowed else allowed[-1]
+        if config.get("responseMimeType") == "application/json":
+            if not config.get("responseSchema") and not config.get("responseJsonSchema"):
+                raise _Invalid("a JSON reply needs its schema")
+            reply = self.read(body)
+            return reply if isinstance(reply, str) else json.dumps(reply)
         return self.answer(body)
 
     @staticmethod

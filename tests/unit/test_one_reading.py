@@ -43,10 +43,10 @@ class Counted:
         get = app.corpora.get
 
         def counting_analyze(
-            query: str, now: datetime, events: dict[str, date] | None = None
+            query: str, now: datetime, events: dict[str, date] | None = None, language: str = "en"
         ) -> QueryAnalysis:
             self.analyzed.append(query)
-            return analyze(query, now, events)
+            return analyze(query, now, events, language)
 
         def counting_get(tenant_id: str) -> Any:
             self.corpus_reads += 1

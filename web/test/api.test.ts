@@ -51,6 +51,7 @@ describe("Api.chatStream", () => {
     const sent = JSON.parse(init.body as string);
     expect(sent.message).toBe("When do we ship?");
     expect(typeof sent.timeZone).toBe("string"); // the asker's calendar
+    expect(sent.language).toBe(navigator.language); // and language
   });
 
   it("turns an error event into ApiError", async () => {

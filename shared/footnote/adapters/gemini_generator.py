@@ -9,17 +9,21 @@ with the offline quote answer and reports ``generator_quote`` in ``meta.fallback
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator, Sequence
+from datetime import date, datetime
 from typing import Any
 
 from footnote.adapters.google_retry import RetryPolicy, unavailable_on_sdk_errors
 from footnote.adapters.vertex_embedder import genai_client
 from footnote.config import Settings
-from footnote.domain import QueryAnalysis, Source
+from footnote.domain import Intent, MemoryType, ModelReading, QueryAnalysis, Source
 from footnote.errors import BackendUnavailable
 from footnote.generation.prompt import (
+    READ_INSTRUCTION,
     REWRITE_INSTRUCTION,
+    read_prompt,
     rewrite_prompt,
     system_instruction,
     user_prompt,
@@ -118,6 +122,29 @@ class GeminiGenerator(Generator):
         text = _text(response).strip().strip('"')
         return text if text else message
 
+    def read_question(
+        self, message: str, history: Sequence[tuple[str, str]], now: datetime, language: str
+    ) -> ModelReading:
+        """The follow-up read in one structured call (``response_schema``): the standalone
+        question, the window as ISO days, memory types, intent and keywords. A first
+        question (no ``history``) is read offline, and no model is asked (its latency:
+        docs/quality.md). A reply that is no such JSON raises BackendUnavailable."""
+        if not history:
+            return ModelReading(message)
+        from google.genai import types
+
+        config = types.GenerateContentConfig(
+            system_instruction=READ_INSTRUCTION,
+            temperature=0.0,
+            max_output_tokens=256,
+            candidate_count=1,
+            response_mime_type="application/json",
+            response_schema=_reading_schema(),
+        )
+        today = f"{now.date().isoformat()} ({now.strftime('%A')})"
+        response = self._generate("read", read_prompt(message, history, today, language), config)
+        return _reading(_text(response), message)
+
     def execute(
         self,
         question: str,
@@ -168,6 +195,72 @@ class GeminiGenerator(Generator):
                 chunk = next(pieces, None)
         if not produced:
             raise BackendUnavailable(f"{self.model} streamed no text")
+
+
+def _reading_schema() -> Any:
+    from google.genai import types
+
+    text = types.Schema(type=types.Type.STRING)
+    day = types.Schema(type=types.Type.STRING, format="date", nullable=True)
+    return types.Schema(
+        type=types.Type.OBJECT,
+        properties={
+            "question": text,
+            "first_day": day,
+            "last_day": day,
+            "memory_types": types.Schema(
+                type=types.Type.ARRAY,
+                items=types.Schema(type=types.Type.STRING, enum=[t.value for t in MemoryType]),
+            ),
+            "intent": types.Schema(type=types.Type.STRING, enum=[i.value for i in Intent]),
+            "keywords": types.Schema(type=types.Type.ARRAY, items=text),
+        },
+        required=["question"],
+        property_ordering=[
+            "question",
+            "first_day",
+            "last_day",
+            "memory_types",
+            "intent",
+            "keywords",
+        ],
+    )
+
+
+def _reading(raw: str, message: str) -> ModelReading:
+    """The model's JSON as a reading; what does not parse is dropped field by field, and
+    a reply that is no JSON object (or has no question) is a failed call."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise BackendUnavailable("the model's reading is no JSON") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("question"), str):
+        raise BackendUnavailable("the model's reading has no question")
+    first, last = _day(data.get("first_day")), _day(data.get("last_day"))
+    if first is not None and last is not None and first > last:
+        first = last = None
+    types_read = tuple(
+        MemoryType(t) for t in data.get("memory_types") or () if t in MemoryType._value2member_map_
+    )
+    intent = data.get("intent")
+    keywords = data.get("keywords") or ()
+    return ModelReading(
+        data["question"].strip() or message,
+        first,
+        last,
+        types_read,
+        Intent(intent) if intent in Intent._value2member_map_ else None,
+        tuple(k for k in keywords if isinstance(k, str) and k.strip())[:20],
+    )
+
+
+def _day(raw: Any) -> date | None:
+    if not isinstance(raw, str):
+        return None
+    try:
+        return date.fromisoformat(raw[:10])
+    except ValueError:
+        return None
 
 
 def _text(response: Any) -> str:

@@ -58,6 +58,7 @@ from footnote.services.imports import ImportService
 from footnote.services.notes import NotesService
 from footnote.services.quotas import QuotaService
 from footnote.services.results import NoteView
+from footnote.temporal import language_of
 
 log = logging.getLogger("footnote.api")
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -253,12 +254,13 @@ class Api:
         body = _parse(request, self._models.chat, self._s.request_max_bytes)
         service = self._chat()
         rag = body.rag_config.options()
+        language = body.language or language_of(request.headers.get("Accept-Language"))
         with self._charged(tenant, "chat"):
             if wants_event_stream(request):
                 # Sentences are sent as the generator writes them; closing the response
                 # (a client that left) closes the stream and stops the generation.
                 events = service.chat_stream(
-                    tenant, body.message, body.conversation_id, rag, body.time_zone
+                    tenant, body.message, body.conversation_id, rag, body.time_zone, language
                 )
                 return Response(
                     _sse(events),
@@ -266,7 +268,9 @@ class Api:
                     mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
                 )
-            outcome = service.chat(tenant, body.message, body.conversation_id, rag, body.time_zone)
+            outcome = service.chat(
+                tenant, body.message, body.conversation_id, rag, body.time_zone, language
+            )
         answer = wire.chat(outcome)
         fields.update(outcome.log_fields, timings=answer["meta"]["timings"])
         return _json(answer, 200)
@@ -274,7 +278,8 @@ class Api:
     def _on_search(self, request: Request, tenant: str, fields: dict[str, Any]) -> Response:
         body = _parse(request, self._models.search, self._s.request_max_bytes)
         with self._charged(tenant, "search"):
-            result = self._chat().search(tenant, body.query, body.k, body.time_zone)
+            language = body.language or language_of(request.headers.get("Accept-Language"))
+            result = self._chat().search(tenant, body.query, body.k, body.time_zone, language)
         fields["strategy"] = result.retrieval.strategy
         fields["chunkIds"] = [h.chunk_id for h in result.hits]
         return _json(wire.search(result), 200)

@@ -53,6 +53,7 @@ from footnote.domain import Fallback, IndexStatus, Intent, MemoryType, Strategy
 from footnote.errors import FootnoteError, InvalidRequest, PayloadTooLarge
 from footnote.services.chat import RagConfig as RagOptions
 from footnote.services.results import Stage, iso
+from footnote.temporal import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, supported_language
 from footnote.text import normalize
 
 # Limits that are part of the API's contract rather than deployment settings.
@@ -202,6 +203,28 @@ TimeZoneName = Annotated[
 ]
 
 
+def _read_language(code: str) -> str:
+    """The language a tag names, if the reader knows it; English for any other (a
+    browser's "ja" is no bad request: its questions are read as English would be)."""
+    return supported_language(code) or DEFAULT_LANGUAGE
+
+
+# The asker's language (a BCP 47 tag, "es" or "es-MX"): time phrases and search words are
+# read in it; without one, the request's Accept-Language, else English.
+LanguageCode = Annotated[
+    str,
+    StringConstraints(
+        min_length=2, max_length=35, pattern=r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$"
+    ),
+    AfterValidator(_read_language),
+    Field(
+        description="the asker's language (BCP 47), e.g. es or de-DE; read as one of "
+        + ", ".join(sorted(SUPPORTED_LANGUAGES))
+        + ", else English; default from Accept-Language"
+    ),
+]
+
+
 class ChatRequest(_Strict):
     message: Text
     conversation_id: Text | None = Field(
@@ -215,12 +238,14 @@ class ChatRequest(_Strict):
         default_factory=lambda: RagConfig.model_validate({}), alias="ragConfig"
     )
     time_zone: TimeZoneName | None = Field(None, alias="timeZone")
+    language: LanguageCode | None = None
 
 
 class SearchRequest(_Strict):
     query: Text
     k: StrictInt = Field(8, ge=1, le=SEARCH_K_MAX)
     time_zone: TimeZoneName | None = Field(None, alias="timeZone")
+    language: LanguageCode | None = None
 
 
 class PageQuery(_Strict):

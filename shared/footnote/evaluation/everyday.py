@@ -3,9 +3,12 @@
 A folder holds one JSON file per notebook::
 
     {"notebook", "now" (ISO; naive = in "timezone"), "timezone" (IANA),
+     "language" (optional, default "en": the asker's, sent with each question),
      "notes": [{"id", "created" (ISO), "title" | null, "tags": [...], "text"}],
      "questions": [{"id", "question", "kind", "answer_notes": [...], "answers": [...],
-                    "date" (kind when), "follow_up_of" (kind followup)}]}
+                    "date" (kind when), "follow_up_of" (kind followup),
+                    "window" (optional: [first day, day after] the question asks of,
+                              ISO dates, null for an open side)}]}
 
 Each notebook is one tenant. Its notes are stored with their own ``created`` dates
 and indexed by ``IndexingService.index_note``; questions are asked at ``now``, in the
@@ -24,7 +27,9 @@ Scores, overall and per kind:
   notes cited, over answers that cite;
 * ``date_accuracy`` (kind ``when``): the answer states the expected date;
 * ``search_hit@5`` (kind ``search``): an answer note is among the first five results;
-  ``search_hit@1``: it is the first.
+  ``search_hit@1``: it is the first;
+* ``window_accuracy`` (questions with a ``window``): the question is read as asking of
+  exactly that window (days in the notebook's zone).
 
 What production depends on (a language model writes the answers there, from the
 sources it is given), over answerable questions with answer notes:
@@ -40,6 +45,7 @@ sources it is given), over answerable questions with answer notes:
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 from collections.abc import Sequence
@@ -50,13 +56,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from footnote.config import Settings
-from footnote.domain import Note
+from footnote.domain import Note, TimeWindow
 from footnote.evaluation import metrics
 from footnote.evaluation.bench import BenchContainer, Progress, index_notes, stderr_progress
 from footnote.evaluation.config import EvaluationConfig
 from footnote.generation.citations import MARKER
-from footnote.generation.dates import day_text
 from footnote.services.chat import ChatOutcome, RagConfig
+from footnote.temporal import day_text
 from footnote.text import normalize
 
 KINDS = ("fact", "when", "list", "count", "decline", "search", "followup")
@@ -73,6 +79,7 @@ class Question:
     answers: tuple[str, ...]
     day: date | None
     follow_up_of: str | None
+    window: tuple[date | None, date | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,7 @@ class Notebook:
     zone: str
     notes: tuple[Note, ...]
     questions: tuple[Question, ...]
+    language: str = "en"
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,7 @@ class Asked:
     # answer recall of quoting the first one and the first two sources whole
     top1: bool = False
     top2: bool = False
+    window_right: bool | None = None
 
 
 class Clock:
@@ -145,10 +154,38 @@ def read_notebook(path: Path, tenant_prefix: str = "eval-everyday") -> Notebook:
             tuple(str(x) for x in q.get("answers") or ()),
             date.fromisoformat(q["date"]) if q.get("date") else None,
             str(q["follow_up_of"]) if q.get("follow_up_of") else None,
+            _window(q.get("window")),
         )
         for q in raw["questions"]
     )
-    return Notebook(name, _moment(str(raw["now"]), zone), zone_name, tuple(notes), questions)
+    language = str(raw.get("language") or "en")
+    return Notebook(
+        name, _moment(str(raw["now"]), zone), zone_name, tuple(notes), questions, language
+    )
+
+
+def _window(raw: Any) -> tuple[date | None, date | None] | None:
+    if raw is None:
+        return None
+    first, after = raw
+    return (
+        date.fromisoformat(first) if first else None,
+        date.fromisoformat(after) if after else None,
+    )
+
+
+def _read_window(
+    window: TimeWindow | Sequence[str | None] | None, zone: ZoneInfo
+) -> tuple[date | None, date | None]:
+    """A window read (a search's, or an answer's logged as ISO moments) as local days."""
+    if window is None:
+        return None, None
+    ends = (
+        (window.start, window.end)
+        if isinstance(window, TimeWindow)
+        else tuple(datetime.fromisoformat(t) if t else None for t in window)
+    )
+    return tuple(t.astimezone(zone).date() if t else None for t in ends)  # type: ignore[return-value]
 
 
 def load_notebooks(data_dir: Path) -> list[Notebook]:
@@ -158,19 +195,15 @@ def load_notebooks(data_dir: Path) -> list[Notebook]:
     return [read_notebook(p) for p in files]
 
 
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
-
-
-def states_date(answer: str, day: date) -> bool:
-    """The answer names ``day``: "27 November 2026", "November 27", "27 Nov", "2026-11-27"."""
+def states_date(answer: str, day: date, language: str = "en") -> bool:
+    """The answer names ``day``: "27 November 2026", "November 27", "27 Nov", "2026-11-27",
+    or in ``language`` "27 noviembre 2026"."""
     text = answer.lower()
     if day.isoformat() in text:
         return True
-    if day_text(day).lower() in text:
+    if day_text(day).lower() in text or day_text(day, language).lower() in text:
         return True
-    month = _MONTHS[day.month - 1]
+    month = calendar.month_name[day.month].lower()
     mon = rf"{month[:3]}[a-z]*\.?"
     d = rf"{day.day}(?:st|nd|rd|th)?"
     found = re.search(rf"\b{d}\s+(?:of\s+)?{mon}(?!\w)|\b{mon}\s+{d}\b", text)
@@ -189,17 +222,35 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
     tenant = f"eval-everyday-{book.name}"
     clock.now = book.now.astimezone(UTC)
     chat = app.chat
+    zone = ZoneInfo(book.zone)
     conversations: dict[str, str] = {}
     asked: list[Asked] = []
     for q in book.questions:
         if q.kind == "search":
-            result = chat.search(tenant, q.text, 8, book.zone)
+            result = chat.search(tenant, q.text, 8, book.zone, book.language)
             found = [_local_id(h.note_id) for h in result.hits][:SEARCH_K]
             hit = bool(set(found) & set(q.answer_notes))
-            asked.append(Asked(book.name, q, " ".join(found), not found, (), hit, None, hit))
+            window_right = (
+                None if q.window is None else _read_window(result.query.window, zone) == q.window
+            )
+            asked.append(
+                Asked(
+                    book.name,
+                    q,
+                    " ".join(found),
+                    not found,
+                    (),
+                    hit,
+                    None,
+                    hit,
+                    window_right=window_right,
+                )
+            )
             continue
         conversation = conversations.get(q.follow_up_of or "") if q.kind == "followup" else None
-        out: ChatOutcome = chat.chat(tenant, q.text, conversation, RagConfig(), book.zone)
+        out: ChatOutcome = chat.chat(
+            tenant, q.text, conversation, RagConfig(), book.zone, book.language
+        )
         conversations[q.qid] = out.conversation_id
         plain = MARKER.sub("", out.answer)
         declined = out.meta.declined
@@ -207,12 +258,16 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
         recalled = (not declined) and any(a.lower() in plain.lower() for a in q.answers)
         date_right = None
         if q.kind == "when" and q.day is not None:
-            date_right = (not declined) and states_date(plain, q.day)
+            date_right = (not declined) and states_date(plain, q.day, book.language)
         ids = list(out.log_fields.get("sourceChunkIds", ()))
         found = {c.chunk_id: c for c in app.store.get_chunks(tenant, ids)} if ids else {}
         given = [found[c] for c in ids if c in found]
         sources = tuple(_local_id(c.note_id) for c in given)
 
+        window_right = None
+        if q.window is not None:
+            read = out.log_fields.get("window")
+            window_right = _read_window(read, zone) == q.window
         asked.append(
             Asked(
                 book.name,
@@ -226,6 +281,7 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
                 sources,
                 _holds_an_answer([c.text for c in given[:1]], q.answers),
                 _holds_an_answer([c.text for c in given[:2]], q.answers),
+                window_right,
             )
         )
     return asked
@@ -289,6 +345,9 @@ def score(asked: Sequence[Asked]) -> dict[str, float | int | None]:
             else None
         ),
         "date_accuracy": share([bool(a.date_right) for a in whens]),
+        "window_accuracy": share(
+            [bool(a.window_right) for a in asked if a.window_right is not None]
+        ),
         "search_hit@5": share([bool(a.hit) for a in searches]),
         "context@1": share([among(a, 1) for a in grounded]),
         "context@3": share([among(a, 3) for a in grounded]),
@@ -355,6 +414,7 @@ def evaluate_everyday(
                 "date_right": a.date_right,
                 "hit": a.hit,
                 "sources": list(a.sources),
+                "window_right": a.window_right,
             }
             for a in asked
         ],

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from footnote.domain import Citation, Source, ValidatedAnswer
-from footnote.generation.dates import date_words
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
+from footnote.temporal import date_words
 from footnote.text import sentences, split_sentences, terms
 
 MARKER = re.compile(r"\[(N\d+)\]")

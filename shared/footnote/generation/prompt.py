@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from footnote.domain import Source
+from footnote.domain import Intent, MemoryType, Source
 
 NOT_ENOUGH = "I don't have enough information in your notes to answer that."
 
@@ -31,6 +31,22 @@ REWRITE_INSTRUCTION = """Rewrite the user's last message as one standalone quest
 understood without the conversation: replace pronouns and elliptical phrases with the people,
 things and time periods they refer to in the earlier turns. Keep every name and date. Do not
 answer it. Reply with the question only."""
+
+READ_INSTRUCTION = """Read the user's last message in the conversation, as a search of their own
+notes would. Reply with JSON only:
+- "question": the message as one standalone question that can be understood without the
+  conversation: replace pronouns and elliptical phrases with the people, things and time
+  periods they refer to in the earlier turns. Keep every name and date, and the user's
+  language. Do not answer it.
+- "first_day", "last_day": the period of time the question asks about, as ISO dates
+  (YYYY-MM-DD, both inclusive), read against today's date below; null when it names none.
+  A day ahead of today is no period of notes already written: null.
+- "memory_types": which kinds of note it asks about, of: {types}; empty for any.
+- "intent": one of {intents}.
+- "keywords": the words a note answering it would contain (names, things, topics), in the
+  user's language; no question words, no dates.""".format(
+    types=", ".join(t.value for t in MemoryType), intents=", ".join(i.value for i in Intent)
+)
 
 STRICT_ADDENDUM = """
 Your previous answer had citations that the sources did not support. This time,
@@ -91,6 +107,13 @@ def user_prompt(
 
 def rewrite_prompt(message: str, history: Sequence[tuple[str, str]]) -> str:
     return f"{render_history(history)}\n\nLast message: {message.strip()}"
+
+
+def read_prompt(message: str, history: Sequence[tuple[str, str]], today: str, language: str) -> str:
+    """The conversation and its last message, with the user's day and language."""
+    return f"Today: {today}. The user's language: {language}.\n\n" + rewrite_prompt(
+        message, history
+    )
 
 
 def system_instruction(strict: bool) -> str:

@@ -29,9 +29,9 @@ from datetime import datetime
 
 from footnote.domain import Intent, QueryAnalysis, Source
 from footnote.generation.citations import closed
-from footnote.generation.dates import day_text, resolve_phrases
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.ports import Embedder, Generator, Pieces
+from footnote.temporal import TimeSpan, day_text, month_text, note_dates
 from footnote.text import split_sentences, terms
 
 MODEL_NAME = "quote-v1"
@@ -140,7 +140,8 @@ def choose(
         return []
     many = analysis.intent in (Intent.LIST, Intent.SUMMARY, Intent.TIMELINE)
     limit = LIST_PASSAGES if many else PASSAGES
-    units = scored(question, sources, relevance, analysis.keywords)
+    # (what a follow-up's "it" stands for is asked about too)
+    units = scored(question, sources, relevance, (*analysis.keywords, *analysis.referents))
     best = [max((u.support for u in row), default=0.0) for row in units]
     pool = [i for i in range(min(LEAD_POOL, len(sources))) if units[i]] or [0]
     lead = max(pool, key=lambda i: (best[i], -i))
@@ -191,7 +192,7 @@ def _the_list(lead: Unit, units: Sequence[Unit]) -> list[Unit]:
     return ([heading] if heading is not None else []) + items
 
 
-def render(quoted: Sequence[Quoted], now: datetime | None = None) -> str:
+def render(quoted: Sequence[Quoted], now: datetime | None = None, language: str = "en") -> str:
     """Each quoted note under its title and date, its lines each cited; a relative date
     followed by the day it means. A claim's markers come before its closing mark, as the
     citation check writes them, so checking the answer leaves it as it is."""
@@ -204,30 +205,44 @@ def render(quoted: Sequence[Quoted], now: datetime | None = None) -> str:
         if now is not None and now.tzinfo is not None:
             written = written.astimezone(now.tzinfo)
         title = quote_note_text(q.source.chunk.title.strip())
-        day = day_text(written.date())
+        day = day_text(written.date(), language)
         lines = [closed(f"{title}, {day}:" if title else f"{day}:", cid)]
-        text = q.source.chunk.text
         for u in q.units:
-            lines.append(_cited(quote_note_text(u.text), cid, _meanings(u, text, written)))
+            text = quote_note_text(u.text)
+            lines.append(_cited(text, cid, _meanings(text, written, language)))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
 
-def _meanings(unit: Unit, text: str, written: datetime) -> list[tuple[int, str]]:
-    """What the unit's relative dates mean against the note's date, each with where its
-    phrase ends in the unit: "Friday, 27 November 2026" after "before Friday"; a date
-    the line already writes out is not repeated."""
+def _meanings(line: str, written: datetime, language: str) -> list[tuple[int, str]]:
+    """What the line's dates mean against the note's date, each with where its phrase
+    ends: "Friday, 27 November 2026" after "before Friday". A date the line already
+    writes out in full is not repeated."""
     said: list[tuple[int, str]] = []
-    for r in resolve_phrases(unit.text, written, before=text[: unit.start]):
-        if r.meaning.lower() in unit.text.lower() or any(m == r.meaning for _, m in said):
+    for span in note_dates(line, written.replace(tzinfo=None), language):
+        meaning = _told(span, language)
+        if meaning is None or meaning.lower() in line.lower() or any(m == meaning for _, m in said):
             continue
-        phrase = r.phrase.strip()
-        # ("Friday" means "Friday, 27 November 2026": the day is said once)
-        shown = (
-            r.meaning if r.meaning.lower().startswith(phrase.lower()) else f"{phrase}: {r.meaning}"
-        )
-        said.append((r.end, shown))
+        phrase = span.text.strip()
+        shown = meaning if meaning.lower().startswith(phrase.lower()) else f"{phrase}: {meaning}"
+        said.append((span.end_pos, shown))
     return said
+
+
+def _told(span: TimeSpan, language: str) -> str | None:
+    """A date span as a person reads it, at its own precision."""
+    # ("before Friday" is open before it: the day it names is what it means)
+    moment = span.named or span.start
+    if not span.resolved or moment is None:
+        return None
+    first = moment.date()
+    if span.grain == "year":
+        return str(first.year)
+    if span.grain == "month":
+        return month_text(first, language)
+    if span.grain == "week":
+        return f"the week of {day_text(first, language)}"
+    return day_text(first, language)
 
 
 def _cited(line: str, cid: str, meanings: Sequence[tuple[int, str]]) -> str:
@@ -254,7 +269,7 @@ def compose(
     relevance: Relevance | None = None,
 ) -> str:
     """The quote answer's text (``NOT_ENOUGH`` only when there is nothing to quote)."""
-    return render(choose(question, sources, analysis, relevance), analysis.now)
+    return render(choose(question, sources, analysis, relevance), analysis.now, analysis.language)
 
 
 def embedding_relevance(embedder: Embedder) -> Relevance:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from footnote.domain import Chunk, ChunkDraft, MemoryType, Note
 from footnote.ingest.chunking import chunk_id, chunk_text
-from footnote.text import normalize, sha256, terms, value_terms, weekday_terms
+from footnote.text import language_of_text, normalize, sha256, terms, value_terms, weekday_terms
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,10 @@ def build_chunks(
     model_id: str,
 ) -> list[Chunk]:
     note = prepared.note
-    tag_terms = tuple(terms(" ".join(note.tags)))
+    # Words are stemmed and stopped in the note's own language ("viajes" is "viaj", as
+    # a Spanish question's "viaje" is).
+    language = language_of_text(" ".join(d.text for d in prepared.drafts))
+    tag_terms = tuple(terms(" ".join(note.tags), language=language))
     if len(embeddings) != len(prepared.drafts):
         raise ValueError("one embedding per chunk")
     return [
@@ -62,7 +65,7 @@ def build_chunks(
             # A note's tags are words of each of its chunks: a word only in a tag is found.
             # A weekday written short is indexed as the day too ("Wed" is "wednesday"), a
             # phone number as "phone number", an email address as "email".
-            terms=tuple(terms(d.text))
+            terms=tuple(terms(d.text, language=language))
             + tuple(weekday_terms(d.text))
             + tuple(value_terms(d.text))
             + tag_terms,

@@ -5,9 +5,8 @@ clock, no network, no state. It reads the question a user asked of their notes
 and returns a :class:`~footnote.domain.QueryAnalysis`. Each job lives in its own
 module, and this one keeps every public name importable from here:
 
-* :mod:`~footnote.query.time_window`: the time phrases and the window they
-  ask about (what each phrase names: :mod:`~footnote.query.time_anchors`,
-  the calendar arithmetic: :mod:`~footnote.query.periods`);
+* :mod:`~footnote.temporal`: the time phrases and the window they ask about, in
+  the user's language (the same reader reads a note's dates);
 * :mod:`~footnote.query.intents`: intent and memory-type cues;
 * :mod:`~footnote.query.title_events`: note titles as events ("the launch");
 * :mod:`~footnote.query.follow_ups`: follow-up questions in a conversation.
@@ -15,17 +14,15 @@ module, and this one keeps every public name importable from here:
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, tzinfo
+from datetime import date, datetime
 
 from footnote.domain import MemoryType, QueryAnalysis
 from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
 from footnote.query.intents import KEYWORD_STOP, intent_of, types_of
-from footnote.query.time_anchors import MONTHS, WEEKDAYS
-from footnote.query.time_window import Hint, find_hints, window_of
-from footnote.query.title_events import events_from_titles
+from footnote.query.title_events import NOT_EVENTS, events_from_titles
+from footnote.temporal import DEFAULT_LANGUAGE, TimeSpan, calendar_words, question_window
 from footnote.text import normalize, terms
 
 __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "with_previous"]
@@ -43,7 +40,6 @@ _COMMAND = re.compile(
 # A capitalised word inside the question: a name ("Mr Patel", "Firestore"); not "I", an
 # acronym ("TODO", "KPIs") or a month or day ("my January TODO list").
 _NAMED = re.compile(r"(?<=\S\s)(?!I\b)[A-Z][a-z][\w'’-]*")
-_CALENDAR_WORDS = frozenset({*MONTHS, *WEEKDAYS})
 # "How many items are still unticked on my TODO list?": what of a to-do list is open or
 # done is read off its boxes ("[ ]", "[x]"), not searched for: no note says "unticked".
 _CHECKBOX_STATE = frozenset(
@@ -51,30 +47,34 @@ _CHECKBOX_STATE = frozenset(
 )
 
 
-def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None) -> QueryAnalysis:
+def analyze(
+    query: str,
+    now: datetime,
+    events: Mapping[str, date] | None = None,
+    language: str = DEFAULT_LANGUAGE,
+) -> QueryAnalysis:
     """Keywords, time window, intent and type filters of ``query`` as of ``now``.
 
     ``now`` must be timezone-aware; it is read in its own time zone (the user's):
     "today" and "last week" are the user's calendar days, not UTC's. ``events`` maps event
     names ("launch", "the offsite") to the day they happened, so that "before
     the launch" can become a window; without it such anchors are unresolved.
+    ``language`` is the user's: the one the time phrases are read in
+    (:mod:`footnote.temporal`).
     """
-    if now.tzinfo is None or now.utcoffset() is None:
-        raise ValueError("now must be timezone-aware")
-    zone = now.tzinfo
-    # The calendar arithmetic runs on wall-clock time (as if UTC); each bound of the
-    # window is then read back as that wall-clock time in the user's zone, which
-    # also places it right across a daylight-saving change.
-    local = now.replace(tzinfo=UTC)
-    normalized = re.sub(r"\s+", " ", normalize(query)).strip()
+    normalized = " ".join(normalize(query).split())
     lowered = normalized.lower().replace("’", "'")
-
-    hints = find_hints(lowered, local, events)
-    window, unresolved = window_of(hints)
-    if window is not None and zone is not UTC:
-        window = dataclasses.replace(
-            window, start=_in_zone(window.start, zone), end=_in_zone(window.end, zone)
-        )
+    # Each bound of the window is the wall-clock time in the user's zone, which also
+    # places it right across a daylight-saving change.
+    window, unresolved, hints = question_window(lowered, now, language, events)
+    # "after the fact", "during the rest": no event; nothing to report unresolved
+    no_event = {
+        h.text
+        for h in hints
+        if h.keep_words and not h.resolved and h.text.split()[-1] in NOT_EVENTS
+    }
+    hints = [h for h in hints if h.text not in no_event]
+    unresolved = [u for u in unresolved if u not in no_event]
 
     rest = list(lowered)
     for h in hints:
@@ -85,11 +85,11 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
     content = _CITATION_MARKER.sub(" ", "".join(rest))
     content = _COMMAND.sub(" ", content, count=1)
     content = _AS_IT_STANDS.sub(" ", content)
-    keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP)))
+    keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP, language)))
     if (dimension := dimension_terms(lowered)) is not None:
         keywords = tuple(dict.fromkeys((*keywords, *sorted(dimension[1]))))
     types = types_of(lowered)
-    if types and _names_something(normalized, hints):
+    if types and _names_something(normalized, hints, language):
         # "What feedback did Mr Patel give me?": a question naming someone or something is
         # searched by the name, not held to what a rule classified each note as ("obs
         # feedback", Mr Patel's, was typed a plain note)
@@ -106,21 +106,18 @@ def analyze(query: str, now: datetime, events: Mapping[str, date] | None = None)
         types=types,
         unresolved=tuple(unresolved),
         now=now,
+        language=language,
     )
 
 
-def _names_something(question: str, hints: list[Hint]) -> bool:
+def _names_something(question: str, hints: list[TimeSpan], language: str) -> bool:
     """The question names someone or something outside its time phrases."""
+    calendar = calendar_words(language)
     return any(
-        m.group(0).lower() not in _CALENDAR_WORDS
+        m.group(0).lower() not in calendar
         and not any(h.start_pos <= m.start() < h.end_pos for h in hints)
         for m in _NAMED.finditer(question)
     )
-
-
-def _in_zone(moment: datetime | None, zone: tzinfo | None) -> datetime | None:
-    """A wall-clock moment computed as UTC, read as the same wall-clock time in ``zone``."""
-    return None if moment is None else moment.replace(tzinfo=zone)
 
 
 # "How tall is he?" over "weight 11.6kg, height 86cm": the dimension a "how <adjective>"

@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection
 
 from footnote.domain import QueryAnalysis
-from footnote.query.time_anchors import MONTHS, WEEKDAYS
+from footnote.temporal import calendar_words
 from footnote.text import STOPWORDS, normalize, terms
 
 __all__ = [
@@ -44,8 +44,7 @@ _CAPITALISED = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
 def names_someone(text: str) -> bool:
     """A capitalised word after the first: a name ("What about Melanie?")."""
     return any(
-        w.lower() not in MONTHS and w.lower() not in WEEKDAYS
-        for w in _CAPITALISED.findall(normalize(text).strip())
+        w.lower() not in calendar_words() for w in _CAPITALISED.findall(normalize(text).strip())
     )
 
 
@@ -79,13 +78,13 @@ def with_name_swapped(message: str, previous: str) -> str | None:
     Ray's phone number?". None when the follow-up says more than a name, or the previous
     question names no one to swap."""
     text = normalize(message).strip()
-    names = [w for w in _CAPITALISED.findall(text) if w.lower() not in MONTHS | WEEKDAYS]
+    names = [w for w in _CAPITALISED.findall(text) if w.lower() not in calendar_words()]
     name = " ".join(names)
     if not names or set(terms(text, _FOLLOW_UP_WORDS)) - set(terms(name)):
         return None
     before = normalize(previous).strip()
     found = next(
-        (m for m in _CAPITALISED.finditer(before) if m.group(0).lower() not in MONTHS | WEEKDAYS),
+        (m for m in _CAPITALISED.finditer(before) if m.group(0).lower() not in calendar_words()),
         None,
     )
     if found is None:
@@ -141,8 +140,7 @@ def with_person_answered(message: str, previous: str, answer: str) -> str | None
         dict.fromkeys(
             m.group(0)
             for m in _NAME_RUN.finditer(said)
-            if (first := m.group(0).split()[0].lower()) not in MONTHS
-            and first not in WEEKDAYS
+            if (first := m.group(0).split()[0].lower()) not in calendar_words()
             and first not in STOPWORDS
             and not set(terms(m.group(0))) <= asked
         )

@@ -1,12 +1,15 @@
 """A question read once: the :class:`QueryPlan` that retrieval and generation read.
 
 ``plan`` is the one place a question is read, and the one place a follow-up is
-resolved. With a language model behind the ``Generator`` port, the model makes a
-follow-up standalone (``rewrite_question``: "When did she go there?" → "When did
-Caroline go to the support group?"); without one (the offline quote generator), or
-when the model fails, the follow-up is read offline with the question before it
-(``follow_ups.with_previous``). Either way the question is analysed once; an
-offline follow-up also reads the question it follows.
+resolved. With a language model behind the ``Generator`` port, the model reads a
+follow-up in one structured call (``read_question``: "When did she go there?" → "When
+did Caroline go to the support group?", with the window, memory types, intent and
+keywords it read), and what it read replaces the offline reading of its standalone
+question (``with_model_reading``); without one (the offline quote generator), or when the
+model fails, the follow-up is read offline with the question before it
+(``follow_ups.with_previous``). A first question is read offline: a model call before
+retrieval would add its round trip to every answer (docs/quality.md). Either way the
+question is analysed once; an offline follow-up also reads the question it follows.
 
 A follow-up is read in what was just said: its "it", "there" and "who" refer to the
 passages the previous answer cited, so the plan carries them (``focus``) and retrieval
@@ -22,9 +25,10 @@ import dataclasses
 import logging
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
-from footnote.domain import Fallback, MemoryType, QueryAnalysis, Turn
+from footnote.domain import Fallback, MemoryType, ModelReading, QueryAnalysis, TimeWindow, Turn
 from footnote.errors import UPSTREAM_ERRORS
 from footnote.ports import Generator
 from footnote.query.analysis import analyze
@@ -38,6 +42,8 @@ from footnote.query.follow_ups import (
     with_previous,
 )
 from footnote.query.typed import as_written
+from footnote.temporal import DEFAULT_LANGUAGE
+from footnote.text import terms
 
 log = logging.getLogger(__name__)
 
@@ -73,47 +79,84 @@ def plan(
     earlier: Sequence[Turn] = (),
     rewriter: Generator | None = None,
     types: tuple[MemoryType, ...] = (),
+    language: str = DEFAULT_LANGUAGE,
 ) -> QueryPlan:
     """Read ``message``, asked at ``now`` after the turns ``earlier`` (oldest first).
 
     ``events`` date the tenant's note titles ("the launch"). ``rewriter`` is the
     generator asked to make a follow-up standalone; None when nothing is retrieved
     (an answer without the notes), so no model is asked. ``types``, when given,
-    replace the memory types the question names (the client's filter).
+    replace the memory types the question names (the client's filter). ``language``
+    is the user's: the question's time phrases and words are read in it.
     """
     history: History = tuple((t.role, t.text) for t in earlier[-HISTORY_TURNS:])
-    rewritten, fallbacks = _rewrite(message, history, rewriter)
-    if rewritten is not None:
-        analysis = analyze(rewritten, now, events)
+    reading, fallbacks = _model_reading(message, history, rewriter, now, language)
+    if reading is not None:
+        rewritten = reading.question
+        analysis = with_model_reading(analyze(rewritten, now, events, language), reading, language)
         read = QueryPlan(message, rewritten, analysis, rewritten != message, history)
     else:
-        read = _offline(message, now, events, earlier, history)
+        read = _offline(message, now, events, earlier, history, language)
     if types:
         read = dataclasses.replace(read, analysis=dataclasses.replace(read.analysis, types=types))
     focus = _last_cited(earlier) if read.follow_up and not names_someone(message) else ()
     return dataclasses.replace(read, fallbacks=fallbacks, focus=focus)
 
 
-def read_search(query: str, now: datetime, events: Mapping[str, date]) -> QueryAnalysis:
+def read_search(
+    query: str, now: datetime, events: Mapping[str, date], language: str = DEFAULT_LANGUAGE
+) -> QueryAnalysis:
     """A search's words, read as typed: a search is no question ("Kenta" is not "what's
     the Kenta", as a question is read offline) and has no conversation."""
-    return analyze(query, now, events)
+    return analyze(query, now, events, language)
 
 
-def _rewrite(
-    message: str, history: History, rewriter: Generator | None
-) -> tuple[str | None, tuple[Fallback, ...]]:
-    """The model's standalone question (None: none, read offline) and any fallback."""
+def _model_reading(
+    message: str,
+    history: History,
+    rewriter: Generator | None,
+    now: datetime,
+    language: str,
+) -> tuple[ModelReading | None, tuple[Fallback, ...]]:
+    """The model's reading (None: none, read offline) and any fallback."""
     if rewriter is None:
         return None, ()
     try:
-        rewritten = rewriter.rewrite_question(message, history)
+        reading = rewriter.read_question(message, history, now, language)
     except UPSTREAM_ERRORS as exc:
         log.warning("query rewrite failed (%s); reading the follow-up offline", type(exc).__name__)
         return None, (Fallback.REWRITE_SKIPPED,)
-    if rewritten is None:
+    if reading is None:
         return None, ()
-    return rewritten or message, ()
+    if not reading.question:
+        reading = dataclasses.replace(reading, question=message)
+    return reading, ()
+
+
+def with_model_reading(
+    analysis: QueryAnalysis, reading: ModelReading, language: str = DEFAULT_LANGUAGE
+) -> QueryAnalysis:
+    """The offline analysis of the model's standalone question, with what the model read
+    in place of it: its window (its days, on the user's calendar), memory types, intent
+    and keywords (stemmed as the notes are). What the model left empty stays as read."""
+    changes: dict[str, Any] = {}
+    if reading.first_day is not None or reading.last_day is not None:
+        zone = analysis.now.tzinfo if analysis.now is not None else UTC
+        first = reading.first_day
+        after = reading.last_day + timedelta(days=1) if reading.last_day else None
+        changes["window"] = TimeWindow(
+            datetime.combine(first, time(0), zone) if first else None,
+            datetime.combine(after, time(0), zone) if after else None,
+            f"{first or ''}..{reading.last_day or ''}",
+        )
+    if reading.types:
+        changes["types"] = reading.types
+    if reading.intent is not None:
+        changes["intent"] = reading.intent
+    keywords = tuple(dict.fromkeys(terms(" ".join(reading.keywords), language=language)))
+    if keywords:
+        changes["keywords"] = keywords
+    return dataclasses.replace(analysis, **changes) if changes else analysis
 
 
 def _offline(
@@ -122,6 +165,7 @@ def _offline(
     events: Mapping[str, date],
     earlier: Sequence[Turn],
     history: History,
+    language: str = DEFAULT_LANGUAGE,
 ) -> QueryPlan:
     """ "When did she go there?" is read with the question before it: its subject and
     time window carry over (and the names its answer gave), and the generator is asked
@@ -129,7 +173,7 @@ def _offline(
     # "whats her number" is read as "what's her number" (``typed``); the plan keeps what
     # was typed as its message
     written = as_written(message)
-    analysis = analyze(written, now, events)
+    analysis = analyze(written, now, events, language)
     previous = _last_question(earlier)
     if previous is None or not is_follow_up(written, analysis):
         return QueryPlan(message, written, analysis, False, history)
@@ -138,9 +182,9 @@ def _offline(
         # "what did i buy him?" after "who did I get for secret santa?" / "I got Tomás":
         # asked of Tomás
         written = named
-        analysis = analyze(written, now, events)
+        analysis = analyze(written, now, events, language)
     answered = answer_names(_last_answer(earlier), previous)
-    merged = with_previous(analysis, analyze(previous, now, events), answered)
+    merged = with_previous(analysis, analyze(previous, now, events, language), answered)
     if names_someone(written):
         # "and Ray's?" after "What's Linda's phone number?" asks the same of Ray
         question = with_name_swapped(written, previous) or written

@@ -28,6 +28,7 @@ patches one, and its callers import both from here.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -42,9 +43,9 @@ import numpy as np
 
 from footnote.domain import Chunk, Hit, MemoryType, TimeWindow
 from footnote.ports import ChunkStore, IndexSnapshots
-from footnote.query.time_anchors import MONTHS
 from footnote.query.title_events import TitledDay, events_from_titled, titled_day
 from footnote.retrieval.bm25 import Bm25Params, Feedback, Postings, keyword_terms
+from footnote.temporal import month_names
 from footnote.text import terms
 
 log = logging.getLogger(__name__)
@@ -55,8 +56,13 @@ _TYPE_CODES = {t: i for i, t in enumerate(MemoryType)}
 # every edit.
 _COMPACT_DEAD_SHARE = 0.25
 _COMPACT_MIN_DEAD = 256
-# The word each month's name is kept as ("november" -> "novemb"): 1-12.
-MONTH_TERMS = {t: n for name, n in MONTHS.items() if len(name) > 3 for t in terms(name)[:1]}
+
+
+@functools.lru_cache(maxsize=1)
+def month_terms() -> dict[str, int]:
+    """The word each month's name is kept as ("november" -> "novemb"): 1-12. Read on
+    first use: the month names are the temporal reader's (dateparser's data)."""
+    return {t: n for name, n in month_names().items() if len(name) > 3 for t in terms(name)[:1]}
 
 
 # Coverage weighs words by Lucene's idf whatever the BM25 variant ranks with: it is
@@ -496,7 +502,8 @@ class TenantCorpus:
     def _written_in(self, wanted: Sequence[str], utc_offset_s: float) -> dict[str, np.ndarray]:
         """For each month word of ``wanted``: the live rows that say it or were written
         in that month (any year)."""
-        months = {t: MONTH_TERMS[t] for t in wanted if t in MONTH_TERMS}
+        table = month_terms()
+        months = {t: table[t] for t in wanted if t in table}
         if not months:
             return {}
         n = self.rows

@@ -126,8 +126,8 @@ class Retriever:
         corpus = corpus if corpus is not None else self.corpus(tenant_id)
         result = self._retrieve(tenant_id, analysis, k, fusion_name, corpus, focus)
         widened = _widened(analysis, self._s.window_grace_days)
-        if widened is None:
-            return result
+        if widened is None or result.strategy is Strategy.PERIOD_NOTES:
+            return result  # a period asked for is the period's notes, not the days after
         # What happened in a period is often written down after it ("On May 23…" told on
         # May 27 as "last Tuesday"; January's figures noted on 9 February; a race's result
         # the day after the note that named it). The window is what the asker said, the
@@ -166,6 +166,25 @@ class Retriever:
         timings.update(found.timings_ms)
         if found.tenant_empty:
             return RetrievalResult([], Strategy.NONE, 0, 0.0, timings_ms=timings, matched=False)
+        if _asks_for_the_period(analysis, found, corpus) and not focus:
+            # "What did I write in March 2023?", "¿Qué pasó la semana pasada?": the
+            # question's content is its time; its sources are that period's notes
+            wanted = found.stand_ins[:k]
+            stored = source.read(tenant_id, wanted)
+            period = sorted(
+                (ScoredChunk(stored[c], 1.0, 1.0, ("recency",)) for c in wanted if c in stored),
+                key=lambda c: (c.chunk.created_at, c.chunk.chunk_id),
+            )
+            if period:
+                return RetrievalResult(
+                    period,
+                    Strategy.PERIOD_NOTES,
+                    len(found.stand_ins),
+                    1.0,
+                    tuple(fallbacks),
+                    timings,
+                    matched=True,
+                )
 
         held = (
             _admitted(source.read(tenant_id, focus), focus, analysis, found.fallbacks)
@@ -241,6 +260,20 @@ class Retriever:
             log.warning("query embedding failed, using keywords: %s", exc)
         fallbacks.append(Fallback.EMBEDDER_DOWN)
         return None
+
+
+def _asks_for_the_period(
+    analysis: QueryAnalysis, found: Candidates, corpus: TenantCorpus | None
+) -> bool:
+    """The question names a period and none of its words is a word of the notes (of any
+    period: "write", "happened", "escribí"): it asks what that period's notes say
+    ("what happened last week?"). With a word the notes hold ("in 2023 about travel",
+    "after the party, about the tiramisu") it is searched for."""
+    if analysis.window is None or Fallback.TIME_WINDOW_AS_KEYWORDS in found.fallbacks:
+        return False
+    if not found.stand_ins or found.keyword:
+        return False
+    return corpus is None or not any(corpus.holds(k) for k in analysis.keywords)
 
 
 def _admitted(

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from footnote.config import Settings
-from footnote.domain import Citation, Draft, Fallback, Source, Strategy, Turn
+from footnote.domain import Citation, Draft, Fallback, Source, Strategy, TimeWindow, Turn
 from footnote.errors import UPSTREAM_ERRORS
 from footnote.generation.citations import (
     MARKER,
@@ -284,10 +284,19 @@ def _log_fields(p: Prepared, confidence: float, citations: int) -> dict[str, Any
         "chunkIds": [c.chunk.chunk_id for c in p.result.chunks],
         # what the generator was given, in its order: what an answer can draw on
         "sourceChunkIds": [s.chunk.chunk_id for s in p.sources],
+        # the window the question was read as asking of (None: any time)
+        "window": _window_field(p.plan.analysis.window),
         "scores": [round(c.score, 4) for c in p.result.chunks],
         "fallbacks": p.fallbacks,
         "citations": citations,
     }
+
+
+def _window_field(window: TimeWindow | None) -> list[str | None] | None:
+    """A window as ISO moments (null: open on that side), as logs write it."""
+    if window is None:
+        return None
+    return [t.isoformat() if t else None for t in (window.start, window.end)]
 
 
 def _ms(start: float) -> float:

@@ -44,6 +44,7 @@ from footnote.services.results import (
     StreamEvent,
     citation_from_record,
 )
+from footnote.temporal import DEFAULT_LANGUAGE
 from footnote.text import terms
 
 # Importable from here as before: the API and the evaluation name them by this module.
@@ -81,13 +82,20 @@ class ChatService:
 
     # -- search ----------------------------------------------------------------
     def search(
-        self, tenant_id: str, query: str, k: int, time_zone: str | None = None
+        self,
+        tenant_id: str,
+        query: str,
+        k: int,
+        time_zone: str | None = None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> SearchResult:
         # The API's request model has checked the query, as it checks chat()'s question
         # (its limits are the API's: api/schemas.py). The evaluation asks directly.
         started = time.perf_counter()
         corpus = self._retriever.corpus(tenant_id)
-        analysis = read_search(query, self._now(time_zone), corpus.events if corpus else {})
+        analysis = read_search(
+            query, self._now(time_zone), corpus.events if corpus else {}, language
+        )
         if corpus is not None:
             analysis = with_initials(analysis, corpus.holds)
         result = self._retriever.retrieve(tenant_id, analysis, k=k, corpus=corpus)
@@ -119,10 +127,11 @@ class ChatService:
         conversation_id: str | None,
         rag: RagConfig,
         time_zone: str | None = None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> ChatOutcome:
         """The answer: the fold of :meth:`chat_stream`'s events, asked of the generator
         in one piece rather than sentence by sentence."""
-        p = self._prepare(tenant_id, message, conversation_id, rag, time_zone)
+        p = self._prepare(tenant_id, message, conversation_id, rag, time_zone, language)
         return folded(self._answerer.events(p, stream=False))
 
     def chat_stream(
@@ -132,6 +141,7 @@ class ChatService:
         conversation_id: str | None,
         rag: RagConfig,
         time_zone: str | None = None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> Iterator[StreamEvent]:
         """The answer as the generator writes it: AnswerStarted, one AnswerText per
         checked sentence, then the recorded ChatOutcome (the API's meta, delta and
@@ -141,7 +151,7 @@ class ChatService:
         this returns, so errors are ordinary responses. Closing the iterator (the
         client went away) stops the model's generation.
         """
-        p = self._prepare(tenant_id, message, conversation_id, rag, time_zone)
+        p = self._prepare(tenant_id, message, conversation_id, rag, time_zone, language)
         return self._answerer.events(p, stream=True)
 
     def _prepare(
@@ -151,6 +161,7 @@ class ChatService:
         conversation_id: str | None,
         rag: RagConfig,
         time_zone: str | None,
+        language: str = DEFAULT_LANGUAGE,
     ) -> Prepared:
         """The stages before generation: read the question once, retrieve, rerank, choose."""
         earlier = self._earlier_turns(tenant_id, conversation_id)
@@ -167,6 +178,7 @@ class ChatService:
             earlier,
             self._generator if rag.enable_rag else None,
             rag.types,
+            language,
         )
         if corpus is not None:
             # "at Hole in the Wall" over notes that write "HITW": its initials are searched

@@ -32,16 +32,21 @@ function page(limit: number, cursor: string | null | undefined, name = "cursor")
 }
 
 /**
- * The browser's IANA time zone, so "today" and a note's "before Friday" are read on
- * the asker's calendar (the API defaults to UTC without one).
+ * The browser's IANA time zone and language, so "today", "la semana pasada" and a
+ * note's "before Friday" are read on the asker's calendar and in their language (the
+ * API defaults to UTC, and to the request's Accept-Language, without them).
  */
-export function askerZone(): { timeZone?: string } {
+export function askerZone(): { timeZone?: string; language?: string } {
+  const asker: { timeZone?: string; language?: string } = {};
   try {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    return zone ? { timeZone: zone } : {};
+    if (zone) asker.timeZone = zone;
   } catch {
-    return {};
+    // no zone: UTC
   }
+  const language = typeof navigator === "undefined" ? "" : navigator.language;
+  if (/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/.test(language ?? "")) asker.language = language;
+  return asker;
 }
 
 export class Api {

@@ -378,6 +378,8 @@ export interface components {
             ragConfig?: components["schemas"]["RagConfig"];
             /** @default null */
             timeZone?: string | null;
+            /** @default null */
+            language?: string | null;
         };
         /**
          * ChatResponse
@@ -643,6 +645,8 @@ export interface components {
             k?: number;
             /** @default null */
             timeZone?: string | null;
+            /** @default null */
+            language?: string | null;
         };
         /** SearchResponse */
         SearchResponse: {
@@ -659,7 +663,7 @@ export interface components {
          *     its OpenAPI description and the logs.
          * @enum {string}
          */
-        Strategy: "hybrid_reranked" | "hybrid_reranked_memory_fallback" | "hybrid_reranked_firestore_fallback" | "keyword_recency" | "recent_notes" | "none" | "disabled";
+        Strategy: "hybrid_reranked" | "hybrid_reranked_memory_fallback" | "hybrid_reranked_firestore_fallback" | "keyword_recency" | "recent_notes" | "period_notes" | "none" | "disabled";
         /**
          * StreamDelta
          * @description The next checked sentence of the answer, as the client shows it.
@@ -1939,4 +1943,4 @@ export const fallbackValues: ReadonlyArray<FlattenedDeepRequired<components>["sc
 export const indexStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IndexStatus"]> = ["pending", "indexed", "failed", "deleted"];
 export const intentValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Intent"]> = ["decision", "factual", "list", "summary", "timeline"];
 export const memoryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryType"]> = ["decision", "metric", "feedback", "task", "research", "note"];
-export const strategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Strategy"]> = ["hybrid_reranked", "hybrid_reranked_memory_fallback", "hybrid_reranked_firestore_fallback", "keyword_recency", "recent_notes", "none", "disabled"];
+export const strategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Strategy"]> = ["hybrid_reranked", "hybrid_reranked_memory_fallback", "hybrid_reranked_firestore_fallback", "keyword_recency", "recent_notes", "period_notes", "none", "disabled"];

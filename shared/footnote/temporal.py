@@ -1,0 +1,1105 @@
+"""Time phrases, read one way: a question's window and a note's dates, in any language.
+
+``read_times(text, anchor, language, ahead=...)`` is the one reader. It finds the time
+phrases of ``text`` with ``dateparser`` (its ``search_dates`` and its per-language
+vocabulary: month and weekday names, "last week", "la semana pasada", "letzte Woche",
+"3 days ago", "hace 3 días") and returns each as a :class:`TimeSpan`: where it stands,
+the calendar period it names (``python-dateutil``'s ``relativedelta`` does the
+arithmetic) and the bound it is read with ("since", "before"...). Both sides call it:
+
+* a question (:func:`question_window`) is read against the moment it is asked, with
+  past readings preferred (notes are never written in the future): its spans intersect
+  into one :class:`~footnote.domain.TimeWindow`;
+* a note (:func:`note_dates`) is read against the day it was written, with future
+  readings preferred ("next Tues", "Fri 21", "before Friday" name days ahead).
+
+Everything is wall-clock time in the user's zone: callers pass ``anchor`` as the
+user's local moment; spans are naive local datetimes, half-open ``[start, end)``.
+
+What the reader adds to ``dateparser``: windows (a day, an ISO week, a month, a year),
+a weekday written with a day number ("Fri 21": a month whose 21st is a Friday), numbers
+that are not dates ("+ $8", "3 lemons"), bare month and weekday names that are words
+("you may go", "the March proposal": a name counts after a preposition, or capitalised
+in a note), and the bound words of each language (``_BOUNDS``).
+
+``dateparser`` is imported on first use: a process that reads no time pays nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import threading
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from functools import lru_cache
+from typing import Any, Literal
+
+from dateutil.relativedelta import relativedelta
+
+from footnote.domain import TimeWindow
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "TimeSpan",
+    "calendar_words",
+    "date_words",
+    "day_text",
+    "language_of",
+    "note_dates",
+    "question_window",
+    "read_times",
+    "supported_language",
+]
+
+Bound = Literal["in", "since", "after", "before", "until"]
+Grain = Literal["day", "week", "month", "year"]
+DEFAULT_LANGUAGE = "en"
+
+# The words that make a date a bound, by language: the only vocabulary of its own this
+# module keeps (dateparser has no notion of "since"). "in" is every other preposition
+# that introduces a date ("on Monday", "im März", "en marzo"): with it a bare month,
+# weekday or year counts as a time rather than a word.
+_BOUNDS: dict[str, dict[str, Bound]] = {
+    "en": {
+        "since": "since",
+        "from": "in",
+        "after": "after",
+        "before": "before",
+        "until": "until",
+        "till": "until",
+        "by": "until",
+        "through": "until",
+        "in": "in",
+        "on": "in",
+        "during": "in",
+        "of": "in",
+        "at": "in",
+        "over": "in",
+        "past": "since",
+        "last": "since",
+    },
+    "es": {
+        "desde": "since",
+        "después": "after",
+        "tras": "after",
+        "antes": "before",
+        "hasta": "until",
+        "en": "in",
+        "el": "in",
+        "durante": "in",
+        "de": "in",
+        "del": "in",
+        "últimos": "since",
+        "últimas": "since",
+    },
+    "de": {
+        "seit": "since",
+        "ab": "since",
+        "nach": "after",
+        "vor": "before",
+        "bis": "until",
+        "im": "in",
+        "in": "in",
+        "am": "in",
+        "an": "in",
+        "während": "in",
+        "letzten": "since",
+    },
+    "fr": {
+        "depuis": "since",
+        "après": "after",
+        "avant": "before",
+        "jusqu'à": "until",
+        "en": "in",
+        "le": "in",
+        "pendant": "in",
+        "de": "in",
+        "du": "in",
+    },
+    "it": {
+        "da": "since",
+        "dopo": "after",
+        "prima": "before",
+        "fino": "until",
+        "in": "in",
+        "a": "in",
+        "il": "in",
+        "durante": "in",
+        "di": "in",
+    },
+    "pt": {
+        "desde": "since",
+        "depois": "after",
+        "antes": "before",
+        "até": "until",
+        "em": "in",
+        "no": "in",
+        "na": "in",
+        "durante": "in",
+        "de": "in",
+    },
+    "nl": {
+        "sinds": "since",
+        "na": "after",
+        "voor": "before",
+        "tot": "until",
+        "in": "in",
+        "op": "in",
+        "tijdens": "in",
+    },
+}
+SUPPORTED_LANGUAGES = frozenset(_BOUNDS)
+# Of the "since" words, those that make a count rolling ("the past 3 days").
+_ROLLING = {"en": ("past", "last"), "es": ("últimos", "últimas"), "de": ("letzten",)}
+# "between March and May", "entre marzo y mayo", "zwischen März und Mai": a range's
+# opening and joining words.
+_RANGES = {
+    "en": ({"between", "from"}, {"and", "to", "until", "till", "through"}),
+    "es": ({"entre", "desde", "de"}, {"y", "a", "hasta"}),
+    "de": ({"zwischen", "von", "vom"}, {"und", "bis", "zum"}),
+    "fr": ({"entre", "de", "du"}, {"et", "à", "au"}),
+}
+
+# A word, or an ISO date or month as one ("2024-01-10").
+_WORD = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?(?![\d-])|[^\W_]+(?:['’][^\W_]+)?")
+_ISO = re.compile(r"(\d{4})-(\d{1,2})(?:-(\d{1,2}))?(?![\d-])")
+_YEAR = re.compile(r"(?:19|20|21)\d\d")
+
+
+@dataclass(frozen=True)
+class TimeSpan:
+    """A time phrase of a text and the period it names (naive local time)."""
+
+    start_pos: int
+    end_pos: int
+    text: str
+    start: datetime | None  # the period's first moment; None: open before
+    end: datetime | None  # exclusive; None: open after
+    bound: Bound = "in"
+    resolved: bool = True
+    grain: Grain = "day"
+    keep_words: bool = False  # an unknown event name still names the topic
+    named: datetime | None = None  # the first moment of the period named, whatever the bound
+
+    @property
+    def day(self) -> date | None:
+        """The day a one-day span names ("before Friday": that Friday)."""
+        if self.named is None or self.grain != "day":
+            return None
+        return self.named.date()
+
+
+# --- language -----------------------------------------------------------------------
+
+
+def supported_language(code: str | None) -> str | None:
+    """``code``'s primary language ("es-MX" → "es") if the reader knows it, else None."""
+    if not code:
+        return None
+    primary = code.strip().split("-")[0].split("_")[0].lower()
+    return primary if primary in SUPPORTED_LANGUAGES else None
+
+
+def language_of(accept_language: str | None) -> str:
+    """The first supported language of an ``Accept-Language`` header, by its q-values;
+    English when none is."""
+    ranked: list[tuple[float, int, str]] = []
+    for i, part in enumerate((accept_language or "")[:512].split(",")):
+        tag, _, params = part.partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        if (lang := supported_language(tag)) is not None and q > 0:
+            ranked.append((-q, i, lang))
+    return min(ranked)[2] if ranked else DEFAULT_LANGUAGE
+
+
+# --- vocabulary, from dateparser's data ----------------------------------------------
+
+_MONTH_KEYS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_WEEKDAY_KEYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_UNIT_KEYS = ("day", "week", "month", "year")
+_LOCK = threading.Lock()
+_MAX_WORDS = 6
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    months: dict[str, int]  # every spelling, lowered, accents kept: 1-12
+    weekdays: dict[str, int]  # Monday 0
+    relative: frozenset[str]  # words of "last week", "ayer", "vor", "hace", "ago"...
+    units: frozenset[str]
+
+
+def _word(m: re.Match[str]) -> tuple[int, int, str]:
+    """A word's span and folded form; a possessive's "'s" is no part of it ("this
+    week's", "la semana")."""
+    end = m.end()
+    if m.group(0)[-2:].lower() in ("'s", "’s"):
+        end -= 2
+    return m.start(), end, _fold(m.string[m.start() : end])
+
+
+def _fold(word: str) -> str:
+    return unicodedata.normalize("NFC", word.lower().rstrip("."))
+
+
+@lru_cache(maxsize=16)
+def _info(language: str) -> dict[str, Any]:
+    """dateparser's data for ``language`` (its month and weekday names, relative phrases,
+    little words), read from the data module alone: constructing its Locale, or importing
+    the ``dateparser`` package, costs hundreds of milliseconds on a cold process, and
+    most phrases need neither."""
+    import importlib.util
+    from pathlib import Path
+
+    with _LOCK:
+        package = importlib.util.find_spec("dateparser")
+        if package is None or package.origin is None:
+            raise ImportError("dateparser is not installed")
+        path = Path(package.origin).with_name("data") / "date_translation_data" / f"{language}.py"
+        spec = importlib.util.spec_from_file_location(f"_dateparser_data_{language}", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"dateparser has no data for {language!r}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return dict(module.info)
+
+
+@lru_cache(maxsize=16)
+def _vocabulary(language: str) -> _Vocabulary:
+    info = _info(language)
+    # two-letter spellings ("We", "Fr", "Lu") are words far more often than dates
+    months = {
+        _fold(w): i + 1 for i, k in enumerate(_MONTH_KEYS) for w in info.get(k, ()) if len(w) > 2
+    }
+    weekdays = {
+        _fold(w): i for i, k in enumerate(_WEEKDAY_KEYS) for w in info.get(k, ()) if len(w) > 2
+    }
+    units = {_fold(w) for k in _UNIT_KEYS for w in info.get(k, ())}
+    relative: set[str] = set()
+    for phrases in info.get("relative-type", {}).values():
+        for phrase in phrases:
+            relative.update(_fold(w) for w in _WORD.findall(phrase))
+    for pattern in info.get("relative-type-regex", {}).values():
+        for p in pattern:
+            relative.update(_fold(w) for w in _WORD.findall(re.sub(r"\(.*?\)", " ", p)))
+    relative.update(_fold(w) for k in ("ago", "in") for w in info.get(k, ()))
+    # "a month ago", "hace un mes": the words the language counts one with
+    relative.update(
+        _fold(k)
+        for rule in info.get("simplifications", ())
+        for k, v in rule.items()
+        if str(v).isdigit() and " " not in k
+    )
+    relative -= set(months) | set(weekdays) | {"d", "m", "s", "h", "a"}
+    return _Vocabulary(months, weekdays, frozenset(relative), frozenset(units) - {"d", "m", "a"})
+
+
+def calendar_words(language: str = DEFAULT_LANGUAGE) -> frozenset[str]:
+    """Month and weekday names of ``language`` (lowered, every spelling): words that
+    date a text rather than name what it is about."""
+    v = _vocabulary(supported_language(language) or DEFAULT_LANGUAGE)
+    return frozenset(v.months) | frozenset(v.weekdays)
+
+
+def month_names(language: str = DEFAULT_LANGUAGE) -> dict[str, int]:
+    """Every spelling of each month of ``language``, lowered: its number (1-12)."""
+    return dict(_vocabulary(supported_language(language) or DEFAULT_LANGUAGE).months)
+
+
+def weekday_names(language: str = DEFAULT_LANGUAGE) -> dict[str, int]:
+    """Every spelling of each weekday of ``language``, lowered: Monday 0."""
+    return dict(_vocabulary(supported_language(language) or DEFAULT_LANGUAGE).weekdays)
+
+
+# --- periods ------------------------------------------------------------------------
+
+
+def _floor(moment: datetime, grain: Grain) -> datetime:
+    day = datetime.combine(moment.date(), time(0))
+    if grain == "week":
+        return day - timedelta(days=day.weekday())
+    if grain == "month":
+        return day.replace(day=1)
+    if grain == "year":
+        return day.replace(month=1, day=1)
+    return day
+
+
+_STEP = {
+    "day": relativedelta(days=1),
+    "week": relativedelta(weeks=1),
+    "month": relativedelta(months=1),
+    "year": relativedelta(years=1),
+}
+
+
+def _period(moment: datetime, grain: Grain) -> tuple[datetime, datetime]:
+    start = _floor(moment, grain)
+    return start, start + _STEP[grain]
+
+
+# --- the reader -----------------------------------------------------------------------
+
+
+def _settings(anchor: datetime, ahead: bool) -> dict[str, Any]:
+    return {
+        "RELATIVE_BASE": anchor,
+        "PREFER_DATES_FROM": "future" if ahead else "past",
+        "RETURN_TIME_AS_PERIOD": True,
+        "STRICT_PARSING": False,
+    }
+
+
+# dateparser's canonical form of a relative phrase: "1 week ago", "in 2 day", "0 month ago"
+_CANONICAL = re.compile(r"(in )?(\d+) (second|minute|hour|day|week|fortnight|month|year)( ago)?")
+_UNIT_GRAIN: dict[str, tuple[Grain, relativedelta]] = {
+    "second": ("day", relativedelta()),
+    "minute": ("day", relativedelta()),
+    "hour": ("day", relativedelta(hours=1)),
+    "day": ("day", relativedelta(days=1)),
+    "week": ("week", relativedelta(weeks=1)),
+    "fortnight": ("week", relativedelta(weeks=2)),
+    "month": ("month", relativedelta(months=1)),
+    "year": ("year", relativedelta(years=1)),
+}
+
+
+@lru_cache(maxsize=16)
+def _relatives(language: str) -> tuple[dict[str, str], tuple[tuple[re.Pattern[str], str], ...]]:
+    """The language's relative phrases ("la semana pasada": "1 week ago") and patterns
+    ("hace (\\d+) días": "\\1 day ago"), from dateparser's data, in its canonical form."""
+    info = _info(language)
+    phrases = {
+        " ".join(_fold(w) for w in _WORD.findall(p)): key
+        for key, found in info.get("relative-type", {}).items()
+        for p in found
+        if _CANONICAL.fullmatch(key)
+    }
+    patterns = tuple(
+        (re.compile(p.replace("++", "+").replace("*+", "*"), re.IGNORECASE), key)
+        for key, found in info.get("relative-type-regex", {}).items()
+        for p in found
+    )
+    return phrases, patterns
+
+
+@lru_cache(maxsize=16)
+def _directions(language: str) -> dict[str, int]:
+    """Words of the language's relative phrases and the way they point: "next",
+    "próximo", "nächste" +1; "last", "pasada", "letzte" -1; "this", "esta" 0."""
+    out: dict[str, int] = {}
+    for phrase, key in _relatives(language)[0].items():
+        m = _CANONICAL.fullmatch(key)
+        assert m is not None
+        way = 1 if m[1] else (0 if m[2] == "0" else -1)
+        for word in phrase.split():
+            out[word] = way if out.get(word, way) == way else 2  # 2: both ways, no direction
+    return {w: d for w, d in out.items() if d != 2 and w not in _vocabulary(language).units}
+
+
+def _unit_of(word: str, language: str) -> str | None:
+    """The unit a word of ``language`` names ("días": "day"), if any."""
+    info = _info(language)
+    return next(
+        (k for k in _UNIT_KEYS if any(_fold(w) == word for w in info.get(k, ()) if len(w) > 1)),
+        None,
+    )
+
+
+def _canonical(words: list[str], language: str) -> str | None:
+    """The canonical form of a relative phrase, if ``words`` are one."""
+    phrases, patterns = _relatives(language)
+    joined = " ".join(words)
+    if joined in phrases:
+        return phrases[joined]
+    digits = _simplified(words, language)
+    for pattern, key in patterns:
+        if (m := pattern.fullmatch(digits)) is not None:
+            return m.expand(key.replace("\\1", "\\g<1>"))
+    return None
+
+
+def _simplified(words: list[str], language: str) -> str:
+    """ "hace un mes" as "hace 1 mes": the language's words for numbers as digits."""
+    table = {
+        _fold(k): str(v)
+        for rule in _info(language).get("simplifications", ())
+        for k, v in rule.items()
+        if str(v).isdigit() and " " not in k
+    }
+    return " ".join(table.get(w, w) for w in words)
+
+
+def _own_reading(
+    inside: list[str],
+    month: int | None,
+    weekday: int | None,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> tuple[datetime, Grain] | None:
+    """The common forms read from dateparser's data without its parser (whose first use
+    compiles its time-zone and locale patterns, most of a second): relative phrases,
+    a weekday with "next"/"last", a month with a day or a year. None: the parser reads
+    it."""
+    if (key := _canonical(inside, language)) is not None:
+        m = _CANONICAL.fullmatch(key)
+        if m is None:
+            return None
+        grain, step = _UNIT_GRAIN[m[3]]
+        n = int(m[2])
+        moment = anchor + step * n if m[1] else anchor - step * n
+        return moment, grain
+    today = datetime.combine(anchor.date(), time(0))
+    vocab = _vocabulary(language)
+    others = [w for w in inside if w not in vocab.weekdays and w not in vocab.months]
+    if len(inside) - len(others) > 1 + (weekday is not None and month is not None):
+        return None  # two months or two days ("March and May"): read one at a time
+    if weekday is not None and month is None and len(others) == 1:
+        way = _directions(language).get(others[0])
+        if way is None:
+            return None
+        if way == 0:
+            return today + timedelta(days=weekday - today.weekday()), "day"
+        if way > 0:
+            return today + timedelta(days=(weekday - today.weekday()) % 7 or 7), "day"
+        return today - timedelta(days=(today.weekday() - weekday) % 7 or 7), "day"
+    if month is None or weekday is not None:
+        return None
+    numbers = [int(w.rstrip(".")) for w in others if w.rstrip(".").isdigit()]
+    ordinals = [int(m[0]) for w in others if (m := re.match(r"\d{1,2}(?=\D)", w))]
+    glue = _glue(language)
+    if any(
+        not w.rstrip(".").isdigit() and w not in glue and not re.match(r"\d", w) for w in others
+    ):
+        return None  # a word the common forms do not have ("early", "end"): the parser's
+    years = [n for n in numbers if 1900 <= n <= 2199]
+    days = [n for n in numbers if 1 <= n <= 31] + ordinals
+    if len(years) > 1 or len(days) > 1:
+        return None
+    grain = "day" if days else "month"
+    day = days[0] if days else 1
+    if years:
+        candidates = [years[0]]
+    else:
+        # the nearest such day or month in the direction read (today's counts)
+        this = anchor.year
+        candidates = [this, this - 1] if not ahead else [this, this + 1]
+    for year in candidates:
+        try:
+            moment = datetime(year, month, day)
+        except ValueError:
+            continue
+        first = _floor(moment, grain)
+        if years or (first <= today if not ahead else first + _STEP[grain] > today):
+            return moment, grain
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _grain_of(
+    phrase: str, language: str, anchor: datetime, ahead: bool
+) -> tuple[datetime, Grain] | None:
+    """The moment ``phrase`` names and the period it names it at (a day, a week...)."""
+    from dateparser.date import DateDataParser
+
+    data = DateDataParser(languages=[language], settings=_settings(anchor, ahead)).get_date_data(
+        phrase
+    )
+    if data is None or data.date_obj is None:
+        return None
+    grain: Grain = data.period if data.period in ("day", "week", "month", "year") else "day"
+    moment: datetime = data.date_obj.replace(tzinfo=None)
+    return moment, grain
+
+
+def read_times(
+    text: str,
+    anchor: datetime,
+    language: str = DEFAULT_LANGUAGE,
+    *,
+    ahead: bool = False,
+    events: Mapping[str, date] | None = None,
+) -> list[TimeSpan]:
+    """The time phrases of ``text`` read at ``anchor`` (the user's wall-clock moment),
+    in order. ``ahead``: a bare weekday or month is the coming one (a note's plans),
+    not the one just past (a question's). ``events`` date the names a bound may take
+    ("before the launch")."""
+    language = supported_language(language) or DEFAULT_LANGUAGE
+    anchor = anchor.replace(tzinfo=None)
+    words = [_word(m) for m in _WORD.finditer(text)]
+    if not words:
+        return []
+    vocab = _vocabulary(language)
+    spans: list[TimeSpan] = []
+    for first, last in _runs(text, words, vocab, language):
+        i = first
+        while i <= last:
+            if words[i][2] in _glue(language):
+                i += 1  # a phrase starts on a word of its own, not on "and", "de", "of"
+                continue
+            # the longest phrase from word i that reads as a date; else start one word on
+            for j in range(last, i - 1, -1):
+                if j > i and words[j][2] in _glue(language):
+                    continue
+                span = _span(text, words[i][0], words[j][1], words, vocab, language, anchor, ahead)
+                if span is not None:
+                    spans.append(span)
+                    i = j + 1
+                    break
+            else:
+                i += 1
+    spans.extend(_event_spans(text, words, language, events, spans))
+    spans.sort(key=lambda s: s.start_pos)
+    return _ranged(text, words, language, spans)
+
+
+def _ranged(
+    text: str, words: list[tuple[int, int, str]], language: str, spans: list[TimeSpan]
+) -> list[TimeSpan]:
+    """ "between March and May 2024": two spans a range's words join become one, the
+    first read as the latest such period not after the second."""
+    opening, joining = _RANGES.get(language, (set(), set()))
+    out: list[TimeSpan] = []
+    for span in spans:
+        if out and span.named is not None and (prev := out[-1]).named is not None:
+            gap = [w for s, e, w in words if prev.end_pos <= s and e <= span.start_pos]
+            before = [w for s, e, w in words if e <= prev.start_pos]
+            first_word = next((w for s, e, w in words if s >= prev.start_pos), "")
+            if (
+                len(gap) == 1
+                and gap[0] in joining
+                and ((before and before[-1] in opening) or first_word in opening)
+                and prev.bound in ("in", "since")
+            ):
+                first = prev.named
+                while first > span.named:
+                    first -= relativedelta(years=1)
+                end = max(span.end or span.named, (prev.end or first) - (prev.named - first))
+                label = _label(text, prev.start_pos, span.end_pos)
+                out[-1] = TimeSpan(
+                    prev.start_pos,
+                    span.end_pos,
+                    label,
+                    first,
+                    end,
+                    "in",
+                    True,
+                    prev.grain,
+                    named=first,
+                )
+                continue
+        out.append(span)
+    return out
+
+
+def _runs(
+    text: str, words: list[tuple[int, int, str]], vocab: _Vocabulary, language: str
+) -> list[tuple[int, int]]:
+    """Runs of words that may be a date (calendar and relative words, numbers, and the
+    little words the language writes between them: "de", "of"), as word indices. Only
+    these reach dateparser, so a text with no such word costs no parse."""
+    bounds = _BOUNDS[language]
+    glue = _glue(language)
+
+    rolling = _ROLLING.get(language, ())
+
+    def datey(w: str, inner: bool = False) -> bool:
+        if w in bounds and w not in rolling and not inner:
+            return False
+        return (
+            w in vocab.months
+            or w in vocab.weekdays
+            or w in vocab.relative
+            or w in vocab.units
+            or w[:1].isdigit()
+        )
+
+    runs: list[tuple[int, int]] = []
+    i = 0
+    while i < len(words):
+        if not datey(words[i][2]):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(words) and _joined(text, words[j][1], words[j + 1][0]):
+            if datey(words[j + 1][2], inner=True) and (
+                datey(words[j + 1][2]) or (j + 2 < len(words) and datey(words[j + 2][2]))
+            ):
+                j += 1
+            elif (
+                j + 2 < len(words)
+                and words[j + 1][2] in glue
+                and datey(words[j + 2][2])
+                and _joined(text, words[j + 1][1], words[j + 2][0])
+            ):
+                j += 2
+            else:
+                break
+        # a date is a few words: a longer run is read in pieces of at most _MAX_WORDS
+        for k in range(i, j + 1, _MAX_WORDS):
+            runs.append((k, min(j, k + _MAX_WORDS - 1)))
+        i = j + 1
+    return runs
+
+
+@lru_cache(maxsize=16)
+def _glue(language: str) -> frozenset[str]:
+    """Words a date is written with between its parts ("5 de marzo", "the 5th of May")."""
+    info = _info(language)
+    return frozenset(
+        _fold(w)
+        for w in (*info.get("skip", ()), *info.get("pertain", ()))
+        if w.strip(" ,-./;'@[]|，")
+    )
+
+
+def _joined(text: str, end: int, start: int) -> bool:
+    """Two words are one phrase when only spaces, a comma or a dash part them."""
+    gap = text[end:start]
+    return len(gap) <= 3 and all(c in " ,-/." for c in gap)
+
+
+def _span(
+    text: str,
+    start: int,
+    end: int,
+    words: list[tuple[int, int, str]],
+    vocab: _Vocabulary,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> TimeSpan | None:
+    phrase = text[start:end]
+    inside = [w for s, e, w in words if start <= s and e <= end]
+    preceding = [(s, w) for s, e, w in words if e <= start]
+    before = [w for _, w in preceding]
+    bounds = _BOUNDS[language]
+    prep = before[-1] if before else ""
+    bound: Bound = bounds.get(prep, "in")
+    # "antes del viernes", "in the past 3 days": the bound word may stand two words back
+    if (
+        len(before) >= 2
+        and before[-2] in bounds
+        and bounds[before[-2]] != "in"
+        and bound == "in"
+        and (prep in bounds or prep in _glue(language))
+    ):
+        prep, bound = before[-2], bounds[before[-2]]
+    if bound == "since" and prep in _ROLLING.get(language, ()) and not inside[0][:1].isdigit():
+        bound = "in"  # "past"/"last"/"últimos" before a count is rolling; "last week" is not
+
+    # the bound word is part of the phrase ("since Monday"): no keyword of the question
+    lead = (
+        next((p for p, w in reversed(preceding[-2:]) if w == prep), start)
+        if prep in bounds
+        else start
+    )
+    span = _span_of(
+        text, start, end, phrase, inside, before, prep, bound, words, vocab, language, anchor, ahead
+    )
+    if span is None or lead == start:
+        return span
+    return dataclasses.replace(span, start_pos=lead, text=_label(text, lead, span.end_pos))
+
+
+def _span_of(
+    text: str,
+    start: int,
+    end: int,
+    phrase: str,
+    inside: list[str],
+    before: list[str],
+    prep: str,
+    bound: Bound,
+    words: list[tuple[int, int, str]],
+    vocab: _Vocabulary,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> TimeSpan | None:
+    bounds = _BOUNDS[language]
+    names = [w for w in inside if w in vocab.months or w in vocab.weekdays]
+    relative = any(w in vocab.relative for w in inside)
+    numbers = [w for w in inside if w.isdigit()]
+    iso = _ISO.search(phrase)
+
+    if iso is not None:
+        if iso.start() > 0 or phrase[iso.end() :].strip():
+            return None  # a longer phrase around a date: the date alone is read
+        return _iso_span(text, start, iso, bound)
+    if not names and not relative:
+        # numbers alone: a year ("in 2023"; in a question also "was habe ich 2023
+        # notiert", not "the 2024 budget" nor "2023 €"), else no date ("3 lemons")
+        if len(numbers) == 1 and _YEAR.fullmatch(numbers[0]):
+            year = int(numbers[0])
+            num_pos = text.index(numbers[0], start)
+            around = text[max(0, num_pos - 2) : num_pos] + text[num_pos + 4 : num_pos + 6]
+            bare = (
+                not ahead
+                and prep not in _glue(language)
+                and year <= anchor.year
+                and not any(unicodedata.category(c) == "Sc" or c == "%" for c in around)
+            )
+            if prep in bounds or bare:
+                s = datetime(year, 1, 1)
+                return _bounded(text, num_pos, num_pos + 4, s, s + _STEP["year"], bound, "year")
+        return None
+    if names and not relative and not numbers:
+        # a bare month or weekday is a word ("the March proposal", "you may go") unless
+        # a preposition introduces it, or (in a note) it is capitalised
+        written = text[start:end]
+        opening, joining = _RANGES.get(language, ((), ()))
+        # "en marzo", "próximo martes", "between March and June"
+        introduced = prep in bounds or prep in vocab.relative or prep in opening or prep in joining
+        if not introduced and not (ahead and written[:1].isupper()):
+            return None
+    if relative and not names and not numbers and not any(w in vocab.units for w in inside):
+        # "today", "yesterday", "ayer", "gestern" stand alone; a stray "in", "ago", "last"
+        # or "next" names nothing
+        if len(inside) == 1 and inside[0] in _lone_relatives(language):
+            pass
+        elif len(inside) <= 1:
+            return None
+
+    weekday = next((vocab.weekdays[w] for w in inside if w in vocab.weekdays), None)
+    month = next((vocab.months[w] for w in inside if w in vocab.months), None)
+    day_numbers = [int(n) for n in numbers if len(n) <= 2 and 1 <= int(n) <= 31]
+    if weekday is not None and month is None and day_numbers and not relative:
+        found = _weekday_with_day(anchor, weekday, day_numbers[0], ahead)
+        if found is None:
+            return None
+        return _bounded(text, start, end, found, found + _STEP["day"], bound, "day")
+    if weekday is not None and not numbers and not relative:
+        today = datetime.combine(anchor.date(), time(0))
+        shift = (weekday - today.weekday()) % 7 if ahead else -((today.weekday() - weekday) % 7)
+        day = today + timedelta(days=shift)
+        return _bounded(text, start, end, day, day + _STEP["day"], bound, "day")
+
+    read = _own_reading(inside, month, weekday, language, anchor, ahead)
+    if read is None and bound == "since" and prep in _ROLLING.get(language, ()):
+        # "the past 3 days", "los últimos 3 días": that many units back
+        unit = _unit_of(inside[-1], language)
+        if unit is not None and len(inside) == 2 and inside[0].isdigit():
+            grain_, step = _UNIT_GRAIN[unit]
+            read = anchor - step * int(inside[0]), grain_
+    if read is None and (names or (numbers and not relative)):
+        # the parser reads what the common forms do not, if it names a month or a day;
+        # relative words alone that are none of the language's phrases ("one-year-old")
+        # are no date
+        read = _grain_of(phrase, language, anchor, ahead)
+    if read is None:
+        return None
+    moment, grain = read
+    if numbers and not names and not relative:
+        return None
+    if weekday is not None and month is not None and grain == "day" and moment.weekday() != weekday:
+        # "Wed 4 Nov": the year in which the 4th of November is a Wednesday, nearest
+        agreeing = [
+            moment + relativedelta(years=k)
+            for k in range(-6, 7)
+            if (moment + relativedelta(years=k)).weekday() == weekday
+            and (moment + relativedelta(years=k)).day == moment.day
+        ]
+        if not agreeing or any(_YEAR.fullmatch(n) for n in numbers):
+            return None
+        moment = min(agreeing, key=lambda m: abs(m - anchor))
+    if bound == "since" and inside[0][:1].isdigit() and prep in _ROLLING.get(language, ()):
+        # "the past 3 days": from that day on
+        s = _floor(moment, "day")
+        return TimeSpan(
+            start, end, _label(text, start, end), s, None, "since", True, grain, named=s
+        )
+    s, e = _period(moment, grain)
+    if (
+        month is not None
+        and grain == "month"
+        and not ahead
+        and s > anchor
+        and not any(_YEAR.fullmatch(n) for n in numbers)
+    ):
+        s, e = s - _STEP["year"], e - _STEP["year"]
+    return _bounded(text, start, end, s, e, bound, grain)
+
+
+@lru_cache(maxsize=16)
+def _lone_relatives(language: str) -> frozenset[str]:
+    """Relative words that are a date on their own ("today", "ayer", "gestern")."""
+    info = _info(language)
+    return frozenset(
+        _fold(p)
+        for key, phrases in info.get("relative-type", {}).items()
+        if key.split()[-2:] in (["day", "ago"],)
+        or key.startswith("in 1 day")
+        or key.startswith("in 2 day")
+        for p in phrases
+        if " " not in p
+    )
+
+
+def _weekday_with_day(anchor: datetime, weekday: int, day: int, ahead: bool) -> datetime | None:
+    """ "Fri 21": the nearest month, in the direction read, whose ``day`` is that weekday."""
+    first = datetime.combine(anchor.date(), time(0)).replace(day=1)
+    for i in range(15):
+        month: datetime = first + relativedelta(months=i if ahead else -i)
+        try:
+            candidate = month.replace(day=day)
+        except ValueError:
+            continue
+        if candidate.weekday() != weekday:
+            continue
+        if ahead and candidate.date() < anchor.date() - timedelta(days=7):
+            continue
+        if not ahead and candidate.date() > anchor.date():
+            continue
+        return candidate
+    return None
+
+
+def _iso_span(text: str, offset: int, m: re.Match[str], bound: Bound) -> TimeSpan | None:
+    year, month = int(m[1]), int(m[2])
+    try:
+        if m[3]:
+            s = datetime(year, month, int(m[3]))
+            return _bounded(
+                text, offset + m.start(), offset + m.end(), s, s + _STEP["day"], bound, "day"
+            )
+        s = datetime(year, month, 1)
+    except ValueError:
+        return TimeSpan(offset + m.start(), offset + m.end(), m[0], None, None, bound, False)
+    return _bounded(
+        text, offset + m.start(), offset + m.end(), s, s + _STEP["month"], bound, "month"
+    )
+
+
+def _label(text: str, start: int, end: int) -> str:
+    return " ".join(text[start:end].split())
+
+
+def _bounded(
+    text: str, start: int, end: int, s: datetime, e: datetime, bound: Bound, grain: Grain
+) -> TimeSpan:
+    """The span as its bound reads it: since X starts where X starts, after X where it
+    ends; before X ends where X starts, until X where it ends."""
+    label = _label(text, start, end)
+    first, last = {
+        "since": (s, None),
+        "after": (e, None),
+        "before": (None, s),
+        "until": (None, e),
+    }.get(bound, (s, e))
+    return TimeSpan(start, end, label, first, last, bound, True, grain, named=s)
+
+
+def _event_spans(
+    text: str,
+    words: list[tuple[int, int, str]],
+    language: str,
+    events: Mapping[str, date] | None,
+    found: list[TimeSpan],
+) -> list[TimeSpan]:
+    """ "before the launch", "nach dem Umzug": a bound followed (within two words) by an
+    event a note title dates. A bound, an article and a name no title dates is recorded
+    unresolved, its words kept: the client can say the filter was not applied."""
+    keys = {_fold(" ".join(_WORD.findall(name))): day for name, day in (events or {}).items()}
+    keys = {k: v for k, v in keys.items() if k}
+    longest = max((len(k.split()) for k in keys), default=0)
+    bounds = _BOUNDS[language]
+    glue = _glue(language)
+    out: list[TimeSpan] = []
+    for i, (_, _, w) in enumerate(words):
+        if w not in bounds or (bounds[w] == "in" and w not in _DURING):
+            continue
+        if any(f.start_pos <= words[i][0] < f.end_pos for f in found):
+            continue
+        span = _event_after(text, words, i, keys, longest, bounds[w], found)
+        if span is None and i + 2 < len(words) and words[i + 1][2] in glue:
+            name = words[i + 2]
+            vocab = _vocabulary(language)
+            if (
+                name[2].isalpha()
+                and name[2] not in glue
+                and name[2] not in bounds
+                and name[2] not in vocab.units
+                and name[2] not in vocab.relative
+            ):
+                label = _label(text, words[i][0], name[1])
+                span = TimeSpan(
+                    words[i][0], name[1], label, None, None, bounds[w], False, "day", True
+                )
+        if span is not None:
+            out.append(span)
+    return out
+
+
+_DURING = frozenset(("during", "durante", "während", "pendant"))
+
+
+def _event_after(
+    text: str,
+    words: list[tuple[int, int, str]],
+    i: int,
+    keys: Mapping[str, date],
+    longest: int,
+    bound: Bound,
+    found: list[TimeSpan],
+) -> TimeSpan | None:
+    for skip in (1, 2):
+        for n in range(longest, 0, -1):
+            chunk = words[i + skip : i + skip + n]
+            if len(chunk) < n:
+                continue
+            key = " ".join(c[2] for c in chunk)
+            if key in keys:
+                s_pos, e_pos = words[i][0], chunk[-1][1]
+                if any(f.start_pos < e_pos and s_pos < f.end_pos for f in found):
+                    return None
+                day = datetime.combine(_as_date(keys[key]), time(0))
+                return _bounded(text, s_pos, e_pos, day, day + _STEP["day"], bound, "day")
+    return None
+
+
+def _as_date(value: date | datetime) -> date:
+    return value.date() if isinstance(value, datetime) else value
+
+
+# --- a question's window ---------------------------------------------------------------
+
+
+def question_window(
+    question: str,
+    now: datetime,
+    language: str = DEFAULT_LANGUAGE,
+    events: Mapping[str, date] | None = None,
+) -> tuple[TimeWindow | None, list[str], list[TimeSpan]]:
+    """The window of time ``question`` asks about as of ``now`` (timezone-aware: its zone
+    is the user's), the phrases that named no usable window, and every span read.
+
+    A span that starts after today is unresolved: notes are never written in the
+    future, so "next week" or "tomorrow" is a word of a plan a note states."""
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError("now must be timezone-aware")
+    zone = now.tzinfo
+    local = now.replace(tzinfo=None)
+    spans = read_times(question, local, language, ahead=False, events=events)
+    tomorrow = datetime.combine(local.date() + timedelta(days=1), time(0))
+    read: list[TimeSpan] = []
+    for s in spans:
+        if s.resolved and s.start is not None and s.start >= tomorrow:
+            # "this Saturday" is a word of the plan a note states ("Sat 28 Mar v Rovers"):
+            # its day is searched for; "tomorrow" or "next week" says nothing a note writes
+            named = any(w.lower() in calendar_words(language) for w in _WORD.findall(s.text))
+            s = dataclasses.replace(s, start=None, end=None, resolved=False, keep_words=named)
+        read.append(s)
+    window, unresolved = _intersect(read, zone)
+    return window, unresolved, read
+
+
+def _intersect(spans: list[TimeSpan], zone: tzinfo | None) -> tuple[TimeWindow | None, list[str]]:
+    unresolved = [s.text for s in spans if not s.resolved]
+    start: datetime | None = None
+    end: datetime | None = None
+    labels: list[str] = []
+    for s in spans:
+        if not s.resolved:
+            continue
+        new_start = max((t for t in (start, s.start) if t is not None), default=None)
+        new_end = min((t for t in (end, s.end) if t is not None), default=None)
+        if labels and new_start is not None and new_end is not None and new_start >= new_end:
+            unresolved.append(s.text)  # disjoint from what came before: keep the first
+            continue
+        start, end = new_start, new_end
+        labels.append(s.text)
+    if not labels:
+        return None, unresolved
+    zone = zone or UTC
+    return (
+        TimeWindow(
+            None if start is None else start.replace(tzinfo=zone),
+            None if end is None else end.replace(tzinfo=zone),
+            " & ".join(labels),
+        ),
+        unresolved,
+    )
+
+
+# --- a note's dates ---------------------------------------------------------------------
+
+
+def note_dates(
+    text: str, written: datetime | date, language: str = DEFAULT_LANGUAGE
+) -> list[TimeSpan]:
+    """The dates ``text`` names, read as a note written on ``written`` (its local day):
+    "next Tues", "Fri 21", "before Friday" are the days ahead they name."""
+    moment = written if isinstance(written, datetime) else datetime.combine(written, time(12))
+    return read_times(text, moment.replace(tzinfo=None), language, ahead=True)
+
+
+@lru_cache(maxsize=8)
+def _month_names_in(language: str) -> tuple[str, ...]:
+    """Each month's full name in ``language``, January first (dateparser's data)."""
+    info = _info(language)
+    return tuple(max(info.get(k, (k,)), key=len) for k in _MONTH_KEYS)
+
+
+@lru_cache(maxsize=8)
+def _weekday_names_in(language: str) -> tuple[str, ...]:
+    info = _info(language)
+    return tuple(max(info.get(k, (k,)), key=len) for k in _WEEKDAY_KEYS)
+
+
+def day_text(d: date, language: str = DEFAULT_LANGUAGE) -> str:
+    """ "7 May 2023", "7 mayo 2023": day, month name, year, unambiguous in every locale."""
+    if (supported_language(language) or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE:
+        import calendar
+
+        return f"{d.day} {calendar.month_name[d.month]} {d.year}"
+    return f"{d.day} {_month_names_in(supported_language(language) or DEFAULT_LANGUAGE)[d.month - 1]} {d.year}"
+
+
+def month_text(d: date, language: str = DEFAULT_LANGUAGE) -> str:
+    """ "May 2023", "mayo 2023": a month as a person names it."""
+    code = supported_language(language) or DEFAULT_LANGUAGE
+    return f"{_month_names_in(code)[d.month - 1]} {d.year}"
+
+
+def date_words(written: datetime | date, text: str = "", language: str = DEFAULT_LANGUAGE) -> str:
+    """The note's date, and the dates its phrases name, as words: a claim "9 January
+    2026" drawn from a note of 5 January that says "before Friday" is supported by it
+    (citation checks read these words with the note's text)."""
+    day = written.date() if isinstance(written, datetime) else written
+    lang = supported_language(language) or DEFAULT_LANGUAGE
+    named = []
+    for span in note_dates(text, day, lang) if text else ():
+        if span.named is None:
+            continue
+        first = span.named.date()
+        if span.grain == "year":  # "last year": "2022"
+            named.append(str(first.year))
+        elif span.grain == "month":  # "last month": "April 2023"
+            named.append(f"{_month_names_in(lang)[first.month - 1].capitalize()} {first.year}")
+        else:  # a day, or the week's first day
+            named.append(f"{day_text(first, lang)} {first.isoformat()}")
+    weekday = _weekday_names_in(lang)[day.weekday()].capitalize()
+    return " ".join([day_text(day, lang), weekday, day.isoformat(), *named]).strip()

@@ -1,0 +1,202 @@
+"""One reader of time (footnote.temporal): a question's window and a note's dates, read
+by the same function against their anchor, in the user's language."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from footnote import temporal
+from footnote.query.analysis import analyze
+from footnote.text import language_of_text
+from tests.inproc import Harness, envelope
+
+MADRID = ZoneInfo("Europe/Madrid")
+MONDAY = datetime(2026, 1, 5, 9, 0)  # Monday 5 January 2026, wall clock
+
+
+def _days(spans: list[temporal.TimeSpan]) -> list[date | None]:
+    return [s.day for s in spans]
+
+
+def test_next_friday_is_read_by_one_function_in_a_question_and_in_a_note() -> None:
+    in_note = temporal.note_dates("Pick up the cake next Friday", MONDAY.date())
+    in_question = temporal.read_times("what is on next Friday?", MONDAY, ahead=False)
+    assert _days(in_note) == _days(in_question) == [date(2026, 1, 9)]
+    # a question asks of notes already written: a day ahead is no window on them
+    window, unresolved, _ = temporal.question_window(
+        "what is on next Friday?", MONDAY.replace(tzinfo=MADRID)
+    )
+    assert window is None and unresolved == ["on next Friday"]
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "start", "end"),
+    [
+        ("en", "what happened last week?", date(2025, 12, 29), date(2026, 1, 5)),
+        ("es", "¿qué pasó la semana pasada?", date(2025, 12, 29), date(2026, 1, 5)),
+        ("de", "was war letzte Woche?", date(2025, 12, 29), date(2026, 1, 5)),
+        ("en", "what did I write in March 2023?", date(2023, 3, 1), date(2023, 4, 1)),
+        ("es", "¿qué escribí en marzo de 2023?", date(2023, 3, 1), date(2023, 4, 1)),
+        ("de", "was habe ich im März 2023 geschrieben?", date(2023, 3, 1), date(2023, 4, 1)),
+        ("en", "what did I note in December?", date(2025, 12, 1), date(2026, 1, 1)),
+        ("en", "between March and May 2024", date(2024, 3, 1), date(2024, 6, 1)),
+        ("de", "Was habe ich 2023 über Reisen notiert?", date(2023, 1, 1), date(2024, 1, 1)),
+    ],
+)
+def test_a_question_window_in_the_users_language(
+    language: str, question: str, start: date, end: date
+) -> None:
+    window, _, _ = temporal.question_window(question, MONDAY.replace(tzinfo=MADRID), language)
+    assert window is not None and window.start is not None and window.end is not None
+    assert (window.start.date(), window.end.date()) == (start, end)
+    assert window.start.tzinfo is MADRID  # the user's calendar, not UTC's
+
+
+def test_since_a_weekday_and_before_an_event_a_title_dates() -> None:
+    now = MONDAY.replace(tzinfo=MADRID)
+    since, _, _ = temporal.question_window("what did I do since Monday", now)
+    assert since is not None and since.start == datetime(2026, 1, 5, tzinfo=MADRID)
+    assert since.end is None
+    before, _, _ = temporal.question_window(
+        "what did we decide before the launch", now, events={"launch": date(2025, 11, 3)}
+    )
+    assert before is not None and (before.start, before.end) == (
+        None,
+        datetime(2025, 11, 3, tzinfo=MADRID),
+    )
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "day"),
+    [
+        ("en", "form + $8 due before Friday", date(2026, 1, 9)),
+        ("en", "dentist next Tues at 10", date(2026, 1, 6)),
+        ("en", "Fri 21 dentist", date(2026, 8, 21)),  # the next month whose 21st is a Friday
+        ("es", "entregar antes del viernes", date(2026, 1, 9)),
+        ("de", "Angebot bis Freitag raus!", date(2026, 1, 9)),
+        ("de", "übermorgen Zahnarzt", date(2026, 1, 7)),
+    ],
+)
+def test_a_notes_dates_are_read_ahead_of_its_writing(language: str, text: str, day: date) -> None:
+    assert _days(temporal.note_dates(text, MONDAY.date(), language)) == [day]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "buy 3 lemons",
+        "you may go",
+        "the March proposal",
+        "what is the wifi password",
+        "what was the 2024 budget?",
+        "did the 2023 € bonus arrive?",
+    ],
+)
+def test_numbers_and_words_that_are_no_date(text: str) -> None:
+    assert temporal.read_times(text, MONDAY) == []
+
+
+def test_a_note_cites_the_day_its_phrase_names() -> None:
+    words = temporal.date_words(MONDAY.date(), "form due before Friday")
+    assert "9 January 2026" in words and "5 January 2026" in words
+    assert temporal.day_text(date(2026, 3, 7), "es") == "7 marzo 2026"
+
+
+@pytest.mark.parametrize(
+    ("header", "language"),
+    [
+        ("de-DE,de;q=0.9,en;q=0.8", "de"),
+        ("en-GB;q=0.5, es-MX", "es"),
+        ("xx, zz;q=0.4", "en"),
+        (None, "en"),
+        ("es;q=abc, de;q=0.1", "de"),
+    ],
+)
+def test_the_language_defaults_from_accept_language(header: str | None, language: str) -> None:
+    assert temporal.language_of(header) == language
+
+
+def test_analysis_reads_a_spanish_question_and_drops_its_time_words() -> None:
+    a = analyze(
+        "¿Qué escribí la semana pasada sobre el viaje?",
+        MONDAY.replace(tzinfo=MADRID),
+        language="es",
+    )
+    assert a.window is not None and a.window.start == datetime(2025, 12, 29, tzinfo=MADRID)
+    assert "semana" not in a.keywords and "pasada" not in a.keywords
+
+
+# -- the language, a setting of the request ------------------------------------------
+
+
+def _search(h: Harness, body: Mapping[str, object], **headers: str) -> dict[str, Any]:
+    r = h.call("POST", "/search", "ana", json=body, headers=headers)
+    assert r.status_code == 200, r.get_data(as_text=True)
+    return dict(r.get_json())
+
+
+def test_the_language_is_sent_or_read_from_accept_language() -> None:
+    h = Harness()
+    asked = {"query": "¿qué escribí la semana pasada?", "timeZone": "Europe/Madrid"}
+    sent = _search(h, {**asked, "language": "es"})
+    assert sent["meta"]["query"]["window"] is not None
+    by_header = _search(h, asked, **{"Accept-Language": "es-ES,es;q=0.9"})
+    assert by_header["meta"]["query"]["window"] == sent["meta"]["query"]["window"]
+    # read as English, "la semana pasada" names no time
+    english = _search(h, asked)
+    assert english["meta"]["query"]["window"] is None
+    # a language the reader does not know is read as English, not refused
+    assert _search(h, {**asked, "language": "ja"})["meta"]["query"]["window"] is None
+    bad = h.call("POST", "/search", "ana", json={**asked, "language": "es!; drop"})
+    assert bad.status_code == 400 and envelope(bad)["code"]
+
+
+def test_a_spanish_note_is_found_by_its_words_and_by_their_stems() -> None:
+    h = Harness()
+    h.add_note("ana", "Vuelos reservados para Lisboa: ida el jueves, hotel en Alfama")
+    h.add_note("ana", "Comprar para la semana: leche, plátanos y café en grano")
+    h.index_all()
+
+    def by_word(query: str) -> list[str]:
+        """The notes the keyword search found (the vector search finds by other means)."""
+        hits = _search(h, {"query": query, "language": "es"})["results"]
+        return [str(x["text"]) for x in hits if "keyword" in x["sources"]]
+
+    assert [t[:6] for t in by_word("Alfama")] == ["Vuelos"]  # the word as written
+    # "reservar" and "vuelo" are no words of the note: their stems are ("reserv", "vuel")
+    assert [t[:6] for t in by_word("reservar")] == ["Vuelos"]
+    assert [t[:6] for t in by_word("plátano")] == ["Compra"]
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("- Tempus – applied\n- Medlytic?? no that's a scam posting, skip via Lucia", "en"),
+        ("Comprar para la semana: leche, plátanos y café en grano", "es"),
+        ("Der Handwerker kommt übermorgen zwischen 8 und 12, ich bin bis Mittag da", "de"),
+    ],
+)
+def test_a_notes_language_is_read_from_its_own_stop_words(text: str, language: str) -> None:
+    assert language_of_text(text) == language
+
+
+def test_a_note_supports_the_year_or_month_its_phrase_names() -> None:
+    """LoCoMo: "When did Melanie paint a sunrise?" is answered "2022" from a session of
+    May 2023 saying "last year"; the citation check reads that year with the note."""
+    words = temporal.date_words(date(2023, 5, 8), "I painted that lake sunrise last year.")
+    assert "2022" in words.split()
+    assert "April 2023" in temporal.date_words(date(2023, 5, 8), "We moved last month.")
+
+
+def test_relative_words_that_name_no_phrase_are_no_date() -> None:
+    assert temporal.read_times("the name of John's one-year-old child", MONDAY) == []
+    window, _, _ = temporal.question_window(
+        "errors in the past 3 days", MONDAY.replace(tzinfo=MADRID)
+    )
+    assert window is not None and window.start == datetime(2026, 1, 2, tzinfo=MADRID)
+    assert window.end is None
