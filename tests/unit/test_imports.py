@@ -836,5 +836,5 @@ def test_a_done_import_writes_the_tenants_index_snapshot_for_its_first_search() 
     # A fresh API instance's first search: the snapshot, no chunk read.
     loads: list[CorpusLoad] = []
     api = CorpusCache(c.store, snapshots=snapshots, on_load=lambda t, load: loads.append(load))
-    assert len(api.get(ALICE)) == len([x for x in c.store.chunks.values() if x.tenant_id == ALICE])
+    assert len(api.get(ALICE)) == len([x for x in h.store.chunks.values() if x.tenant_id == ALICE])
     assert loads == [CorpusLoad(False, 0, 0, snapshot=True)]

@@ -1,9 +1,11 @@
 """A tenant's chunks held in memory and kept current by patches, not rebuilds.
 
 The in-memory vector index, keyword search and recency all read one
-``TenantCorpus``: a contiguous float32 matrix of unit vectors, an inverted
-keyword index scored as BM25 at query time, and per-row arrays (creation time,
-memory type, embedding model, liveness) from which the filters are masks.
+``TenantCorpus``: a contiguous float16 matrix of unit vectors (scored with
+float32 sums), an inverted keyword index scored as BM25 at query time with a
+forward index of each row's terms, and per-row arrays (creation time, memory
+type, embedding model, note, liveness) from which the filters are masks. No
+chunk text is held: the winners are read from the chunk store.
 
 ``CorpusCache`` keeps one per tenant. A query first reads the tenant's version
 (one document); when it moved, the cache asks the chunk store which notes'
