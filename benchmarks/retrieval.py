@@ -781,6 +781,7 @@ def firestore_run(
     stack = Stack(ports=Ports.free())
     stack._tools = {"firestore": firestore_emulator_binary()}  # only Firestore is started
     report(f"Firestore emulator on 127.0.0.1:{stack.ports.firestore}")
+    stack.log_dir.mkdir(parents=True, exist_ok=True)  # (``Stack.start`` makes it; not run here)
     stack.start_firestore()
     # The Cloud Storage server `make dev` runs, for the tenant's index snapshot.
     stack._start_storage()

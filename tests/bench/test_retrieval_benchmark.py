@@ -31,7 +31,7 @@ ROWS = [
     "FAISS IndexFlatIP",
     "hnswlib (M 16, ef 100)",
     "Footnote / FAISS flat, p50",
-    "recall@30 vs exact: hnswlib | Footnote",
+    "recall@30 vs float32 exact: hnswlib | Footnote float16",
     "BM25 top-30 p50 / p95: Footnote",
     "bm25s + argpartition",
     "Footnote / bm25s, p50",
@@ -41,8 +41,9 @@ ROWS = [
     "hybrid share | results per query",
     "first search after a write",
     "write + index of that note",
-    "cold load (first search of a tenant)",
-    "index memory: tracemalloc peak",
+    "cold load: every chunk from the store",
+    "cold load: from the snapshot, then search",
+    "index memory: tracemalloc peak, full load",
     "process RSS peak | before 1st search",
     "build: Footnote | FAISS | hnswlib | bm25s",
 ]
@@ -89,8 +90,9 @@ def test_small_run_prints_every_row_with_sane_figures(tmp_path: Path) -> None:
     dense, keyword = size["engines"]["dense"], size["engines"]["keyword"]
     for p in (*dense.values(), *keyword.values()):
         _sane(p)
-    # Footnote's dense search is exact; hnswlib on 300 points with ef 100 nearly so.
-    assert dense["footnote"]["recall"] == pytest.approx(1.0)
+    # Footnote's dense search is exact over float16 vectors (recall against float32
+    # exact at least 0.99, the floor); hnswlib on 300 points with ef 100 nearly so.
+    assert 0.99 <= dense["footnote"]["recall"] <= 1.0
     assert 0.9 <= dense["hnswlib"]["recall"] <= 1.0
     # The same tokens and parameters: bm25s finds (nearly) the same top 30.
     assert keyword["footnote"]["agreement"] >= 0.9
