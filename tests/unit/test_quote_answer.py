@@ -123,6 +123,8 @@ def test_whatever_a_note_holds_the_quote_is_its_words_verbatim(
         return
     notes = [_note("N1", text, "Note")]
     answer = compose("what did I write", notes, _analysis("what did I write"))
+    if answer == NOT_ENOUGH:  # a note of no words has no line to quote
+        return
     for line in _quoted_lines(answer):
         assert line.strip() in text or line.strip().rstrip(".:!?") in text, (line, text)
 

@@ -15,10 +15,11 @@ _ABSTAIN = re.compile(r"\b(don'?t|do not) have enough information\b", re.IGNOREC
 
 
 def overlap(claim: str, source_text: str) -> float:
-    """Share of the claim's content terms that also occur in the source."""
+    """Share of the claim's content terms that also occur in the source (a claim with
+    none, "ok!", states nothing a source could contradict: fully supported)."""
     claim_terms = set(terms(claim))
     if not claim_terms:
-        return 0.0
+        return 1.0
     return len(claim_terms & set(terms(source_text))) / len(claim_terms)
 
 

@@ -92,7 +92,9 @@ def passage_units(source: Source) -> list[Unit]:
         start = offset
         offset += len(line) + 1
         stripped = line.strip()
-        if not stripped or (index == 0 and title and stripped == title):
+        # (a line with no word to check, "---" or "ok!", supports nothing: the citation
+        # check would withhold it)
+        if not terms(stripped) or (index == 0 and title and stripped == title):
             continue
         item = bool(_ITEM.match(line))
         if len(stripped) <= LONG_LINE or item:
