@@ -122,7 +122,8 @@ def closed(claim: str, markers: str) -> str:
 
 def _strip_markers(sentence: str) -> str:
     text = MARKER.sub("", sentence)
-    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
+    # (a run of spaces is tried once, from its start: linear on any text)
+    text = re.sub(r"(?<!\s)\s+([.,;:!?])", r"\1", text)
     return re.sub(r"\s{2,}", " ", text).strip()
 
 
