@@ -372,7 +372,9 @@ def _settings(anchor: datetime, ahead: bool) -> dict[str, Any]:
 
 
 # dateparser's canonical form of a relative phrase: "1 week ago", "in 2 day", "0 month ago"
-_CANONICAL = re.compile(r"(in )?(\d+) (second|minute|hour|day|week|fortnight|month|year)( ago)?")
+_CANONICAL = re.compile(
+    r"(in )?(?<!\d)(\d+) (second|minute|hour|day|week|fortnight|month|year)( ago)?"
+)
 _UNIT_GRAIN: dict[str, tuple[Grain, relativedelta]] = {
     "second": ("day", relativedelta()),
     "minute": ("day", relativedelta()),

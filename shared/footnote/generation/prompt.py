@@ -53,10 +53,12 @@ Your previous answer had citations that the sources did not support. This time,
 cite a source only for a sentence that restates what that source says, and drop
 any sentence you cannot support."""
 
-# Markers and tags inside a note must not be mistaken for ours.
+# Markers and tags inside a note must not be mistaken for ours. (A tag is read up to
+# its ">" or the next "<", whichever comes first: linear on any text, and a tag left
+# open is neutralised too.)
 _FAKE_MARKER = re.compile(r"\[\s*N\s*(\d+)\s*\]", re.IGNORECASE)
 _TAG = re.compile(
-    r"</?\s*(source|sources|system|instructions?|user|assistant)\b[^>]*>", re.IGNORECASE
+    r"</?\s*(source|sources|system|instructions?|user|assistant)\b[^<>]*>?", re.IGNORECASE
 )
 
 
@@ -86,7 +88,7 @@ def render_history(history: Sequence[tuple[str, str]], max_chars: int = 2_000) -
     parts: list[str] = []
     used = 0
     for role, text in reversed(history):
-        body = quote_note_text(re.sub(r"\s*\[N\d+\]", "", text)).strip()
+        body = quote_note_text(re.sub(r"(?<!\s)\s*\[N\d+\]", "", text)).strip()
         block = f'<turn role="{"user" if role == "user" else "assistant"}">{body}</turn>'
         if used + len(block) > max_chars and parts:
             break

@@ -60,7 +60,7 @@ def refers_to_a_thing(message: str) -> bool:
 
 
 # A citation marker of an answer ("[N2]"), not a word of it.
-_MARKER = re.compile(r"\[[^\]]*\]")
+_MARKER = re.compile(r"\[[^\[\]]*\]")
 
 
 def answer_names(answer: str, question: str) -> tuple[str, ...]:
@@ -112,7 +112,7 @@ _PERSON_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b", re.I
 # "her" before a noun is hers ("her number"); at the end or before a preposition, she is
 # the object ("pay her", "ask her about")
 _HERS = re.compile(
-    r"\s+(?!(?:to|for|on|in|at|by|with|about|from|and|or|back|off|out|up|again|now|today|"
+    r"(?<!\s)\s+(?!(?:to|for|on|in|at|by|with|about|from|and|or|back|off|out|up|again|now|today|"
     r"yesterday|tomorrow|tonight|well|so|enough|yet|last|next|this|a|an|the)\b|[a-z]+ly\b)"
     r"[a-z]"
 )

@@ -62,7 +62,7 @@ NOT_EVENTS = frozenset(
 # Trailing words that make a note's title a record of an event, not its name:
 # "Launch day", "Offsite recap" and "Q3 planning notes" date "the launch", "the offsite".
 _EVENT_TITLE_TAIL = re.compile(
-    r"\s+(?:day|notes?|recap|retro(?:spective)?|review|summary|minutes|debrief|planning|plan)$"
+    r"(?<!\s)\s+(?:day|notes?|recap|retro(?:spective)?|review|summary|minutes|debrief|planning|plan)$"
 )
 
 
