@@ -260,8 +260,8 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
         if q.kind == "when" and q.day is not None:
             date_right = (not declined) and states_date(plain, q.day, book.language)
         ids = list(out.log_fields.get("sourceChunkIds", ()))
-        found = {c.chunk_id: c for c in app.store.get_chunks(tenant, ids)} if ids else {}
-        given = [found[c] for c in ids if c in found]
+        by_id = {c.chunk_id: c for c in app.store.get_chunks(tenant, ids)} if ids else {}
+        given = [by_id[c] for c in ids if c in by_id]
         sources = tuple(_local_id(c.note_id) for c in given)
 
         window_right = None
