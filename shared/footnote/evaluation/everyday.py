@@ -255,7 +255,7 @@ def ask_notebook(app: BenchContainer, clock: Clock, book: Notebook) -> list[Aske
         plain = MARKER.sub("", out.answer)
         declined = out.meta.declined
         cited = tuple(dict.fromkeys(_local_id(c.note_id) for c in out.citations))
-        recalled = (not declined) and any(a.lower() in plain.lower() for a in q.answers)
+        recalled = (not declined) and _holds_an_answer([plain], q.answers)
         date_right = None
         if q.kind == "when" and q.day is not None:
             date_right = (not declined) and states_date(plain, q.day, book.language)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from footnote.domain import Intent, QueryAnalysis, Source
@@ -48,9 +48,6 @@ LIST_ITEMS = 30
 # A passage after the first is quoted when its best line's support is at least this
 # share of the first passage's: one that merely shares the topic is left out.
 NEXT_PASSAGE_SHARE = 0.8
-# The passage quoted first: of the first few sources, the one whose best line supports
-# the question most (retrieval ranks whole passages; a line says more).
-LEAD_POOL = 1
 # A line beside the best one is quoted when its support is at least this share of the
 # best line's: the lines that carry the question, not the rest of the note.
 LINE_SHARE = 0.5
@@ -69,8 +66,9 @@ class Unit:
 
     text: str
     line: int  # index of its line in the passage
-    start: int  # offset in the passage's text (what "the Sat before" counts from)
+    start: int  # offset in the passage's text: the note's order
     item: bool  # a list item
+    terms: frozenset[str] = frozenset()  # its search terms, what support is counted on
     support: float = 0.0
 
 
@@ -92,16 +90,18 @@ def passage_units(source: Source) -> list[Unit]:
         start = offset
         offset += len(line) + 1
         stripped = line.strip()
+        held = frozenset(terms(stripped))
         # (a line with no word to check, "---" or "ok!", supports nothing: the citation
         # check would withhold it)
-        if not terms(stripped) or (index == 0 and title and stripped == title):
+        if not held or (index == 0 and title and stripped == title):
             continue
         item = bool(_ITEM.match(line))
         if len(stripped) <= LONG_LINE or item:
-            out.append(Unit(stripped, index, start + line.index(stripped), item))
+            out.append(Unit(stripped, index, start + line.index(stripped), item, held))
             continue
         for s, e in split_sentences(line):
-            out.append(Unit(line[s:e], index, start + s, False))
+            sentence = line[s:e]
+            out.append(Unit(sentence, index, start + s, False, frozenset(terms(sentence))))
     return out
 
 
@@ -123,9 +123,9 @@ def scored(
     for units in per_source:
         row = []
         for u in units:
-            overlap = len(wanted & set(terms(u.text))) / len(wanted) if wanted else 0.0
+            overlap = len(wanted & u.terms) / len(wanted) if wanted else 0.0
             cosine = similarity[i] if similarity else 0.0
-            row.append(Unit(u.text, u.line, u.start, u.item, overlap + cosine))
+            row.append(replace(u, support=overlap + cosine))
             i += 1
         out.append(row)
     return out
@@ -145,8 +145,9 @@ def choose(
     # (what a follow-up's "it" stands for is asked about too)
     units = scored(question, sources, relevance, (*analysis.keywords, *analysis.referents))
     best = [max((u.support for u in row), default=0.0) for row in units]
-    pool = [i for i in range(min(LEAD_POOL, len(sources))) if units[i]] or [0]
-    lead = max(pool, key=lambda i: (best[i], -i))
+    # The first source is quoted first: retrieval's order (ranking passages by their best
+    # line instead was measured worse, docs/quality.md).
+    lead = 0
     chosen = [lead] + [
         i
         for i in range(len(sources))

@@ -147,9 +147,8 @@ class Answerer:
                 plan.question, p.sources, plan.analysis, strict, plan.history, stream
             )
             first = next(pieces, None)
-        except (
-            UPSTREAM_ERRORS
-        ) as exc:  # timeouts, quota, SDK errors: answer with the quote generator
+        except UPSTREAM_ERRORS as exc:
+            # timeouts, quota, SDK errors: answer with the quote generator
             log.warning("generator failed (%s); answering with quotes", type(exc).__name__)
             p.fallbacks.append(Fallback.GENERATOR_QUOTE)
             pieces = self._fallback.execute(
