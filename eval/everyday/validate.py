@@ -3,8 +3,15 @@ import collections, datetime, glob, json, os, re, sys
 from zoneinfo import ZoneInfo
 
 KINDS = {"fact", "when", "list", "count", "decline", "search", "followup"}
+# A claim is supported exactly when it restates its cited note(s); each other
+# kind is wrong in one way.
+SUPPORTED_WHY = {"paraphrase", "verbatim"}
+WHY = SUPPORTED_WHY | {"wrong-number", "wrong-person", "wrong-date", "negated",
+                       "not-in-note", "other-note"}
+CLAIM_KEYS = {"id", "question", "claim", "notes", "supported", "why"}
 here = os.path.dirname(os.path.abspath(__file__))
 errors, per_kind, n_notes, n_q = [], collections.Counter(), 0, 0
+per_why, n_claims = collections.Counter(), 0
 
 def err(f, msg):
     errors.append(f"{f}: {msg}")
@@ -71,10 +78,38 @@ for path in sorted(glob.glob(os.path.join(here, "*.json"))):
                     err(f, f"{qid} no answer string occurs in its answer notes")
         seen.append(qid)
     n_q += len(seen)
-    print(f"{f:18} notes={len(notes):3} questions={len(seen):3}")
+    claim_ids = set()
+    for c in d.get("claims", []):
+        cid = c.get("id")
+        if set(c) != CLAIM_KEYS:
+            err(f, f"claim {cid} keys {sorted(c)}, expected {sorted(CLAIM_KEYS)}")
+            continue
+        if cid in claim_ids:
+            err(f, f"duplicate claim id {cid}")
+        claim_ids.add(cid)
+        if not (isinstance(c["question"], str) and c["question"].strip()
+                and isinstance(c["claim"], str) and c["claim"].strip()):
+            err(f, f"claim {cid} needs a question and a claim")
+        if not isinstance(c["notes"], list) or not c["notes"]:
+            err(f, f"claim {cid} must cite at least one note")
+        else:
+            for nid in c["notes"]:
+                if nid not in notes:
+                    err(f, f"claim {cid} cites missing note {nid}")
+        if c["why"] not in WHY:
+            err(f, f"claim {cid} unknown why {c['why']!r}")
+        if c["supported"] is not (c["why"] in SUPPORTED_WHY):
+            err(f, f"claim {cid} supported={c['supported']!r} does not fit why={c['why']!r}")
+        per_why[c["why"]] += 1
+    n_claims += len(claim_ids)
+    supported = sum(1 for c in d.get("claims", []) if c.get("supported") is True)
+    print(f"{f:18} notes={len(notes):3} questions={len(seen):3} "
+          f"claims={len(claim_ids):3} supported={supported:3}")
 
-print(f"total notes={n_notes} questions={n_q}")
+print(f"total notes={n_notes} questions={n_q} claims={n_claims}")
 print("per kind:", dict(sorted(per_kind.items())))
+if n_claims:
+    print("claims per why:", dict(sorted(per_why.items())))
 if errors:
     print("\n".join(errors))
     sys.exit(1)
