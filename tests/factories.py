@@ -8,6 +8,7 @@ from typing import Any
 
 from footnote.adapters.hash_embedder import HashEmbedder
 from footnote.domain import Chunk, MemoryType, Note, Source
+from footnote.generation.grounding import ClaimChecks
 from footnote.text import terms
 
 NOW = datetime(2026, 11, 22, 15, 0, tzinfo=UTC)
@@ -68,3 +69,11 @@ def all_conversation_pages(
         if cursor is None:
             return seen
     raise AssertionError("the pages never ended")
+
+
+def checks(language: str = "en") -> ClaimChecks:
+    """An answer's grounding by the offline grounder on what must agree and the terms
+    (no embedder): what ``/chat`` falls back to."""
+    from footnote.adapters.local_grounder import LocalGrounder
+
+    return ClaimChecks(LocalGrounder(), language)

@@ -119,6 +119,7 @@ class Settings(BaseSettings):
     vertex_api_endpoint: str = Field("", alias="VERTEX_API_ENDPOINT")  # genai base URL
     vector_search_api_endpoint: str = Field("", alias="VECTOR_SEARCH_API_ENDPOINT")
     ranking_api_endpoint: str = Field("", alias="RANKING_API_ENDPOINT")
+    grounding_api_endpoint: str = Field("", alias="GROUNDING_API_ENDPOINT")
     classifier_model: str = Field("", alias="CLASSIFIER_MODEL")  # empty: CHAT_MODEL
     embedding_timeout_ms: int = Field(30_000, alias="EMBEDDING_TIMEOUT_MS", ge=100)
     google_retry_attempts: int = Field(5, alias="GOOGLE_RETRY_ATTEMPTS", ge=1, le=10)
@@ -205,8 +206,16 @@ class Settings(BaseSettings):
     context_max_chunks: int = Field(12, alias="CONTEXT_MAX_CHUNKS", ge=1)
     context_max_chars: int = Field(12_000, alias="CONTEXT_MAX_CHARS", ge=500)
 
-    # --- citations ---------------------------------------------------------------
-    citation_min_overlap: float = Field(0.15, alias="CITATION_MIN_OVERLAP", ge=0, le=1)
+    # --- citations: each sentence's support by the sources it cites ---------------
+    # local: numbers, dates, names and negation must agree, then term overlap and
+    # embedding similarity (generation/grounding.py); vertex: the Check Grounding API
+    # (Discovery Engine), with the local grounder as its fallback.
+    grounder: Literal["local", "vertex"] = Field("local", alias="GROUNDER")
+    # A citation is kept at this claim-level score or above (Check Grounding's
+    # citation threshold; the local grounder's scale is calibrated to the same 0.6).
+    grounding_threshold: float = Field(0.6, alias="GROUNDING_THRESHOLD", ge=0, le=1)
+    grounding_config: str = Field("default_grounding_config", alias="GROUNDING_CONFIG")
+    grounding_timeout_ms: int = Field(3_000, alias="GROUNDING_TIMEOUT_MS", ge=100)
 
     # --- re-indexing --------------------------------------------------------------
     reindex_topic: str = Field(

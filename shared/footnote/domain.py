@@ -77,6 +77,7 @@ class Fallback(str, Enum):
     RERANKER_SKIPPED = "reranker_skipped"
     GENERATOR_QUOTE = "generator_quote"
     GENERATOR_UNAVAILABLE = "generator_unavailable"
+    GROUNDING_LOCAL = "grounding_local"  # the grounding API failed: checked offline
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,9 @@ class Citation:
     created_at: datetime
     snippet: str
     score: float
+    # How far the cited source supports the sentences citing it (the least, over
+    # them), in [0, 1]: the grounder's score, at or above its threshold.
+    support: float = 1.0
 
 
 @dataclass(frozen=True)

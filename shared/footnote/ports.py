@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any, BinaryIO, Protocol, runtime_checkable
 
 from footnote.domain import (
@@ -427,6 +427,30 @@ class Reranker(Protocol):
     name: str
 
     def rerank(self, query: str, chunks: Sequence[ScoredChunk]) -> list[ScoredChunk]: ...
+
+
+@runtime_checkable
+class Grounder(Protocol):
+    """How far each cited source supports one claim (a sentence of an answer).
+
+    Returns one score in [0, 1] per source, in order; a citation is kept at
+    ``threshold`` or above. ``language`` is the answer's, ``zone`` the user's (a
+    source's relative dates are read from its note's local day); ``others`` are the
+    answer's other sources (a name only another note gives is another person's). A
+    failure raises; the answer is then checked by the offline grounder.
+    """
+
+    name: str
+    threshold: float
+
+    def support(
+        self,
+        claim: str,
+        sources: Sequence[Source],
+        language: str,
+        zone: tzinfo | None,
+        others: Sequence[Source] = (),
+    ) -> list[float]: ...
 
 
 @runtime_checkable

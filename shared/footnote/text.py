@@ -319,6 +319,11 @@ def terms(
     return out
 
 
+# A full stop that ends no sentence: after an initial ("J. Doe"), or after a day or
+# ordinal of one or two digits inside a line ("am 24. Februar", "el 3. piso").
+_NO_END = re.compile(r"\b[A-Za-z]\.$|[^\S\n]\d{1,2}\.$")
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans (start, end) over ``text``; blank lines and list items also split."""
     spans: list[tuple[int, int]] = []
@@ -327,7 +332,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         cut = match.start()
         candidate = text[start:cut]
         tail = candidate.rstrip().lower()
-        if tail.endswith(_ABBREVIATIONS) or re.search(r"\b[A-Za-z]\.$", candidate.rstrip()):
+        if tail.endswith(_ABBREVIATIONS) or _NO_END.search(candidate.rstrip()):
             continue
         if candidate.strip():
             _add_span(spans, text, _trim(text, start, cut))

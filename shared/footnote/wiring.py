@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         EmbeddingCache,
         ExportJobStore,
         Generator,
+        Grounder,
         IdempotencyStore,
         ImportJobStore,
         IndexSnapshots,
@@ -199,6 +200,24 @@ class Container:
         from footnote.generation.quote import QuoteGenerator
 
         return QuoteGenerator()
+
+    @lazy
+    def grounder(self) -> Grounder:
+        if self.settings.grounder == "vertex":
+            from footnote.adapters.vertex_grounder import VertexGrounder
+
+            return VertexGrounder.from_settings(self.settings)
+        from footnote.adapters.local_grounder import LocalGrounder
+
+        return LocalGrounder(self.embedder)
+
+    @lazy
+    def fallback_grounder(self) -> Grounder:
+        """What checks citations when the grounding API fails: the offline grounder on
+        what must agree and the terms, calling nothing remote (not even the embedder)."""
+        from footnote.adapters.local_grounder import LocalGrounder
+
+        return LocalGrounder()
 
     @lazy
     def reranker(self) -> Reranker:
@@ -377,6 +396,8 @@ class Container:
             clock=lambda: self.clock(),
             reranker=self.reranker,
             fallback=self.fallback_generator,
+            grounder=self.grounder,
+            fallback_grounder=self.fallback_grounder,
         )
 
     @lazy

@@ -14,7 +14,7 @@ from footnote.domain import Intent, QueryAnalysis, Source
 from footnote.generation.citations import MARKER, validate
 from footnote.generation.prompt import NOT_ENOUGH
 from footnote.generation.quote import QuoteGenerator, compose
-from tests.factories import source
+from tests.factories import checks, source
 
 # Wednesday 11 March 2026
 WRITTEN = datetime(2026, 3, 11, 9, 0, tzinfo=UTC)
@@ -57,7 +57,7 @@ def test_quoted_lines_are_the_notes_own_words_and_survive_the_citation_check() -
         body = "\n".join(s.chunk.text for s in notes)
         for line in _quoted_lines(text):
             assert line.strip() in body, line
-        assert validate(text, notes).text == text  # nothing withheld, nothing altered
+        assert validate(text, notes, checks()).text == text  # nothing withheld, nothing altered
 
 
 def test_a_list_is_quoted_as_its_items() -> None:
@@ -73,7 +73,7 @@ def test_a_relative_date_is_followed_by_the_day_it_means_against_the_note_date()
     notes = [_note("N1", "Dentist next Tues at 3pm.", "Appointments")]
     text = compose("When is the dentist?", notes, _analysis("When is the dentist?"))
     assert "Dentist next Tues at 3pm (next Tues at 3pm: 17 March 2026) [N1]." in text
-    assert validate(text, notes).text == text
+    assert validate(text, notes, checks()).text == text
 
 
 def test_a_second_passage_is_quoted_only_when_it_supports_the_question_nearly_as_well() -> None:
@@ -136,4 +136,4 @@ def test_the_citation_check_keeps_the_blank_line_between_quoted_notes() -> None:
     ]
     text = compose("boiler service", notes, _analysis("boiler service"))
     assert "\n\n" in text
-    assert validate(text, notes).text == text
+    assert validate(text, notes, checks()).text == text

@@ -27,7 +27,8 @@ from footnote.evaluation.bench import (
 from footnote.evaluation.config import EvaluationConfig
 from footnote.evaluation.data import Question, load_hotpot
 from footnote.generation.citations import is_abstention, validate
-from footnote.ports import Generator, Pieces
+from footnote.generation.grounding import ClaimChecks
+from footnote.ports import Generator, Grounder, Pieces
 from footnote.services.chat import ChatService, RagConfig
 
 FULL = "eval-hotpot-full"
@@ -89,14 +90,14 @@ def withheld_passages(questions: Sequence[Question], subset: Sequence[str]) -> s
 
 
 def ask(
-    chat: ChatService, recorder: RecordingGenerator, tenant: str, q: Question, min_overlap: float
+    chat: ChatService, recorder: RecordingGenerator, tenant: str, q: Question, grounder: Grounder
 ) -> Asked:
     recorder.last = None
     out = chat.chat(tenant, q.text, None, RagConfig())
     validated = None
     if recorder.last is not None:
         draft, sources = recorder.last
-        validated = validate(draft.text, sources, min_overlap).dropped == 0
+        validated = validate(draft.text, sources, ClaimChecks(grounder)).dropped == 0
     cited = list(dict.fromkeys(doc_id(c.note_id) for c in out.citations))
     return Asked(
         q.qid,
@@ -155,14 +156,20 @@ def evaluate_answers(
     index_documents(app, WITHHELD, [p for p in data.passages if p.doc_id not in held], progress)
     recorder = RecordingGenerator(app.generator)
     chat = ChatService(
-        settings, app.retriever, recorder, app.store, fallback=app.fallback_generator
+        settings,
+        app.retriever,
+        recorder,
+        app.store,
+        fallback=app.fallback_generator,
+        grounder=app.grounder,
+        fallback_grounder=app.fallback_grounder,
     )
 
-    min_overlap = settings.citation_min_overlap
-    full = {q.qid: ask(chat, recorder, FULL, q, min_overlap) for q in questions}
+    grounder = app.grounder
+    full = {q.qid: ask(chat, recorder, FULL, q, grounder) for q in questions}
     chosen = set(subset)
     withheld = {
-        q.qid: ask(chat, recorder, WITHHELD, q, min_overlap) for q in questions if q.qid in chosen
+        q.qid: ask(chat, recorder, WITHHELD, q, grounder) for q in questions if q.qid in chosen
     }
     scores = {k: round(v, 4) for k, v in summarize(questions, full, withheld).items()}
     progress("  " + "  ".join(f"{k}={v}" for k, v in scores.items()))

@@ -104,6 +104,24 @@ def _everyday(args: argparse.Namespace) -> int:
     return 0
 
 
+def _grounding(args: argparse.Namespace) -> int:
+    from footnote.evaluation.bench import eval_settings
+    from footnote.evaluation.config import EvaluationConfig
+    from footnote.evaluation.grounding import evaluate_grounding
+
+    overrides = {"grounder": args.grounder} if args.grounder else {}
+    report = evaluate_grounding(
+        args.data_dir, eval_settings(**overrides), _cache_dir(args), evaluation=EvaluationConfig()
+    )
+    _write(report, args.json)
+    print(json.dumps({k: v for k, v in report.items() if k != "details"}, indent=2))
+    if args.show_failures:
+        for d in report["details"]:
+            if d["kept"] != d["supported"]:
+                print(f"[{d['notebook']}/{d['id']} {d['why']} {d['support']}] {d['claim']}")
+    return 0
+
+
 def register(sub: Any) -> None:
     ev = sub.add_parser("eval", help="measure retrieval and cited answers on a benchmark folder")
     kinds = ev.add_subparsers(dest="eval_kind", required=True)
@@ -153,3 +171,12 @@ def register(sub: Any) -> None:
     e.add_argument("--generator", choices=["quote", "gemini"], help="default: GENERATOR")
     e.add_argument("--show-failures", action="store_true", help="print each wrong answer")
     e.set_defaults(run=_everyday)
+
+    g = kinds.add_parser(
+        "grounding",
+        help="claims checked against the notes they cite: everyday notebooks with claims",
+    )
+    common(g)
+    g.add_argument("--grounder", choices=["local", "vertex"], help="default: GROUNDER")
+    g.add_argument("--show-failures", action="store_true", help="print each wrong verdict")
+    g.set_defaults(run=_grounding)

@@ -347,6 +347,8 @@ def evaluate_memory(
             app.store,
             clock=_fixed(now),
             fallback=app.fallback_generator,
+            grounder=app.grounder,
+            fallback_grounder=app.fallback_grounder,
         )
         questions = conv.questions[:limit] if limit else conv.questions
         mine = [

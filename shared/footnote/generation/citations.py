@@ -3,44 +3,34 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from footnote.domain import Citation, Source, ValidatedAnswer
+from footnote.generation.grounding import ClaimChecks
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
-from footnote.temporal import date_words
-from footnote.text import sentences, split_sentences, terms
+from footnote.text import sentences, split_sentences
 
 MARKER = re.compile(r"\[(N\d+)\]")
 _ABSTAIN = re.compile(r"\b(don'?t|do not) have enough information\b", re.IGNORECASE)
-
-
-def overlap(claim: str, source_text: str) -> float:
-    """Share of the claim's content terms that also occur in the source (a claim with
-    none, "ok!", states nothing a source could contradict: fully supported)."""
-    claim_terms = set(terms(claim))
-    if not claim_terms:
-        return 1.0
-    return len(claim_terms & set(terms(source_text))) / len(claim_terms)
 
 
 def is_abstention(text: str) -> bool:
     return bool(_ABSTAIN.search(text))
 
 
-def validate(
-    answer: str, sources: Sequence[Source], min_overlap: float = 0.15, snippet_chars: int = 240
-) -> ValidatedAnswer:
+def validate(answer: str, sources: Sequence[Source], checks: ClaimChecks) -> ValidatedAnswer:
     """Drop unknown or unsupported markers and uncited sentences; renumber N1..Nk.
 
-    A sentence keeps a marker only if that source exists and shares at least
-    ``min_overlap`` of the sentence's content terms. A sentence left with no
-    marker is dropped: nothing unsupported survives. Citations come back in
-    order of first use, renumbered so ``[N1]`` is the first one cited.
+    A sentence keeps a marker only if that source exists and supports it (``checks``:
+    the answer's grounding, each claim checked once however often it is validated).
+    A sentence left with no marker is dropped: nothing unsupported survives.
+    Citations come back in order of first use, renumbered so ``[N1]`` is the first one
+    cited, each with the least support it lends a sentence that cites it.
     """
     by_cid = {s.cid: s for s in sources}
     answer = _markers_before_punctuation(answer)
     kept_sentences: list[str] = []
-    order: list[str] = []
+    support: dict[str, float] = {}  # cid -> the least support it lends a kept sentence
     dropped = kept = 0
     for line in answer.splitlines():
         if not line.strip():
@@ -56,26 +46,20 @@ def validate(
             named = list(dict.fromkeys(MARKER.findall(sentence)))
             if not named and claim and not is_abstention(claim):
                 dropped += 1  # an uncited claim
-            valid: list[str] = []
-            for cid in named:
-                source = by_cid.get(cid)
-                if source is None or overlap(claim, _supporting_text(source)) < min_overlap:
-                    dropped += 1
-                    continue
-                valid.append(cid)
+            valid = _supported(claim, named, by_cid, checks)
+            dropped += len(named) - len(valid)
             if not valid:
                 continue
             kept += len(valid)
-            for cid in valid:
-                if cid not in order:
-                    order.append(cid)
+            for cid, value in valid.items():
+                support[cid] = min(value, support.get(cid, value))
             markers = "".join(f"[{c}]" for c in valid)
             out_parts.append(closed(_strip_markers(sentence), markers))
         if out_parts:
             kept_sentences.append(prefix + " ".join(out_parts))
-    if not order:
+    if not support:
         return ValidatedAnswer(NOT_ENOUGH, (), dropped, 0)
-    renumber = {old: f"N{i}" for i, old in enumerate(order, start=1)}
+    renumber = {old: f"N{i}" for i, old in enumerate(support, start=1)}
     while kept_sentences and not kept_sentences[-1]:
         kept_sentences.pop()
     text = "\n".join(kept_sentences) if "\n" in answer else " ".join(kept_sentences)
@@ -86,18 +70,31 @@ def validate(
             note_id=by_cid[old].chunk.note_id,
             chunk_id=by_cid[old].chunk.chunk_id,
             created_at=by_cid[old].chunk.created_at,
-            snippet=_snippet(by_cid[old].chunk.text, snippet_chars),
+            snippet=_snippet(by_cid[old].chunk.text, SNIPPET_CHARS),
             score=round(by_cid[old].score, 4),
+            support=value,
         )
-        for old in order
+        for old, value in support.items()
     )
     return ValidatedAnswer(text, citations, dropped, kept)
 
 
-def _supporting_text(source: Source) -> str:
-    """What a source says: its text, and its date with its relative phrases resolved
-    ("7 May 2023" is what a note of 8 May 2023 means by "yesterday")."""
-    return f"{source.chunk.text}\n{date_words(source.chunk.created_at, source.chunk.text)}"
+SNIPPET_CHARS = 240
+
+
+def needs_regeneration(checked: ValidatedAnswer) -> bool:
+    """Most of a draft's citations were dropped: worth one strict regeneration."""
+    return checked.dropped > checked.kept
+
+
+def _supported(
+    claim: str, named: Sequence[str], by_cid: Mapping[str, Source], checks: ClaimChecks
+) -> dict[str, float]:
+    """The named sources that support ``claim``, in the order named, with their support."""
+    given = [by_cid[cid] for cid in named if cid in by_cid]
+    if not given:
+        return {}
+    return checks.kept(claim, given)
 
 
 def _markers_before_punctuation(text: str) -> str:
@@ -164,17 +161,18 @@ def _markers_before_punctuation_keep_space(text: str) -> str:
 
 
 class SentenceChecker:
-    """Checks streamed sentences one at a time, as ``validate`` checks a whole answer.
+    """Checks streamed sentences one at a time, as ``validate`` checks a whole answer
+    (through the same ``checks``: a sentence checked here is not checked again).
 
-    Markers naming a source that was not given, or one that shares too little
-    with the sentence, are removed; a sentence left uncited is withheld (an
-    abstention is shown as it is); the kept markers are renumbered by first use,
-    as ``validate`` numbers the final answer.
+    Markers naming a source that was not given, or one that does not support the
+    sentence, are removed; a sentence left uncited is withheld (an abstention is shown
+    as it is); the kept markers are renumbered by first use, as ``validate`` numbers
+    the final answer.
     """
 
-    def __init__(self, sources: Sequence[Source], min_overlap: float = 0.15) -> None:
+    def __init__(self, sources: Sequence[Source], checks: ClaimChecks) -> None:
         self._by_cid = {s.cid: s for s in sources}
-        self._min_overlap = min_overlap
+        self._checks = checks
         self._order: dict[str, str] = {}
 
     def check(self, sentence: str) -> str:
@@ -196,12 +194,7 @@ class SentenceChecker:
         named = list(dict.fromkeys(MARKER.findall(body)))
         if not named:
             return sentence if is_abstention(claim) else ""
-        valid = [
-            cid
-            for cid in named
-            if (source := self._by_cid.get(cid)) is not None
-            and overlap(claim, _supporting_text(source)) >= self._min_overlap
-        ]
+        valid = _supported(claim, named, self._by_cid, self._checks)
         if not valid:
             return ""
         for cid in valid:

@@ -27,10 +27,12 @@ from footnote.generation.citations import (
     SentenceChecker,
     complete_sentences,
     is_abstention,
+    needs_regeneration,
     validate,
 )
+from footnote.generation.grounding import ClaimChecks
 from footnote.generation.prompt import NOT_ENOUGH
-from footnote.ports import ConversationStore, Generator, Pieces
+from footnote.ports import ConversationStore, Generator, Grounder, Pieces
 from footnote.query.plan import QueryPlan
 from footnote.retrieval.retriever import RetrievalResult
 from footnote.services.results import (
@@ -68,6 +70,8 @@ class Prepared:
     sources: list[Source]
     timings: dict[Stage, float]
     fallbacks: list[Fallback]
+    # the answer's grounding, made when its first sentence is checked
+    checks: ClaimChecks | None = None
 
 
 @dataclass(frozen=True)
@@ -89,11 +93,27 @@ class Answerer:
         generator: Generator,
         fallback: Generator,
         conversations: ConversationStore,
+        grounder: Grounder | None = None,
+        fallback_grounder: Grounder | None = None,
     ) -> None:
         self._s = settings
         self._generator = generator
         self._fallback = fallback
         self._conversations = conversations
+        if grounder is None:
+            from footnote.adapters.local_grounder import LocalGrounder
+
+            grounder = LocalGrounder()
+        self._grounder = grounder
+        self._fallback_grounder = fallback_grounder
+
+    def _checks(self, p: Prepared) -> ClaimChecks:
+        """The answer's grounding: each of its claims checked once, streamed or not."""
+        if p.checks is None:
+            analysis = p.plan.analysis
+            zone = analysis.now.tzinfo if analysis.now is not None else None
+            p.checks = ClaimChecks(self._grounder, analysis.language, zone, self._fallback_grounder)
+        return p.checks
 
     def events(self, p: Prepared, stream: bool) -> Iterator[StreamEvent]:
         """AnswerStarted, AnswerText per checked sentence, then the recorded outcome.
@@ -116,7 +136,7 @@ class Answerer:
         # Each sentence is sent once it is complete and its markers are checked: a
         # marker naming a source that was not given, or one the sentence does not
         # match, is removed first, and a sentence left with none is not sent.
-        checker = SentenceChecker(p.sources, self._s.citation_min_overlap)
+        checker = SentenceChecker(p.sources, self._checks(p))
         written: list[str] = []
         model, pieces = self._write(p, strict=False, stream=stream)
         try:
@@ -172,6 +192,8 @@ class Answerer:
         t = time.perf_counter()
         checked = self._validate(p, draft)
         p.timings[Stage.VALIDATE] = _ms(t)
+        if p.checks is not None and p.checks.failed:
+            p.fallbacks.append(Fallback.GROUNDING_LOCAL)
         answer = checked.answer
         if not p.rag.include_citations:
             answer = MARKER.sub("", answer).replace(" .", ".").strip()
@@ -205,12 +227,13 @@ class Answerer:
         A streamed answer is regenerated as a plain one is: ``done`` carries the result."""
         if not p.sources:
             return _Checked(draft, draft.text, (), regenerated=False)
-        checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
-        if checked.dropped <= checked.kept or draft.model == self._fallback.model:
+        checks = self._checks(p)
+        checked = validate(draft.text, p.sources, checks)
+        if not needs_regeneration(checked) or draft.model == self._fallback.model:
             return _Checked(draft, checked.text, tuple(checked.citations), regenerated=False)
         model, pieces = self._write(p, strict=True, stream=False)
         draft = Draft("".join(pieces).strip(), model)
-        checked = validate(draft.text, p.sources, self._s.citation_min_overlap)
+        checked = validate(draft.text, p.sources, checks)
         return _Checked(draft, checked.text, tuple(checked.citations), regenerated=True)
 
     def _record(

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 from footnote.config import Settings
 from footnote.domain import Citation, Strategy, Turn
 from footnote.errors import NotFound
-from footnote.ports import ConversationStore, Generator, Reranker
+from footnote.ports import ConversationStore, Generator, Grounder, Reranker
 from footnote.query.acronyms import with_initials
 from footnote.query.plan import plan, read_in, read_search
 from footnote.retrieval.retriever import RetrievalResult, Retriever
@@ -69,16 +69,22 @@ class ChatService:
         reranker: Reranker | None = None,
         *,
         fallback: Generator,
+        grounder: Grounder | None = None,
+        fallback_grounder: Grounder | None = None,
     ) -> None:
         """``fallback`` answers when ``generator`` fails: the offline quote
-        generator, chosen by the wiring."""
+        generator, chosen by the wiring. ``grounder`` checks each sentence's citations
+        (default: the offline grounder on terms alone), ``fallback_grounder`` when it
+        fails."""
         self._s = settings
         self._retriever = retriever
         self._generator = generator
         self._conversations = conversations
         self._clock = clock
         self._reranker = reranker
-        self._answerer = Answerer(settings, generator, fallback, conversations)
+        self._answerer = Answerer(
+            settings, generator, fallback, conversations, grounder, fallback_grounder
+        )
 
     # -- search ----------------------------------------------------------------
     def search(

@@ -226,6 +226,7 @@ def citation_record(c: Citation) -> dict[str, Any]:
         "createdAt": iso(c.created_at),
         "snippet": c.snippet,
         "score": c.score,
+        "support": c.support,
     }
 
 
@@ -237,6 +238,7 @@ def citation_from_record(m: Mapping[str, Any]) -> Citation:
         datetime.fromisoformat(m["createdAt"]),
         m["snippet"],
         m["score"],
+        m.get("support", 1.0),  # turns recorded before support was checked
     )
 
 

@@ -1,0 +1,426 @@
+"""Grounding: whether a cited source states what a sentence of an answer claims.
+
+A claim keeps its citation when the source supports it (its support score reaches the
+grounder's threshold). This module is the pure core of the offline grounder, and the
+memo through which an answer's sentences are each checked once:
+
+* **What must agree** (``disagreement``): every number or amount the claim states is
+  one the source states; every date it names is one the source names, read by the
+  project's date reader (``footnote.temporal``) against the note's date, so "Friday 9
+  January" agrees with "before Friday" in a note of 5 January; every name it gives
+  (a capitalised word inside the sentence) occurs in the source; and the claim is
+  negated exactly when the source's line it restates is. A disagreement is no support.
+* **What it says** (``support``): the larger of the share of the claim's content terms
+  the source holds (stemmed, in the answer's language) and the embedding similarity of
+  the claim to the source's best line, mapped onto [0, 1].
+
+No phrase of any language is read, beyond the closed class of negation words below
+(per language, as stop words are). What this cannot see is the limit of a check
+without a model: a detail added in new words ("not-in-note"), a reversal without a
+negation word, a fact of another note phrased like this one's. Production asks the
+Vertex AI Check Grounding API (``adapters.vertex_grounder``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
+
+from footnote.domain import Source
+from footnote.errors import UPSTREAM_ERRORS
+from footnote.ports import Grounder
+from footnote.temporal import (
+    TimeSpan,
+    calendar_words,
+    date_words,
+    note_dates,
+    supported_language,
+)
+from footnote.text import stop_words, terms, words
+
+log = logging.getLogger(__name__)
+
+# Negation words, per language: a closed class like the stop words (no phrase is read;
+# a claim is compared with its source only on whether each negates).
+NEGATIONS: dict[str, frozenset[str]] = {
+    "en": frozenset("not no never none nobody nothing neither nor without cannot nowhere".split()),
+    "es": frozenset("no nunca jamas ni sin ningun ninguno ninguna nada nadie tampoco".split()),
+    "de": frozenset(
+        "nicht kein keine keinen keinem keiner keines nie niemals ohne nichts niemand weder".split()
+    ),
+    "fr": frozenset("ne pas jamais aucun aucune sans rien personne ni".split()),
+    "it": frozenset("non mai nessuno nessuna niente nulla senza ne".split()),
+    "pt": frozenset("nao nunca jamais nenhum nenhuma nada ninguem sem nem".split()),
+    "nl": frozenset("niet geen nooit niemand niets zonder noch".split()),
+}
+# English writes a negation into the verb ("didn't"); the word reader keeps it whole.
+_CONTRACTED_NOT = ("n't", "n’t")
+
+# A number as written: digits, with the separators of amounts, decimals and times.
+_NUMBER = re.compile(r"(\d+(?:[.,:]\d+)*)(k(?![^\W\d_]))?", re.IGNORECASE)
+# A word as written, with its case (names are told by it).
+_CASED_WORD = re.compile(r"[^\W\d_]+")
+# Where a clause ends: a negation's reach ("Stage 6, not 10:00 anymore" negates the time).
+_CLAUSE_END = re.compile(
+    # (a full stop after a day, an initial or a short abbreviation ends no clause:
+    # "am 24. Februar", "Dr. Albrecht", "9 a.m. Central Time")
+    r"[;,!?()]+(?:\s|$)|(?<=[^\W\d_]{3})\.+(?:\s|$)|\n|\s[–—-]+>?\s|->"
+)
+# A similarity below FLOOR says nothing; at CEILING and above it is full support.
+SIMILARITY_FLOOR = 0.35
+SIMILARITY_CEILING = 0.75
+
+
+@dataclass(frozen=True)
+class SourceFacts:
+    """What a source states that a claim must agree with (read once per source)."""
+
+    text: str  # the passage with its title
+    lines: tuple[str, ...]
+    terms: frozenset[str]
+    numbers: frozenset[str]
+    words: frozenset[str]  # lowered, unaccented: where a name is looked up
+    days: frozenset[date]  # the note's day, and the days its phrases name
+    # the days its weekday phrases name ("el martes que viene"): a week either way is
+    # the same phrase read as this or next week
+    weekday_days: frozenset[date]
+    periods: tuple[tuple[date, date], ...]  # the spans its phrases name ([first, after))
+    written: date
+    negated_terms: frozenset[str]  # the terms it negates ("not on exam: eigenvalues")
+    plain_terms: frozenset[str]  # the terms it states unnegated somewhere
+    names: frozenset[str]  # its words capitalised inside a sentence: whom it names
+
+
+def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> SourceFacts:
+    chunk = source.chunk
+    text = f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+    written = chunk.created_at.astimezone(zone) if zone else chunk.created_at
+    lang = supported_language(language) or "en"
+    days = {written.date()}
+    weekday_days = set()
+    periods = []
+    for span in note_dates(text, written.replace(tzinfo=None), lang):
+        if span.named is not None and span.grain == "day":
+            days.add(span.named.date())
+            if not any(ch.isdigit() for ch in span.text):
+                weekday_days.add(span.named.date())
+        if span.start is not None and span.end is not None:
+            periods.append((span.start.date(), span.end.date()))
+        elif span.named is not None:  # "from Oct", "before Friday": the period it names
+            periods.append((span.named.date(), span.named.date() + timedelta(days=1)))
+    numbers = set(_numbers(text))
+    for day in days:
+        numbers.update((str(day.day), str(day.year)))
+    units = tuple(u.strip() for u in _CLAUSE_END.split(text) if u.strip())
+    negations = [negated(unit, lang) for unit in units]
+    return SourceFacts(
+        text,
+        units or (text,),
+        # its terms, with its dates written out ("11 March 2026" heads a quoted note)
+        frozenset(terms(f"{text}\n{date_words(written, text, lang)}", language=lang)),
+        frozenset(numbers),
+        frozenset(w for word in words(text) for w in (word, word.split("'")[0])),
+        frozenset(days),
+        frozenset(weekday_days),
+        tuple(periods),
+        written.date(),
+        frozenset().union(*negations),
+        frozenset().union(
+            *(set(terms(u, language=lang)) - n for u, n in zip(units, negations, strict=True))
+        ),
+        frozenset(w for line in text.splitlines() for run in claim_names(line, lang) for w in run),
+    )
+
+
+def _numbers(text: str) -> list[str]:
+    """Each number of ``text`` in its readings: "1,200" as 1200, "1,5" as 1.5, "7:30" as
+    7 and 30 too, "20:30" as 8:30 too, "3k" as 3000 (a claim may write an amount or a
+    time another way)."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        raw = m.group(1)
+        parts = re.split(r"[.,:]", raw)
+        values = [raw, str(int("".join(parts))), *(str(int(p)) for p in parts)]
+        if len(parts) == 2:
+            values.append(f"{int(parts[0])}.{parts[1].rstrip('0') or '0'}")  # decimal comma
+            hour = int(parts[0])
+            if ":" in raw and 12 < hour < 24:  # a 24-hour time, as a 12-hour clock reads it
+                values += [f"{hour - 12}:{parts[1]}", str(hour - 12)]
+        if m.group(2):  # thousands, as notes shorten them
+            values.append(str(round(float(values[-1] if len(parts) == 2 else values[1]) * 1000)))
+        out.extend(values)
+    return out
+
+
+def negated(text: str, language: str) -> frozenset[str]:
+    """The terms ``text`` negates: those within a few words of a negation word (after
+    it; in German and Dutch, whose negation follows the verb, on both sides). Empty:
+    nothing is negated."""
+    cues = NEGATIONS.get(language, NEGATIONS["en"])
+    tokens = [t.lower() for t in _HYPHENATED.findall(text)]
+    scoped: list[str] = []
+    for i, token in enumerate(tokens):
+        # a hyphenated word is one ("no-show" negates nothing); English writes a
+        # negation into its verb ("didn't")
+        word = "".join(words(token))
+        contracted = language == "en" and token.endswith(_CONTRACTED_NOT)
+        if word in cues or contracted:
+            before = tokens[max(0, i - _SCOPE_BEFORE) : i] if language in _VERB_FINAL else []
+            scoped += before + tokens[i + 1 : i + 1 + _SCOPE] + ([token] if contracted else [])
+    return frozenset(terms(" ".join(scoped), language=language))
+
+
+_SCOPE = 3  # words a negation reaches
+_SCOPE_BEFORE = 2  # in German and Dutch, the verb (and its adverb) before it
+_VERB_FINAL = frozenset({"de", "nl"})
+_HYPHENATED = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
+
+
+# Languages that capitalise every noun: a capital inside a sentence names no one there.
+_NOUNS_CAPITALISED = frozenset({"de"})
+
+
+def claim_names(claim: str, language: str) -> list[tuple[str, ...]]:
+    """The names a claim gives, each a run of words capitalised inside a sentence (not
+    its first word, not a month or weekday, not a stop word), lowered and unaccented:
+    "Kim Osei" is ("kim", "osei")."""
+    if language in _NOUNS_CAPITALISED:
+        return []
+    calendar = calendar_words(language)
+    stopped = stop_words(language)
+    runs: list[list[str]] = []
+    start, last_end = True, -2
+    for m in _CASED_WORD.finditer(claim):
+        word = m.group(0)
+        before = claim[max(0, m.start() - 2) : m.start()]
+        if start or any(c in before for c in ".!?:\n"):
+            start = False
+            continue
+        lowered = "".join(words(word))
+        if word[0].isupper() and lowered not in calendar and lowered not in stopped:
+            if runs and claim[last_end : m.start()].strip() == "":
+                runs[-1].append(lowered)
+            else:
+                runs.append([lowered])
+            last_end = m.end()
+    return [tuple(run) for run in runs]
+
+
+def disagreement(
+    claim: str, facts: SourceFacts, language: str, known_names: frozenset[str] = frozenset()
+) -> str | None:
+    """What the claim states that its source does not ("date", "number", "name",
+    "negation"), or None when everything that must agree does. ``known_names``: the
+    names the answer's other sources give; one the claim gives (in any place) and
+    its source does not is another person's."""
+    lang = supported_language(language) or "en"
+    anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
+    # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025
+    spans = [
+        s
+        for clause in _CLAUSE_END.split(claim)
+        for s in note_dates(clause, anchor, lang)
+        if s.resolved and s.named is not None and not _NOT_A_DATE.fullmatch(s.text)
+    ]
+    if any(_date_disagrees(span, facts) for span in spans):
+        return "date"
+    # the numbers of a date phrase were read as the date
+    undated = claim
+    for span in spans:
+        undated = undated.replace(span.text, " ")
+    if not all(_number_agrees(m.group(1), m.group(2), facts) for m in _NUMBER.finditer(undated)):
+        return "number"
+    if not all(_name_agrees(name, facts) for name in claim_names(claim, lang)):
+        return "name"
+    if known_names and lang not in _NOUNS_CAPITALISED:
+        capitalised = {
+            "".join(words(m.group(0)))
+            for m in _CASED_WORD.finditer(claim)
+            if m.group(0)[0].isupper()
+        }
+        if (capitalised & known_names) - facts.words:
+            return "name"
+    for clause in _CLAUSE_END.split(claim):
+        if _negation_disagrees(clause, facts, lang):
+            return "negation"
+    return None
+
+
+# A "date" of digits and separators alone ("7.5", "3/4") is a number, checked as one.
+_NOT_A_DATE = re.compile(r"[\d\s.,:/-]+")
+
+
+def _name_agrees(name: tuple[str, ...], facts: SourceFacts) -> bool:
+    """Each word of the name occurs in the source (as a word or its start: "Maria's"),
+    or the name is what the source's initials stand for ("Central Time": "CT")."""
+    if len(name) > 1 and "".join(w[0] for w in name) in facts.words:
+        return True
+    return all(
+        any(w.startswith(part) or (part.startswith(w) and len(w) > 3) for w in facts.words)
+        for part in name
+    )
+
+
+def _number_agrees(raw: str, thousands: str | None, facts: SourceFacts) -> bool:
+    """The source states the number: as written, as one value ("1,200", "1,5"), or
+    each of its parts ("7:30" where the note says 7 and 30)."""
+    readings = set(_numbers(raw + (thousands or "")))
+    parts = re.split(r"[.,:]", raw)
+    whole = readings - {str(int(p)) for p in parts} if len(parts) > 1 else readings
+    return bool(whole & facts.numbers) or all(str(int(p)) in facts.numbers for p in parts)
+
+
+def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
+    assert span.named is not None
+    first = span.named.date()
+    if span.grain == "day":
+        if first in facts.days or any(a <= first < b for a, b in facts.periods):
+            return False
+        if not _YEAR.search(span.text) and (first.month, first.day) in {
+            (d.month, d.day) for d in facts.days
+        }:
+            return False  # "6 April" is the note's 6 April, whichever year it reads
+        if any(
+            d.weekday() == first.weekday() and abs((d - first).days) <= 7
+            for d in facts.weekday_days
+        ):
+            return False
+        if not any(ch.isdigit() for ch in span.text):
+            # "on Friday": the note's Friday, whichever week it reads
+            return first.weekday() not in {d.weekday() for d in facts.days}
+        return True
+    if span.grain == "month" and not _YEAR.search(span.text):
+        # "in January": the note's January, whichever year it reads
+        return first.month not in {d.month for d in facts.days} | {
+            a.month for a, _ in facts.periods
+        }
+    end = span.end.date() if span.end is not None else None
+    return end is None or not (
+        any(first <= d < end for d in facts.days)
+        or any(a < end and first < b for a, b in facts.periods)
+    )
+
+
+_YEAR = re.compile(r"\d{4}")
+
+
+def _negation_disagrees(clause: str, facts: SourceFacts, language: str) -> bool:
+    """The clause negates what the source states plainly, or states plainly what the
+    source negates ("Inès came" / "Inès couldn't come")."""
+    ours = negated(clause, language)
+    if ours:  # what it negates, the source states, and nowhere negates
+        return bool(ours & facts.plain_terms) and not ours & facts.negated_terms
+    theirs = facts.negated_terms - facts.plain_terms
+    return bool(theirs & set(terms(clause, language=language)))
+
+
+def _restated_unit(claim: str, facts: SourceFacts, language: str) -> int:
+    """The source sentence the claim restates: the one sharing most of its terms."""
+    wanted = set(terms(claim, language=language))
+    best, best_shared = 0, -1
+    for i, unit in enumerate(facts.lines):
+        shared = len(wanted & set(terms(unit, language=language)))
+        if shared > best_shared:
+            best, best_shared = i, shared
+    return best
+
+
+def lexical_support(claim: str, facts: SourceFacts, language: str) -> float:
+    """Share of the claim's content terms the source holds (a claim with none states
+    nothing a source could contradict: full support)."""
+    wanted = set(terms(claim, language=supported_language(language) or "en"))
+    if not wanted:
+        return 1.0
+    return len(wanted & facts.terms) / len(wanted)
+
+
+def similarity_support(similarity: float) -> float:
+    """An embedding cosine as support: 0 at the floor, 1 at the ceiling."""
+    span = SIMILARITY_CEILING - SIMILARITY_FLOOR
+    return min(1.0, max(0.0, (similarity - SIMILARITY_FLOOR) / span))
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+class ClaimChecks:
+    """An answer's grounding, each claim checked once: a streamed sentence, the whole
+    answer validated after it and a regenerated draft all read the same memo.
+
+    When the grounder fails (a remote API), this and the answer's later claims are
+    checked by ``fallback``, the offline grounder, against its own threshold, and
+    ``failed`` is set (the answer's meta reports it)."""
+
+    def __init__(
+        self,
+        grounder: Grounder,
+        language: str = "en",
+        zone: tzinfo | None = None,
+        fallback: Grounder | None = None,
+        sources: Sequence[Source] = (),
+    ) -> None:
+        self._grounder = grounder
+        self._sources = tuple(sources)  # all the answer's sources
+        self._fallback = fallback
+        self.language = language
+        self.zone = zone
+        # (claim, cids) -> (support per cid, the threshold of the grounder that scored it)
+        self._memo: dict[tuple[str, tuple[str, ...]], tuple[dict[str, float], float]] = {}
+        self.calls = 0  # claims checked: one per distinct claim and sources cited
+        self.failed = False
+
+    def scores(self, claim: str, sources: Sequence[Source]) -> dict[str, float]:
+        """Each source's support for ``claim`` (by citation id), in [0, 1]."""
+        return self._checked(claim, sources)[0]
+
+    def kept(self, claim: str, sources: Sequence[Source]) -> dict[str, float]:
+        """The sources that support ``claim`` enough to stay cited, with their support."""
+        scores, threshold = self._checked(claim, sources)
+        return {cid: v for cid, v in scores.items() if v >= threshold}
+
+    def best(self) -> float:
+        """The highest support any source lent any claim checked (0 with none)."""
+        return max((v for scores, _ in self._memo.values() for v in scores.values()), default=0.0)
+
+    def _checked(self, claim: str, sources: Sequence[Source]) -> tuple[dict[str, float], float]:
+        key = (" ".join(claim.split()), tuple(s.cid for s in sources))
+        hit = self._memo.get(key)
+        if hit is None:
+            self.calls += 1
+            grounder, values = self._support(key[0], sources)
+            hit = (
+                {s.cid: round(v, 4) for s, v in zip(sources, values, strict=True)},
+                grounder.threshold,
+            )
+            self._memo[key] = hit
+        return hit
+
+    def _support(self, claim: str, sources: Sequence[Source]) -> tuple[Grounder, list[float]]:
+        if not sources:
+            return self._grounder, []
+        if not self.failed or self._fallback is None:
+            try:
+                values = self._grounder.support(
+                    claim, sources, self.language, self.zone, self._others(sources)
+                )
+                return self._grounder, values
+            except UPSTREAM_ERRORS as exc:
+                if self._fallback is None:
+                    raise
+                log.warning("grounder failed (%s); checking offline", type(exc).__name__)
+                self.failed = True
+        fallback = self._fallback
+        assert fallback is not None
+        others = self._others(sources)
+        return fallback, fallback.support(claim, sources, self.language, self.zone, others)
+
+    def _others(self, cited: Sequence[Source]) -> tuple[Source, ...]:
+        ids = {s.chunk.chunk_id for s in cited}
+        return tuple(s for s in self._sources if s.chunk.chunk_id not in ids)
