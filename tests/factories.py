@@ -74,6 +74,6 @@ def all_conversation_pages(
 def checks(language: str = "en") -> ClaimChecks:
     """An answer's grounding by the offline grounder on what must agree and the terms
     (no embedder): what ``/chat`` falls back to."""
-    from footnote.adapters.local_grounder import LocalGrounder
+    from footnote.generation.grounding import LocalGrounder
 
     return ClaimChecks(LocalGrounder(), language)

@@ -1105,3 +1105,12 @@ def date_words(written: datetime | date, text: str = "", language: str = DEFAULT
             named.append(f"{day_text(first, lang)} {first.isoformat()}")
     weekday = _weekday_names_in(lang)[day.weekday()].capitalize()
     return " ".join([day_text(day, lang), weekday, day.isoformat(), *named]).strip()
+
+
+@lru_cache(maxsize=8)
+def weekday_spellings(language: str = DEFAULT_LANGUAGE) -> dict[str, int]:
+    """Every spelling dateparser knows of each weekday in ``language``, two-letter ones
+    too ("Sa", "Di"), lowered and without a full stop: Monday 0. Where a note's day is
+    not read as a date, a word of it may still name a weekday ("Training Sa 10 Uhr")."""
+    info = _info(supported_language(language) or DEFAULT_LANGUAGE)
+    return {_fold(w): i for i, k in enumerate(_WEEKDAY_KEYS) for w in info.get(k, ())}

@@ -32,6 +32,7 @@ from tests.factories import NOW, chunk, source
 from tests.fakes.google_apis import FakeGoogleApis
 from tests.fakes.vertex import (
     DEPLOYED_INDEX_ID,
+    GROUNDING_CONFIG,
     INDEX,
     INDEX_ENDPOINT,
     LOCATION,
@@ -501,3 +502,56 @@ def test_ranking_is_off_by_default() -> None:
     assert c.settings.reranker == "off" and c.reranker.name == "off"
     chunks = _scored("a b c", "d e f")
     assert c.reranker.rerank("d e f", chunks) == chunks
+
+
+# -- grounding -----------------------------------------------------------------------
+
+
+def test_the_check_grounding_api_scores_each_cited_source(google: FakeGoogleApis) -> None:
+    from footnote.adapters.vertex_grounder import VertexGrounder
+    from footnote.ports import Grounder
+
+    grounder = Container(
+        vertex_settings(google, GROUNDER="vertex", GROUNDING_THRESHOLD=0.5)
+    ).grounder
+    assert isinstance(grounder, VertexGrounder) and isinstance(grounder, Grounder)
+    notes = [source("N1", "Firestore stores the notes."), source("N2", "Cloud Run hosts the API.")]
+    assert grounder.support("Firestore stores the notes.", notes, "en", None) == [1.0, 0.0]
+    (call,) = google.calls("check")
+    assert call.path == f"/v1/{GROUNDING_CONFIG}:check"
+    assert call.body["answerCandidate"] == "Firestore stores the notes."
+    assert call.body["groundingSpec"] == {"citationThreshold": 0.5, "enableClaimLevelScore": True}
+    facts = call.body["facts"]
+    assert [f["attributes"]["cid"] for f in facts] == ["N1", "N2"]
+    assert facts[0]["factText"].endswith("\nFirestore stores the notes.")
+    # the note's date, written out: a resolved relative date can be supported
+    assert str(notes[0].chunk.created_at.year) in facts[0]["factText"].splitlines()[0]
+
+
+def test_a_sentence_of_two_claims_keeps_the_source_of_each(google: FakeGoogleApis) -> None:
+    from footnote.adapters.vertex_grounder import VertexGrounder
+
+    grounder = VertexGrounder.from_settings(vertex_settings(google, GROUNDING_THRESHOLD=0.5))
+    notes = [source("N1", "Firestore stores the notes."), source("N2", "Cloud Run hosts the API.")]
+    both = "Firestore stores the notes. Cloud Run hosts the API."
+    assert grounder.support(both, notes, "en", None) == [1.0, 1.0]
+    # a claim no fact supports leaves the sentence unsupported by every source
+    google.grounding_scores = lambda claim, facts: [0.9 if "Firestore" in claim else 0.1] * 2
+    scores = grounder.support("Firestore stores notes. Bananas are blue.", notes, "en", None)
+    assert scores == [0.1, 0.1]
+
+
+def test_grounding_failures_raise_and_the_answer_is_checked_offline(google: FakeGoogleApis) -> None:
+    from footnote.adapters.vertex_grounder import VertexGrounder
+    from footnote.generation.grounding import ClaimChecks, LocalGrounder
+
+    grounder = VertexGrounder.from_settings(vertex_settings(google))
+    notes = [source("N1", "Firestore stores the notes.")]
+    google.fail("check", 429, times=1)
+    assert grounder.support("Firestore stores the notes.", notes, "en", None) == [1.0]
+    google.fail("check", 500, times=None)
+    with pytest.raises(BackendUnavailable):
+        grounder.support("Firestore stores the notes.", notes, "en", None)
+    checks = ClaimChecks(grounder, fallback=LocalGrounder(), sources=notes)
+    assert checks.kept("Firestore stores the notes.", notes) == {"N1": 1.0}
+    assert checks.failed

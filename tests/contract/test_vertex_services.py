@@ -324,3 +324,44 @@ def _query(c: Container, tenant: str, text: str):
     from footnote.ports import VectorQuery
 
     return VectorQuery(tenant, c.embedder.embed_query(text), 10)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_check_grounding_checks_each_sentence_once_per_chat(
+    google: FakeGoogleApis, stream: bool
+) -> None:
+    c = build(google, GROUNDER="vertex")
+    fill(c)
+    # a faithful sentence, and one with the wrong number: the model wrote both, citing N1
+    google.answer = lambda body: (
+        "We chose Firestore for offline sync [N1]. It handles conflicts [N1]. "
+        "Weekly active users grew to 9,000 in October [N1]."
+    )
+    google.grounding_scores = lambda claim, facts: [0.0 if "9,000" in claim else 0.9] * len(facts)
+    indexed = len(google.calls("generate"))  # the notes' classifications
+    if stream:
+        out = list(c.chat.chat_stream("alice", QUESTION, None, RagConfig()))[-1]
+    else:
+        out = c.chat.chat("alice", QUESTION, None, RagConfig())
+    assert "Firestore" in out.answer and "9,000" not in out.answer
+    assert all(cit.support == 0.9 for cit in out.citations)
+    # each sentence was sent once, streamed or not, whatever validated it after
+    claims = [call.body["answerCandidate"] for call in google.calls("check")]
+    assert sorted(claims) == sorted(
+        [
+            "We chose Firestore for offline sync.",
+            "It handles conflicts.",
+            "Weekly active users grew to 9,000 in October.",
+        ]
+    )
+    # the answer, and at most one strict regeneration
+    assert len(google.calls("generate")) - indexed + len(google.calls("stream")) <= 2
+    assert out.meta.fallbacks == ()
+
+
+def test_check_grounding_down_checks_the_answer_offline(google: FakeGoogleApis) -> None:
+    c = build(google, GROUNDER="vertex")
+    fill(c)
+    google.fail("check", 503, times=None)
+    body = ask(c)
+    assert body["citations"] and "grounding_local" in body["meta"]["fallbacks"]

@@ -17,6 +17,11 @@
   60 is the usual one). ``returnFullDatapoint`` returns each neighbour's vectors and
   restricts as stored.
 - Discovery Engine ranking: ``POST /v1/projects/P/locations/L/rankingConfigs/C:rank``.
+- Discovery Engine grounding:
+  ``POST /v1/projects/P/locations/L/groundingConfigs/C:check``. The candidate is split
+  into claims at sentence ends; a claim's score is the largest share of its words one
+  fact holds (or ``grounding_scores``), and the facts at or above the citation
+  threshold are its citations (``citedChunks``, ``source`` = the fact's index).
 
 Every request is recorded (path, headers, JSON body) so tests can assert on what
 was sent. Failures are scriptable per route: ``fake.fail("predict", 429, times=2)``
@@ -59,13 +64,16 @@ _INDEX = re.compile(
 _FIND = re.compile(
     r"^/v1/(?P<endpoint>projects/[^/]+/locations/[^/]+/indexEndpoints/[^/:]+):findNeighbors$"
 )
+_CHECK = re.compile(
+    r"^/v1/(?P<config>projects/[^/]+/locations/[^/]+/groundingConfigs/[^/:]+):check$"
+)
 _RANK = re.compile(r"^/v1/(?P<config>projects/[^/]+/locations/[^/]+/rankingConfigs/[^/:]+):rank$")
 _OPS = {1: "LESS", 2: "LESS_EQUAL", 3: "EQUAL", 4: "GREATER_EQUAL", 5: "GREATER", 6: "NOT_EQUAL"}
 
 
 @dataclass
 class Recorded:
-    route: str  # predict | generate | stream | upsert | remove | find | rank
+    route: str  # predict | generate | stream | upsert | remove | find | rank | check
     path: str
     query: dict[str, str]
     headers: dict[str, str]
@@ -142,6 +150,8 @@ class FakeGoogleApis:
     classify: Callable[[str], str] | None = None  # the text x.enum reply for a classification
     # scores for ranking records (query, records) -> {id: score}; default: word overlap
     rank_scores: Callable[[str, list[dict[str, Any]]], dict[str, float]] | None = None
+    # scores for grounding (claim, fact texts) -> a score per fact; default: word overlap
+    grounding_scores: Callable[[str, list[str]], list[float]] | None = None
     requests: list[Recorded] = field(default_factory=list)
     indexes: dict[str, dict[str, Datapoint]] = field(default_factory=dict)
     deployed: dict[str, tuple[str, str]] = field(default_factory=dict)  # endpoint -> (id, index)
@@ -213,6 +223,7 @@ class FakeGoogleApis:
             self.read = default_reading
             self.classify = None
             self.rank_scores = None
+            self.grounding_scores = None
 
     def datapoints(self, index: str) -> dict[str, Datapoint]:
         return dict(self.indexes.get(index, {}))
@@ -465,6 +476,54 @@ class FakeGoogleApis:
         top_n = int(body.get("topN") or 0)
         return _json({"records": out[:top_n] if top_n else out})
 
+    # -- grounding ------------------------------------------------------------------
+    def _check(self, m: re.Match[str], body: dict[str, Any]) -> Response:
+        candidate = str(body.get("answerCandidate") or "")
+        facts = [str(f.get("factText") or "") for f in body.get("facts") or []]
+        if not candidate or not facts:
+            raise _Invalid("answerCandidate and facts are required")
+        spec = body.get("groundingSpec") or {}
+        threshold = float(spec.get("citationThreshold", 0.6))
+        claims, chunks = [], []
+        for start, end in _claim_spans(candidate):
+            text = candidate[start:end]
+            if self.grounding_scores is not None:
+                scores = self.grounding_scores(text, facts)
+            else:
+                said = set(re.findall(r"\w+", text.lower()))
+                scores = [
+                    len(said & set(re.findall(r"\w+", f.lower()))) / len(said) if said else 1.0
+                    for f in facts
+                ]
+            cited = []
+            for i, score in enumerate(scores):
+                if score >= threshold:
+                    chunks.append({"chunkText": facts[i], "source": str(i)})
+                    cited.append(len(chunks) - 1)
+            claim: dict[str, Any] = {
+                "startPos": start,
+                "endPos": end,
+                "claimText": text,
+                "citationIndices": cited,
+                "groundingCheckRequired": True,
+            }
+            if spec.get("enableClaimLevelScore"):
+                claim["score"] = round(max(scores, default=0.0), 4)
+            claims.append(claim)
+        support = min((c.get("score", 0.0) for c in claims), default=0.0)
+        return _json({"supportScore": support, "citedChunks": chunks, "claims": claims})
+
+
+def _claim_spans(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for m in re.finditer(r"[.!?](?:\s+|$)", text):
+        if text[start : m.end()].strip():
+            spans.append((start, m.end()))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
 
 class _Invalid(Exception):
     pass
@@ -553,6 +612,8 @@ def _route(path: str) -> tuple[str | None, re.Match[str] | None]:
         return "find", m
     if m := _RANK.match(path):
         return "rank", m
+    if m := _CHECK.match(path):
+        return "check", m
     return None, None
 
 

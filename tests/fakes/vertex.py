@@ -14,6 +14,7 @@ INDEX = f"projects/{PROJECT}/locations/{LOCATION}/indexes/1234567890"
 INDEX_ENDPOINT = f"projects/{PROJECT}/locations/{LOCATION}/indexEndpoints/987654321"
 DEPLOYED_INDEX_ID = "footnote_chunks"
 RANKING_CONFIG = f"projects/{PROJECT}/locations/global/rankingConfigs/default_ranking_config"
+GROUNDING_CONFIG = f"projects/{PROJECT}/locations/global/groundingConfigs/default_grounding_config"
 
 
 def vertex_settings(fake: FakeGoogleApis, **env: Any) -> Settings:
@@ -38,6 +39,7 @@ def vertex_settings(fake: FakeGoogleApis, **env: Any) -> Settings:
         "VERTEX_API_ENDPOINT": fake.url,
         "VECTOR_SEARCH_API_ENDPOINT": fake.url,
         "RANKING_API_ENDPOINT": fake.url,
+        "GROUNDING_API_ENDPOINT": fake.url,
         "GOOGLE_RETRY_ATTEMPTS": 3,
         "GOOGLE_RETRY_INITIAL_MS": 1,
         "GOOGLE_RETRY_MAX_MS": 5,

@@ -55,7 +55,9 @@ def test_every_marker_has_exactly_one_citation_and_vice_versa() -> None:
 
 
 def test_marker_after_the_full_stop_belongs_to_the_sentence_before() -> None:
-    checked = validate("Firestore stores the notes. [N2] Cloud Run runs the API. [N1]", SOURCES, checks())
+    checked = validate(
+        "Firestore stores the notes. [N2] Cloud Run runs the API. [N1]", SOURCES, checks()
+    )
     assert checked.text == "Firestore stores the notes [N1]. Cloud Run runs the API [N2]."
 
 

@@ -11,7 +11,7 @@ beforeEach(() => {
   window.matchMedia = ((q: string) => ({ matches: q.includes("reduce"), media: q })) as unknown as typeof window.matchMedia;
 });
 
-const citation = { cid: "N1", noteId: "n1", chunkId: "n1:0", createdAt: "2026-11-24T07:51:00Z", snippet: "Storage choice We chose Firestore.", score: 1 };
+const citation = { cid: "N1", noteId: "n1", chunkId: "n1:0", createdAt: "2026-11-24T07:51:00Z", snippet: "Storage choice We chose Firestore.", score: 1, support: 1 };
 const done: ChatResponse = {
   answer: "We chose Firestore [N1].", citations: [citation], conversationId: "c1", messageId: "m1",
   meta: { confidence: 0.8, retrieval: { strategy: "hybrid_reranked" }, fallbacks: [] } as unknown as ChatResponse["meta"],

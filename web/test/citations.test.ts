@@ -20,7 +20,7 @@ const dinner: Note = {
   text: "Attendees: Priya, Tom, Lena and me.\nPriya booked the table at Osteria Nonna.\nTom brought two bottles of wine.\nLena: The set menu cost 85 euros for the four of us.",
 };
 const citation: Citation = {
-  cid: "N1", noteId: "n1", chunkId: "n1_000", createdAt: dinner.createdAt, score: 1,
+  cid: "N1", noteId: "n1", chunkId: "n1_000", createdAt: dinner.createdAt, score: 1, support: 1,
   snippet: `Team dinner ${dinner.text.replace(/\s+/g, " ")}`,
 };
 const answer = "Tom brought two bottles of wine [N1]. Lena: The set menu cost 85 euros for the four of us [N1].";
@@ -37,6 +37,19 @@ describe("a citation opens its note on the sentence it cites", () => {
     cites.renderSources([citation], answer);
     document.querySelector<HTMLButtonElement>("#sources-list button.link")!.click();
     expect(open).toHaveBeenLastCalledWith("n1", { passage: citation.snippet, claim: "Tom brought two bottles of wine." });
+  });
+
+  it("marks a weakly supported citation, on its chip and under Sources", () => {
+    const cites = citations(new Store(), api, vi.fn());
+    const weak = { ...citation, support: 0.62 };
+    cites.renderAnswer($("thread"), answer, [weak]);
+    const chips = [...document.querySelectorAll<HTMLButtonElement>("#thread button.chip")];
+    expect(chips.every((c) => c.classList.contains("weak"))).toBe(true);
+    expect(chips[0]!.getAttribute("aria-label")).toContain("weakly supported");
+    cites.renderSources([weak], answer);
+    expect($("sources-list").textContent).toContain("weakly supported");
+    cites.renderAnswer($("thread"), answer, [citation]);
+    expect(document.querySelectorAll("#thread button.chip.weak")).toHaveLength(0);
   });
 
   it("marks that sentence in the dialog, focused; a paraphrase marks the passage", async () => {

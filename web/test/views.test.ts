@@ -76,7 +76,7 @@ describe("search results", () => {
 
 describe("lines under answers and imports", () => {
   it("says how an answer was found", () => {
-    const citation = { cid: "N1", noteId: "n1", chunkId: "c1", createdAt: "2026-01-01T00:00:00Z", snippet: "s", score: 1 };
+    const citation = { cid: "N1", noteId: "n1", chunkId: "c1", createdAt: "2026-01-01T00:00:00Z", snippet: "s", score: 1, support: 1 };
     expect(answerLine({ answer: "a", messageId: "m", citations: [citation, { ...citation, cid: "N2" }],
       meta: { confidence: 0.8, retrieval: { strategy: "hybrid_reranked" }, fallbacks: ["reranker_skipped"] } }))
       .toBe("2 sources · confidence 0.80 · hybrid reranked · fallback: reranker_skipped");

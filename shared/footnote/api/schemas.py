@@ -547,6 +547,14 @@ class Citation(ResponseModel):
     created_at: Instant
     snippet: str
     score: float
+    support: float = Field(
+        ge=0,
+        le=1,
+        description="How far the note supports the sentences citing it: the least "
+        "grounding score among them (Check Grounding's claim score in production). "
+        "A citation is kept at the grounder's threshold or above; clients mark one "
+        "below 0.7 as weakly supported.",
+    )
 
 
 class RetrievalMeta(ResponseModel):

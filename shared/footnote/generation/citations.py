@@ -42,7 +42,7 @@ def validate(answer: str, sources: Sequence[Source], checks: ClaimChecks) -> Val
         prefix = bullet.group(0) if bullet else ""
         out_parts: list[str] = []
         for sentence in sentences(line[len(prefix) :]):
-            claim = MARKER.sub("", sentence).strip()
+            claim = _strip_markers(sentence)
             named = list(dict.fromkeys(MARKER.findall(sentence)))
             if not named and claim and not is_abstention(claim):
                 dropped += 1  # an uncited claim
@@ -190,7 +190,7 @@ class SentenceChecker:
         bullet = re.match(r"^([-*•]|\d+[.)])\s+", body)
         prefix = bullet.group(0) if bullet else ""
         body = body[len(prefix) :]
-        claim = MARKER.sub("", body).strip()
+        claim = _strip_markers(body)
         named = list(dict.fromkeys(MARKER.findall(body)))
         if not named:
             return sentence if is_abstention(claim) else ""

@@ -19,6 +19,11 @@ No phrase of any language is read, beyond the closed class of negation words bel
 without a model: a detail added in new words ("not-in-note"), a reversal without a
 negation word, a fact of another note phrased like this one's. Production asks the
 Vertex AI Check Grounding API (``adapters.vertex_grounder``).
+
+``LocalGrounder`` is the offline grounder (the port's offline implementation, as the
+quote generator is the generator's): it reads each source's facts once (an LRU keyed
+by the passage) and embeds the claim and the source's lines only when the terms alone
+do not already show full support (a quoted line does).
 """
 
 from __future__ import annotations
@@ -26,19 +31,21 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
 from footnote.domain import Source
 from footnote.errors import UPSTREAM_ERRORS
-from footnote.ports import Grounder
+from footnote.ports import Embedder, Grounder
 from footnote.temporal import (
     TimeSpan,
     calendar_words,
     date_words,
     note_dates,
     supported_language,
+    weekday_spellings,
 )
 from footnote.text import stop_words, terms, words
 
@@ -85,9 +92,8 @@ class SourceFacts:
     numbers: frozenset[str]
     words: frozenset[str]  # lowered, unaccented: where a name is looked up
     days: frozenset[date]  # the note's day, and the days its phrases name
-    # the days its weekday phrases name ("el martes que viene"): a week either way is
-    # the same phrase read as this or next week
-    weekday_days: frozenset[date]
+    weekdays_named: frozenset[int]  # the weekdays a word of it names, by any spelling
+    digit_dates: frozenset[tuple[int, int]]  # days it writes in digits: (day, month)
     periods: tuple[tuple[date, date], ...]  # the spans its phrases name ([first, after))
     written: date
     negated_terms: frozenset[str]  # the terms it negates ("not on exam: eigenvalues")
@@ -101,13 +107,10 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     written = chunk.created_at.astimezone(zone) if zone else chunk.created_at
     lang = supported_language(language) or "en"
     days = {written.date()}
-    weekday_days = set()
     periods = []
     for span in note_dates(text, written.replace(tzinfo=None), lang):
         if span.named is not None and span.grain == "day":
             days.add(span.named.date())
-            if not any(ch.isdigit() for ch in span.text):
-                weekday_days.add(span.named.date())
         if span.start is not None and span.end is not None:
             periods.append((span.start.date(), span.end.date()))
         elif span.named is not None:  # "from Oct", "before Friday": the period it names
@@ -125,14 +128,39 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         frozenset(numbers),
         frozenset(w for word in words(text) for w in (word, word.split("'")[0])),
         frozenset(days),
-        frozenset(weekday_days),
+        _weekdays_named(text, lang),
+        frozenset(
+            pair
+            for m in _DIGIT_DATE.finditer(text)
+            for pair in ((int(m[1]), int(m[2])), (int(m[2]), int(m[1])))
+        ),
         tuple(periods),
         written.date(),
         frozenset().union(*negations),
         frozenset().union(
             *(set(terms(u, language=lang)) - n for u, n in zip(units, negations, strict=True))
         ),
-        frozenset(w for line in text.splitlines() for run in claim_names(line, lang) for w in run),
+        frozenset(
+            w
+            for line in text.splitlines()
+            for run in claim_names(line, lang, initial=True)
+            for w in run
+        ),
+    )
+
+
+# A day written in digits: "5.12.", "12/5", "05.12.2026".
+_DIGIT_DATE = re.compile(r"(?<![\d.,:/])(\d{1,2})[./](\d{1,2})(?![\d,:])")
+
+
+def _weekdays_named(text: str, language: str) -> frozenset[int]:
+    """The weekdays a word of ``text`` names (not a stop word: German "die", "mit")."""
+    spellings = weekday_spellings(language)
+    stopped = stop_words(language)
+    return frozenset(
+        spellings[w]
+        for w in (t.lower() for t in _CASED_WORD.findall(text))
+        if w in spellings and "".join(words(w)) not in stopped
     )
 
 
@@ -184,10 +212,10 @@ _HYPHENATED = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
 _NOUNS_CAPITALISED = frozenset({"de"})
 
 
-def claim_names(claim: str, language: str) -> list[tuple[str, ...]]:
+def claim_names(claim: str, language: str, initial: bool = False) -> list[tuple[str, ...]]:
     """The names a claim gives, each a run of words capitalised inside a sentence (not
-    its first word, not a month or weekday, not a stop word), lowered and unaccented:
-    "Kim Osei" is ("kim", "osei")."""
+    its first word, unless ``initial``; not a month or weekday, not a stop word), lowered
+    and unaccented: "Kim Osei" is ("kim", "osei")."""
     if language in _NOUNS_CAPITALISED:
         return []
     calendar = calendar_words(language)
@@ -197,9 +225,10 @@ def claim_names(claim: str, language: str) -> list[tuple[str, ...]]:
     for m in _CASED_WORD.finditer(claim):
         word = m.group(0)
         before = claim[max(0, m.start() - 2) : m.start()]
-        if start or any(c in before for c in ".!?:\n"):
+        if (start or any(c in before for c in ".!?:\n")) and not initial:
             start = False
             continue
+        start = False
         lowered = "".join(words(word))
         if word[0].isupper() and lowered not in calendar and lowered not in stopped:
             if runs and claim[last_end : m.start()].strip() == "":
@@ -224,7 +253,10 @@ def disagreement(
         s
         for clause in _CLAUSE_END.split(claim)
         for s in note_dates(clause, anchor, lang)
-        if s.resolved and s.named is not None and not _NOT_A_DATE.fullmatch(s.text)
+        if s.resolved
+        and s.named is not None
+        and not _NOT_A_DATE.fullmatch(s.text)
+        and "".join(words(s.text)) not in stop_words(lang)  # German "Die" is no Tuesday
     ]
     if any(_date_disagrees(span, facts) for span in spans):
         return "date"
@@ -284,11 +316,10 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
             (d.month, d.day) for d in facts.days
         }:
             return False  # "6 April" is the note's 6 April, whichever year it reads
-        if any(
-            d.weekday() == first.weekday() and abs((d - first).days) <= 7
-            for d in facts.weekday_days
-        ):
-            return False
+        if (first.day, first.month) in facts.digit_dates:
+            return False  # the note writes it in digits ("5.12.")
+        if first.weekday() in facts.weekdays_named and abs((first - facts.written).days) <= 7:
+            return False  # the note names its weekday ("Sa 10 Uhr"), in the week around it
         if not any(ch.isdigit() for ch in span.text):
             # "on Friday": the note's Friday, whichever week it reads
             return first.weekday() not in {d.weekday() for d in facts.days}
@@ -424,3 +455,59 @@ class ClaimChecks:
     def _others(self, cited: Sequence[Source]) -> tuple[Source, ...]:
         ids = {s.chunk.chunk_id for s in cited}
         return tuple(s for s in self._sources if s.chunk.chunk_id not in ids)
+
+
+class LocalGrounder:
+    name = "local"
+
+    def __init__(self, embedder: Embedder | None = None, threshold: float = 0.4) -> None:
+        # Without an embedder (the fallback while a remote model is failing), support
+        # is the terms' alone.
+        self._embedder = embedder
+        self.threshold = threshold
+
+    def support(
+        self,
+        claim: str,
+        sources: Sequence[Source],
+        language: str,
+        zone: tzinfo | None,
+        others: Sequence[Source] = (),
+    ) -> list[float]:
+        known = frozenset().union(*(_facts(o, language, zone).names for o in others))
+        scores = []
+        for source in sources:
+            facts = _facts(source, language, zone)
+            if disagreement(claim, facts, language, known) is not None:
+                scores.append(0.0)
+                continue
+            lexical = lexical_support(claim, facts, language)
+            if lexical < 1.0 and self._embedder is not None:
+                lexical = max(lexical, similarity_support(self._similarity(claim, facts)))
+            scores.append(lexical)
+        return scores
+
+    def _similarity(self, claim: str, facts: SourceFacts) -> float:
+        """The claim's embedding cosine with the source's closest line (or whole text)."""
+        assert self._embedder is not None
+        texts = [claim, facts.text, *facts.lines]
+        first, *rest = self._embedder.embed_documents(texts)
+        return max(cosine(first, v) for v in rest)
+
+
+_FACTS_KEPT = 1024
+_facts_seen: OrderedDict[tuple[object, ...], SourceFacts] = OrderedDict()
+
+
+def _facts(source: Source, language: str, zone: tzinfo | None) -> SourceFacts:
+    """A source's facts, read once per passage, language and zone (a bounded LRU)."""
+    chunk = source.chunk
+    key = (chunk.chunk_id, chunk.text, chunk.title, chunk.created_at, language, zone)
+    facts = _facts_seen.get(key)
+    if facts is None:
+        facts = _facts_seen[key] = source_facts(source, language, zone)
+        if len(_facts_seen) > _FACTS_KEPT:
+            _facts_seen.popitem(last=False)
+    else:
+        _facts_seen.move_to_end(key)
+    return facts

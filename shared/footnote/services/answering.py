@@ -101,7 +101,7 @@ class Answerer:
         self._fallback = fallback
         self._conversations = conversations
         if grounder is None:
-            from footnote.adapters.local_grounder import LocalGrounder
+            from footnote.generation.grounding import LocalGrounder
 
             grounder = LocalGrounder()
         self._grounder = grounder

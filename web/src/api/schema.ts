@@ -400,6 +400,8 @@ export interface components {
             createdAt: string;
             snippet: string;
             score: number;
+            /** @description How far the note supports the sentences citing it: the least grounding score among them (Check Grounding's claim score in production). A citation is kept at the grounder's threshold or above; clients mark one below 0.7 as weakly supported. */
+            support: number;
         };
         /** Conversation */
         Conversation: {
@@ -452,7 +454,7 @@ export interface components {
          *     ``meta.retrieval.fallbacks`` (docs/vertex.md has what each costs).
          * @enum {string}
          */
-        Fallback: "vector_index_memory" | "vector_index_firestore" | "embedder_down" | "embedding_model_mismatch" | "embedding_model_mixed" | "type_filter_relaxed" | "stale_hits_dropped" | "time_window_as_keywords" | "time_window_widened" | "rewrite_skipped" | "reranker_skipped" | "generator_quote" | "generator_unavailable";
+        Fallback: "vector_index_memory" | "vector_index_firestore" | "embedder_down" | "embedding_model_mismatch" | "embedding_model_mixed" | "type_filter_relaxed" | "stale_hits_dropped" | "time_window_as_keywords" | "time_window_widened" | "rewrite_skipped" | "reranker_skipped" | "generator_quote" | "generator_unavailable" | "grounding_local";
         /** Health */
         Health: {
             status: string;
@@ -1939,7 +1941,7 @@ export const pathsNotesPostResponses201HeadersIdempotentReplayedValues: Readonly
 export const pathsChatPostResponses200HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/chat"]["post"]["responses"]["200"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsImportsPostResponses202HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/imports"]["post"]["responses"]["202"]["headers"]["Idempotent-Replayed"]> = ["true"];
 export const pathsExportsPostResponses202HeadersIdempotentReplayedValues: ReadonlyArray<FlattenedDeepRequired<paths>["/exports"]["post"]["responses"]["202"]["headers"]["Idempotent-Replayed"]> = ["true"];
-export const fallbackValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Fallback"]> = ["vector_index_memory", "vector_index_firestore", "embedder_down", "embedding_model_mismatch", "embedding_model_mixed", "type_filter_relaxed", "stale_hits_dropped", "time_window_as_keywords", "time_window_widened", "rewrite_skipped", "reranker_skipped", "generator_quote", "generator_unavailable"];
+export const fallbackValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Fallback"]> = ["vector_index_memory", "vector_index_firestore", "embedder_down", "embedding_model_mismatch", "embedding_model_mixed", "type_filter_relaxed", "stale_hits_dropped", "time_window_as_keywords", "time_window_widened", "rewrite_skipped", "reranker_skipped", "generator_quote", "generator_unavailable", "grounding_local"];
 export const indexStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["IndexStatus"]> = ["pending", "indexed", "failed", "deleted"];
 export const intentValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Intent"]> = ["decision", "factual", "list", "summary", "timeline"];
 export const memoryTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MemoryType"]> = ["decision", "metric", "feedback", "task", "research", "note"];

@@ -10,6 +10,13 @@ import { withoutTitle } from "../text";
 import type { NoteOpener } from "./notes";
 
 const MARKER = /\[(N\d+)\]/g;
+// Below this support (the API's description says so) a citation is marked weak: the
+// note supports the sentence only in part, and the reader should check it.
+const WEAK_SUPPORT = 0.7;
+
+export function weaklySupported(citation: Citation): boolean {
+  return citation.support < WEAK_SUPPORT;
+}
 
 export interface Citations {
   /** Answer text with its [N#] markers as chips; text always as text nodes. */
@@ -45,13 +52,15 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
 
   function chip(cid: string, citation: Citation | undefined, claim: string): HTMLButtonElement {
     const n = cid.replace(/^N/, "");
+    const weak = citation !== undefined && weaklySupported(citation);
     const label = citation
-      ? `Source ${n}: ${store.known(citation.noteId) ? labelOf(citation.noteId) : "a note"}, ${formatDate(citation.createdAt)}. Opens the note.`
+      ? `Source ${n}: ${store.known(citation.noteId) ? labelOf(citation.noteId) : "a note"}, ${formatDate(citation.createdAt)}${weak ? ", weakly supported" : ""}. Opens the note.`
       : `Source ${n}`;
     const button = el("button", {
-      type: "button", class: "chip", text: n, "aria-label": label,
+      type: "button", class: weak ? "chip weak" : "chip", text: n, "aria-label": label,
       dataset: citation ? { cid, noteId: citation.noteId } : { cid }, disabled: !citation,
     });
+    if (weak) button.title = "The note only partly supports this sentence: check it.";
     if (citation) {
       button.setAttribute("aria-describedby", "preview");
       button.addEventListener("click", () => openNote(citation.noteId, { passage: citation.snippet, claim }));
@@ -124,7 +133,9 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
           el("button", { type: "button", class: "link", text: labelOf(noteId),
             "aria-label": `Open the note cited as ${numbers.join(", ")}`,
             onclick: () => openNote(noteId, { passage: first.snippet, claim: claims.get(first.cid) ?? null }) })),
-        el("p", { class: "hint", text: formatDate(first.createdAt) }),
+        el("p", { class: "hint", text: cs.some(weaklySupported)
+          ? `${formatDate(first.createdAt)} · weakly supported: check what it says`
+          : formatDate(first.createdAt) }),
         el("blockquote", { text: snippetOf(noteId, first.snippet) })));
     }
     if (learn) void learnTitles([...byNote.keys()]);

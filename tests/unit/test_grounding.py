@@ -1,0 +1,133 @@
+"""The offline grounder: what a claim states must be what its note states.
+
+Each case is a note (written on a known day) and a sentence a model might write from
+it: a paraphrase keeps its citation; the same sentence with one thing changed (a
+number, a person, a date, a negation) loses it. English, Spanish and German.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+
+import pytest
+
+from footnote.domain import Source
+from footnote.generation.citations import SentenceChecker, complete_sentences, validate
+from footnote.generation.grounding import ClaimChecks, LocalGrounder
+from tests.factories import source
+
+MONDAY = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
+
+
+def _note(text: str, cid: str = "N1", written: datetime = MONDAY, title: str = "") -> Source:
+    s = source(cid, text)
+    return dataclasses.replace(
+        s, chunk=dataclasses.replace(s.chunk, created_at=written, title=title)
+    )
+
+
+def _kept(claim: str, note: Source, language: str = "en", others: tuple[Source, ...] = ()) -> bool:
+    checks = ClaimChecks(LocalGrounder(), language, sources=[note, *others])
+    return bool(checks.kept(claim, [note]))
+
+
+CASES = [
+    # (note, supported claim, wrong claim, language)
+    (
+        "School form due before Fri – sign + £12 trip money",
+        "The school form is due before Friday 9 January, with £12 for the trip.",
+        "The school form is due before Friday 16 January, with £12 for the trip.",
+        "en",
+    ),
+    (
+        "School form due before Fri – sign + £12 trip money",
+        "The form has to be signed and comes with £12 of trip money.",
+        "The form has to be signed and comes with £15 of trip money.",
+        "en",
+    ),
+    (
+        "Dentist moved to Thu 8 Jan, 4:15pm. Dr Okafor",
+        "The dentist appointment with Dr Okafor is on Thursday 8 January at 4:15 pm.",
+        "The dentist appointment with Dr Okafor is on Wednesday 7 January at 4:15 pm.",
+        "en",
+    ),
+    (
+        "Call w/ Priya: she'll send the contract by Wed. budget 3.2k",
+        "Priya will send the contract by Wednesday, with a budget of 3,200.",
+        "Priya will send the contract by Wednesday, with a budget of 2,300.",
+        "en",
+    ),
+    (
+        "Ana no viene a la cena del sábado, trae el postre Luis",
+        "Para la cena del sábado 10 de enero, Luis trae el postre.",
+        "Para la cena del sábado 10 de enero, Marta trae el postre.",
+        "es",
+    ),
+    (
+        "Training Sa 10 Uhr, Halle 2. Beitrag 45 € bis Fr",
+        "Das Training ist am Samstag, 10. Januar, um 10 Uhr in Halle 2.",
+        "Das Training ist am Samstag, 10. Januar, um 11 Uhr in Halle 2.",
+        "de",
+    ),
+    (
+        "Training Sa 10 Uhr, Halle 2. Beitrag 45 € bis Fr",
+        "Der Beitrag von 45 € ist bis Freitag, 9. Januar, fällig.",
+        "Der Beitrag von 45 € ist bis Freitag, 16. Januar, fällig.",
+        "de",
+    ),
+]
+
+
+@pytest.mark.parametrize(("note", "supported", "wrong", "language"), CASES)
+def test_a_paraphrase_keeps_its_citation_and_one_changed_fact_loses_it(
+    note: str, supported: str, wrong: str, language: str
+) -> None:
+    assert _kept(supported, _note(note), language), supported
+    assert not _kept(wrong, _note(note), language), wrong
+
+
+def test_a_name_another_note_gives_is_another_persons() -> None:
+    note = _note("Logo round 1: Joana prefers direction A (the wave)")
+    other = _note("Rui hates serif fonts", "N2")
+    assert _kept("Joana preferred direction A, the wave.", note, others=(other,))
+    assert not _kept("Rui preferred direction A, the wave.", note, others=(other,))
+
+
+def test_a_claim_that_negates_what_the_note_affirms_loses_its_citation() -> None:
+    note = _note("Inès: skipped (sick). Thomas hosted.")
+    assert _kept("Inès skipped the meeting because she was sick.", note)
+    assert not _kept("Thomas did not host the meeting.", note)
+    note = _note("NOT on exam: eigenvalues")
+    assert not _kept("Eigenvalues are on the exam.", note)
+
+
+def test_a_quoted_line_and_its_heading_keep_their_citation() -> None:
+    note = _note("Boiler service booked for the 14th.", title="House 2025")
+    assert _kept("House 2025, 5 January 2026", note)
+    assert _kept("Boiler service booked for the 14th.", note)
+
+
+class CountingGrounder(LocalGrounder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.claims: list[str] = []
+
+    def support(self, claim, sources, language, zone, others=()):
+        self.claims.append(claim)
+        return super().support(claim, sources, language, zone, others)
+
+
+def test_each_sentence_is_checked_once_streamed_and_validated() -> None:
+    notes = [_note("Firestore stores the notes.", "N1"), _note("Cloud Run hosts the API.", "N2")]
+    answer = "Firestore stores the notes [N1]. Cloud Run hosts the API [N2]. Bananas are blue [N1]."
+    grounder = CountingGrounder()
+    checks = ClaimChecks(grounder, sources=notes)
+    checker = SentenceChecker(notes, checks)
+    shown = [checker.check(s) for s in complete_sentences([answer[:20], answer[20:]])]
+    final = validate(answer, notes, checks)
+    assert "".join(shown).strip() == final.text
+    assert sorted(grounder.claims) == sorted(
+        ["Firestore stores the notes.", "Cloud Run hosts the API.", "Bananas are blue."]
+    )  # each once, though each sentence was checked streamed and again validated
+    assert [c.support for c in final.citations] == [1.0, 1.0]
