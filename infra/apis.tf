@@ -8,6 +8,7 @@ locals {
     "cloudfunctions.googleapis.com",       # the three functions
     "cloudresourcemanager.googleapis.com", # project IAM bindings (google_project_iam_member)
     "cloudscheduler.googleapis.com",       # the periodic sweep of unindexed notes
+    "discoveryengine.googleapis.com",      # Check Grounding: each cited sentence's support
     "eventarc.googleapis.com",             # Firestore → indexer trigger
     "firebase.googleapis.com",             # Firebase Auth ID tokens, Hosting
     "firebaserules.googleapis.com",        # Firestore security rules

@@ -40,6 +40,8 @@ locals {
   # enforces the per-user quotas (counters in Firestore, so they hold across instances).
   api_env = {
     GENERATOR               = var.generator
+    GROUNDER                = var.grounder
+    GROUNDING_THRESHOLD     = tostring(var.grounding_threshold)
     CORS_ORIGINS            = var.cors_origins
     QUOTA_CHAT_PER_MINUTE   = tostring(var.quota_chat_per_minute)
     QUOTA_SEARCH_PER_MINUTE = tostring(var.quota_search_per_minute)

@@ -59,6 +59,9 @@ locals {
     # api: embeds the question, queries the deployed Vector Search index and
     # calls Gemini for the answer (custom role above).
     "api/vertex" = { fn = "api", role = google_project_iam_custom_role.vertex_query.id }
+    # api: checks each cited sentence of an answer with the Check Grounding API
+    # (discoveryengine.groundingConfigs.check, in Discovery Engine Viewer: read-only).
+    "api/grounding" = { fn = "api", role = "roles/discoveryengine.viewer" }
 
     # indexer: reads the note, writes noteChunks, indexState, tenants and the
     # embedding cache in transactions (Firestore).

@@ -100,6 +100,28 @@ variable "generator" {
   }
 }
 
+variable "grounder" {
+  type        = string
+  description = "What checks each cited sentence (GROUNDER): the Vertex AI Check Grounding API, or the offline grounder."
+  default     = "vertex"
+
+  validation {
+    condition     = contains(["vertex", "local"], var.grounder)
+    error_message = "grounder must be \"vertex\" or \"local\"."
+  }
+}
+
+variable "grounding_threshold" {
+  type        = number
+  description = "Check Grounding claim score at or above which a citation is kept (GROUNDING_THRESHOLD)."
+  default     = 0.6
+
+  validation {
+    condition     = var.grounding_threshold >= 0 && var.grounding_threshold <= 1
+    error_message = "grounding_threshold must be between 0 and 1."
+  }
+}
+
 variable "classifier" {
   type        = string
   description = "Memory-type classifier (CLASSIFIER): gemini, or the offline rules."

@@ -85,18 +85,21 @@ _BASE = (
     "python-dateutil",
 )
 
-# What only the API uses: HTTP routes, Firebase ID tokens and App Check, the reranker.
+# What only the API uses: HTTP routes, Firebase ID tokens and App Check, the reranker
+# and the grounding check of answers' citations.
 _API_ONLY = (
     "api",
     "adapters/firebase_app.py",
     "adapters/firebase_auth.py",
     "adapters/firebase_app_check.py",
     "adapters/vertex_ranker.py",
+    "adapters/vertex_grounder.py",
 )
 
 FUNCTIONS: dict[str, Function] = {
     # Firebase ID tokens and App Check (firebase-admin); the optional ranking stage
-    # (RERANKER=vertex, Discovery Engine) runs only here. Never decodes Firestore
+    # (RERANKER=vertex) and the grounding check (GROUNDER=vertex), both Discovery
+    # Engine, run only here. Never decodes Firestore
     # events or publishes re-index pages.
     "api": Function(
         # google-cloud-storage: POST /imports stores an archive sent in its body.

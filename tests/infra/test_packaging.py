@@ -77,9 +77,10 @@ def test_each_function_ships_the_adapters_it_runs(built: Path) -> None:
     }
     assert "firestore_events.py" in adapters["indexer"]
     assert "pubsub_queue.py" in adapters["reindexer"]
-    assert {"firebase_auth.py", "vertex_ranker.py"} <= adapters["api"]
+    assert {"firebase_auth.py", "vertex_ranker.py", "vertex_grounder.py"} <= adapters["api"]
     for worker in ("indexer", "reindexer"):
         assert "vertex_ranker.py" not in adapters[worker], "the indexers never rerank"
+        assert "vertex_grounder.py" not in adapters[worker], "nor check answers"
         assert not (built / worker / "footnote" / "api").exists(), "the indexers serve no HTTP"
 
 
