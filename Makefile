@@ -72,9 +72,10 @@ EVAL_DATA ?= ../shared/eval-data
 EVAL_OUT ?= build/eval
 EVERYDAY_DATA ?= eval/everyday
 
-eval: $(STAMP)  ## everyday notebooks (eval/everyday), SciFact, HotpotQA, LoCoMo; JSON in build/eval/
+eval: $(STAMP)  ## everyday notebooks (eval/everyday) and their claims, SciFact, HotpotQA, LoCoMo; JSON in build/eval/
 	mkdir -p $(EVAL_OUT)
 	$(BIN)/footnote eval everyday $(EVERYDAY_DATA) --json $(EVAL_OUT)/everyday.json
+	$(BIN)/footnote eval grounding $(EVERYDAY_DATA) --json $(EVAL_OUT)/grounding.json
 	$(BIN)/footnote eval retrieval $(EVAL_DATA)/scifact --split train --json $(EVAL_OUT)/scifact-train.json
 	$(BIN)/footnote eval answers $(EVAL_DATA)/hotpotqa --json $(EVAL_OUT)/hotpotqa.json
 	$(BIN)/footnote eval memory $(EVAL_DATA)/locomo --json $(EVAL_OUT)/locomo.json

@@ -76,6 +76,13 @@ CASES = [
         "Der Beitrag von 45 € ist bis Freitag, 16. Januar, fällig.",
         "de",
     ),
+    # a weekday the note dates itself is that day, not any of that week's
+    (
+        "performance Wed 7 Jan 9:30 at Little Oaks hall",
+        "The performance is on Wednesday 7 January at 9:30 in the Little Oaks hall.",
+        "The performance is on Wednesday 31 December at 9:30 in the Little Oaks hall.",
+        "en",
+    ),
 ]
 
 

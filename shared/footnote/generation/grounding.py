@@ -318,8 +318,14 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
             return False  # "6 April" is the note's 6 April, whichever year it reads
         if (first.day, first.month) in facts.digit_dates:
             return False  # the note writes it in digits ("5.12.")
-        if first.weekday() in facts.weekdays_named and abs((first - facts.written).days) <= 7:
-            return False  # the note names its weekday ("Sa 10 Uhr"), in the week around it
+        if (
+            first.weekday() in facts.weekdays_named
+            and abs((first - facts.written).days) <= 7
+            and first.weekday() not in {d.weekday() for d in facts.days - {facts.written}}
+        ):
+            # the note names its weekday ("Sa 10 Uhr") but no day of it was read: the
+            # week around the note
+            return False
         if not any(ch.isdigit() for ch in span.text):
             # "on Friday": the note's Friday, whichever week it reads
             return first.weekday() not in {d.weekday() for d in facts.days}
