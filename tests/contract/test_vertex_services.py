@@ -20,6 +20,7 @@ from footnote.dev.timeouts import scaled
 from footnote.domain import Strategy
 from footnote.errors import BackendUnavailable
 from footnote.generation.quote import MODEL_NAME as QUOTE
+from footnote.services.answering import folded
 from footnote.services.chat import RagConfig
 from footnote.services.indexing import Outcome
 from footnote.services.reindexing import ReindexRequest, parse_request
@@ -340,7 +341,7 @@ def test_check_grounding_checks_each_sentence_once_per_chat(
     google.grounding_scores = lambda claim, facts: [0.0 if "9,000" in claim else 0.9] * len(facts)
     indexed = len(google.calls("generate"))  # the notes' classifications
     if stream:
-        out = list(c.chat.chat_stream("alice", QUESTION, None, RagConfig()))[-1]
+        out = folded(c.chat.chat_stream("alice", QUESTION, None, RagConfig()))
     else:
         out = c.chat.chat("alice", QUESTION, None, RagConfig())
     assert "Firestore" in out.answer and "9,000" not in out.answer
