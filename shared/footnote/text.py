@@ -274,20 +274,63 @@ def stop_words(language: str = "en") -> frozenset[str]:
 _STOP_MAX_LETTERS = 4
 
 
-def language_of_text(text: str) -> str:
-    """The language ``text`` is written in, by the stop words it uses: another language
-    than English when at least three of its words are that language's stop words and
-    no English one ("para", "la", "en" are Spanish; "no", "a" are English too), and
-    more of them than English stop words."""
-    seen = [w for w in words(text[:5000]) if len(w) > 1]
-    english = sum(w in STOPWORDS for w in seen)
-    scores = {
-        lang: sum(w in stop_words(lang) and w not in STOPWORDS for w in seen)
+def language_of_text(text: str, prior: str = "en") -> str:
+    """The language ``text`` is written in, by the function words it uses, else
+    ``prior`` (the reader's language for a question; English for a note).
+
+    Each language scores the distinct words of ``text`` that are in its full stop-word
+    list (the stop-words package's; for English, :data:`STOPWORDS`) and the words
+    written with a letter only it uses among the languages read here (taken from the
+    same lists: "ß", "ü" are German, "ñ" Spanish). Another language than ``prior`` is
+    read when it scores two more than ``prior`` and holds a tenth of the distinct words
+    at least: "¿Qué dijo María?" (que, dijo) is Spanish, "Wann hat Lea Geburtstag?"
+    German; a note of English shorthand naming "Tu/Th" and "Señora Ruiz" is not
+    Spanish, and a lone word ("Raclette") is the prior's. A list of items ("Äpfel,
+    Spülmittel, Nudeln") is read by its letters."""
+    raw = {w.lower() for w in _LETTERS.findall(text[:5000])}
+    seen = {_unaccented(w) for w in raw if len(w) > 1}
+    if not seen:
+        return prior if prior in LANGUAGES else "en"
+    score = {
+        lang: sum(w in function_words(lang) for w in seen)
+        + sum(not w.isascii() and not _own_letters(lang).isdisjoint(w) for w in raw)
         for lang in LANGUAGES
-        if lang != "en"
     }
-    best = max(scores, key=lambda lang: scores[lang])
-    return best if scores[best] >= 3 and scores[best] > english else "en"
+    prior = prior if prior in LANGUAGES else "en"
+    best = max(LANGUAGES, key=lambda lang: (score[lang], lang == prior))
+    if score[best] >= score[prior] + _LEAD and score[best] * 10 >= len(seen):
+        return best
+    return prior
+
+
+_LEAD = 2  # how many more function words another language than the prior needs
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def function_words(language: str) -> frozenset[str]:
+    """All the stop words of ``language`` (unaccented), long ones included: to tell a
+    language by, not to drop from search."""
+    if language == "en":
+        return STOPWORDS  # the package's English list holds "de", "un" and content words
+    from stop_words import get_stop_words
+
+    return frozenset(_unaccented(w.lower()) for w in get_stop_words(LANGUAGES[language]))
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def _own_letters(language: str) -> frozenset[str]:
+    """The letters only ``language``'s stop words use among the languages read here."""
+    from stop_words import get_stop_words
+
+    def letters(lang: str) -> set[str]:
+        if lang == "en":
+            return set()
+        listed = get_stop_words(LANGUAGES[lang])
+        return {c for w in listed for c in w.lower() if c.isalpha() and not c.isascii()}
+
+    others = set().union(*(letters(lang) for lang in LANGUAGES if lang != language))
+    return frozenset(letters(language) - others)
 
 
 # "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though
@@ -301,13 +344,18 @@ _TODO = re.compile(
 
 
 def terms(
-    text: str, extra_stopwords: frozenset[str] = frozenset(), language: str = "en"
+    text: str,
+    extra_stopwords: frozenset[str] = frozenset(),
+    language: str = "en",
+    stemmed_as: str | None = None,
 ) -> list[str]:
     """Stemmed content words in order: the unit of keyword search and overlap.
-    ``language``: whose stemmer and stop words (a note's, as written; a question's, the
-    user's)."""
+    ``language``: whose stemmer and stop words (a note's, as written; a question's, as
+    it is written). ``stemmed_as``: another language's stemmer, for a question's words
+    read as notes in that language were stemmed."""
     out = []
     stopped = stop_words(language)
+    stemmer_language = stemmed_as or language
     text = _TODO.sub(lambda m: f"todo{m[1] or ''}", text)
     for w in words(text):
         w = w.split("'")[0] if "'" in w else w
@@ -315,7 +363,7 @@ def terms(
             continue
         if len(w) == 1 and not w.isdigit():
             continue
-        out.append(stem(w, language))
+        out.append(stem(w, stemmer_language))
     return out
 
 

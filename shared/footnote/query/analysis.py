@@ -23,7 +23,7 @@ from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
 from footnote.query.intents import KEYWORD_STOP, intent_of, types_of
 from footnote.query.title_events import NOT_EVENTS, events_from_titles
 from footnote.temporal import DEFAULT_LANGUAGE, TimeSpan, calendar_words, question_window
-from footnote.text import normalize, terms
+from footnote.text import function_words, language_of_text, normalize, terms
 
 __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "with_previous"]
 
@@ -85,7 +85,7 @@ def analyze(
     content = _CITATION_MARKER.sub(" ", "".join(rest))
     content = _COMMAND.sub(" ", content, count=1)
     content = _AS_IT_STANDS.sub(" ", content)
-    keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP, language)))
+    keywords, readings = _read_words(content, normalized, language)
     if (dimension := dimension_terms(lowered)) is not None:
         keywords = tuple(dict.fromkeys((*keywords, *sorted(dimension[1]))))
     types = types_of(lowered)
@@ -107,7 +107,33 @@ def analyze(
         unresolved=tuple(unresolved),
         now=now,
         language=language,
+        readings=readings,
     )
+
+
+def _read_words(
+    content: str, question: str, language: str
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """The question's keywords, read in the language it is written in (the reader's
+    ``language`` unless its words say otherwise), and its other readings.
+
+    A reading stops the words of a language the question may be in (the reader's or
+    the one it is written in; its short stop words as notes are indexed, or all its
+    function words: "cuándo", "welche") and stems the rest as notes in the reader's
+    language, the question's, or of no clear language (:data:`DEFAULT_LANGUAGE`, what
+    indexing reads them as) are stemmed. A Spanish reader's "What are my todos?" is
+    English; their "¿Qué dijo Maria?" is Spanish, and its "maria" is what an English
+    note holds, not the Spanish stem "mari"."""
+    written = language_of_text(question, prior=language)
+    keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP, written)))
+    readings: dict[tuple[str, ...], None] = {}
+    for stopped_as in dict.fromkeys((written, language)):
+        for stop in (KEYWORD_STOP, KEYWORD_STOP | function_words(stopped_as)):
+            for stemmed_as in dict.fromkeys((stopped_as, written, language, DEFAULT_LANGUAGE)):
+                read = tuple(dict.fromkeys(terms(content, stop, stopped_as, stemmed_as)))
+                if read and read != keywords:
+                    readings[read] = None
+    return keywords, tuple(readings)
 
 
 def _names_something(question: str, hints: list[TimeSpan], language: str) -> bool:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from footnote.text import language_of_text
+
 # Contractions typed without their apostrophe. Only those that are no other word: "its",
 # "were", "well", "ill", "id", "hell", "shell" are words as typed and stay.
 _CONTRACTIONS = {
@@ -63,10 +65,13 @@ _ASKS = re.compile(
 _DETERMINED = re.compile(r"^\W*(?:the|my|our|his|her|their|your|a|an|this|that)\b", re.I)
 
 
-def as_written(typed: str) -> str:
+def as_written(typed: str, language: str = "en") -> str:
     """The question ``typed`` stands for: "whats her number" -> "what's her number";
     "solicitors phone number?" -> "what's the solicitors phone number?". A question that
-    already opens as one is only given its apostrophes."""
+    already opens as one is only given its apostrophes. Only English is restored: a
+    question written in another language (``language`` is the reader's) is as typed."""
+    if language_of_text(typed, prior=language) != "en":
+        return typed
     text = _TYPED.sub(lambda m: _restored(m.group(1)), typed)
     text = _SMALL_I.sub("I", text)
     stripped = text.strip()
