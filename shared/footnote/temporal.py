@@ -52,6 +52,8 @@ __all__ = [
     "question_window",
     "read_times",
     "supported_language",
+    "weekday_names",
+    "weekday_text",
 ]
 
 Bound = Literal["in", "since", "after", "before", "until"]
@@ -1069,6 +1071,12 @@ def _month_names_in(language: str) -> tuple[str, ...]:
 def _weekday_names_in(language: str) -> tuple[str, ...]:
     info = _info(language)
     return tuple(max(info.get(k, (k,)), key=len) for k in _WEEKDAY_KEYS)
+
+
+def weekday_text(weekday: int, language: str = DEFAULT_LANGUAGE) -> str:
+    """A weekday's full name (Monday 0), lowered, as ``weekday_names`` spells it."""
+    code = supported_language(language) or DEFAULT_LANGUAGE
+    return _fold(_weekday_names_in(code)[weekday])
 
 
 def day_text(d: date, language: str = DEFAULT_LANGUAGE) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import lru_cache
 
 # Small English stop list: words that carry no topic, so they neither match in
@@ -67,101 +67,6 @@ NUMBER_WORDS: Mapping[str, int] = {
     "several": 5,
 }
 
-# Shorthand people write in notes, and the words it stands for. The answer's reading of
-# a note uses it ("bday" is the birthday a question asks about, "apps" the applications,
-# "linalg" linear algebra); search ranks the words as written. Only shorthand with one
-# everyday reading: "doc" (document or doctor), "pres", "rec" and "temp" are left out;
-# so is "pic", whose expansion matched LoCoMo's chat lines about any picture (F1 -0.0002).
-SHORTHAND: Mapping[str, str] = {
-    "bday": "birthday",
-    "bdays": "birthdays",
-    "appt": "appointment",
-    "appts": "appointments",
-    "mtg": "meeting",
-    "ln": "lane",
-    "rd": "road",
-    "ave": "avenue",
-    # a month written short ("Carer invoice Oct") is the month a question spells out
-    "jan": "january",
-    "feb": "february",
-    "apr": "april",
-    "jun": "june",
-    "jul": "july",
-    "aug": "august",
-    "sep": "september",
-    "sept": "september",
-    "oct": "october",
-    "nov": "november",
-    "dec": "december",
-    "mtgs": "meetings",
-    "tmrw": "tomorrow",
-    "tmr": "tomorrow",
-    "tmw": "tomorrow",
-    "yday": "yesterday",
-    "wk": "week",
-    "wks": "weeks",
-    "yr": "year",
-    "yrs": "years",
-    "hr": "hour",
-    "hrs": "hours",
-    "mins": "minutes",
-    "ppl": "people",
-    "govt": "government",
-    "dept": "department",
-    "mgr": "manager",
-    "mgmt": "management",
-    "app": "application",
-    "apps": "applications",
-    "info": "information",
-    "msg": "message",
-    "msgs": "messages",
-    "convo": "conversation",
-    "approx": "approximately",
-    "uni": "university",
-    "linalg": "linear algebra",
-    "orgo": "organic chemistry",
-    "chem": "chemistry",
-    "bio": "biology",
-    "psych": "psychology",
-    "econ": "economics",
-    "stats": "statistics",
-    "ref": "reference",
-    "req": "requirement",
-    "reqs": "requirements",
-    "reno": "renovation",
-    "gf": "girlfriend",
-    "bf": "boyfriend",
-    "bro": "brother",
-    "sis": "sister",
-    "hubby": "husband",
-    "dr": "doctor",
-    "tix": "tickets",
-    "ko": "kick off",
-    "auto": "automatic",
-    "pkg": "package",
-    "addr": "address",
-    "tel": "phone",
-    "amt": "amount",
-    "qty": "quantity",
-    "avg": "average",
-    "est": "estimate",
-    "repo": "repository",
-    "db": "database",
-    "hw": "homework",
-    "xmas": "christmas",
-    "wknd": "weekend",
-    # weekdays as notes write them ("Wed – Priyanka"); not "sat" or "sun" (words)
-    "mon": "monday",
-    "tue": "tuesday",
-    "tues": "tuesday",
-    "wed": "wednesday",
-    "weds": "wednesday",
-    "thu": "thursday",
-    "thur": "thursday",
-    "thurs": "thursday",
-    "fri": "friday",
-}
-
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # Words that record a decision. Query analysis reads them as the decision intent.
 DECISION_VERBS = re.compile(
@@ -214,6 +119,11 @@ def normalize(text: str) -> str:
 
 def words(text: str) -> list[str]:
     return [_unaccented(w.lower().replace("’", "'")) for w in _WORD.findall(text)]
+
+
+def word_spans(text: str) -> list[tuple[int, int, str]]:
+    """Each word of ``text`` as written, with where it starts and ends."""
+    return [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
 
 
 def _unaccented(word: str) -> str:
@@ -419,16 +329,6 @@ def sha256(*parts: str) -> str:
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=1)
-def _shorthand_stems() -> dict[str, dict[str, tuple[str, ...]]]:
-    """By the stem ``terms`` gives a shorthand word: the word as written, and the terms of
-    what it stands for."""
-    table: dict[str, dict[str, tuple[str, ...]]] = {}
-    for short, full in SHORTHAND.items():
-        table.setdefault(stem(short), {})[short] = tuple(terms(full))
-    return table
-
-
 # A phone number: seven digits or more, spaced or not ("07700 900 412", "+44 20 7946
 # 0321"); not a date ("2026-02-28"), a code headed by a year ("invoice 2026-009"), a room
 # ("room 305") or an amount ("12,900").
@@ -458,46 +358,23 @@ def value_terms(text: str) -> list[str]:
 
 
 def weekday_terms(text: str) -> list[str]:
-    """The weekdays ``text`` writes short ("Wed – dentist" -> "wednesday"), read word by
-    word: indexed beside the words as written, so a question naming the day ("What am I
-    doing on Wednesday?") finds the plan. Only the days: other shorthand indexed so
-    moved HotpotQA's passages ("Dr.", "min"), and a note's days are what a question
-    about the days ahead searches for."""
+    """The weekdays ``text`` writes short ("Wed – dentist", "Thurs" -> "wednesday",
+    "thursday"), read word by word: indexed beside the words as written, so a question
+    naming the day ("What am I doing on Wednesday?") finds the plan. A short form is
+    three letters or more that begin one working day's name (the time reader's
+    vocabulary); "sat" and "sun" are words as often as days."""
+    from footnote.temporal import weekday_text  # the one calendar vocabulary
+
+    days = [weekday_text(day) for day in range(_SATURDAY)]
     out: list[str] = []
     for w in words(text):
-        full = SHORTHAND.get(w)
-        if full is not None and full in _WEEKDAY_NAMES:
-            out.append(stem(full))
+        if len(w) < _SHORT_DAY or not w.isalpha():
+            continue
+        named = [full for full in days if full.startswith(w) and full != w]
+        if len(named) == 1:
+            out.append(stem(named[0]))
     return out
 
 
-_WEEKDAY_NAMES = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday"))
-
-
-# Signs that stand for a word ("41°" is 41 degrees, "15%" 15 percent): ``terms`` drops
-# them with the punctuation.
-SIGNS: Mapping[str, str] = {"°": "degrees", "%": "percent"}
-
-
-def spelled_out(found: Sequence[str], text: str) -> list[str]:
-    """Terms (from ``terms(text)``) with shorthand replaced by the terms of what it stands
-    for, and the words of the signs ``text`` uses. Only where ``text`` writes the shorthand
-    itself: "Wed" is Wednesday, but "wedding" stems to the same "wed", and "fries" to
-    "fri"."""
-    table = _shorthand_stems()
-    written = {w.split("'")[0] for w in words(text)} if any(t in table for t in found) else set()
-    out: list[str] = []
-    for t in found:
-        spelled = next((full for short, full in table.get(t, {}).items() if short in written), None)
-        out.extend(spelled or (t,))
-    for sign, word in SIGNS.items():
-        if sign in text:
-            out.extend(terms(word))
-    # "Sat: Ayla + Mehmet", "Sun 9-3": a capitalised "Sat" or "Sun" before a colon, a
-    # figure or a dash is the day ("sat" and "sun" are words, so only written so)
-    for day in _WEEKEND_DAY.findall(text):
-        out.extend(terms("saturday" if day == "Sat" else "sunday"))
-    return out
-
-
-_WEEKEND_DAY = re.compile(r"\b(Sat|Sun)\b(?=\s*(?:[:\d–-]|\s*&|\s*\+|/))")
+_SATURDAY = 5
+_SHORT_DAY = 3  # "tu", "we" and "fr" are words

@@ -17,13 +17,23 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import date, datetime
+from itertools import pairwise
 
 from footnote.domain import MemoryType, QueryAnalysis
 from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
 from footnote.query.intents import KEYWORD_STOP, intent_of, types_of
 from footnote.query.title_events import NOT_EVENTS, events_from_titles
 from footnote.temporal import DEFAULT_LANGUAGE, TimeSpan, calendar_words, question_window
-from footnote.text import function_words, language_of_text, normalize, terms
+from footnote.text import (
+    QUERY_FILLER,
+    STOPWORDS,
+    function_words,
+    language_of_text,
+    normalize,
+    terms,
+    word_spans,
+    words,
+)
 
 __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "with_previous"]
 
@@ -32,14 +42,10 @@ __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "wi
 # notes write it of a change, "Kacper is the Snowman now".)
 _AS_IT_STANDS = re.compile(r"\b(?:these\s+days|nowadays|at\s+present)\b")
 _CITATION_MARKER = re.compile(r"\[\s*n\s*\d+\s*\]")
-# "Show me my todos", "can you show us…": a command to show is no word of the topic; "What
-# did I win at the show?" asks about one.
-_COMMAND = re.compile(
-    r"^\W*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?show\b(?:\s+(?:me|us)\b)?"
-)
-# A capitalised word inside the question: a name ("Mr Patel", "Firestore"); not "I", an
-# acronym ("TODO", "KPIs") or a month or day ("my January TODO list").
-_NAMED = re.compile(r"(?<=\S\s)(?!I\b)[A-Z][a-z][\w'’-]*")
+# "Show me my todos", "can you show us…": a command to show, opening the question (only
+# stop words and filler before it), is no word of the topic; "What did I win at the
+# show?" asks about one.
+_COMMANDS = frozenset(("show",))
 # "How many items are still unticked on my TODO list?": what of a to-do list is open or
 # done is read off its boxes ("[ ]", "[x]"), not searched for: no note says "unticked".
 _CHECKBOX_STATE = frozenset(
@@ -83,7 +89,7 @@ def analyze(
     # "[N7]" names a citation of an earlier answer, not words to look for: a note
     # quoting a forged marker must not match on it.
     content = _CITATION_MARKER.sub(" ", "".join(rest))
-    content = _COMMAND.sub(" ", content, count=1)
+    content = _without_command(content)
     content = _AS_IT_STANDS.sub(" ", content)
     keywords, readings = _read_words(content, normalized, language)
     if (dimension := dimension_terms(lowered)) is not None:
@@ -137,13 +143,27 @@ def _read_words(
 
 
 def _names_something(question: str, hints: list[TimeSpan], language: str) -> bool:
-    """The question names someone or something outside its time phrases."""
+    """The question names someone or something outside its time phrases: a capitalised
+    word after the first ("Mr Patel", "Firestore"); not "I", an acronym ("TODO",
+    "KPIs") or a month or day ("my January TODO list")."""
     calendar = calendar_words(language)
     return any(
-        m.group(0).lower() not in calendar
-        and not any(h.start_pos <= m.start() < h.end_pos for h in hints)
-        for m in _NAMED.finditer(question)
+        w[:1].isupper()
+        and w[1:2].islower()
+        and w.lower() not in calendar
+        and not any(h.start_pos <= start < h.end_pos for h in hints)
+        for start, _, w in word_spans(question)[1:]
     )
+
+
+def _without_command(content: str) -> str:
+    """``content`` less the command it opens with (``_COMMANDS``)."""
+    for start, end, w in word_spans(content):
+        if w in _COMMANDS:
+            return f"{content[:start]} {content[end:]}"
+        if w not in STOPWORDS and w not in QUERY_FILLER:
+            break
+    return content
 
 
 # "How tall is he?" over "weight 11.6kg, height 86cm": the dimension a "how <adjective>"
@@ -158,14 +178,16 @@ _DIMENSIONS = {
     "wide": "width",
     "deep": "depth",
 }
-_HOW_DIMENSION = re.compile(rf"\bhow\s+({'|'.join(_DIMENSIONS)})\b", re.IGNORECASE)
 
 
 def dimension_terms(question: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """The terms of the adjective a "how tall/heavy/big…" question asks with, and of the
     nouns naming that dimension ("tall": "height"); None for any other question."""
-    found = _HOW_DIMENSION.search(question)
-    if found is None:
+    said = words(question)
+    adjective = next(
+        (b for a, b in pairwise(said) if a == "how" and b in _DIMENSIONS),
+        None,
+    )
+    if adjective is None:
         return None
-    adjective = found.group(1).lower()
     return frozenset(terms(adjective)), frozenset(terms(_DIMENSIONS[adjective]))
