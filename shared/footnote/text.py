@@ -221,7 +221,7 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 def function_words(language: str) -> frozenset[str]:
     """All the stop words of ``language`` (unaccented), long ones included: to tell a
     language by, not to drop from search."""
-    if language == "en":
+    if language not in LANGUAGES or language == "en":
         return STOPWORDS  # the package's English list holds "de", "un" and content words
     from stop_words import get_stop_words
 

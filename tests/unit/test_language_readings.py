@@ -8,12 +8,14 @@ embedder (keywords alone must then find the note)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from footnote.dev.demo import DEMO_NOTES
-from footnote.text import language_of_text
+from footnote.query.analysis import analyze
+from footnote.text import language_of_text, stem, weekday_terms
 from tests.inproc import Harness
 
 GERMAN = [
@@ -126,3 +128,26 @@ def test_a_short_texts_language_is_read_with_the_readers_as_prior(
     text: str, prior: str, language: str
 ) -> None:
     assert language_of_text(text, prior) == language
+
+
+@pytest.mark.parametrize(
+    ("question", "reader", "phrase"),
+    [
+        ("What did I write last week?", "es", "last week"),
+        ("¿Qué escribí la semana pasada?", "en", "la semana pasada"),
+        ("Was habe ich letzte Woche geschrieben?", "en", "letzte woche"),
+    ],
+)
+def test_a_questions_time_is_read_in_the_language_it_is_written_in(
+    question: str, reader: str, phrase: str
+) -> None:
+    read = analyze(question, datetime(2026, 3, 10, 12, tzinfo=UTC), language=reader)
+    assert read.window is not None and read.window.label == phrase, read
+    assert read.window.start == datetime(2026, 3, 2, tzinfo=UTC)
+    assert read.language == reader  # the answer's dates are told in the reader's
+
+
+def test_a_weekday_written_short_is_indexed_as_the_day() -> None:
+    # three letters or more that begin one working day's name; not "sat" or "sun"
+    found = weekday_terms("Thurs: gym\nTues 9-5, Mon+Wed\nwedding, fries, Sat: party")
+    assert found == [stem(d) for d in ("thursday", "tuesday", "monday", "wednesday")]

@@ -142,14 +142,18 @@ def _search(h: Harness, body: Mapping[str, object], **headers: str) -> dict[str,
 
 def test_the_language_is_sent_or_read_from_accept_language() -> None:
     h = Harness()
-    asked = {"query": "¿qué escribí la semana pasada?", "timeZone": "Europe/Madrid"}
+    # one word says no language of its own: it is read in the reader's
+    asked = {"query": "ayer", "timeZone": "Europe/Madrid"}
     sent = _search(h, {**asked, "language": "es"})
     assert sent["meta"]["query"]["window"] is not None
     by_header = _search(h, asked, **{"Accept-Language": "es-ES,es;q=0.9"})
     assert by_header["meta"]["query"]["window"] == sent["meta"]["query"]["window"]
-    # read as English, "la semana pasada" names no time
+    # read as English, "ayer" names no time
     english = _search(h, asked)
     assert english["meta"]["query"]["window"] is None
+    # a question whose words say its language is read in it, whatever the setting
+    spanish = {"query": "¿qué escribí la semana pasada?", "timeZone": "Europe/Madrid"}
+    assert _search(h, spanish)["meta"]["query"]["window"] is not None
     # a language the reader does not know is read as English, not refused
     assert _search(h, {**asked, "language": "ja"})["meta"]["query"]["window"] is None
     bad = h.call("POST", "/search", "ana", json={**asked, "language": "es!; drop"})

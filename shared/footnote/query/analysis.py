@@ -72,7 +72,10 @@ def analyze(
     lowered = normalized.lower().replace("’", "'")
     # Each bound of the window is the wall-clock time in the user's zone, which also
     # places it right across a daylight-saving change.
-    window, unresolved, hints = question_window(lowered, now, language, events)
+    # The question is read in the language it is written in: the reader's unless its
+    # words say otherwise (a Spanish reader's "What did I write last week?")
+    written = language_of_text(normalized, prior=language)
+    window, unresolved, hints = question_window(lowered, now, written, events)
     # "after the fact", "during the rest": no event; nothing to report unresolved
     no_event = {
         h.text
@@ -91,11 +94,11 @@ def analyze(
     content = _CITATION_MARKER.sub(" ", "".join(rest))
     content = _without_command(content)
     content = _AS_IT_STANDS.sub(" ", content)
-    keywords, readings = _read_words(content, normalized, language)
+    keywords, readings = _read_words(content, written, language)
     if (dimension := dimension_terms(lowered)) is not None:
         keywords = tuple(dict.fromkeys((*keywords, *sorted(dimension[1]))))
     types = types_of(lowered)
-    if types and _names_something(normalized, hints, language):
+    if types and _names_something(normalized, hints, written):
         # "What feedback did Mr Patel give me?": a question naming someone or something is
         # searched by the name, not held to what a rule classified each note as ("obs
         # feedback", Mr Patel's, was typed a plain note)
@@ -118,10 +121,10 @@ def analyze(
 
 
 def _read_words(
-    content: str, question: str, language: str
+    content: str, written: str, language: str
 ) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    """The question's keywords, read in the language it is written in (the reader's
-    ``language`` unless its words say otherwise), and its other readings.
+    """The question's keywords, read in the language it is ``written`` in, and its other
+    readings.
 
     A reading stops the words of a language the question may be in (the reader's or
     the one it is written in; its short stop words as notes are indexed, or all its
@@ -130,7 +133,6 @@ def _read_words(
     indexing reads them as) are stemmed. A Spanish reader's "What are my todos?" is
     English; their "¿Qué dijo Maria?" is Spanish, and its "maria" is what an English
     note holds, not the Spanish stem "mari"."""
-    written = language_of_text(question, prior=language)
     keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP, written)))
     readings: dict[tuple[str, ...], None] = {}
     for stopped_as in dict.fromkeys((written, language)):
