@@ -201,11 +201,12 @@ def language_of_text(text: str, prior: str = "en") -> str:
     seen = {_unaccented(w) for w in raw if len(w) > 1}
     if not seen:
         return prior if prior in LANGUAGES else "en"
-    score = {
-        lang: sum(w in function_words(lang) for w in seen)
-        + sum(not w.isascii() and not _own_letters(lang).isdisjoint(w) for w in raw)
-        for lang in LANGUAGES
-    }
+    score = {lang: len(seen & function_words(lang)) for lang in LANGUAGES}
+    letters = _letter_languages()
+    for w in raw:
+        if not w.isascii():
+            for lang in {letters[c] for c in w if c in letters}:
+                score[lang] += 1
     prior = prior if prior in LANGUAGES else "en"
     best = max(LANGUAGES, key=lambda lang: (score[lang], lang == prior))
     if score[best] >= score[prior] + _LEAD and score[best] * 10 >= len(seen):
@@ -228,9 +229,10 @@ def function_words(language: str) -> frozenset[str]:
     return frozenset(_unaccented(w.lower()) for w in get_stop_words(LANGUAGES[language]))
 
 
-@lru_cache(maxsize=len(LANGUAGES))
-def _own_letters(language: str) -> frozenset[str]:
-    """The letters only ``language``'s stop words use among the languages read here."""
+@lru_cache(maxsize=1)
+def _letter_languages() -> dict[str, str]:
+    """Each letter that only one language's stop words use among the languages read
+    here, and that language ("ß": German, "ñ": Spanish)."""
     from stop_words import get_stop_words
 
     def letters(lang: str) -> set[str]:
@@ -239,8 +241,13 @@ def _own_letters(language: str) -> frozenset[str]:
         listed = get_stop_words(LANGUAGES[lang])
         return {c for w in listed for c in w.lower() if c.isalpha() and not c.isascii()}
 
-    others = set().union(*(letters(lang) for lang in LANGUAGES if lang != language))
-    return frozenset(letters(language) - others)
+    used = {lang: letters(lang) for lang in LANGUAGES}
+    return {
+        c: lang
+        for lang, own in used.items()
+        for c in own
+        if not any(c in used[other] for other in LANGUAGES if other != lang)
+    }
 
 
 # "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though
