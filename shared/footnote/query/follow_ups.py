@@ -44,11 +44,11 @@ _BACK_REFERENCES = _PERSON_PRONOUNS | _THING_PRONOUNS | {"hers", "theirs", "then
 _WHO = frozenset(("who", "whom", "who's", "whos"))
 
 
-def _capitalised(text: str, anywhere: bool = False) -> list[tuple[int, int, str]]:
+def _capitalised(text: str) -> list[tuple[int, int, str]]:
     """The capitalised words of ``text`` (Latin letters with accents included:
     "Camélia", "Élodie"), each as far as its small letters go ("Linda" of "Linda's");
     all capitals ("TODO", "SSO") name no one. Not the first word, nor one opening a
-    sentence, unless ``anywhere``."""
+    sentence: any word is capitalised there."""
     found = []
     for start, _, w in word_spans(text):
         size = _capital_run(w)
@@ -57,7 +57,7 @@ def _capitalised(text: str, anywhere: bool = False) -> list[tuple[int, int, str]
         opens = start == 0 or (
             start >= 2 and text[start - 1].isspace() and text[start - 2] in ".?!"
         )
-        if opens and not anywhere:
+        if opens:
             continue
         found.append((start, start + size, w[:size]))
     return found
