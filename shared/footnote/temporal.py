@@ -640,10 +640,22 @@ def _runs(
             or w[:1].isdigit()
         )
 
+    counts = _count_words(language)
+
+    def counted(i: int) -> bool:
+        """A count word before a unit ("a month ago", "an hour ago"): the run starts at
+        it, though alone it is no time word ("a", "an")."""
+        return (
+            words[i][2] in counts
+            and i + 1 < len(words)
+            and words[i + 1][2] in vocab.units
+            and _joined(text, words[i][1], words[i + 1][0])
+        )
+
     runs: list[tuple[int, int]] = []
     i = 0
     while i < len(words):
-        if not datey(words[i][2]):
+        if not datey(words[i][2]) and not counted(i):
             i += 1
             continue
         j = i
@@ -666,6 +678,18 @@ def _runs(
             runs.append((k, min(j, k + _MAX_WORDS - 1)))
         i = j + 1
     return runs
+
+
+@lru_cache(maxsize=16)
+def _count_words(language: str) -> frozenset[str]:
+    """The words ``language`` counts with in a time phrase ("a", "two", "un", "zwei"):
+    dateparser's simplifications to a number."""
+    return frozenset(
+        _fold(k)
+        for rule in _info(language).get("simplifications", ())
+        for k, v in rule.items()
+        if str(v).isdigit() and " " not in k
+    )
 
 
 @lru_cache(maxsize=16)

@@ -172,7 +172,6 @@ NOT_READ_YET = frozenset(
         "last March",
         "in the past month",
         "the past year",
-        "a month ago",
         "since June 31",
     ]
 )

@@ -204,3 +204,19 @@ def test_relative_words_that_name_no_phrase_are_no_date() -> None:
     )
     assert window is not None and window.start == datetime(2026, 1, 2, tzinfo=MADRID)
     assert window.end is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "first"),
+    [
+        ("a month ago", "en", date(2024, 4, 1)),
+        ("an hour ago", "en", date(2024, 5, 15)),
+        ("a week ago we met", "en", date(2024, 5, 6)),
+        ("hace un mes", "es", date(2024, 4, 1)),
+    ],
+)
+def test_a_count_word_before_a_unit_opens_the_phrase(text: str, language: str, first: date) -> None:
+    spans = temporal.read_times(text, datetime(2024, 5, 15, 10), language)
+    assert [s.start.date() if s.start else None for s in spans] == [first], spans
+    # alone, "a" is no time ("it took a week" names none)
+    assert temporal.read_times("it took a week", datetime(2024, 5, 15, 10)) == []
