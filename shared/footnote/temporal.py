@@ -680,6 +680,14 @@ def _runs(
     return runs
 
 
+def _count(word: str, language: str) -> int | None:
+    """The number ``word`` counts: "3", "two", "zwei"; None for any other word."""
+    if word.isdigit():
+        return int(word)
+    counted = _simplified([word], language)
+    return int(counted) if counted.isdigit() and word in _count_words(language) else None
+
+
 @lru_cache(maxsize=16)
 def _count_words(language: str) -> frozenset[str]:
     """The words ``language`` counts with in a time phrase ("a", "two", "un", "zwei"):
@@ -735,7 +743,11 @@ def _span(
         and (prep in bounds or prep in _glue(language))
     ):
         prep, bound = before[-2], bounds[before[-2]]
-    if bound == "since" and prep in _ROLLING.get(language, ()) and not inside[0][:1].isdigit():
+    if (
+        bound == "since"
+        and prep in _ROLLING.get(language, ())
+        and _count(inside[0], language) is None
+    ):
         bound = "in"  # "past"/"last"/"últimos" before a count is rolling; "last week" is not
 
     # the bound word is part of the phrase ("since Monday"): no keyword of the question
@@ -829,9 +841,10 @@ def _span_of(
     if read is None and bound == "since" and prep in _ROLLING.get(language, ()):
         # "the past 3 days", "los últimos 3 días": that many units back
         unit = _unit_of(inside[-1], language)
-        if unit is not None and len(inside) == 2 and inside[0].isdigit():
+        count = _count(inside[0], language)
+        if unit is not None and len(inside) == 2 and count is not None:
             grain_, step = _UNIT_GRAIN[unit]
-            read = anchor - step * int(inside[0]), grain_
+            read = anchor - step * count, grain_
     if read is None and (names or (numbers and not relative)):
         # the parser reads what the common forms do not, if it names a month or a day;
         # relative words alone that are none of the language's phrases ("one-year-old")
@@ -853,7 +866,11 @@ def _span_of(
         if not agreeing or any(_YEAR.fullmatch(n) for n in numbers):
             return None
         moment = min(agreeing, key=lambda m: abs(m - anchor))
-    if bound == "since" and inside[0][:1].isdigit() and prep in _ROLLING.get(language, ()):
+    if (
+        bound == "since"
+        and _count(inside[0], language) is not None
+        and prep in _ROLLING.get(language, ())
+    ):
         # "the past 3 days": from that day on
         s = _floor(moment, "day")
         return TimeSpan(

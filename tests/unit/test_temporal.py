@@ -4,7 +4,7 @@ by the same function against their anchor, in the user's language."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -220,3 +220,14 @@ def test_a_count_word_before_a_unit_opens_the_phrase(text: str, language: str, f
     assert [s.start.date() if s.start else None for s in spans] == [first], spans
     # alone, "a" is no time ("it took a week" names none)
     assert temporal.read_times("it took a week", datetime(2024, 5, 15, 10)) == []
+
+
+def test_a_rolling_period_is_counted_in_words_too() -> None:
+    now = datetime(2026, 11, 22, 10, tzinfo=UTC)
+    for question, language in (
+        ("what changed in the last two weeks", "en"),
+        ("Was ist in den letzten zwei Wochen passiert?", "de"),
+    ):
+        window = analyze(question, now, language=language).window
+        assert window is not None and window.end is None, question
+        assert window.start == datetime(2026, 11, 8, tzinfo=UTC), question
