@@ -160,7 +160,7 @@ class IndexSource:
             request.tenant_id,
             request.model_id,
             request.vector,
-            analysis.keywords,
+            searched_terms(analysis),  # every reading of its words, as the corpus searches
             request.depth,
             analysis.window,
             analysis.types,
