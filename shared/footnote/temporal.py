@@ -40,6 +40,8 @@ from typing import Any, Literal
 from dateutil.relativedelta import relativedelta
 
 from footnote.domain import TimeWindow
+from footnote.text import stem
+from footnote.text import words as text_words
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -53,6 +55,7 @@ __all__ = [
     "read_times",
     "supported_language",
     "weekday_names",
+    "weekday_terms",
     "weekday_text",
 ]
 
@@ -1154,3 +1157,24 @@ def date_words(written: datetime | date, text: str = "", language: str = DEFAULT
             named.append(f"{day_text(first, lang)} {first.isoformat()}")
     weekday = _weekday_names_in(lang)[day.weekday()].capitalize()
     return " ".join([day_text(day, lang), weekday, day.isoformat(), *named]).strip()
+
+
+def weekday_terms(text: str) -> list[str]:
+    """The weekdays ``text`` writes short ("Wed – dentist", "Thurs" -> "wednesday",
+    "thursday"), read word by word: indexed beside the words as written, so a question
+    naming the day ("What am I doing on Wednesday?") finds the plan. A short form is
+    three letters or more that begin one working day's name (the time reader's
+    vocabulary); "sat" and "sun" are words as often as days."""
+    days = [weekday_text(day) for day in range(_SATURDAY)]
+    out: list[str] = []
+    for w in text_words(text):
+        if len(w) < _SHORT_DAY or not w.isalpha():
+            continue
+        named = [full for full in days if full.startswith(w) and full != w]
+        if len(named) == 1:
+            out.append(stem(named[0]))
+    return out
+
+
+_SATURDAY = 5
+_SHORT_DAY = 3  # "tu", "we" and "fr" are words

@@ -362,26 +362,3 @@ def value_terms(text: str) -> list[str]:
     if EMAIL.search(text):
         found += terms("email")
     return found
-
-
-def weekday_terms(text: str) -> list[str]:
-    """The weekdays ``text`` writes short ("Wed – dentist", "Thurs" -> "wednesday",
-    "thursday"), read word by word: indexed beside the words as written, so a question
-    naming the day ("What am I doing on Wednesday?") finds the plan. A short form is
-    three letters or more that begin one working day's name (the time reader's
-    vocabulary); "sat" and "sun" are words as often as days."""
-    from footnote.temporal import weekday_text  # the one calendar vocabulary
-
-    days = [weekday_text(day) for day in range(_SATURDAY)]
-    out: list[str] = []
-    for w in words(text):
-        if len(w) < _SHORT_DAY or not w.isalpha():
-            continue
-        named = [full for full in days if full.startswith(w) and full != w]
-        if len(named) == 1:
-            out.append(stem(named[0]))
-    return out
-
-
-_SATURDAY = 5
-_SHORT_DAY = 3  # "tu", "we" and "fr" are words

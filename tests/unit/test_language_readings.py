@@ -15,7 +15,8 @@ import pytest
 
 from footnote.dev.demo import DEMO_NOTES
 from footnote.query.analysis import analyze
-from footnote.text import language_of_text, stem, weekday_terms
+from footnote.temporal import weekday_terms
+from footnote.text import language_of_text, stem
 from tests.inproc import Harness
 
 GERMAN = [
