@@ -237,6 +237,11 @@ class QueryAnalysis:
     now: datetime | None = field(default=None, compare=False)
     # The asker's language (a code ``temporal`` reads): how the notes' dates are told.
     language: str = "en"
+    # The question's words as notes in another language hold them: stopped as another
+    # language the question may be in, or stemmed as another language the notes may be
+    # stemmed in ("What are my todos?" asked by a Spanish reader of English notes).
+    # Keyword search looks for these too; a chunk's word support is the best reading's.
+    readings: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,8 @@ from typing import Any, Literal
 from dateutil.relativedelta import relativedelta
 
 from footnote.domain import TimeWindow
+from footnote.text import stem
+from footnote.text import words as text_words
 
 __all__ = [
     "DEFAULT_LANGUAGE",
@@ -52,6 +54,9 @@ __all__ = [
     "question_window",
     "read_times",
     "supported_language",
+    "weekday_names",
+    "weekday_terms",
+    "weekday_text",
 ]
 
 Bound = Literal["in", "since", "after", "before", "until"]
@@ -638,10 +643,22 @@ def _runs(
             or w[:1].isdigit()
         )
 
+    counts = _count_words(language)
+
+    def counted(i: int) -> bool:
+        """A count word before a unit ("a month ago", "an hour ago"): the run starts at
+        it, though alone it is no time word ("a", "an")."""
+        return (
+            words[i][2] in counts
+            and i + 1 < len(words)
+            and words[i + 1][2] in vocab.units
+            and _joined(text, words[i][1], words[i + 1][0])
+        )
+
     runs: list[tuple[int, int]] = []
     i = 0
     while i < len(words):
-        if not datey(words[i][2]):
+        if not datey(words[i][2]) and not counted(i):
             i += 1
             continue
         j = i
@@ -664,6 +681,26 @@ def _runs(
             runs.append((k, min(j, k + _MAX_WORDS - 1)))
         i = j + 1
     return runs
+
+
+def _count(word: str, language: str) -> int | None:
+    """The number ``word`` counts: "3", "two", "zwei"; None for any other word."""
+    if word.isdigit():
+        return int(word)
+    counted = _simplified([word], language)
+    return int(counted) if counted.isdigit() and word in _count_words(language) else None
+
+
+@lru_cache(maxsize=16)
+def _count_words(language: str) -> frozenset[str]:
+    """The words ``language`` counts with in a time phrase ("a", "two", "un", "zwei"):
+    dateparser's simplifications to a number."""
+    return frozenset(
+        _fold(k)
+        for rule in _info(language).get("simplifications", ())
+        for k, v in rule.items()
+        if str(v).isdigit() and " " not in k
+    )
 
 
 @lru_cache(maxsize=16)
@@ -709,7 +746,11 @@ def _span(
         and (prep in bounds or prep in _glue(language))
     ):
         prep, bound = before[-2], bounds[before[-2]]
-    if bound == "since" and prep in _ROLLING.get(language, ()) and not inside[0][:1].isdigit():
+    if (
+        bound == "since"
+        and prep in _ROLLING.get(language, ())
+        and _count(inside[0], language) is None
+    ):
         bound = "in"  # "past"/"last"/"últimos" before a count is rolling; "last week" is not
 
     # the bound word is part of the phrase ("since Monday"): no keyword of the question
@@ -803,9 +844,10 @@ def _span_of(
     if read is None and bound == "since" and prep in _ROLLING.get(language, ()):
         # "the past 3 days", "los últimos 3 días": that many units back
         unit = _unit_of(inside[-1], language)
-        if unit is not None and len(inside) == 2 and inside[0].isdigit():
+        count = _count(inside[0], language)
+        if unit is not None and len(inside) == 2 and count is not None:
             grain_, step = _UNIT_GRAIN[unit]
-            read = anchor - step * int(inside[0]), grain_
+            read = anchor - step * count, grain_
     if read is None and (names or (numbers and not relative)):
         # the parser reads what the common forms do not, if it names a month or a day;
         # relative words alone that are none of the language's phrases ("one-year-old")
@@ -827,7 +869,11 @@ def _span_of(
         if not agreeing or any(_YEAR.fullmatch(n) for n in numbers):
             return None
         moment = min(agreeing, key=lambda m: abs(m - anchor))
-    if bound == "since" and inside[0][:1].isdigit() and prep in _ROLLING.get(language, ()):
+    if (
+        bound == "since"
+        and _count(inside[0], language) is not None
+        and prep in _ROLLING.get(language, ())
+    ):
         # "the past 3 days": from that day on
         s = _floor(moment, "day")
         return TimeSpan(
@@ -1071,6 +1117,12 @@ def _weekday_names_in(language: str) -> tuple[str, ...]:
     return tuple(max(info.get(k, (k,)), key=len) for k in _WEEKDAY_KEYS)
 
 
+def weekday_text(weekday: int, language: str = DEFAULT_LANGUAGE) -> str:
+    """A weekday's full name (Monday 0), lowered, as ``weekday_names`` spells it."""
+    code = supported_language(language) or DEFAULT_LANGUAGE
+    return _fold(_weekday_names_in(code)[weekday])
+
+
 def day_text(d: date, language: str = DEFAULT_LANGUAGE) -> str:
     """ "7 May 2023", "7 mayo 2023": day, month name, year, unambiguous in every locale."""
     if (supported_language(language) or DEFAULT_LANGUAGE) == DEFAULT_LANGUAGE:
@@ -1114,3 +1166,24 @@ def weekday_spellings(language: str = DEFAULT_LANGUAGE) -> dict[str, int]:
     not read as a date, a word of it may still name a weekday ("Training Sa 10 Uhr")."""
     info = _info(supported_language(language) or DEFAULT_LANGUAGE)
     return {_fold(w): i for i, k in enumerate(_WEEKDAY_KEYS) for w in info.get(k, ())}
+
+
+def weekday_terms(text: str) -> list[str]:
+    """The weekdays ``text`` writes short ("Wed – dentist", "Thurs" -> "wednesday",
+    "thursday"), read word by word: indexed beside the words as written, so a question
+    naming the day ("What am I doing on Wednesday?") finds the plan. A short form is
+    three letters or more that begin one working day's name (the time reader's
+    vocabulary); "sat" and "sun" are words as often as days."""
+    days = [weekday_text(day) for day in range(_SATURDAY)]
+    out: list[str] = []
+    for w in text_words(text):
+        if len(w) < _SHORT_DAY or not w.isalpha():
+            continue
+        named = [full for full in days if full.startswith(w) and full != w]
+        if len(named) == 1:
+            out.append(stem(named[0]))
+    return out
+
+
+_SATURDAY = 5
+_SHORT_DAY = 3  # "tu", "we" and "fr" are words

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import lru_cache
 
 # Small English stop list: words that carry no topic, so they neither match in
@@ -67,101 +67,6 @@ NUMBER_WORDS: Mapping[str, int] = {
     "several": 5,
 }
 
-# Shorthand people write in notes, and the words it stands for. The answer's reading of
-# a note uses it ("bday" is the birthday a question asks about, "apps" the applications,
-# "linalg" linear algebra); search ranks the words as written. Only shorthand with one
-# everyday reading: "doc" (document or doctor), "pres", "rec" and "temp" are left out;
-# so is "pic", whose expansion matched LoCoMo's chat lines about any picture (F1 -0.0002).
-SHORTHAND: Mapping[str, str] = {
-    "bday": "birthday",
-    "bdays": "birthdays",
-    "appt": "appointment",
-    "appts": "appointments",
-    "mtg": "meeting",
-    "ln": "lane",
-    "rd": "road",
-    "ave": "avenue",
-    # a month written short ("Carer invoice Oct") is the month a question spells out
-    "jan": "january",
-    "feb": "february",
-    "apr": "april",
-    "jun": "june",
-    "jul": "july",
-    "aug": "august",
-    "sep": "september",
-    "sept": "september",
-    "oct": "october",
-    "nov": "november",
-    "dec": "december",
-    "mtgs": "meetings",
-    "tmrw": "tomorrow",
-    "tmr": "tomorrow",
-    "tmw": "tomorrow",
-    "yday": "yesterday",
-    "wk": "week",
-    "wks": "weeks",
-    "yr": "year",
-    "yrs": "years",
-    "hr": "hour",
-    "hrs": "hours",
-    "mins": "minutes",
-    "ppl": "people",
-    "govt": "government",
-    "dept": "department",
-    "mgr": "manager",
-    "mgmt": "management",
-    "app": "application",
-    "apps": "applications",
-    "info": "information",
-    "msg": "message",
-    "msgs": "messages",
-    "convo": "conversation",
-    "approx": "approximately",
-    "uni": "university",
-    "linalg": "linear algebra",
-    "orgo": "organic chemistry",
-    "chem": "chemistry",
-    "bio": "biology",
-    "psych": "psychology",
-    "econ": "economics",
-    "stats": "statistics",
-    "ref": "reference",
-    "req": "requirement",
-    "reqs": "requirements",
-    "reno": "renovation",
-    "gf": "girlfriend",
-    "bf": "boyfriend",
-    "bro": "brother",
-    "sis": "sister",
-    "hubby": "husband",
-    "dr": "doctor",
-    "tix": "tickets",
-    "ko": "kick off",
-    "auto": "automatic",
-    "pkg": "package",
-    "addr": "address",
-    "tel": "phone",
-    "amt": "amount",
-    "qty": "quantity",
-    "avg": "average",
-    "est": "estimate",
-    "repo": "repository",
-    "db": "database",
-    "hw": "homework",
-    "xmas": "christmas",
-    "wknd": "weekend",
-    # weekdays as notes write them ("Wed – Priyanka"); not "sat" or "sun" (words)
-    "mon": "monday",
-    "tue": "tuesday",
-    "tues": "tuesday",
-    "wed": "wednesday",
-    "weds": "wednesday",
-    "thu": "thursday",
-    "thur": "thursday",
-    "thurs": "thursday",
-    "fri": "friday",
-}
-
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # Words that record a decision. Query analysis reads them as the decision intent.
 DECISION_VERBS = re.compile(
@@ -214,6 +119,11 @@ def normalize(text: str) -> str:
 
 def words(text: str) -> list[str]:
     return [_unaccented(w.lower().replace("’", "'")) for w in _WORD.findall(text)]
+
+
+def word_spans(text: str) -> list[tuple[int, int, str]]:
+    """Each word of ``text`` as written, with where it starts and ends."""
+    return [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
 
 
 def _unaccented(word: str) -> str:
@@ -274,20 +184,70 @@ def stop_words(language: str = "en") -> frozenset[str]:
 _STOP_MAX_LETTERS = 4
 
 
-def language_of_text(text: str) -> str:
-    """The language ``text`` is written in, by the stop words it uses: another language
-    than English when at least three of its words are that language's stop words and
-    no English one ("para", "la", "en" are Spanish; "no", "a" are English too), and
-    more of them than English stop words."""
-    seen = [w for w in words(text[:5000]) if len(w) > 1]
-    english = sum(w in STOPWORDS for w in seen)
-    scores = {
-        lang: sum(w in stop_words(lang) and w not in STOPWORDS for w in seen)
-        for lang in LANGUAGES
-        if lang != "en"
+def language_of_text(text: str, prior: str = "en") -> str:
+    """The language ``text`` is written in, by the function words it uses, else
+    ``prior`` (the reader's language for a question; English for a note).
+
+    Each language scores the distinct words of ``text`` that are in its full stop-word
+    list (the stop-words package's; for English, :data:`STOPWORDS`) and the words
+    written with a letter only it uses among the languages read here (taken from the
+    same lists: "ß", "ü" are German, "ñ" Spanish). Another language than ``prior`` is
+    read when it scores two more than ``prior`` and holds a tenth of the distinct words
+    at least: "¿Qué dijo María?" (que, dijo) is Spanish, "Wann hat Lea Geburtstag?"
+    German; a note of English shorthand naming "Tu/Th" and "Señora Ruiz" is not
+    Spanish, and a lone word ("Raclette") is the prior's. A list of items ("Äpfel,
+    Spülmittel, Nudeln") is read by its letters."""
+    raw = {w.lower() for w in _LETTERS.findall(text[:5000])}
+    seen = {_unaccented(w) for w in raw if len(w) > 1}
+    if not seen:
+        return prior if prior in LANGUAGES else "en"
+    score = {lang: len(seen & function_words(lang)) for lang in LANGUAGES}
+    letters = _letter_languages()
+    for w in raw:
+        if not w.isascii():
+            for lang in {letters[c] for c in w if c in letters}:
+                score[lang] += 1
+    prior = prior if prior in LANGUAGES else "en"
+    best = max(LANGUAGES, key=lambda lang: (score[lang], lang == prior))
+    if score[best] >= score[prior] + _LEAD and score[best] * 10 >= len(seen):
+        return best
+    return prior
+
+
+_LEAD = 2  # how many more function words another language than the prior needs
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def function_words(language: str) -> frozenset[str]:
+    """All the stop words of ``language`` (unaccented), long ones included: to tell a
+    language by, not to drop from search."""
+    if language not in LANGUAGES or language == "en":
+        return STOPWORDS  # the package's English list holds "de", "un" and content words
+    from stop_words import get_stop_words
+
+    return frozenset(_unaccented(w.lower()) for w in get_stop_words(LANGUAGES[language]))
+
+
+@lru_cache(maxsize=1)
+def _letter_languages() -> dict[str, str]:
+    """Each letter that only one language's stop words use among the languages read
+    here, and that language ("ß": German, "ñ": Spanish)."""
+    from stop_words import get_stop_words
+
+    def letters(lang: str) -> set[str]:
+        if lang == "en":
+            return set()
+        listed = get_stop_words(LANGUAGES[lang])
+        return {c for w in listed for c in w.lower() if c.isalpha() and not c.isascii()}
+
+    used = {lang: letters(lang) for lang in LANGUAGES}
+    return {
+        c: lang
+        for lang, own in used.items()
+        for c in own
+        if not any(c in used[other] for other in LANGUAGES if other != lang)
     }
-    best = max(scores, key=lambda lang: scores[lang])
-    return best if scores[best] >= 3 and scores[best] > english else "en"
 
 
 # "to-do", "to do list", a heading "To do:": one word, a to-do list ("todo"), though
@@ -301,13 +261,18 @@ _TODO = re.compile(
 
 
 def terms(
-    text: str, extra_stopwords: frozenset[str] = frozenset(), language: str = "en"
+    text: str,
+    extra_stopwords: frozenset[str] = frozenset(),
+    language: str = "en",
+    stemmed_as: str | None = None,
 ) -> list[str]:
     """Stemmed content words in order: the unit of keyword search and overlap.
-    ``language``: whose stemmer and stop words (a note's, as written; a question's, the
-    user's)."""
+    ``language``: whose stemmer and stop words (a note's, as written; a question's, as
+    it is written). ``stemmed_as``: another language's stemmer, for a question's words
+    read as notes in that language were stemmed."""
     out = []
     stopped = stop_words(language)
+    stemmer_language = stemmed_as or language
     text = _TODO.sub(lambda m: f"todo{m[1] or ''}", text)
     for w in words(text):
         w = w.split("'")[0] if "'" in w else w
@@ -315,7 +280,7 @@ def terms(
             continue
         if len(w) == 1 and not w.isdigit():
             continue
-        out.append(stem(w, language))
+        out.append(stem(w, stemmer_language))
     return out
 
 
@@ -376,16 +341,6 @@ def sha256(*parts: str) -> str:
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=1)
-def _shorthand_stems() -> dict[str, dict[str, tuple[str, ...]]]:
-    """By the stem ``terms`` gives a shorthand word: the word as written, and the terms of
-    what it stands for."""
-    table: dict[str, dict[str, tuple[str, ...]]] = {}
-    for short, full in SHORTHAND.items():
-        table.setdefault(stem(short), {})[short] = tuple(terms(full))
-    return table
-
-
 # A phone number: seven digits or more, spaced or not ("07700 900 412", "+44 20 7946
 # 0321"); not a date ("2026-02-28"), a code headed by a year ("invoice 2026-009"), a room
 # ("room 305") or an amount ("12,900").
@@ -412,49 +367,3 @@ def value_terms(text: str) -> list[str]:
     if EMAIL.search(text):
         found += terms("email")
     return found
-
-
-def weekday_terms(text: str) -> list[str]:
-    """The weekdays ``text`` writes short ("Wed – dentist" -> "wednesday"), read word by
-    word: indexed beside the words as written, so a question naming the day ("What am I
-    doing on Wednesday?") finds the plan. Only the days: other shorthand indexed so
-    moved HotpotQA's passages ("Dr.", "min"), and a note's days are what a question
-    about the days ahead searches for."""
-    out: list[str] = []
-    for w in words(text):
-        full = SHORTHAND.get(w)
-        if full is not None and full in _WEEKDAY_NAMES:
-            out.append(stem(full))
-    return out
-
-
-_WEEKDAY_NAMES = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday"))
-
-
-# Signs that stand for a word ("41°" is 41 degrees, "15%" 15 percent): ``terms`` drops
-# them with the punctuation.
-SIGNS: Mapping[str, str] = {"°": "degrees", "%": "percent"}
-
-
-def spelled_out(found: Sequence[str], text: str) -> list[str]:
-    """Terms (from ``terms(text)``) with shorthand replaced by the terms of what it stands
-    for, and the words of the signs ``text`` uses. Only where ``text`` writes the shorthand
-    itself: "Wed" is Wednesday, but "wedding" stems to the same "wed", and "fries" to
-    "fri"."""
-    table = _shorthand_stems()
-    written = {w.split("'")[0] for w in words(text)} if any(t in table for t in found) else set()
-    out: list[str] = []
-    for t in found:
-        spelled = next((full for short, full in table.get(t, {}).items() if short in written), None)
-        out.extend(spelled or (t,))
-    for sign, word in SIGNS.items():
-        if sign in text:
-            out.extend(terms(word))
-    # "Sat: Ayla + Mehmet", "Sun 9-3": a capitalised "Sat" or "Sun" before a colon, a
-    # figure or a dash is the day ("sat" and "sun" are words, so only written so)
-    for day in _WEEKEND_DAY.findall(text):
-        out.extend(terms("saturday" if day == "Sat" else "sunday"))
-    return out
-
-
-_WEEKEND_DAY = re.compile(r"\b(Sat|Sun)\b(?=\s*(?:[:\d–-]|\s*&|\s*\+|/))")

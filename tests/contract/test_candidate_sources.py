@@ -111,6 +111,14 @@ class CandidateSourceContract:
             assert ids and ids[0] == "garden_000"
         assert set(ids) <= {"garden_000"}
 
+    def test_another_reading_of_the_words_is_searched_too(self) -> None:
+        # a question read as Spanish ("riego del jardín") whose words, read as the notes
+        # are (English stems), hold a note's word: the keyword list finds it
+        asked = request("riego del jardín", keywords=("rieg", "jardin"), readings=(("water",),))
+        ids = [h.chunk_id for h in self.source(CHUNKS).candidates(asked).keyword]
+        if self.has_keyword_list:
+            assert ids == ["garden_000"]
+
     def test_the_window_binds_every_list(self) -> None:
         window = TimeWindow(NOW - timedelta(days=10), NOW, "the last ten days")
         found = self.source(CHUNKS).candidates(request("notes", window=window))

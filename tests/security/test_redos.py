@@ -15,9 +15,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Superlinear when searched for, linear as used: each pattern and why.
 LINEAR_AS_USED = {
-    ("shared/footnote/query/follow_ups.py", r"\s+[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"): (
-        "re.match: one attempt, from the start of what follows a name"
-    ),
     ("shared/footnote/temporal.py", r"\(.*?\)"): (
         "dateparser's own language data, never a user's text"
     ),

@@ -160,7 +160,6 @@ NOT_READ_YET = frozenset(
         "churn since the beginning of 2024",
         "hiring in early March",
         "invoices by the end of the month",
-        "what changed in the last two weeks",
         "ideas from the past couple of days",
         "notes from the past month",
         "over the last year how did revenue grow",
@@ -172,7 +171,6 @@ NOT_READ_YET = frozenset(
         "last March",
         "in the past month",
         "the past year",
-        "a month ago",
         "since June 31",
     ]
 )

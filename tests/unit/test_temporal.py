@@ -4,7 +4,7 @@ by the same function against their anchor, in the user's language."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -142,14 +142,18 @@ def _search(h: Harness, body: Mapping[str, object], **headers: str) -> dict[str,
 
 def test_the_language_is_sent_or_read_from_accept_language() -> None:
     h = Harness()
-    asked = {"query": "¿qué escribí la semana pasada?", "timeZone": "Europe/Madrid"}
+    # one word says no language of its own: it is read in the reader's
+    asked = {"query": "ayer", "timeZone": "Europe/Madrid"}
     sent = _search(h, {**asked, "language": "es"})
     assert sent["meta"]["query"]["window"] is not None
     by_header = _search(h, asked, **{"Accept-Language": "es-ES,es;q=0.9"})
     assert by_header["meta"]["query"]["window"] == sent["meta"]["query"]["window"]
-    # read as English, "la semana pasada" names no time
+    # read as English, "ayer" names no time
     english = _search(h, asked)
     assert english["meta"]["query"]["window"] is None
+    # a question whose words say its language is read in it, whatever the setting
+    spanish = {"query": "¿qué escribí la semana pasada?", "timeZone": "Europe/Madrid"}
+    assert _search(h, spanish)["meta"]["query"]["window"] is not None
     # a language the reader does not know is read as English, not refused
     assert _search(h, {**asked, "language": "ja"})["meta"]["query"]["window"] is None
     bad = h.call("POST", "/search", "ana", json={**asked, "language": "es!; drop"})
@@ -200,3 +204,30 @@ def test_relative_words_that_name_no_phrase_are_no_date() -> None:
     )
     assert window is not None and window.start == datetime(2026, 1, 2, tzinfo=MADRID)
     assert window.end is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "first"),
+    [
+        ("a month ago", "en", date(2024, 4, 1)),
+        ("an hour ago", "en", date(2024, 5, 15)),
+        ("a week ago we met", "en", date(2024, 5, 6)),
+        ("hace un mes", "es", date(2024, 4, 1)),
+    ],
+)
+def test_a_count_word_before_a_unit_opens_the_phrase(text: str, language: str, first: date) -> None:
+    spans = temporal.read_times(text, datetime(2024, 5, 15, 10), language)
+    assert [s.start.date() if s.start else None for s in spans] == [first], spans
+    # alone, "a" is no time ("it took a week" names none)
+    assert temporal.read_times("it took a week", datetime(2024, 5, 15, 10)) == []
+
+
+def test_a_rolling_period_is_counted_in_words_too() -> None:
+    now = datetime(2026, 11, 22, 10, tzinfo=UTC)
+    for question, language in (
+        ("what changed in the last two weeks", "en"),
+        ("Was ist in den letzten zwei Wochen passiert?", "de"),
+    ):
+        window = analyze(question, now, language=language).window
+        assert window is not None and window.end is None, question
+        assert window.start == datetime(2026, 11, 8, tzinfo=UTC), question

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from footnote.domain import Chunk, ChunkDraft, MemoryType, Note
 from footnote.ingest.chunking import chunk_id, chunk_text
-from footnote.text import language_of_text, normalize, sha256, terms, value_terms, weekday_terms
+from footnote.temporal import weekday_terms
+from footnote.text import language_of_text, normalize, sha256, terms, value_terms
 
 
 @dataclass(frozen=True)

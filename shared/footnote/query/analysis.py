@@ -17,13 +17,23 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import date, datetime
+from itertools import pairwise
 
 from footnote.domain import MemoryType, QueryAnalysis
 from footnote.query.follow_ups import is_follow_up, names_someone, with_previous
 from footnote.query.intents import KEYWORD_STOP, intent_of, types_of
 from footnote.query.title_events import NOT_EVENTS, events_from_titles
 from footnote.temporal import DEFAULT_LANGUAGE, TimeSpan, calendar_words, question_window
-from footnote.text import normalize, terms
+from footnote.text import (
+    QUERY_FILLER,
+    STOPWORDS,
+    function_words,
+    language_of_text,
+    normalize,
+    terms,
+    word_spans,
+    words,
+)
 
 __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "with_previous"]
 
@@ -32,14 +42,10 @@ __all__ = ["analyze", "events_from_titles", "is_follow_up", "names_someone", "wi
 # notes write it of a change, "Kacper is the Snowman now".)
 _AS_IT_STANDS = re.compile(r"\b(?:these\s+days|nowadays|at\s+present)\b")
 _CITATION_MARKER = re.compile(r"\[\s*n\s*\d+\s*\]")
-# "Show me my todos", "can you show us…": a command to show is no word of the topic; "What
-# did I win at the show?" asks about one.
-_COMMAND = re.compile(
-    r"^\W*(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?show\b(?:\s+(?:me|us)\b)?"
-)
-# A capitalised word inside the question: a name ("Mr Patel", "Firestore"); not "I", an
-# acronym ("TODO", "KPIs") or a month or day ("my January TODO list").
-_NAMED = re.compile(r"(?<=\S\s)(?!I\b)[A-Z][a-z][\w'’-]*")
+# "Show me my todos", "can you show us…": a command to show, opening the question (only
+# stop words and filler before it), is no word of the topic; "What did I win at the
+# show?" asks about one.
+_COMMANDS = frozenset(("show",))
 # "How many items are still unticked on my TODO list?": what of a to-do list is open or
 # done is read off its boxes ("[ ]", "[x]"), not searched for: no note says "unticked".
 _CHECKBOX_STATE = frozenset(
@@ -66,7 +72,10 @@ def analyze(
     lowered = normalized.lower().replace("’", "'")
     # Each bound of the window is the wall-clock time in the user's zone, which also
     # places it right across a daylight-saving change.
-    window, unresolved, hints = question_window(lowered, now, language, events)
+    # The question is read in the language it is written in: the reader's unless its
+    # words say otherwise (a Spanish reader's "What did I write last week?")
+    written = language_of_text(normalized, prior=language)
+    window, unresolved, hints = question_window(lowered, now, written, events)
     # "after the fact", "during the rest": no event; nothing to report unresolved
     no_event = {
         h.text
@@ -83,13 +92,13 @@ def analyze(
     # "[N7]" names a citation of an earlier answer, not words to look for: a note
     # quoting a forged marker must not match on it.
     content = _CITATION_MARKER.sub(" ", "".join(rest))
-    content = _COMMAND.sub(" ", content, count=1)
+    content = _without_command(content)
     content = _AS_IT_STANDS.sub(" ", content)
-    keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP, language)))
+    keywords, readings = _read_words(content, written, language)
     if (dimension := dimension_terms(lowered)) is not None:
         keywords = tuple(dict.fromkeys((*keywords, *sorted(dimension[1]))))
     types = types_of(lowered)
-    if types and _names_something(normalized, hints, language):
+    if types and _names_something(normalized, hints, written):
         # "What feedback did Mr Patel give me?": a question naming someone or something is
         # searched by the name, not held to what a rule classified each note as ("obs
         # feedback", Mr Patel's, was typed a plain note)
@@ -107,17 +116,56 @@ def analyze(
         unresolved=tuple(unresolved),
         now=now,
         language=language,
+        readings=readings,
     )
+
+
+def _read_words(
+    content: str, written: str, language: str
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """The question's keywords, read in the language it is ``written`` in, and its other
+    readings.
+
+    A reading stops the words of a language the question may be in (the reader's or
+    the one it is written in; its short stop words as notes are indexed, or all its
+    function words: "cuándo", "welche") and stems the rest as notes in the reader's
+    language, the question's, or of no clear language (:data:`DEFAULT_LANGUAGE`, what
+    indexing reads them as) are stemmed. A Spanish reader's "What are my todos?" is
+    English; their "¿Qué dijo Maria?" is Spanish, and its "maria" is what an English
+    note holds, not the Spanish stem "mari"."""
+    keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP, written)))
+    readings: dict[tuple[str, ...], None] = {}
+    for stopped_as in dict.fromkeys((written, language)):
+        for stop in (KEYWORD_STOP, KEYWORD_STOP | function_words(stopped_as)):
+            for stemmed_as in dict.fromkeys((stopped_as, written, language, DEFAULT_LANGUAGE)):
+                read = tuple(dict.fromkeys(terms(content, stop, stopped_as, stemmed_as)))
+                if read and read != keywords:
+                    readings[read] = None
+    return keywords, tuple(readings)
 
 
 def _names_something(question: str, hints: list[TimeSpan], language: str) -> bool:
-    """The question names someone or something outside its time phrases."""
+    """The question names someone or something outside its time phrases: a capitalised
+    word after the first ("Mr Patel", "Firestore"); not "I", an acronym ("TODO",
+    "KPIs") or a month or day ("my January TODO list")."""
     calendar = calendar_words(language)
     return any(
-        m.group(0).lower() not in calendar
-        and not any(h.start_pos <= m.start() < h.end_pos for h in hints)
-        for m in _NAMED.finditer(question)
+        w[:1].isupper()
+        and w[1:2].islower()
+        and w.lower() not in calendar
+        and not any(h.start_pos <= start < h.end_pos for h in hints)
+        for start, _, w in word_spans(question)[1:]
     )
+
+
+def _without_command(content: str) -> str:
+    """``content`` less the command it opens with (``_COMMANDS``)."""
+    for start, end, w in word_spans(content):
+        if w in _COMMANDS:
+            return f"{content[:start]} {content[end:]}"
+        if w not in STOPWORDS and w not in QUERY_FILLER:
+            break
+    return content
 
 
 # "How tall is he?" over "weight 11.6kg, height 86cm": the dimension a "how <adjective>"
@@ -132,14 +180,16 @@ _DIMENSIONS = {
     "wide": "width",
     "deep": "depth",
 }
-_HOW_DIMENSION = re.compile(rf"\bhow\s+({'|'.join(_DIMENSIONS)})\b", re.IGNORECASE)
 
 
 def dimension_terms(question: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """The terms of the adjective a "how tall/heavy/big…" question asks with, and of the
     nouns naming that dimension ("tall": "height"); None for any other question."""
-    found = _HOW_DIMENSION.search(question)
-    if found is None:
+    said = words(question)
+    adjective = next(
+        (b for a, b in pairwise(said) if a == "how" and b in _DIMENSIONS),
+        None,
+    )
+    if adjective is None:
         return None
-    adjective = found.group(1).lower()
     return frozenset(terms(adjective)), frozenset(terms(_DIMENSIONS[adjective]))

@@ -8,9 +8,11 @@ functions of the lowered question.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from itertools import pairwise
 
 from footnote.domain import Intent, MemoryType
-from footnote.text import DECISION_VERBS, QUERY_FILLER
+from footnote.text import DECISION_VERBS, QUERY_FILLER, words
 
 __all__ = ["KEYWORD_STOP", "intent_of", "types_of"]
 
@@ -82,9 +84,15 @@ _INTENT_CUES: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# The words that ask for one type of memory, as terms: a question naming them is about
+# notes of that type.
+_TYPE_WORDS: tuple[tuple[MemoryType, str], ...] = (
+    (MemoryType.DECISION, "decisions"),
+    (MemoryType.METRIC, "metric metrics kpi kpis stats statistics"),
+    (MemoryType.RESEARCH, "research studies papers findings literature experiment experiments"),
+)
+# Those that ask with a phrase.
 _TYPE_CUES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = (
-    (MemoryType.DECISION, re.compile(r"\b(?:decisions|decision\s+log)\b")),
-    (MemoryType.METRIC, re.compile(r"\b(?:metrics?|kpis?|stats|statistics)\b")),
     (
         MemoryType.FEEDBACK,
         re.compile(
@@ -99,11 +107,12 @@ _TYPE_CUES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = (
             r"next\s+steps|what\s+(?:do|should)\s+i\s+(?:need\s+to|have\s+to)\s+do)\b"
         ),
     ),
-    (
-        MemoryType.RESEARCH,
-        re.compile(r"\b(?:research|studies|papers|findings|literature|experiments?)\b"),
-    ),
 )
+
+
+@lru_cache(maxsize=1)
+def _type_words() -> dict[str, MemoryType]:
+    return {w: memory for memory, listed in _TYPE_WORDS for w in listed.split()}
 
 
 def intent_of(s: str) -> Intent:
@@ -114,5 +123,11 @@ def intent_of(s: str) -> Intent:
 
 
 def types_of(s: str) -> tuple[MemoryType, ...]:
+    named = _type_words()
     found = {t for t, cue in _TYPE_CUES if cue.search(s)}
+    found |= {named[w] for w in words(s) if w in named}
+    # "decision log" names the log of decisions
+    said = words(s)
+    if any(a == "decision" and b == "log" for a, b in pairwise(said)):
+        found.add(MemoryType.DECISION)
     return tuple(t for t in MemoryType if t in found)

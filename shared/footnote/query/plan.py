@@ -172,12 +172,12 @@ def _offline(
     both."""
     # "whats her number" is read as "what's her number" (``typed``); the plan keeps what
     # was typed as its message
-    written = as_written(message)
+    written = as_written(message, language)
     analysis = analyze(written, now, events, language)
     previous = _last_question(earlier)
     if previous is None or not is_follow_up(written, analysis):
         return QueryPlan(message, written, analysis, False, history)
-    previous = as_written(previous)
+    previous = as_written(previous, language)
     if (named := with_person_answered(written, previous, _last_answer(earlier))) is not None:
         # "what did i buy him?" after "who did I get for secret santa?" / "I got Tomás":
         # asked of Tomás

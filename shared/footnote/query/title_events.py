@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-from footnote.text import normalize
+from footnote.text import STOPWORDS, normalize
 
 __all__ = [
     "NOT_EVENTS",
@@ -80,7 +80,7 @@ def titled_day(title: str, created: datetime) -> TitledDay | None:
     """A note's title as an event name, or None: titles of more than five words are
     sentences, not event names."""
     key = event_key(title)
-    if not key or len(key.split()) > 5 or not re.search(r"[a-z]", key):
+    if not key or len(key.split()) > 5 or not any(c.isalpha() for c in key):
         return None
     return TitledDay(key, _EVENT_TITLE_TAIL.sub("", key), as_date(created))
 
@@ -117,8 +117,12 @@ def events_from_titles(titled: Iterable[tuple[str, datetime]]) -> dict[str, date
 
 
 def event_key(name: str) -> str:
-    key = re.sub(r"\s+", " ", normalize(name).lower()).strip(" .,:;!?\"'")
-    return re.sub(r"^(?:the|our)\s+", "", key)
+    """A name as a question names it: lowered, spaced once, without the stop words it
+    opens with ("The Launch", "our offsite")."""
+    named = " ".join(normalize(name).lower().split()).strip(" .,:;!?\"'").split(" ")
+    while len(named) > 1 and named[0] in STOPWORDS:
+        named = named[1:]
+    return " ".join(named)
 
 
 def as_date(when: date) -> date:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from footnote.text import STOPWORDS, language_of_text, word_spans, words
+
 # Contractions typed without their apostrophe. Only those that are no other word: "its",
 # "were", "well", "ill", "id", "hell", "shell" are words as typed and stay.
 _CONTRACTIONS = {
@@ -40,10 +42,6 @@ _CONTRACTIONS = {
     "youre": "you're",
     "theyre": "they're",
 }
-_TYPED = re.compile(r"\b(" + "|".join(_CONTRACTIONS) + r")\b", re.IGNORECASE)
-# "i" typed small is the writer: "when did i pay".
-_SMALL_I = re.compile(r"(?<![\w'’])i(?![\w'’])")
-
 # What a question opens with when it is one: a question word anywhere ("for how long…",
 # "kenta's drinks - when?"), a choice ("red or white wine in the ragù?"), a verb asking
 # yes or no ("did I pay…?", "is the van booked?"), a request ("list my todos", "remind
@@ -58,25 +56,37 @@ _ASKS = re.compile(
     r"summary|recap|search|look|get|name|count|help|explain|describe|i|i'm|i've|my\s+\w+\s+is)\b",
     re.IGNORECASE,
 )
-# A bare phrase opening with its own determiner ("the number for the plumber?") needs no
-# "the" added.
-_DETERMINED = re.compile(r"^\W*(?:the|my|our|his|her|their|your|a|an|this|that)\b", re.I)
 
 
-def as_written(typed: str) -> str:
+def as_written(typed: str, language: str = "en") -> str:
     """The question ``typed`` stands for: "whats her number" -> "what's her number";
     "solicitors phone number?" -> "what's the solicitors phone number?". A question that
-    already opens as one is only given its apostrophes."""
-    text = _TYPED.sub(lambda m: _restored(m.group(1)), typed)
-    text = _SMALL_I.sub("I", text)
+    already opens as one is only given its apostrophes. Only English is restored: a
+    question written in another language (``language`` is the reader's) is as typed."""
+    if language_of_text(typed, prior=language) != "en":
+        return typed
+    text, done = "", 0
+    for start, end, word in word_spans(typed):
+        text += typed[done:start] + _restored(word)
+        done = end
+    text += typed[done:]
     stripped = text.strip()
-    if not stripped or not re.search(r"\w", stripped) or _ASKS.search(stripped):
+    if not any(c.isalnum() for c in stripped) or _ASKS.search(stripped):
         return text
-    lead = "what's " if _DETERMINED.match(stripped) else "what's the "
+    # a bare phrase opening with its own determiner ("the number for the plumber?", "my
+    # locker code") needs no "the"
+    opening = words(stripped)[:1]
+    lead = "what's " if opening and opening[0] in STOPWORDS else "what's the "
     return lead + stripped
 
 
-def _restored(word: str) -> str:
-    full = _CONTRACTIONS[word.lower()]
+def _restored(piece: str) -> str:
+    """A word as it is written: a contraction typed without its apostrophe gets it, and
+    the writer's "i" its capital; anything else is as typed."""
+    if piece == "i":
+        return "I"
+    full = _CONTRACTIONS.get(piece.lower())
+    if full is None:
+        return piece
     # keep a capital the person typed ("Whats" -> "What's"); "I'm" is always capital
-    return full[0].upper() + full[1:] if word[0].isupper() else full
+    return full[0].upper() + full[1:] if piece[0].isupper() else full

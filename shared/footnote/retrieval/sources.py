@@ -86,7 +86,7 @@ class CorpusSource:
         timings["vector"] = _ms(started)
         started = time.perf_counter()
         feedback = self._ranking.feedback
-        keyword_hits = corpus.keyword_hits(analysis.keywords, request.depth, mask, feedback)
+        keyword_hits = corpus.keyword_hits(searched_terms(analysis), request.depth, mask, feedback)
         timings["keyword"] = _ms(started)
         recent_hits = corpus.recent_hits(request.depth, mask)
         recency = recent_hits if _dates_differ(corpus, mask) else None
@@ -105,7 +105,7 @@ class CorpusSource:
             # copies: the pipeline reads them after the corpus lock is released
             vectors=corpus.vectors(rows),
             comparable=corpus.model_mask(request.model_id)[rows],
-            words=corpus.coverage(analysis.keywords, ids, _utc_offset_s(analysis)),
+            words=best_coverage(corpus, analysis, ids),
             stand_ins=tuple(h.chunk_id for h in recent_hits),
             fallbacks=tuple(fallbacks),
             timings_ms=timings,
@@ -160,7 +160,7 @@ class IndexSource:
             request.tenant_id,
             request.model_id,
             request.vector,
-            analysis.keywords,
+            searched_terms(analysis),  # every reading of its words, as the corpus searches
             request.depth,
             analysis.window,
             analysis.types,
@@ -294,6 +294,28 @@ def _content_dates_as_keywords(
     fallbacks.append(Fallback.TIME_WINDOW_AS_KEYWORDS)
     extra = tuple(t for t in terms(window.label) if t not in analysis.keywords)
     return dataclasses.replace(analysis, window=None, keywords=analysis.keywords + extra)
+
+
+def searched_terms(analysis: QueryAnalysis) -> tuple[str, ...]:
+    """The keywords and the words of every other reading of the question, once each:
+    what keyword search looks for."""
+    return tuple(dict.fromkeys(t for read in (analysis.keywords, *analysis.readings) for t in read))
+
+
+def best_coverage(
+    corpus: TenantCorpus, analysis: QueryAnalysis, chunk_ids: Sequence[str]
+) -> dict[str, float]:
+    """Each chunk's word support: the share of the question's words it holds, by the
+    reading of the question (``QueryAnalysis.readings``) it holds most of. Readings are
+    not pooled: a Spanish reader's "What are my todos?" over an English note is read as
+    English ("todo": all of it held), not as its words in both languages (half)."""
+    offset = _utc_offset_s(analysis)
+    best = corpus.coverage(analysis.keywords, chunk_ids, offset)
+    for read in analysis.readings:
+        for cid, share in corpus.coverage(read, chunk_ids, offset).items():
+            if share > best.get(cid, 0.0):
+                best[cid] = share
+    return best
 
 
 def _utc_offset_s(analysis: QueryAnalysis) -> float:
