@@ -692,6 +692,12 @@ def _count(word: str, language: str) -> int | None:
 
 
 @lru_cache(maxsize=16)
+def _future_words(language: str) -> frozenset[str]:
+    """The words ``language`` writes a time ahead with ("in 3 days", "en 3 días")."""
+    return frozenset(_fold(w) for w in _info(language).get("in", ()) if " " not in w)
+
+
+@lru_cache(maxsize=16)
 def _count_words(language: str) -> frozenset[str]:
     """The words ``language`` counts with in a time phrase ("a", "two", "un", "zwei"):
     dateparser's simplifications to a number."""
@@ -783,6 +789,15 @@ def _span_of(
     ahead: bool,
 ) -> TimeSpan | None:
     bounds = _BOUNDS[language]
+    if (
+        len(inside) == 2
+        and inside[1] in vocab.units
+        and _count(inside[0], language) is not None
+        and prep in _future_words(language)
+    ):
+        # "in 1 week", "in a week", "en dos días": the future's word before a count
+        # is the phrase's ("1 week" alone names no time)
+        inside = [prep, *inside]
     names = [w for w in inside if w in vocab.months or w in vocab.weekdays]
     relative = any(w in vocab.relative for w in inside)
     numbers = [w for w in inside if w.isdigit()]

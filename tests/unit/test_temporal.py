@@ -87,6 +87,18 @@ def test_a_notes_dates_are_read_ahead_of_its_writing(language: str, text: str, d
 
 
 @pytest.mark.parametrize(
+    ("language", "text"),
+    [("en", "report due in one week"), ("en", "back in 1 week"), ("de", "Abgabe in einer Woche")],
+)
+def test_a_count_of_units_ahead_is_read_with_its_word_for_the_future(
+    language: str, text: str
+) -> None:
+    (span,) = temporal.note_dates(text, MONDAY.date(), language)
+    assert span.start is not None and span.end is not None
+    assert span.start <= datetime(2026, 1, 12) < span.end  # a week after Monday 5 January
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "buy 3 lemons",
