@@ -132,6 +132,8 @@ class CandidateSourceContract:
         tasks = source.candidates(request("budget review", types=(MemoryType.TASK,)))
         assert Fallback.TYPE_FILTER_RELAXED in tasks.fallbacks
         assert "budget_000" in listed(tasks)
+        # relaxed for every list: the dense half ranks the notes the filter hid
+        assert tasks.vector and "budget_000" in {h.chunk_id for h in tasks.vector}
 
     def test_without_a_query_vector_there_is_no_dense_half(self) -> None:
         found = self.source(CHUNKS).candidates(request("budget review", vector=False))
@@ -180,6 +182,13 @@ class TestCorpusSource(CandidateSourceContract):
         )
         assert Fallback.VECTOR_INDEX_MEMORY in found.fallbacks
         assert found.vector and found.vector[0].chunk_id == "fire_000"
+
+    def test_a_relaxed_type_filter_is_relaxed_for_the_dense_index_too(self) -> None:
+        corpora = CorpusCache(_store(CHUNKS))
+        source = CorpusSource(corpora, MemoryVectorIndex(corpora))
+        found = source.candidates(request("budget review", types=(MemoryType.TASK,)))
+        assert Fallback.TYPE_FILTER_RELAXED in found.fallbacks
+        assert found.vector and found.vector[0].chunk_id == "budget_000"
 
     def test_a_bug_in_the_dense_index_surfaces(self) -> None:
         class Buggy(MemoryVectorIndex):

@@ -69,6 +69,20 @@ def test_rank_keeps_only_supported_candidates_the_source_knows() -> None:
     assert set(ranking.picks[0].sources) == {"vector", "keyword"}
 
 
+def test_notes_of_one_series_keep_their_relevance_order() -> None:
+    # the second is close to the first (cosine 0.96) and a little more relevant than
+    # the third, which is unlike both: alike is not redundant
+    ids = ["log-jan_000", "log-feb_000", "other_000"]
+    found = Candidates(
+        vector=[Hit(c, score) for c, score in zip(ids, (1.0, 0.9, 0.85), strict=True)],
+        row={c: i for i, c in enumerate(ids)},
+        vectors=np.array([[1.0, 0.0], [0.96, 0.28], [0.0, 1.0]], dtype=np.float32),
+        comparable=np.ones(3, dtype=bool),
+    )
+    ranking = pipeline.rank(found, [0.7071, 0.7071], 3, "hybrid", S)
+    assert [p.chunk_id for p in ranking.picks] == ids
+
+
 def test_rank_with_nothing_relevant_picks_nothing() -> None:
     found = candidates({"weak": [0.0, 1.0]}, keyword=["weak"])
     assert pipeline.rank(found, Q, 5, "hybrid", S).picks == ()

@@ -75,8 +75,10 @@ class CorpusSource:
         analysis = _content_dates_as_keywords(request.analysis, corpus, fallbacks)
         mask = corpus.mask(analysis.window, analysis.types)
         if analysis.types and not mask.any():
-            # A type filter that hides everything is more likely wrong than right.
+            # A type filter that hides everything is more likely wrong than right; every
+            # list (the dense index's too) searches without it.
             fallbacks.append(Fallback.TYPE_FILTER_RELAXED)
+            analysis = dataclasses.replace(analysis, types=())
             mask = corpus.mask(analysis.window, ())
         if not mask.any():
             return Candidates(fallbacks=tuple(fallbacks), timings_ms=timings)
@@ -171,6 +173,7 @@ class IndexSource:
         if analysis.types and not (hits.dense or hits.keyword):
             # A type filter that hides everything is more likely wrong than right.
             fallbacks.append(Fallback.TYPE_FILTER_RELAXED)
+            analysis = dataclasses.replace(analysis, types=())
             hits = self._search(dataclasses.replace(query, types=()))
         timings = {"search": _ms(started)}
         hits = _within(hits, analysis)
