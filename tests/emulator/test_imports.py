@@ -197,13 +197,11 @@ def test_an_export_left_queued_by_a_dead_worker_is_written_by_the_job_sweep(
     alice.add_note("The boiler was serviced in May.", title="Boiler")
     hour_ago = datetime.now(UTC) - timedelta(hours=1)
     job_id = f"exp{uuid.uuid4().hex[:20]}"
+    # A run began an hour ago and died, with its message.
+    died = {"status": "queued", "attempts": 1, "createdAt": hour_ago, "updatedAt": hour_ago}
     firestore_client.collection("exports").document(job_id).set(
-        {
-            "tenantId": alice.uid, "createdAt": hour_ago, "status": "queued", "object": "",
-            "notes": 0, "conversations": 0, "size": 0, "finishedAt": None, "reason": None,
-            "attempts": 1, "updatedAt": hour_ago,
-        }  # fmt: skip
-    )  # a run began an hour ago and died, with its message
+        {"tenantId": alice.uid, "object": "", "notes": 0, "conversations": 0, "size": 0, **died}
+    )
     stack.publish("footnote-accounts", sweep_message())
     report = _wait(alice, f"/exports/{job_id}", "the swept export")
     assert (report["status"], report["notes"]) == ("done", 1), report
