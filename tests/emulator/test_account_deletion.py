@@ -27,6 +27,7 @@ import json
 import threading
 import time
 import uuid
+from functools import partial
 from typing import Any
 
 import pytest
@@ -141,8 +142,12 @@ def _alice(new_user: Any, stack: Any, firestore_client: Any) -> Any:
     ref = firestore_client.collection("reindexJobs").document(job)
     wait_for(lambda: (ref.get().to_dict() or {}).get("done") is True, 120, "the re-index job")
     for path in (f"/imports/{imported.json()['id']}", f"/exports/{exported.json()['id']}"):
-        wait_for(lambda p=path: alice.call("GET", p).json()["status"] == "done", 90, path)
+        wait_for(partial(_done, alice, path), 90, path)
     return alice
+
+
+def _done(user: Any, path: str) -> bool:
+    return bool(user.call("GET", path).json()["status"] == "done")
 
 
 def _faults(stack: Any, method: str, body: Any = None) -> dict[str, Any]:

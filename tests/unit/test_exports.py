@@ -209,7 +209,7 @@ def test_an_export_whose_worker_died_is_resumed_by_the_job_sweep_or_ends_failed(
         return [m["jobId"] for m in queue.published if m["job"] == "exportNotes"]
 
     job = h.call("POST", "/exports", ALICE).get_json()
-    c.store.list_notes = killed
+    monkeypatch.setattr(c.store, "list_notes", killed)
     with pytest.raises(SystemExit):
         c.exports.run(ALICE, job["id"])
     queue.published.clear()  # the message is lost with the worker
@@ -220,14 +220,14 @@ def test_an_export_whose_worker_died_is_resumed_by_the_job_sweep_or_ends_failed(
     now[0] += IMPORT_LEASE
     assert sweep() == [job["id"]]
     assert sweep() == []  # stamped: not published twice
-    c.store.list_notes = listing
+    monkeypatch.setattr(c.store, "list_notes", listing)
     now[0] += timedelta(minutes=1)
     c.exports.run(ALICE, job["id"])
     done = h.call("GET", path, ALICE).get_json()
     assert done["status"] == "done" and done["notes"] == 3
 
     # An export whose every run dies ends failed at the run after the last.
-    c.store.list_notes = killed
+    monkeypatch.setattr(c.store, "list_notes", killed)
     second = h.call("POST", "/exports", ALICE).get_json()
     for _ in range(5):
         now[0] += IMPORT_LEASE + timedelta(seconds=1)
