@@ -206,9 +206,11 @@ def main() -> None:
         time.sleep(args.seconds)
         rows.append(phase_row("after: no import", *searcher.take(), args.seconds))
     finally:
-        if searcher is not None:
-            searcher.stop()
-        stack.stop()
+        try:
+            if searcher is not None:
+                searcher.stop()
+        finally:
+            stack.stop()
 
     print(
         f"{'/search':<20} {'s':>6} {'requests':>8} {'errors':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}"
