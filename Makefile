@@ -12,7 +12,7 @@ WEB_DIST := web/dist/index.html
 # Every file under web/src and web/public, at any depth (views/, api/ ...).
 WEB_SOURCES := web/index.html web/vite.config.ts web/tsconfig.json $(shell find web/src web/public -type f 2>/dev/null)
 
-.PHONY: setup web web-schema dev dev-reset test test-unit test-emulator test-browser lint typecheck eval bench bench-archives package infra-check clean
+.PHONY: setup web web-schema dev dev-reset test test-unit test-emulator test-browser lint typecheck eval bench bench-archives bench-search-imports package infra-check clean
 
 $(STAMP): pyproject.toml package.json
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 2; }
@@ -94,6 +94,9 @@ bench: $(BENCH_STAMP) bench-archives  ## retrieval benchmark: Footnote vs FAISS,
 
 bench-archives: $(STAMP)  ## hostile archive entries (alias bomb, heading, wikilinks) vs benign ones of the same size
 	$(BIN)/python benchmarks/hostile_archives.py
+
+bench-search-imports: $(STAMP)  ## /search p50/p95 on the local stack while hostile archives and a big vault import, vs none importing
+	PYTHONPATH=$(CURDIR)/shared:$(CURDIR) $(BIN)/python benchmarks/search_under_imports.py $(BENCH_ARGS)
 
 package:  ## build the function source folders Terraform zips (standard library only; pins: scripts/package_functions.py --lock)
 	$(PYTHON) scripts/package_functions.py

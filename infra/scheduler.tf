@@ -40,16 +40,17 @@ resource "google_cloud_scheduler_job" "sweep_orphaned_accounts" {
   depends_on = [google_project_service.enabled]
 }
 
-# Imports whose worker died (an instance killed mid-run) and whose message went with
-# it: every sweep_schedule, publish {"job": "sweepJobs"} on the accounts topic; the
-# worker publishes again the message of every unfinished import not saved for a lease
-# (footnote.services.imports.ImportService.resume_stalled), which resumes it at its
-# cursor or, if its runs keep dying, ends it failed.
+# Imports and exports whose worker died (an instance killed mid-run) and whose message
+# went with it: every sweep_schedule, publish {"job": "sweepJobs"} on the accounts
+# topic; the worker publishes again the message of every unfinished import not saved
+# for a lease (footnote.services.imports.ImportService.resume_stalled), which resumes
+# it at its cursor, and of every export no run began for a lease (ExportService's
+# resume_stalled), which writes it again; jobs whose runs keep dying end failed.
 resource "google_cloud_scheduler_job" "resume_stalled_imports" {
   count = var.sweep_schedule == "" ? 0 : 1
 
   name        = "footnote-resume-stalled-imports"
-  description = "Resume (or fail) every import whose worker died"
+  description = "Resume (or fail) every import and export whose worker died"
   region      = var.region
   schedule    = var.sweep_schedule
   time_zone   = "Etc/UTC"

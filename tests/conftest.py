@@ -19,6 +19,20 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the long checks the collected tests read (tests/early.py) now, beside
+    the rest of the session."""
+    from tests import early
+
+    early.start({m.args[0] for item in session.items for m in item.iter_markers("early")})
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from tests import early
+
+    early.stop_all()
+
+
 @pytest.fixture(scope="session")
 def stack(request: pytest.FixtureRequest) -> Iterator[Stack]:
     # A CI timeout or `kill` sends SIGTERM, whose default action skips fixture

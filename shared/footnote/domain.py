@@ -509,6 +509,14 @@ def imported_note_id(tenant_id: str, source: str, text: str, created: datetime |
 # -- exports ------------------------------------------------------------------------
 
 
+# Runs one export may have (each delivery, or the sweep's publication, a run; a run that
+# raises is delivered again): the next ends it failed, so an export whose every run
+# dies (or whose worker is killed each time) does not stay queued for good. An export
+# is written in one run (no cursor), within the worker's timeout, so IMPORT_LEASE is
+# also how long after a run began no run of it can still be alive.
+EXPORT_RUNS = 3
+
+
 @dataclass(frozen=True)
 class ExportJob:
     """An export of everything a user keeps (``exports/{jobId}``): one zip in the blob
@@ -525,3 +533,9 @@ class ExportJob:
     size: int = 0  # bytes of the archive
     finished_at: datetime | None = None
     reason: str | None = None
+    attempts: int = 0  # runs so far (EXPORT_RUNS)
+    updated_at: datetime | None = None  # when a run last began, or the sweep stamped it
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "failed")

@@ -107,8 +107,15 @@ def handle_account_job(payload: dict[str, Any]) -> None:
         )
         return
     if job == SWEEP_JOBS:
-        resumed = c.imports.resume_stalled(parse_sweep(payload))
-        logs.event(log, f"job sweep: {len(resumed)} stalled imports resumed", resumed=list(resumed))
+        stalled_after = parse_sweep(payload)
+        resumed = c.imports.resume_stalled(stalled_after)
+        exports = c.exports.resume_stalled(stalled_after)
+        logs.event(
+            log,
+            f"job sweep: {len(resumed)} stalled imports, {len(exports)} stalled exports resumed",
+            resumed=list(resumed),
+            exports=list(exports),
+        )
         return
     if job == SWEEP_ACCOUNTS:
         after = payload.get("after")

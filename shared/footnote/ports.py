@@ -773,3 +773,13 @@ class ExportJobStore(Protocol):
     def get(self, job_id: str) -> ExportJob | None: ...
 
     def save(self, job: ExportJob) -> None: ...
+
+    def unfinished(self, limit: int) -> list[ExportJob]:
+        """Up to ``limit`` jobs not done or failed, of every tenant (the job sweep)."""
+        ...
+
+    def claim(self, job: ExportJob, now: datetime) -> bool:
+        """Stamp the stored job ``updated_at=now`` if it is unfinished and nothing has
+        stamped it since ``job`` was read (its ``updated_at`` is unchanged); False
+        otherwise: a run began meanwhile, or another sweep took it."""
+        ...

@@ -6,9 +6,9 @@ deleted with ``DELETE /account``; the job runs in the stack's worker from the
 accounts topic. The dev host's fault switch crashes the job after one step (each
 in turn); Pub/Sub redelivers the message and the job finishes.
 
-The proof lists the Firestore emulator generically — every collection and, under
-every document, its subcollections (``client.collections()``, recursively), never a
-list of known names — and compares it with the listing taken before the account
+The proof lists the Firestore emulator generically — every document of every
+collection at every depth, by one kindless all-descendants query from the root,
+never a list of known names — and compares it with the listing taken before the account
 existed: the same documents with the same contents and update times (the other
 user's byte for byte), plus exactly one new document, the job's record, which names
 no one.
@@ -27,6 +27,7 @@ import json
 import threading
 import time
 import uuid
+from functools import partial
 from typing import Any
 
 import pytest
@@ -43,18 +44,26 @@ SECRET = "quokkaflint"
 
 def dump(client: Any) -> dict[str, tuple[str, Any]]:
     """Every document of the database (path → contents as canonical JSON, update
-    time), found by listing collections, never by naming them."""
+    time), found by one kindless query over every collection at every depth (a
+    subcollection's documents too, under a parent that does not exist), never by
+    naming a collection."""
+    from google.cloud.firestore_v1 import _helpers
+    from google.cloud.firestore_v1.types import StructuredQuery
+
+    root = f"{client._database_string}/documents"
+    request = {
+        "parent": root,
+        "structured_query": StructuredQuery(
+            from_=[StructuredQuery.CollectionSelector(all_descendants=True)]
+        ),
+    }
     out: dict[str, tuple[str, Any]] = {}
-
-    def walk(collections: Any) -> None:
-        for collection in collections:
-            for snap in collection.stream():
-                body = json.dumps(snap.to_dict(), sort_keys=True, default=repr)
-                out[snap.reference.path] = (body, snap.update_time)
-            for ref in collection.list_documents():  # also parents that only hold subcollections
-                walk(ref.collections())
-
-    walk(client.collections())
+    for response in client._firestore_api.run_query(request=request, metadata=client._rpc_metadata):
+        doc = response.document
+        if not doc.name:
+            continue  # a response that carries no document (progress, the read time)
+        body = json.dumps(_helpers.decode_dict(doc.fields, client), sort_keys=True, default=repr)
+        out[doc.name.removeprefix(f"{root}/")] = (body, doc.update_time)
     return out
 
 
@@ -85,8 +94,13 @@ def _import(user: Any, name: str, text: str) -> None:
     wait_for(lambda: user.call("GET", path).json()["status"] == "done", 90, "the import")
 
 
-def _bob(new_user: Any) -> Any:
-    bob = new_user()
+@pytest.fixture(scope="module")
+def bob(client: Any) -> Any:
+    """The other user, whose documents and files every deletion here must leave as
+    they were: one for the module (each test lists the database after he exists)."""
+    from tests.conftest import User
+
+    bob = User(client, f"bob-{uuid.uuid4().hex[:10]}@footnote.test")
     note = bob.add_note("Bob's plan: the garden shed ships on Friday.", title="Shed")
     bob.wait_indexed(note)
     bob.chat("When does the shed ship?")
@@ -111,20 +125,29 @@ def _alice(new_user: Any, stack: Any, firestore_client: Any) -> Any:
     first = alice.chat(f"What about {SECRET}?")
     alice.chat("And the pricing?", conversationId=first["conversationId"])
     assert alice.call("POST", "/search", json={"query": SECRET}).ok
+    # Three jobs at once, each waited for: a re-index over Pub/Sub; an import (its job
+    # record, its notes dated in 2023, the uploaded archive); an export (its job
+    # record and the zip in Cloud Storage).
     job = f"reindex-{uuid.uuid4().hex[:8]}"
     PubSubQueue(stack.project, "footnote-reindex").publish(
         {"scope": "tenant", "tenantId": alice.uid, "jobId": job}
     )
-    ref = firestore_client.collection("reindexJobs").document(job)
-    wait_for(lambda: (ref.get().to_dict() or {}).get("done") is True, 120, "the re-index job")
-    # An import: its job record, its notes (dated in 2023) and the uploaded archive.
-    _import(alice, "old.md", f"# Old plan\nThe {SECRET} plan from 2023.")
-    # An export: its job record and the zip in Cloud Storage.
+    imported = alice.call(
+        "POST", "/imports?name=old.md", data=f"# Old plan\nThe {SECRET} plan from 2023.".encode(),
+        headers={"Content-Type": "text/markdown"},
+    )  # fmt: skip
+    assert imported.status_code == 202, imported.text
     exported = alice.call("POST", "/exports")
     assert exported.status_code == 202, exported.text
-    path = f"/exports/{exported.json()['id']}"
-    wait_for(lambda: alice.call("GET", path).json()["status"] == "done", 90, "the export")
+    ref = firestore_client.collection("reindexJobs").document(job)
+    wait_for(lambda: (ref.get().to_dict() or {}).get("done") is True, 120, "the re-index job")
+    for path in (f"/imports/{imported.json()['id']}", f"/exports/{exported.json()['id']}"):
+        wait_for(partial(_done, alice, path), 90, path)
     return alice
+
+
+def _done(user: Any, path: str) -> bool:
+    return bool(user.call("GET", path).json()["status"] == "done")
 
 
 def _faults(stack: Any, method: str, body: Any = None) -> dict[str, Any]:
@@ -161,19 +184,22 @@ def _assert_no_file_left(before: dict[str, bytes], after: dict[str, bytes], uid:
     assert after == before  # every other object (the other user's upload) byte for byte
 
 
-def _alice_has_files(uid: str) -> list[str]:
-    kinds = sorted({name.split("/")[3] for name in dump_storage() if f"/users/{uid}/" in name})
-    assert kinds == ["exports", "imports", "index"], kinds  # the proof below has something to find
-    return kinds
+def _alice_has_files(uid: str) -> None:
+    """The proof below has something to find: her archive, her export, and the index
+    snapshot her import's end writes (just after the job says done)."""
+
+    def kinds() -> list[str]:
+        return sorted({name.split("/")[3] for name in dump_storage() if f"/users/{uid}/" in name})
+
+    wait_for(lambda: kinds() == ["exports", "imports", "index"], 30, "her three kinds of file")
 
 
 @pytest.mark.parametrize("point", crash_points())
 def test_deletion_crashed_after_any_step_leaves_nothing(
-    stack, new_user, firestore_client, point
+    stack, new_user, bob, firestore_client, point
 ) -> None:
     from footnote.adapters.firebase_accounts import FirebaseAccountAuth
 
-    bob = _bob(new_user)
     before, files_before = dump(firestore_client), dump_storage()
     assert any(f"/users/{bob.uid}/imports/" in name for name in files_before)
     alice = _alice(new_user, stack, firestore_client)
@@ -197,9 +223,8 @@ def test_deletion_crashed_after_any_step_leaves_nothing(
 
 
 def test_notes_posted_while_the_account_is_deleted_do_not_survive(
-    stack, new_user, firestore_client
+    stack, new_user, bob, firestore_client
 ) -> None:
-    _bob(new_user)
     before, files_before = dump(firestore_client), dump_storage()
     alice = _alice(new_user, stack, firestore_client)
     _alice_has_files(alice.uid)

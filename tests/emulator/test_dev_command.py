@@ -138,31 +138,6 @@ def _wait_all_free(ports: Ports) -> list[int]:
     return [p for p in astuple(ports) if not port_free(p)]
 
 
-def test_ctrl_c_stops_everything_even_when_the_output_pipe_is_gone(
-    dev: Callable[..., Dev],
-) -> None:
-    ports = Ports.free()
-    run = dev(ports, "--no-demo")
-    run.wait_running()
-    assert not any(port_free(p) for p in astuple(ports)), "the stack is not listening"
-    run.stdout.close()  # tee is gone: every later write to stdout fails
-    assert run.ctrl_c() == 0
-    assert _wait_all_free(ports) == []
-
-
-def test_a_killed_footnote_dev_leaves_no_process_behind(dev: Callable[..., Dev]) -> None:
-    """SIGKILL cannot be handled: the reaper it started stops the emulators."""
-    ports = Ports.free()
-    run = dev(ports, "--no-demo", "--in-memory")
-    run.wait_running()
-    os.kill(run.proc.pid, signal.SIGKILL)
-    run.proc.wait(timeout=scaled(10))
-    deadline = time.monotonic() + scaled(40)
-    while time.monotonic() < deadline and not _all_free(ports):
-        time.sleep(0.3)
-    assert [p for p in astuple(ports) if not port_free(p)] == []
-
-
 def test_a_taken_port_is_reported_before_anything_starts(dev: Callable[..., Dev]) -> None:
     """Every port is checked, the Hosting and web ones too, naming who holds it."""
     ports = Ports.free()
@@ -188,14 +163,27 @@ def _sign_in(auth_host: str, email: str, password: str) -> requests.Response:
     )
 
 
-def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
+def test_a_day_of_make_dev_stopped_restarted_killed_and_reset(
     dev: Callable[..., Dev], tmp_path: Path
 ) -> None:
+    """One data folder through a day of ``make dev``, each start a full stack (the
+    emulators, the functions host with its model, the web client):
+
+    1. the first start loads the demo; a person signs up, saves a note and uploads an
+       archive; tee is gone (stdout closed) when Ctrl-C comes, and still every
+       process stops and every port is free;
+    2. the second start keeps it all (the account, the note and its chunks, the
+       upload in Cloud Storage), adds the demo notes once, and prints a cited answer;
+       then it is killed with SIGKILL, which it cannot handle: the reaper it started
+       stops the emulators;
+    3. ``--reset`` starts from nothing: the account is gone.
+    """
     ports = Ports.free()
     data = tmp_path / "kept"
     first = dev(ports, data_dir=data)
     out = first.wait_running()
     assert "Loading demo notes" in out, out
+    assert not any(port_free(p) for p in astuple(ports)), "the stack is not listening"
     api, auth_host = f"http://127.0.0.1:{ports.functions}", f"127.0.0.1:{ports.auth}"
     client = DemoClient(api, auth_host, "demo-footnote")
     user = client.sign_up("kept@footnote.test", "kept-password")
@@ -209,6 +197,7 @@ def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
         headers={"Content-Type": "application/octet-stream"},
     )  # fmt: skip
     assert uploaded.status_code == 202, uploaded.text
+    first.stdout.close()  # tee is gone: every later write to stdout fails
     assert first.ctrl_c() == 0
     assert _wait_all_free(ports) == []
 
@@ -241,20 +230,16 @@ def test_notes_and_accounts_survive_a_restart_and_the_demo_is_not_added_twice(
     demo = client.sign_up(DEMO_EMAIL)
     titles = [str(n.get("title")) for n in client.notes(demo)]
     assert sorted(titles) == sorted(n["title"] for n in DEMO_NOTES)  # each once
-    assert second.ctrl_c() == 0
+    os.kill(second.proc.pid, signal.SIGKILL)  # footnote dev alone, not its group
+    second.proc.wait(timeout=scaled(10))
+    deadline = time.monotonic() + scaled(40)
+    while time.monotonic() < deadline and not _all_free(ports):
+        time.sleep(0.3)
+    assert [p for p in astuple(ports) if not port_free(p)] == []
 
-
-def test_reset_starts_from_nothing(dev: Callable[..., Dev], tmp_path: Path) -> None:
-    ports = Ports.free()
-    data = tmp_path / "kept"
-    first = dev(ports, "--no-demo", data_dir=data)
-    first.wait_running()
-    auth_host = f"127.0.0.1:{ports.auth}"
-    DemoClient("", auth_host, "demo-footnote").sign_up("gone@footnote.test", "gone-password")
-    assert first.ctrl_c() == 0
-    assert _wait_all_free(ports) == []
-    second = dev(ports, "--no-demo", "--reset", data_dir=data)
-    out = second.wait_running()
+    third = dev(ports, "--no-demo", "--reset", data_dir=data)
+    out = third.wait_running()
     assert "Reset: deleted the local data" in out, out
-    refused: Any = _sign_in(auth_host, "gone@footnote.test", "gone-password")
+    refused: Any = _sign_in(auth_host, "kept@footnote.test", "kept-password")
     assert refused.status_code == 400 and "EMAIL_NOT_FOUND" in refused.text, refused.text
+    assert third.ctrl_c() == 0

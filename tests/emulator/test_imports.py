@@ -7,6 +7,7 @@ about. Exports are written to and read back from the same Cloud Storage."""
 from __future__ import annotations
 
 import io
+import uuid
 import zipfile
 from typing import Any
 
@@ -180,6 +181,31 @@ def test_an_export_is_written_to_storage_and_read_back_from_it(stack: Any, new_u
         notes = json.loads(z.read("notes.json"))
     exported = notes["notes"] if isinstance(notes, dict) else notes
     assert [(n["id"], n["text"]) for n in exported] == [(note, "The boiler was serviced in May.")]
+
+
+def test_an_export_left_queued_by_a_dead_worker_is_written_by_the_job_sweep(
+    stack: Any, new_user: Any, firestore_client: Any
+) -> None:
+    """An export whose worker died with its message stayed "queued" for good: the
+    job sweep (the message ``make dev`` publishes at a restart) finds it in
+    Firestore, publishes it again, and the worker writes it."""
+    from datetime import UTC, datetime, timedelta
+
+    from footnote.services.imports import sweep_message
+
+    alice = new_user()
+    alice.add_note("The boiler was serviced in May.", title="Boiler")
+    hour_ago = datetime.now(UTC) - timedelta(hours=1)
+    job_id = f"exp{uuid.uuid4().hex[:20]}"
+    # A run began an hour ago and died, with its message.
+    died = {"status": "queued", "attempts": 1, "createdAt": hour_ago, "updatedAt": hour_ago}
+    firestore_client.collection("exports").document(job_id).set(
+        {"tenantId": alice.uid, "object": "", "notes": 0, "conversations": 0, "size": 0, **died}
+    )
+    stack.publish("footnote-accounts", sweep_message())
+    report = _wait(alice, f"/exports/{job_id}", "the swept export")
+    assert (report["status"], report["notes"]) == ("done", 1), report
+    assert alice.call("GET", report["download"]).status_code == 200
 
 
 @pytest.mark.slow

@@ -13,7 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from tests import early
+
 ROOT = Path(__file__).resolve().parents[2]
+# mypy over the whole tree is the suite's longest CPU-bound check: it runs in the
+# background from the start of the session (tests/early.py).
+early.register(
+    "mypy",
+    [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
+    cwd=ROOT,
+    env={**os.environ, "MYPYPATH": str(ROOT / "shared")},
+    timeout=600,
+)
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
@@ -78,6 +89,7 @@ def test_function_mains_import_only_the_entry_points_and_config() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.early("mypy")
 def test_mypy_strict_passes_on_shared_and_functions_and_checks_the_tests() -> None:
     """[tool.mypy] is strict on shared/ and the functions' entry points (its relaxations
     each with a reason there) and checks the bodies of tests/ and benchmarks/ in the
@@ -88,15 +100,7 @@ def test_mypy_strict_passes_on_shared_and_functions_and_checks_the_tests() -> No
     assert {"shared/footnote", "functions", "tests", "benchmarks"} <= set(scope), scope
     relaxed = {m for o in mypy.get("overrides", []) for m in o["module"]}
     assert not {m for m in relaxed if m.startswith(("functions", "footnote"))}, relaxed
-    env = {**os.environ, "MYPYPATH": str(ROOT / "shared")}
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = early.result("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

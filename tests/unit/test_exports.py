@@ -5,12 +5,14 @@ the account."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import zipfile
 from typing import Any
 
 import frontmatter
+import pytest
 
 from footnote.domain import MemoryType
 from tests.inproc import Harness
@@ -171,3 +173,68 @@ def test_an_export_cannot_be_started_while_the_account_is_deleted() -> None:
     assert refused.status_code == 401
     queue: Any = h.container.account_queue
     assert not [m for m in queue.published if m["job"] == "exportNotes"]
+
+
+def test_an_export_whose_worker_died_is_resumed_by_the_job_sweep_or_ends_failed(
+    monkeypatch: Any,
+) -> None:
+    """The worker dies mid-export and its message dies with it (the local Pub/Sub
+    emulator keeps nothing across a restart): the job stayed "queued" for good. The
+    job sweep (the same message that resumes imports) publishes it again once no run
+    has begun it for a lease; an export whose runs keep dying ends failed."""
+    from datetime import UTC, datetime, timedelta
+
+    import footnote.entrypoints
+    from footnote.domain import IMPORT_LEASE
+    from footnote.services.exports import ExportService
+    from footnote.services.imports import sweep_message
+
+    h = Harness()
+    c = h.container
+    now = [datetime.now(UTC)]
+    c._built["exports"] = ExportService(
+        c.store, c.blobs, c.export_jobs, c.account_queue, clock=lambda: now[0]
+    )
+    monkeypatch.setattr(footnote.entrypoints, "container", lambda: c)
+    queue: Any = c.account_queue
+    notebook(h)
+    listing = c.store.list_notes
+
+    def killed(*a: Any, **kw: Any) -> Any:
+        raise SystemExit("the instance was killed")  # not an error the run handles
+
+    def sweep() -> list[str]:
+        queue.published.clear()
+        footnote.entrypoints.handle_account_job(sweep_message())
+        return [m["jobId"] for m in queue.published if m["job"] == "exportNotes"]
+
+    job = h.call("POST", "/exports", ALICE).get_json()
+    monkeypatch.setattr(c.store, "list_notes", killed)
+    with pytest.raises(SystemExit):
+        c.exports.run(ALICE, job["id"])
+    queue.published.clear()  # the message is lost with the worker
+    path = f"/exports/{job['id']}"
+    assert h.call("GET", path, ALICE).get_json()["status"] == "queued"
+    now[0] += timedelta(minutes=5)
+    assert sweep() == []  # a run may still be alive: wait a lease
+    now[0] += IMPORT_LEASE
+    assert sweep() == [job["id"]]
+    assert sweep() == []  # stamped: not published twice
+    monkeypatch.setattr(c.store, "list_notes", listing)
+    now[0] += timedelta(minutes=1)
+    c.exports.run(ALICE, job["id"])
+    done = h.call("GET", path, ALICE).get_json()
+    assert done["status"] == "done" and done["notes"] == 3
+
+    # An export whose every run dies ends failed at the run after the last.
+    monkeypatch.setattr(c.store, "list_notes", killed)
+    second = h.call("POST", "/exports", ALICE).get_json()
+    for _ in range(5):
+        now[0] += IMPORT_LEASE + timedelta(seconds=1)
+        if second["id"] not in sweep():
+            break
+        with contextlib.suppress(SystemExit):
+            c.exports.run(ALICE, second["id"])
+    stuck = h.call("GET", f"/exports/{second['id']}", ALICE).get_json()
+    assert stuck["status"] == "failed", stuck
+    assert sweep() == []  # a failed export is not published again

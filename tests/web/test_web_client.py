@@ -15,16 +15,29 @@ from pathlib import Path
 import pytest
 from scripts.web_schema import CHECKED_IN, default_spec, render
 
+from tests import early
+
 WEB = Path(__file__).resolve().parents[2] / "web"
 NPM = shutil.which("npm")
 
 
-def _npm(*args: str, cwd: Path = WEB) -> subprocess.CompletedProcess[str]:
+if NPM is not None:
+    # `npm test` (tsc, then Vitest) runs in the background from the start of the
+    # session (tests/early.py): it is CPU-bound and needs nothing the tests change.
+    early.register("web-test", [NPM, "test"], cwd=WEB, timeout=300)
+
+
+def _require_node_modules() -> None:
     if NPM is None or not (WEB / "node_modules" / ".bin" / "tsc").exists():
         reason = "web/node_modules is missing: run 'npm --prefix web ci' (Node 20+)"
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
+
+
+def _npm(*args: str, cwd: Path = WEB) -> subprocess.CompletedProcess[str]:
+    _require_node_modules()
+    assert NPM is not None
     return subprocess.run(
         [NPM, *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
     )
@@ -45,8 +58,10 @@ def test_the_generated_types_are_current() -> None:
     )
 
 
+@pytest.mark.early("web-test")
 def test_the_client_typechecks_and_its_unit_tests_pass() -> None:
-    done = _npm("test")
+    _require_node_modules()
+    done = early.result("web-test")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert " passed" in done.stdout and " failed" not in done.stdout, done.stdout[-2000:]
 

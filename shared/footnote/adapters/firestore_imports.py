@@ -160,24 +160,52 @@ class FirestoreExportJobs(FirestoreRepository):
 
     def get(self, job_id: str) -> ExportJob | None:
         snap = self._ref(job_id).get()
-        if not snap.exists:
-            return None
-        d = snap.to_dict() or {}
-        return ExportJob(
-            id=job_id,
-            tenant_id=d["tenantId"],
-            created_at=d["createdAt"],
-            status=d.get("status", "queued"),
-            object_name=d.get("object", ""),
-            notes=int(d.get("notes", 0)),
-            conversations=int(d.get("conversations", 0)),
-            size=int(d.get("size", 0)),
-            finished_at=d.get("finishedAt"),
-            reason=d.get("reason"),
-        )
+        return _export_job(job_id, snap.to_dict() or {}) if snap.exists else None
 
     def save(self, job: ExportJob) -> None:
         self._ref(job.id).set(_export_doc(job))
+
+    def unfinished(self, limit: int) -> list[ExportJob]:
+        # An equality filter on one field: Firestore's automatic index serves it.
+        query = (
+            self.client.collection(EXPORTS)
+            .where(filter=self._where("status", "==", "queued"))
+            .limit(limit)
+        )
+        return [_export_job(s.id, s.to_dict() or {}) for s in query.stream()]
+
+    def claim(self, job: ExportJob, now: datetime) -> bool:
+        @self._fs.transactional
+        def run(tx: Any) -> bool:
+            snap = self._ref(job.id).get(transaction=tx)
+            d = snap.to_dict() or {}
+            if (
+                not snap.exists
+                or d.get("status") != "queued"
+                or d.get("updatedAt") != job.updated_at
+            ):
+                return False
+            tx.update(self._ref(job.id), {"updatedAt": now})
+            return True
+
+        return bool(run(self.client.transaction()))
+
+
+def _export_job(job_id: str, d: dict[str, Any]) -> ExportJob:
+    return ExportJob(
+        id=job_id,
+        tenant_id=d["tenantId"],
+        created_at=d["createdAt"],
+        status=d.get("status", "queued"),
+        object_name=d.get("object", ""),
+        notes=int(d.get("notes", 0)),
+        conversations=int(d.get("conversations", 0)),
+        size=int(d.get("size", 0)),
+        finished_at=d.get("finishedAt"),
+        reason=d.get("reason"),
+        attempts=int(d.get("attempts", 0)),
+        updated_at=d.get("updatedAt"),
+    )
 
 
 def _export_doc(job: ExportJob) -> dict[str, Any]:
@@ -191,4 +219,6 @@ def _export_doc(job: ExportJob) -> dict[str, Any]:
         "size": job.size,
         "finishedAt": job.finished_at,
         "reason": job.reason,
+        "attempts": job.attempts,
+        "updatedAt": job.updated_at,
     }

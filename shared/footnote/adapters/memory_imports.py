@@ -88,3 +88,15 @@ class MemoryExportJobs(_MemoryJobs[ExportJob]):
     def save(self, job: ExportJob) -> None:
         with self._lock:
             self.jobs[job.id] = job
+
+    def unfinished(self, limit: int) -> list[ExportJob]:
+        with self._lock:
+            return [j for j in self.jobs.values() if not j.finished][:limit]
+
+    def claim(self, job: ExportJob, now: datetime) -> bool:
+        with self._lock:
+            stored = self.jobs.get(job.id)
+            if stored is None or stored.finished or stored.updated_at != job.updated_at:
+                return False
+            self.jobs[job.id] = replace(stored, updated_at=now)
+            return True

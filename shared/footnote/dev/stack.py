@@ -154,8 +154,14 @@ class Stack:
         try:
             self._start_emulators(tools)
             self.configure_pubsub()
+            # The functions host loads its model while the Auth emulator starts (each
+            # took 20-30 s on a loaded machine, one after the other): it needs Firestore
+            # and Cloud Storage to start, the Auth emulator only for requests.
             if with_functions:
-                self.start_functions()
+                self._spawn_functions()
+            self._start_auth()
+            if with_functions:
+                self._wait_functions()
                 self.register_trigger()
             if with_web:
                 self.start_web()
@@ -197,6 +203,7 @@ class Stack:
             )
 
     def _start_emulators(self, tools: dict[str, str]) -> None:
+        """Firestore, Pub/Sub and Cloud Storage, started together and waited for."""
         p = self.ports
         self._tools = tools
         self._spawn_firestore()
@@ -205,6 +212,15 @@ class Stack:
             [tools["pubsub"], "--host=127.0.0.1", f"--port={p.pubsub}"],
             env={"PUBSUB_PROJECT_ID": self.project},
         )
+        self._start_storage()
+        _wait_http(f"{self.firestore_url}/", "Firestore emulator", self, "firestore")
+        _wait_http(f"http://127.0.0.1:{p.pubsub}/", "Pub/Sub emulator", self, "pubsub")
+        _wait_http(f"{self.storage_url}/", "Cloud Storage server", self, "storage")
+        self._create_bucket()
+
+    def _start_auth(self) -> None:
+        p = self.ports
+        tools = self._tools
         config = self.log_dir / "firebase.json"
         config.write_text(
             json.dumps(
@@ -236,12 +252,7 @@ class Stack:
             # Written when the emulator is stopped by a signal, also by the reaper
             # after a crash of this process; a normal stop has saved just before.
             argv.append(f"--export-on-exit={self.data.auth_on_exit}")
-        self._start_storage()
         self._start_firebase("auth", argv, f"http://127.0.0.1:{p.auth}/", "Auth emulator")
-        _wait_http(f"{self.firestore_url}/", "Firestore emulator", self, "firestore")
-        _wait_http(f"http://127.0.0.1:{p.pubsub}/", "Pub/Sub emulator", self, "pubsub")
-        _wait_http(f"{self.storage_url}/", "Cloud Storage server", self, "storage")
-        self._create_bucket()
 
     def _start_storage(self) -> None:
         """The Cloud Storage server: its objects on disk in the data folder (they
@@ -317,6 +328,10 @@ class Stack:
             self._kill(name)
 
     def start_functions(self) -> None:
+        self._spawn_functions()
+        self._wait_functions()
+
+    def _spawn_functions(self) -> None:
         env = {
             **self.client_env(),
             "ACCOUNT_DELETION_GRACE_S": LOCAL_DELETION_GRACE_S,
@@ -337,6 +352,8 @@ class Stack:
             ],
             env=env,
         )
+
+    def _wait_functions(self) -> None:
         # The host loads the embedding model and the tenants' indexes before it serves.
         _wait_http(f"{self.api_url}/healthz", "functions host", self, "functions", timeout=180)
 

@@ -16,7 +16,10 @@ its size. The archive (``ARCHIVE_README`` says the same inside it):
 
 A redelivered message writes the archive again from the start: it is derived data,
 and the object is replaced only once complete (the blob store's writes are
-all-or-nothing), so a crash never leaves a half archive behind a "done" job.
+all-or-nothing), so a crash never leaves a half archive behind a "done" job. A job
+whose worker died with its message (an instance killed, the local stack restarted)
+is published again by the job sweep (``resume_stalled``); one whose runs keep dying
+ends failed after EXPORT_RUNS of them, so no export stays queued for good.
 """
 
 from __future__ import annotations
@@ -28,10 +31,10 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import IO, Any
 
-from footnote.domain import ExportJob, Note
+from footnote.domain import EXPORT_RUNS, IMPORT_LEASE, ExportJob, Note
 from footnote.errors import BadEvent, NotFound
 from footnote.ports import BlobStore, ExportJobStore, ReindexQueue, Store
 from footnote.services.quotas import QuotaService
@@ -41,6 +44,7 @@ log = logging.getLogger(__name__)
 EXPORT_NOTES = "exportNotes"  # the ``job`` of an export message
 _PAGE = 200
 _SPOOL = 8 * 1024 * 1024  # bytes of a JSON listing kept in memory before it spills to disk
+STUCK = "the export failed {runs} times in a row: export again"
 
 ARCHIVE_README = """# Your Footnote export
 
@@ -100,13 +104,45 @@ class ExportService:
         except FileNotFoundError:
             raise NotFound("the export's archive is gone: export again") from None
 
+    # -- the sweep ------------------------------------------------------------------
+    def resume_stalled(self, stalled_after: timedelta = IMPORT_LEASE) -> tuple[str, ...]:
+        """Publish again the message of every unfinished export no run has begun for
+        ``stalled_after`` (a run ends within the worker's timeout, under IMPORT_LEASE):
+        its worker died and its message with it. The ids of the jobs published."""
+        now = self._clock()
+        resumed: list[str] = []
+        for job in self._jobs.unfinished(500):
+            if now - (job.updated_at or job.created_at) < stalled_after:
+                continue  # a run may be alive, or its message still on its way
+            # Stamped first (compare-and-set): a run that began meanwhile is alive, and
+            # the next sweep waits a whole lease again.
+            if self._jobs.claim(job, now):
+                self._queue.publish(message(job.tenant_id, job.id))
+                resumed.append(job.id)
+        if resumed:
+            log.warning("export sweep: %d stalled jobs resumed: %s", len(resumed), resumed)
+        return tuple(resumed)
+
     # -- the job --------------------------------------------------------------------
     def run(self, tenant_id: str, job_id: str) -> ExportJob:
         job = self._jobs.get(job_id)
         if job is None or job.tenant_id != tenant_id:
             raise BadEvent("export message names no job of its tenant")
-        if job.status == "done":
+        if job.finished:
             return job
+        if job.attempts >= EXPORT_RUNS:
+            log.error("export %s: %d runs failed", job.id, job.attempts)
+            failed = replace(
+                job,
+                status="failed",
+                reason=STUCK.format(runs=job.attempts),
+                finished_at=self._clock(),
+            )
+            self._jobs.save(failed)
+            return failed
+        # Counted before the run: one that dies (killed, not raising) still counts.
+        job = replace(job, attempts=job.attempts + 1, updated_at=self._clock())
+        self._jobs.save(job)
         name = f"users/{tenant_id}/exports/{job_id}.zip"
         with self._blobs.open_write(name, "application/zip") as out:
             notes, conversations = self._write(tenant_id, out)

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IMPORT_NOTES = "importNotes"  # the ``job`` of an import message
-SWEEP_JOBS = "sweepJobs"  # the ``job`` of the scheduled sweep of stalled imports
+SWEEP_JOBS = "sweepJobs"  # the ``job`` of the scheduled sweep of stalled imports and exports
 # The report's reason when an archive read cleanly but held nothing to import (a zip
 # of photos, a folder of PDFs): without it the job would say "done" and nothing else.
 NOTHING_FOUND = (
