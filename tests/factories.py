@@ -8,7 +8,7 @@ from typing import Any
 
 from footnote.adapters.hash_embedder import HashEmbedder
 from footnote.domain import Chunk, MemoryType, Note, Source
-from footnote.generation.grounding import ClaimChecks
+from footnote.grounding import ClaimChecks
 from footnote.text import terms
 
 NOW = datetime(2026, 11, 22, 15, 0, tzinfo=UTC)
@@ -74,6 +74,6 @@ def all_conversation_pages(
 def checks(language: str = "en") -> ClaimChecks:
     """An answer's grounding by the offline grounder on what must agree and the terms
     (no embedder): what ``/chat`` falls back to."""
-    from footnote.generation.grounding import LocalGrounder
+    from footnote.grounding import LocalGrounder
 
     return ClaimChecks(LocalGrounder(), language)

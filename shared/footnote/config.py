@@ -216,7 +216,7 @@ class Settings(BaseSettings):
 
     # --- citations: each sentence's support by the sources it cites ---------------
     # local: numbers, dates, names and negation must agree, then term overlap and
-    # embedding similarity (generation/grounding.py); vertex: the Check Grounding API
+    # embedding similarity (grounding.py); vertex: the Check Grounding API
     # (Discovery Engine), with the local grounder as its fallback.
     grounder: Literal["local", "vertex"] = Field("local", alias="GROUNDER")
     # A citation is kept at this claim-level score or above (Check Grounding's

@@ -207,7 +207,7 @@ class Container:
             from footnote.adapters.vertex_grounder import VertexGrounder
 
             return VertexGrounder.from_settings(self.settings)
-        from footnote.generation.grounding import LocalGrounder
+        from footnote.grounding import LocalGrounder
 
         return LocalGrounder(self.embedder)
 
@@ -215,7 +215,7 @@ class Container:
     def fallback_grounder(self) -> Grounder:
         """What checks citations when the grounding API fails: the offline grounder on
         what must agree and the terms, calling nothing remote (not even the embedder)."""
-        from footnote.generation.grounding import LocalGrounder
+        from footnote.grounding import LocalGrounder
 
         return LocalGrounder()
 

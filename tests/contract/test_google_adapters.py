@@ -543,7 +543,7 @@ def test_a_sentence_of_two_claims_keeps_the_source_of_each(google: FakeGoogleApi
 
 def test_grounding_failures_raise_and_the_answer_is_checked_offline(google: FakeGoogleApis) -> None:
     from footnote.adapters.vertex_grounder import VertexGrounder
-    from footnote.generation.grounding import ClaimChecks, LocalGrounder
+    from footnote.grounding import ClaimChecks, LocalGrounder
 
     grounder = VertexGrounder.from_settings(vertex_settings(google))
     notes = [source("N1", "Firestore stores the notes.")]

@@ -14,7 +14,7 @@ import pytest
 
 from footnote.domain import Source
 from footnote.generation.citations import SentenceChecker, complete_sentences, validate
-from footnote.generation.grounding import ClaimChecks, LocalGrounder
+from footnote.grounding import ClaimChecks, LocalGrounder
 from tests.factories import source
 
 MONDAY = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)

@@ -27,7 +27,7 @@ from footnote.evaluation.bench import (
 from footnote.evaluation.config import EvaluationConfig
 from footnote.evaluation.data import Question, load_hotpot
 from footnote.generation.citations import is_abstention, validate
-from footnote.generation.grounding import ClaimChecks
+from footnote.grounding import ClaimChecks
 from footnote.ports import Generator, Grounder, Pieces
 from footnote.services.chat import ChatService, RagConfig
 

@@ -46,7 +46,7 @@ from footnote.evaluation.bench import BenchContainer, Progress, index_notes, std
 from footnote.evaluation.config import EvaluationConfig
 from footnote.evaluation.everyday import read_notebook
 from footnote.generation.citations import needs_regeneration, validate
-from footnote.generation.grounding import ClaimChecks
+from footnote.grounding import ClaimChecks
 from footnote.ports import Grounder
 from footnote.temporal import date_words
 from footnote.text import terms

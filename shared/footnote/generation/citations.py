@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from footnote.domain import Citation, Source, ValidatedAnswer
-from footnote.generation.grounding import ClaimChecks
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
+from footnote.grounding import ClaimChecks
 from footnote.text import sentences, split_sentences
 
 MARKER = re.compile(r"\[(N\d+)\]")

@@ -30,8 +30,8 @@ from footnote.generation.citations import (
     needs_regeneration,
     validate,
 )
-from footnote.generation.grounding import ClaimChecks
 from footnote.generation.prompt import NOT_ENOUGH
+from footnote.grounding import ClaimChecks
 from footnote.ports import ConversationStore, Generator, Grounder, Pieces
 from footnote.query.plan import QueryPlan
 from footnote.retrieval.retriever import RetrievalResult
@@ -101,7 +101,7 @@ class Answerer:
         self._fallback = fallback
         self._conversations = conversations
         if grounder is None:
-            from footnote.generation.grounding import LocalGrounder
+            from footnote.grounding import LocalGrounder
 
             grounder = LocalGrounder()
         self._grounder = grounder

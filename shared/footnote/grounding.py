@@ -8,8 +8,9 @@ memo through which an answer's sentences are each checked once:
   one the source states; every date it names is one the source names, read by the
   project's date reader (``footnote.temporal``) against the note's date, so "Friday 9
   January" agrees with "before Friday" in a note of 5 January; every name it gives
-  (a capitalised word inside the sentence) occurs in the source; and the claim is
-  negated exactly when the source's line it restates is. A disagreement is no support.
+  (a capitalised word inside the sentence) occurs in the source, and none is a name
+  only the answer's other sources give; and no clause negates what the source states
+  plainly, or states plainly what it negates. A disagreement is no support.
 * **What it says** (``support``): the larger of the share of the claim's content terms
   the source holds (stemmed, in the answer's language) and the embedding similarity of
   the claim to the source's best line, mapped onto [0, 1].
