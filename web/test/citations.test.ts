@@ -48,6 +48,7 @@ describe("a citation opens its note on the sentence it cites", () => {
     expect(chips[0]!.getAttribute("aria-label")).toContain("weakly supported");
     cites.renderSources([weak], answer);
     expect($("sources-list").textContent).toContain("weakly supported");
+    expect(document.querySelectorAll("#sources-list .chip.static.weak")).toHaveLength(1);
     cites.renderAnswer($("thread"), answer, [citation]);
     expect(document.querySelectorAll("#thread button.chip.weak")).toHaveLength(0);
   });

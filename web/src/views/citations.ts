@@ -129,7 +129,9 @@ export function citations(store: Store, api: Api, openNote: NoteOpener): Citatio
       const numbers = cs.map((c) => c.cid.replace(/^N/, ""));
       sourcesList.append(el("li", { class: "source", dataset: { noteId } },
         el("p", { class: "source-head" },
-          ...numbers.map((n) => el("span", { class: "chip static", text: n, "aria-hidden": "true" })),
+          ...cs.map((c, i) => el("span", {
+            class: weaklySupported(c) ? "chip static weak" : "chip static", text: numbers[i]!, "aria-hidden": "true",
+          })),
           el("button", { type: "button", class: "link", text: labelOf(noteId),
             "aria-label": `Open the note cited as ${numbers.join(", ")}`,
             onclick: () => openNote(noteId, { passage: first.snippet, claim: claims.get(first.cid) ?? null }) })),
