@@ -269,13 +269,14 @@ def credentials_for(endpoint: str, credentials: Any = None) -> Any:
     return None
 
 
-def gapic_client_options(endpoint: str) -> dict[str, Any] | None:
-    return {"api_endpoint": endpoint} if endpoint else None
-
-
-def gapic_transport(endpoint: str) -> str:
-    """Always REST: the transport the wire fakes speak is the one production uses."""
-    return "rest"
+def gapic_client(client_class: Any, endpoint: str, credentials: Any = None) -> Any:
+    """A generated (GAPIC) client at ``endpoint`` (empty: Google's public one), always
+    over REST: the transport the wire fakes speak is the one production uses."""
+    return client_class(
+        credentials=credentials_for(endpoint, credentials),
+        transport="rest",
+        client_options={"api_endpoint": endpoint} if endpoint else None,
+    )
 
 
 def resource_name(value: str, project: str, location: str, collection: str) -> str:

@@ -25,9 +25,7 @@ from typing import Any
 
 from footnote.adapters.google_retry import (
     RetryPolicy,
-    credentials_for,
-    gapic_client_options,
-    gapic_transport,
+    gapic_client,
     resource_name,
     unavailable_on_sdk_errors,
 )
@@ -62,10 +60,8 @@ class VertexGrounder:
         from google.cloud import discoveryengine_v1
 
         endpoint = s.grounding_api_endpoint
-        client = discoveryengine_v1.GroundedGenerationServiceClient(
-            credentials=credentials_for(endpoint, credentials),
-            transport=gapic_transport(endpoint),
-            client_options=gapic_client_options(endpoint),
+        client = gapic_client(
+            discoveryengine_v1.GroundedGenerationServiceClient, endpoint, credentials
         )
         return cls(
             client,

@@ -20,9 +20,7 @@ from typing import Any
 
 from footnote.adapters.google_retry import (
     RetryPolicy,
-    credentials_for,
-    gapic_client_options,
-    gapic_transport,
+    gapic_client,
     resource_name,
     unavailable_on_sdk_errors,
 )
@@ -57,11 +55,7 @@ class VertexRanker:
         from google.cloud import discoveryengine_v1
 
         endpoint = s.ranking_api_endpoint
-        client = discoveryengine_v1.RankServiceClient(
-            credentials=credentials_for(endpoint, credentials),
-            transport=gapic_transport(endpoint),
-            client_options=gapic_client_options(endpoint),
-        )
+        client = gapic_client(discoveryengine_v1.RankServiceClient, endpoint, credentials)
         return cls(
             client,
             resource_name(s.ranking_config, s.project_id, RANKING_LOCATION, "rankingConfigs"),

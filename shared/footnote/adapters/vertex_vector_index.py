@@ -44,9 +44,7 @@ from typing import Any
 
 from footnote.adapters.google_retry import (
     RetryPolicy,
-    credentials_for,
-    gapic_client_options,
-    gapic_transport,
+    gapic_client,
     is_local,
     resource_name,
     unavailable_on_sdk_errors,
@@ -122,16 +120,8 @@ class VertexVectorIndex:
         match_endpoint = regional
         if s.vertex_public_endpoint_domain and not is_local(regional):
             match_endpoint = s.vertex_public_endpoint_domain
-        index_client = aiplatform_v1.IndexServiceClient(
-            credentials=credentials_for(regional, credentials),
-            transport=gapic_transport(regional),
-            client_options=gapic_client_options(regional),
-        )
-        match_client = aiplatform_v1.MatchServiceClient(
-            credentials=credentials_for(match_endpoint, credentials),
-            transport=gapic_transport(match_endpoint),
-            client_options=gapic_client_options(match_endpoint),
-        )
+        index_client = gapic_client(aiplatform_v1.IndexServiceClient, regional, credentials)
+        match_client = gapic_client(aiplatform_v1.MatchServiceClient, match_endpoint, credentials)
         return cls(
             index_client,
             match_client,
