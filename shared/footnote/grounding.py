@@ -71,7 +71,7 @@ _CONTRACTED_NOT = ("n't", "n’t")
 # A number as written: digits, with the separators of amounts, decimals and times.
 _NUMBER = re.compile(r"(\d+(?:[.,:]\d+)*)(k(?![^\W\d_]))?", re.IGNORECASE)
 # A word as written, with its case (names are told by it).
-_CASED_WORD = re.compile(r"[^\W\d_]+")
+_CASED_WORD = re.compile(r"(?<![^\W_])[^\W\d_][^\W_]*")  # (whole: "KX7M2Q" is one word)
 # Where a clause ends: a negation's reach ("Stage 6, not 10:00 anymore" negates the time).
 _CLAUSE_END = re.compile(
     # (a full stop after a day, an initial or a short abbreviation ends no clause:
@@ -120,6 +120,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     numbers = set(_numbers(text))
     for day in days:
         numbers.update((str(day.day), str(day.year)))
+    numbers.update(str(first.year) for first, _ in periods)  # "last yr" is 2025
     units = tuple(u.strip() for u in _CLAUSE_END.split(text) if u.strip())
     negations = [negated(unit, lang) for unit in units]
     return SourceFacts(

@@ -115,6 +115,16 @@ def test_a_quoted_line_and_its_heading_keep_their_citation() -> None:
     assert _kept("Boiler service booked for the 14th.", note)
 
 
+def test_a_code_and_a_resolved_year_in_a_quoted_line_keep_its_citation() -> None:
+    # a booking code is one word, not the names "KX", "M" and "Q" another note gives
+    code = _note("Finnair, booking ref KX7M2Q")
+    other = _note("Call with M about Q and KX", "N2")
+    assert _kept("Finnair, booking ref KX7M2Q", code, others=(other,))
+    # the quote answer writes the year "last yr" means beside it
+    goals = _note("- 30 books (last yr 24)")
+    assert _kept("- 30 books (last yr 24) (last yr: 2025)", goals)
+
+
 class CountingGrounder(LocalGrounder):
     def __init__(self) -> None:
         super().__init__()
