@@ -110,7 +110,8 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     lang = supported_language(language) or "en"
     days = {written.date()}
     periods = []
-    for span in note_dates(text, written.replace(tzinfo=None), lang):
+    spans = note_dates(text, written.replace(tzinfo=None), lang)
+    for span in spans:
         if span.named is not None and span.grain == "day":
             days.add(span.named.date())
         if span.start is not None and span.end is not None:
@@ -127,7 +128,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         text,
         units or (text,),
         # its terms, with its dates written out ("11 March 2026" heads a quoted note)
-        frozenset(terms(f"{text}\n{date_words(written, text, lang)}", language=lang)),
+        frozenset(terms(f"{text}\n{date_words(written, text, lang, spans)}", language=lang)),
         frozenset(numbers),
         frozenset(w for word in words(text) for w in (word, word.split("'")[0])),
         frozenset(days),

@@ -31,7 +31,7 @@ import dataclasses
 import re
 import threading
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
@@ -1153,14 +1153,22 @@ def month_text(d: date, language: str = DEFAULT_LANGUAGE) -> str:
     return f"{_month_names_in(code)[d.month - 1]} {d.year}"
 
 
-def date_words(written: datetime | date, text: str = "", language: str = DEFAULT_LANGUAGE) -> str:
+def date_words(
+    written: datetime | date,
+    text: str = "",
+    language: str = DEFAULT_LANGUAGE,
+    spans: Sequence[TimeSpan] | None = None,
+) -> str:
     """The note's date, and the dates its phrases name, as words: a claim "9 January
     2026" drawn from a note of 5 January that says "before Friday" is supported by it
-    (citation checks read these words with the note's text)."""
+    (citation checks read these words with the note's text). ``spans``: the text's
+    dates, when the caller has read them already."""
     day = written.date() if isinstance(written, datetime) else written
     lang = supported_language(language) or DEFAULT_LANGUAGE
     named = []
-    for span in note_dates(text, day, lang) if text else ():
+    if spans is None:
+        spans = note_dates(text, day, lang) if text else []
+    for span in spans:
         if span.named is None:
             continue
         first = span.named.date()

@@ -21,7 +21,6 @@ notes hold an answer is retrieval's gate (``retrieval/retriever``), one rule for
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -30,6 +29,7 @@ from datetime import datetime
 from footnote.domain import Intent, QueryAnalysis, Source
 from footnote.generation.citations import closed
 from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
+from footnote.grounding import cosine
 from footnote.ports import Embedder, Generator, Pieces
 from footnote.temporal import TimeSpan, day_text, month_text, note_dates
 from footnote.text import split_sentences, terms
@@ -280,12 +280,7 @@ def embedding_relevance(embedder: Embedder) -> Relevance:
 
     def score(question: str, texts: Sequence[str]) -> list[float]:
         q = embedder.embed_query(question)
-        qn = math.sqrt(sum(x * x for x in q)) or 1.0
-        out = []
-        for v in embedder.embed_documents(list(texts)):
-            vn = math.sqrt(sum(x * x for x in v)) or 1.0
-            out.append(sum(a * b for a, b in zip(q, v, strict=False)) / (qn * vn))
-        return out
+        return [cosine(q, v) for v in embedder.embed_documents(list(texts))]
 
     return score
 
