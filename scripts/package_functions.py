@@ -69,7 +69,8 @@ COMMON_EXCLUDE = ("dev", "evaluation", "cli.py")
 
 # Every function: settings, the Firestore store, Vertex AI embeddings (google-genai)
 # and Vector Search (aiplatform_v1), the BM25 stemmer and stop words of each language,
-# time phrases (dateparser, python-dateutil), the functions framework.
+# time phrases (dateparser, python-dateutil), number words (text2num), the functions
+# framework.
 _BASE = (
     "functions-framework",
     "google-cloud-firestore",
@@ -83,6 +84,9 @@ _BASE = (
     "stop-words",
     "dateparser",
     "python-dateutil",
+    # number words as digits when a citation is checked (footnote.grounding, which
+    # the wiring every function shares imports)
+    "text2num",
 )
 
 # What only the API uses: HTTP routes, Firebase ID tokens and App Check, the reranker

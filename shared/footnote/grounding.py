@@ -34,8 +34,9 @@ import math
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date, datetime, timedelta, tzinfo
+from difflib import SequenceMatcher
 
 from footnote.domain import Source
 from footnote.errors import UPSTREAM_ERRORS
@@ -44,11 +45,12 @@ from footnote.temporal import (
     TimeSpan,
     calendar_words,
     date_words,
+    month_names,
     note_dates,
     supported_language,
     weekday_spellings,
 )
-from footnote.text import stop_words, terms, words
+from footnote.text import language_of_text, stop_words, terms, words
 
 log = logging.getLogger(__name__)
 
@@ -95,19 +97,23 @@ class SourceFacts:
     words: frozenset[str]  # lowered, unaccented: where a name is looked up
     days: frozenset[date]  # the note's day, and the days its phrases name
     weekdays_named: frozenset[int]  # the weekdays a word of it names, by any spelling
+    months_named: frozenset[int]  # the months a word of it names, by any spelling ("feb")
     digit_dates: frozenset[tuple[int, int]]  # days it writes in digits: (day, month)
     periods: tuple[tuple[date, date], ...]  # the spans its phrases name ([first, after))
     written: date
     negated_terms: frozenset[str]  # the terms it negates ("not on exam: eigenvalues")
     plain_terms: frozenset[str]  # the terms it states unnegated somewhere
     names: frozenset[str]  # its words capitalised inside a sentence: whom it names
+    short_forms: frozenset[str]  # its abbreviations: short words, "RR. HH." as "rrhh"
 
 
 def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> SourceFacts:
     chunk = source.chunk
     text = f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
     written = chunk.created_at.astimezone(zone) if zone else chunk.created_at
-    lang = supported_language(language) or "en"
+    # read in the language it is written in (the reader's, unless it is plainly
+    # another): its dates, negations and terms are that language's
+    lang = supported_language(language_of_text(text, prior=language)) or "en"
     days = {written.date()}
     periods = []
     spans = note_dates(text, written.replace(tzinfo=None), lang)
@@ -118,7 +124,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             periods.append((span.start.date(), span.end.date()))
         elif span.named is not None:  # "from Oct", "before Friday": the period it names
             periods.append((span.named.date(), span.named.date() + timedelta(days=1)))
-    numbers = set(_numbers(text))
+    numbers = set(_numbers(with_digits(text, lang)))
     for day in days:
         numbers.update((str(day.day), str(day.year)))
     numbers.update(str(first.year) for first, _ in periods)  # "last yr" is 2025
@@ -128,11 +134,17 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         text,
         units or (text,),
         # its terms, with its dates written out ("11 March 2026" heads a quoted note)
-        frozenset(terms(f"{text}\n{date_words(written, text, lang, spans)}", language=lang)),
+        frozenset(
+            terms(
+                f"{text}\n{with_digits(text, lang)}\n{date_words(written, text, lang, spans)}",
+                language=lang,
+            )
+        ),
         frozenset(numbers),
         frozenset(w for word in words(text) for w in (word, word.split("'")[0])),
         frozenset(days),
         _weekdays_named(text, lang),
+        _named(text, month_names(lang), lang),
         frozenset(
             pair
             for m in _DIGIT_DATE.finditer(text)
@@ -150,7 +162,35 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             for run in claim_names(line, lang, initial=True)
             for w in run
         ),
+        frozenset(
+            "".join(words(m.group(0)))
+            for m in _SHORT_FORM.finditer(text)
+            if "".join(words(m.group(0))) not in stop_words(lang)
+        ),
     )
+
+
+# A word that may abbreviate a name: two to five letters ("pg", "CT"), or a run of
+# dotted initials ("RR. HH.", "U.S.").
+_SHORT_FORM = re.compile(
+    r"(?<![^\W_])(?:[^\W\d_]{1,3}\.\s?){2,}|(?<![^\W_])[^\W\d_]{2,5}(?![^\W_])"
+)
+
+
+def joined(every: Sequence[SourceFacts]) -> SourceFacts:
+    """What several sources state together (the first one's day anchors the claim's
+    dates)."""
+    together: dict[str, object] = {}
+    for field in fields(SourceFacts):
+        values = [getattr(f, field.name) for f in every]
+        if isinstance(values[0], frozenset):
+            together[field.name] = frozenset().union(*values)
+        elif isinstance(values[0], tuple):
+            together[field.name] = tuple(x for value in values for x in value)
+        else:
+            together[field.name] = values[0]
+    together["text"] = "\n".join(f.text for f in every)
+    return SourceFacts(**together)  # type: ignore[arg-type]
 
 
 # A day written in digits: "5.12.", "12/5", "05.12.2026".
@@ -159,13 +199,57 @@ _DIGIT_DATE = re.compile(r"(?<![\d.,:/])(\d{1,2})[./](\d{1,2})(?![\d,:])")
 
 def _weekdays_named(text: str, language: str) -> frozenset[int]:
     """The weekdays a word of ``text`` names (not a stop word: German "die", "mit")."""
-    spellings = weekday_spellings(language)
+    return _named(text, weekday_spellings(language), language)
+
+
+def _named(text: str, spellings: dict[str, int], language: str) -> frozenset[int]:
+    """What the words of ``text`` name by ``spellings`` (weekdays, months), stop words
+    aside."""
     stopped = stop_words(language)
     return frozenset(
         spellings[w]
         for w in (t.lower() for t in _CASED_WORD.findall(text))
         if w in spellings and "".join(words(w)) not in stopped
     )
+
+
+# The languages text2num reads number words in ("five days" is "5 days").
+_NUMBER_WORD_LANGUAGES = frozenset({"en", "es", "de", "fr", "pt", "nl", "it", "da"})
+
+
+def with_digits(text: str, language: str) -> str:
+    """``text`` with its number words written as digits ("three hours" as "3 hours",
+    "tablas del siete" as "tablas del 7"), by text2num, so a number agrees however it
+    is written. One and zero stay words: "one of them", "ein Tisch" count nothing."""
+    if language not in _NUMBER_WORD_LANGUAGES:
+        return text
+    from text_to_num import alpha2digit
+
+    try:
+        converted = str(alpha2digit(text, language, threshold=2))
+    except ValueError:  # (text2num refuses what it cannot read; the words stay)
+        return text
+    if converted == text:
+        return text
+    # keep each run of words text2num replaced only if it now reads 2 or more: it
+    # reads "halb eins ein Tisch" as "halb 1 1 Tisch"
+    before, after = text.split(), converted.split()
+    out: list[str] = []
+    for op, a, b, c, d in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        pairs = (
+            zip(before[a:b], after[c:d], strict=True)
+            if b - a == d - c
+            else [(" ".join(before[a:b]), " ".join(after[c:d]))]
+        )
+        for old, new in pairs:
+            small = op != "equal" and any(_reads_below_two(n) for n in new.split())
+            out.append(old if small else new)
+    return " ".join(out)
+
+
+def _reads_below_two(word: str) -> bool:
+    digits = word.strip(",.;:!?()")
+    return digits.isdigit() and int(digits) < 2
 
 
 def _numbers(text: str) -> list[str]:
@@ -234,7 +318,10 @@ def claim_names(claim: str, language: str, initial: bool = False) -> list[tuple[
             continue
         start = False
         lowered = "".join(words(word))
-        if word[0].isupper() and lowered not in calendar and lowered not in stopped:
+        # (an acronym, all capitals, names a thing more often than a person, and a
+        # model spells it out or translates it: "VAT" for "IVA")
+        acronym = word.isupper()  # (and a letter alone: "4ºB", "direction B")
+        if word[0].isupper() and not acronym and lowered not in calendar and lowered not in stopped:
             if runs and claim[last_end : m.start()].strip() == "":
                 runs[-1].append(lowered)
             else:
@@ -268,6 +355,7 @@ def disagreement(
     undated = claim
     for span in spans:
         undated = undated.replace(span.text, " ")
+    undated = with_digits(undated, lang)
     if not all(_number_agrees(m.group(1), m.group(2), facts) for m in _NUMBER.finditer(undated)):
         return "number"
     if not all(_name_agrees(name, facts) for name in claim_names(claim, lang)):
@@ -292,13 +380,31 @@ _NOT_A_DATE = re.compile(r"[\d\s.,:/-]+")
 
 def _name_agrees(name: tuple[str, ...], facts: SourceFacts) -> bool:
     """Each word of the name occurs in the source (as a word or its start: "Maria's"),
-    or the name is what the source's initials stand for ("Central Time": "CT")."""
-    if len(name) > 1 and "".join(w[0] for w in name) in facts.words:
+    or the name is what one of the source's abbreviations stands for ("Central Time":
+    "CT", "Postgres": "pg", "Recursos Humanos": "RR. HH.")."""
+    long_form = "".join(name)
+    if any(_abbreviates(short, long_form) for short in facts.short_forms):
         return True
     return all(
         any(w.startswith(part) or (part.startswith(w) and len(w) > 3) for w in facts.words)
         for part in name
     )
+
+
+def _abbreviates(short: str, long_form: str) -> bool:
+    """``short`` is an abbreviation of ``long_form``, as Schwartz and Hearst (2003) match
+    a short form to its long form: it starts with the long form's first letter, its
+    letters occur in order in it, and it is at most half as long. A doubled letter
+    ("RR. HH.", "EE. UU.") marks a plural and counts once."""
+    if len(short) < 2 or short[0] != long_form[0]:
+        return False
+    for form in {short, re.sub(r"(.)\1", r"\1", short)}:
+        if 2 * len(form) > len(long_form):
+            continue
+        rest = iter(long_form)
+        if all(ch in rest for ch in form):
+            return True
+    return False
 
 
 def _number_agrees(raw: str, thousands: str | None, facts: SourceFacts) -> bool:
@@ -336,9 +442,12 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
         return True
     if span.grain == "month" and not _YEAR.search(span.text):
         # "in January": the note's January, whichever year it reads
-        return first.month not in {d.month for d in facts.days} | {
-            a.month for a, _ in facts.periods
-        }
+        return (
+            first.month
+            not in {d.month for d in facts.days}
+            | {a.month for a, _ in facts.periods}
+            | facts.months_named
+        )
     end = span.end.date() if span.end is not None else None
     return end is None or not (
         any(first <= d < end for d in facts.days)
@@ -373,7 +482,8 @@ def _restated_unit(claim: str, facts: SourceFacts, language: str) -> int:
 def lexical_support(claim: str, facts: SourceFacts, language: str) -> float:
     """Share of the claim's content terms the source holds (a claim with none states
     nothing a source could contradict: full support)."""
-    wanted = set(terms(claim, language=supported_language(language) or "en"))
+    lang = supported_language(language) or "en"
+    wanted = set(terms(with_digits(claim, lang), language=lang))
     if not wanted:
         return 1.0
     return len(wanted & facts.terms) / len(wanted)
@@ -485,17 +595,30 @@ class LocalGrounder:
         others: Sequence[Source] = (),
     ) -> list[float]:
         known = frozenset().union(*(_facts(o, language, zone).names for o in others))
-        scores = []
-        for source in sources:
-            facts = _facts(source, language, zone)
-            if disagreement(claim, facts, language, known) is not None:
-                scores.append(0.0)
-                continue
-            lexical = lexical_support(claim, facts, language)
-            if lexical < 1.0 and self._embedder is not None:
-                lexical = max(lexical, similarity_support(self._similarity(claim, facts)))
-            scores.append(lexical)
+        every = [_facts(source, language, zone) for source in sources]
+        # the claim, in the language it is written in (an answer may not be in the
+        # reader's language, nor in its notes')
+        language = language_of_text(claim, prior=language)
+        scores = [self._score(claim, facts, language, known) for facts in every]
+        if len(every) > 1 and max(scores) < self.threshold:
+            # A sentence citing several notes may join what each states ("You and Aoife
+            # gave €300": one note names Aoife, the other the €300): the notes
+            # together support it, and each that states part of it lends that support.
+            together = self._score(claim, joined(every), language, known)
+            if together >= self.threshold:
+                return [
+                    together if lexical_support(claim, facts, language) > 0 else score
+                    for facts, score in zip(every, scores, strict=True)
+                ]
         return scores
+
+    def _score(self, claim: str, facts: SourceFacts, language: str, known: frozenset[str]) -> float:
+        if disagreement(claim, facts, language, known) is not None:
+            return 0.0
+        lexical = lexical_support(claim, facts, language)
+        if lexical < 1.0 and self._embedder is not None:
+            lexical = max(lexical, similarity_support(self._similarity(claim, facts)))
+        return lexical
 
     def _similarity(self, claim: str, facts: SourceFacts) -> float:
         """The claim's embedding cosine with the source's closest line (or whole text)."""

@@ -125,6 +125,59 @@ def test_a_code_and_a_resolved_year_in_a_quoted_line_keep_its_citation() -> None
     assert _kept("- 30 books (last yr 24) (last yr: 2025)", goals)
 
 
+def test_a_number_agrees_in_words_or_digits() -> None:
+    rates = _note("rush (<5 days) +30%")
+    assert _kept("Jobs needed in under five days carry a 30% rush surcharge.", rates)
+    assert not _kept("Jobs needed in under six days carry a 30% rush surcharge.", rates)
+    # "ein Tisch" is an article, not the number 1 ("halb eins ein" is no "1 1")
+    table = _note("Mama wird übermorgen 70! Tisch reserviert 12:30 für 18 Pers.")
+    assert _kept("Um halb eins war ein Tisch für achtzehn Personen reserviert.", table, "de")
+    assert not _kept("Um halb eins war ein Tisch für zwanzig Personen reserviert.", table, "de")
+
+
+def test_a_name_agrees_with_the_abbreviation_the_note_writes() -> None:
+    incident = _note("yesterday 21:50 pg primary OOM -> patroni failed over to replica-2")
+    assert _kept("The Postgres primary ran out of memory and Patroni failed over.", incident)
+    hr = _note("Llamada con Nerea de RR. HH.: la evaluación anual es en marzo")
+    assert _kept("Según Nerea de Recursos Humanos, la evaluación anual es en marzo.", hr, "es")
+    # a short word is no abbreviation of a name as long as itself
+    lea = _note("Birthday party for lea on the 9th, bring cake")
+    assert not _kept("The birthday party for Lena is on the 9th.", lea)
+
+
+def test_an_acronym_or_a_letter_is_not_a_persons_name() -> None:
+    budget = _note("budget 3,200€ + IVA, 50% upfront")
+    assert _kept("The budget is 3,200 euros plus VAT, with 50% upfront.", budget)
+    tutor = _note("Este curso soy tutora de 4ºB: 23 alumnos (12 niñas, 11 niños)")
+    assert _kept(
+        "En tu tutoría de cuarto B tienes 23 alumnos: doce niñas y once niños.", tutor, "es"
+    )
+
+
+def test_a_month_the_note_abbreviates_is_the_month_it_names() -> None:
+    bill = _note("Factura luz Iberdrola feb: 87,34€.", written=datetime(2026, 3, 6, 21, tzinfo=UTC))
+    assert _kept("La factura de la luz de Iberdrola de febrero fue de 87,34€.", bill, "es")
+    assert not _kept("La factura de la luz de Iberdrola de enero fue de 87,34€.", bill, "es")
+
+
+def test_a_sentence_citing_two_notes_is_supported_by_both_together() -> None:
+    plan = _note("gift: €150 each from me & Aoife? check w/ Mam", "N1")
+    done = _note("Conor + Sinéad married!! gave €300 from both of us", "N2")
+    checks = ClaimChecks(LocalGrounder(), "en", sources=[plan, done])
+    claim = "You and Aoife gave Conor and Sinéad €300 between you."
+    assert set(checks.kept(claim, [plan, done])) == {"N1", "N2"}
+    assert not checks.kept(claim, [plan]) and not checks.kept(claim, [done])
+    # together they still do not state another sum
+    assert not checks.kept("You and Aoife gave Conor and Sinéad €400.", [plan, done])
+
+
+def test_a_claim_and_its_note_are_read_in_the_language_each_is_written_in() -> None:
+    # the reader's language is English; the note and the answer are Spanish
+    note = _note("Ana no viene a la cena del sábado, trae el postre Luis")
+    assert _kept("Luis trae el postre para la cena del sábado.", note, "en")
+    assert not _kept("Ana viene a la cena del sábado.", note, "en")
+
+
 class CountingGrounder(LocalGrounder):
     def __init__(self) -> None:
         super().__init__()

@@ -49,7 +49,7 @@ from footnote.generation.citations import needs_regeneration, validate
 from footnote.grounding import ClaimChecks
 from footnote.ports import Grounder
 from footnote.temporal import date_words
-from footnote.text import terms
+from footnote.text import language_of_text, terms
 
 WHYS = (
     "paraphrase",
@@ -112,7 +112,8 @@ def read_claims(path: Path, notebook: str, language: str) -> list[Claim]:
     return [
         Claim(
             notebook,
-            language,
+            # (the language it is written in: a notebook's file may name none)
+            language_of_text(str(c["claim"]), prior=language),
             str(c["id"]),
             str(c.get("question") or ""),
             str(c["claim"]),
