@@ -91,7 +91,8 @@ class SourceFacts:
     """What a source states that a claim must agree with (read once per source)."""
 
     text: str  # the passage with its title
-    lines: tuple[str, ...]
+    lines: tuple[str, ...]  # its clauses
+    line_terms: tuple[frozenset[str], ...]  # each clause's terms
     terms: frozenset[str]
     numbers: frozenset[str]
     words: frozenset[str]  # lowered, unaccented: where a name is looked up
@@ -133,6 +134,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     return SourceFacts(
         text,
         units or (text,),
+        tuple(frozenset(terms(u, language=lang)) for u in units or (text,)),
         # its terms, with its dates written out ("11 March 2026" heads a quoted note)
         frozenset(
             terms(
@@ -321,7 +323,9 @@ def claim_names(claim: str, language: str, initial: bool = False) -> list[tuple[
         # (an acronym, all capitals, names a thing more often than a person, and a
         # model spells it out or translates it: "VAT" for "IVA")
         acronym = word.isupper()  # (and a letter alone: "4ºB", "direction B")
-        if word[0].isupper() and not acronym and lowered not in calendar and lowered not in stopped:
+        # (a weekday's plural names no one: "Sundays", "sonntags")
+        dated = lowered in calendar or (lowered.endswith("s") and lowered[:-1] in calendar)
+        if word[0].isupper() and not acronym and not dated and lowered not in stopped:
             if runs and claim[last_end : m.start()].strip() == "":
                 runs[-1].append(lowered)
             else:
@@ -368,6 +372,8 @@ def disagreement(
         }
         if (capitalised & known_names) - facts.words:
             return "name"
+    if lang not in _NOUNS_CAPITALISED and _misattributed(claim, facts, lang):
+        return "name"
     for clause in _CLAUSE_END.split(claim):
         if _negation_disagrees(clause, facts, lang):
             return "negation"
@@ -468,15 +474,49 @@ def _negation_disagrees(clause: str, facts: SourceFacts, language: str) -> bool:
     return bool(theirs & set(terms(clause, language=language)))
 
 
-def _restated_unit(claim: str, facts: SourceFacts, language: str) -> int:
-    """The source sentence the claim restates: the one sharing most of its terms."""
-    wanted = set(terms(claim, language=language))
-    best, best_shared = 0, -1
-    for i, unit in enumerate(facts.lines):
-        shared = len(wanted & set(terms(unit, language=language)))
-        if shared > best_shared:
-            best, best_shared = i, shared
-    return best
+def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
+    """A clause of the claim gives a person what the source gives another: the source's
+    clauses that restate it best (most shared terms, names aside) name someone, not
+    the claim's person ("Tariq asked how I'd measure success" where the note says "Jess
+    asked how I'd measure success"). A restating clause that names no one attributes
+    nothing (a note's heading may name the person: "Call w/ Priya:" over its lines)."""
+    said = {part for w in words(claim) for part in (w, w.split("'")[0])}  # ("Theo's")
+    names = {w for run in claim_names(claim, language) for w in run}
+    first = _CASED_WORD.search(claim)
+    if first is not None and first.group(0)[0].isupper():
+        lowered = "".join(words(first.group(0)))
+        if lowered in facts.names:  # (a sentence's first word is a name the note gives)
+            names.add(lowered)
+    if not names:
+        return False
+    for clause in _CLAUSE_END.split(claim):
+        own = names & set(words(clause))
+        if not own:
+            continue
+        wanted = set(terms(clause, language=language)) - set(
+            terms(" ".join(own), language=language)
+        )
+        shared = [len(wanted & t) for t in facts.line_terms]
+        most = max(shared, default=0)
+        if most < _RESTATES or 2 * most < len(wanted):
+            continue  # no clause of the source restates it: nothing to attribute
+        best = [facts.lines[i] for i, n in enumerate(shared) if n == most]
+        if own & {w for line in best for w in words(line)}:
+            continue
+        others = {
+            run
+            for line in best
+            for run in claim_names(line, language, initial=True)
+            if not set(run) & said
+        }
+        if others:
+            return True
+    return False
+
+
+# A source clause restates the claim's when it shares two of its terms (names aside),
+# and half of them at least.
+_RESTATES = 2
 
 
 def lexical_support(claim: str, facts: SourceFacts, language: str) -> float:

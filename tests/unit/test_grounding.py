@@ -178,6 +178,20 @@ def test_a_claim_and_its_note_are_read_in_the_language_each_is_written_in() -> N
     assert not _kept("Ana viene a la cena del sábado.", note, "en")
 
 
+def test_a_claim_that_gives_one_persons_words_to_another_loses_its_citation() -> None:
+    debrief = _note(
+        "panel went ok\nJess asked how I'd price it -> per seat\nTom asked about hiring"
+    )
+    assert _kept("Jess asked how you would price it, and you said per seat.", debrief)
+    assert not _kept("Tom asked how you would price it, and you said per seat.", debrief)
+    # a heading that names the person attributes its lines to them
+    call = _note("Call w/ Priya:\n- contract by Wed\n- budget 3.2k")
+    assert _kept("Priya will send the contract by Wednesday.", call)
+    # a plural weekday names no one
+    group = _note("study group w/ Dev – Sundays 4pm, room 305")
+    assert _kept("The study group meets Sundays at 4pm in room 305.", group)
+
+
 class CountingGrounder(LocalGrounder):
     def __init__(self) -> None:
         super().__init__()
