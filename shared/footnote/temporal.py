@@ -560,7 +560,8 @@ def read_times(
         return []
     vocab = _vocabulary(language)
     spans: list[TimeSpan] = []
-    for first, last in _runs(text, words, vocab, language):
+    clock = _clock_words(text, words, language)
+    for first, last in _runs(text, words, vocab, language, clock):
         i = first
         while i <= last:
             if words[i][2] in _glue(language):
@@ -622,17 +623,24 @@ def _ranged(
 
 
 def _runs(
-    text: str, words: list[tuple[int, int, str]], vocab: _Vocabulary, language: str
+    text: str,
+    words: list[tuple[int, int, str]],
+    vocab: _Vocabulary,
+    language: str,
+    clock: frozenset[int] = frozenset(),
 ) -> list[tuple[int, int]]:
     """Runs of words that may be a date (calendar and relative words, numbers, and the
     little words the language writes between them: "de", "of"), as word indices. Only
-    these reach dateparser, so a text with no such word costs no parse."""
+    these reach dateparser, so a text with no such word costs no parse. A word of a
+    clock time (``clock``) ends a run: "Mon 19th 09:12" is Monday the 19th."""
     bounds = _BOUNDS[language]
     glue = _glue(language)
 
     rolling = _ROLLING.get(language, ())
 
-    def datey(w: str, inner: bool = False) -> bool:
+    def datey(w: str, inner: bool = False, at: int = -1) -> bool:
+        if at in clock:
+            return False
         if w in bounds and w not in rolling and not inner:
             return False
         return (
@@ -658,19 +666,20 @@ def _runs(
     runs: list[tuple[int, int]] = []
     i = 0
     while i < len(words):
-        if not datey(words[i][2]) and not counted(i):
+        if not datey(words[i][2], at=i) and not counted(i):
             i += 1
             continue
         j = i
         while j + 1 < len(words) and _joined(text, words[j][1], words[j + 1][0]):
-            if datey(words[j + 1][2], inner=True) and (
-                datey(words[j + 1][2]) or (j + 2 < len(words) and datey(words[j + 2][2]))
+            if datey(words[j + 1][2], inner=True, at=j + 1) and (
+                datey(words[j + 1][2], at=j + 1)
+                or (j + 2 < len(words) and datey(words[j + 2][2], at=j + 2))
             ):
                 j += 1
             elif (
                 j + 2 < len(words)
                 and words[j + 1][2] in glue
-                and datey(words[j + 2][2])
+                and datey(words[j + 2][2], at=j + 2)
                 and _joined(text, words[j + 1][1], words[j + 2][0])
             ):
                 j += 2
@@ -681,6 +690,76 @@ def _runs(
             runs.append((k, min(j, k + _MAX_WORDS - 1)))
         i = j + 1
     return runs
+
+
+# "09:12", "17:45", "9.30" after a colon-less hour is no date: only the colon form
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
+
+
+def _clock_words(text: str, words: list[tuple[int, int, str]], language: str) -> frozenset[int]:
+    """The words of ``text`` that write a time of day, never part of a date: a clock
+    time ("09:12", "17:45"), an hour with the language's am/pm word ("11am", "9 pm"),
+    or an hour followed by a word dateparser skips around a time that is no function
+    word of the language (German "10 Uhr")."""
+    if not any(c.isdigit() for c in text):
+        return frozenset()
+    spans = [m.span() for m in _CLOCK.finditer(text)]
+    out = {i for i, (s, e, _) in enumerate(words) if any(a <= s and e <= b for a, b in spans)}
+    marks = _hour_marks(language)
+    for i, (_, _, w) in enumerate(words):
+        m = re.fullmatch(r"(\d{1,2})([^\W\d]+)", w)
+        if m is not None and m[2] in marks[0]:
+            out.add(i)  # "11am"
+        elif (
+            w.isdigit()
+            and len(w) <= 2
+            and i + 1 < len(words)
+            and words[i + 1][2] in (marks[0] - _BOUNDS[language].keys()) | marks[1]
+            and _joined(text, words[i][1], words[i + 1][0])
+        ):
+            out.add(i)  # "9 pm", "10 Uhr"
+    for i in range(len(words) - 2, -1, -1):
+        # "2-4pm", "6–10pm": the hour a range of hours starts with
+        if (
+            i + 1 in out
+            and words[i][2].isdigit()
+            and len(words[i][2]) <= 2
+            and text[words[i][1] : words[i + 1][0]].strip() in ("-", "–")
+        ):
+            out.add(i)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=16)
+def _hour_marks(language: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The language's am/pm words ("am", "pm"), and the words dateparser skips that follow
+    an hour: of its skip words, those of three letters or more that are no function word
+    of the language and no bound ("uhr"; not "und", "the", "at")."""
+    from footnote.text import stop_words
+
+    info = _info(language)
+    ampm = frozenset(_fold(w) for k in ("am", "pm") for w in info.get(k, ()) if w.isalpha())
+    stopped = stop_words(language)
+    after = frozenset(
+        _fold(w)
+        for w in info.get("skip", ())
+        if len(w) >= 3
+        and w.isalpha()
+        and _fold(w) not in stopped
+        and _fold(w) not in _BOUNDS[language]
+    )
+    return ampm, after
+
+
+def _day_number(word: str, language: str) -> str | None:
+    """The digits of a number word: "21", or "19th", "22nd" (digits and an ending
+    dateparser's data skips in the language, its ordinal suffixes)."""
+    if word.isdigit():
+        return word
+    m = re.fullmatch(r"(\d{1,2})([^\W\d]{1,2})", word)
+    if m is not None and m[2] in _glue(language):
+        return m[1]
+    return None
 
 
 def _count(word: str, language: str) -> int | None:
@@ -800,7 +879,8 @@ def _span_of(
         inside = [prep, *inside]
     names = [w for w in inside if w in vocab.months or w in vocab.weekdays]
     relative = any(w in vocab.relative for w in inside)
-    numbers = [w for w in inside if w.isdigit()]
+    # "19th", "22nd": a day number too, written with the language's ordinal ending
+    numbers = [n for w in inside if (n := _day_number(w, language)) is not None]
     iso = _ISO.search(phrase)
 
     if iso is not None:
@@ -844,7 +924,13 @@ def _span_of(
     weekday = next((vocab.weekdays[w] for w in inside if w in vocab.weekdays), None)
     month = next((vocab.months[w] for w in inside if w in vocab.months), None)
     day_numbers = [int(n) for n in numbers if len(n) <= 2 and 1 <= int(n) <= 31]
-    if weekday is not None and month is None and day_numbers and not relative:
+    if (
+        weekday is not None
+        and month is None
+        and len(day_numbers) == 1
+        and not relative
+        and inside[0] in vocab.weekdays  # "Fri 21", "Mon 19th"; not "Isla's 9th, Sat"
+    ):
         found = _weekday_with_day(anchor, weekday, day_numbers[0], ahead)
         if found is None:
             return None
@@ -873,6 +959,14 @@ def _span_of(
     moment, grain = read
     if numbers and not names and not relative:
         return None
+    if (
+        weekday is not None
+        and month is None
+        and numbers
+        and not relative
+        and (grain != "day" or moment.weekday() != weekday)
+    ):
+        return None  # "Sat 10/25 10-2", "9th, Sat": the parser's reading is no such weekday
     if weekday is not None and month is not None and grain == "day" and moment.weekday() != weekday:
         # "Wed 4 Nov": the year in which the 4th of November is a Wednesday, nearest
         agreeing = [

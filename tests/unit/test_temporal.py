@@ -243,3 +243,29 @@ def test_a_rolling_period_is_counted_in_words_too() -> None:
         window = analyze(question, now, language=language).window
         assert window is not None and window.end is None, question
         assert window.start == datetime(2026, 11, 8, tzinfo=UTC), question
+
+
+# -- times of day, abbreviations, numeric dates (misreadings the grounder removed claims by)
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "days"),
+    [
+        # a clock time is no part of a date; "19th" is a day number written as an ordinal
+        (
+            "train LDS -> EDB Mon 19th 09:12, back Thu 22nd 17:45",
+            datetime(2026, 1, 6, 19, 40),
+            [date(2026, 1, 19), date(2026, 1, 22)],
+        ),
+        ("Tues 27 Jan 10:00 interview", datetime(2026, 1, 10), [date(2026, 1, 27)]),
+        # "2-4pm" is a range of hours; "9th" before the weekday is Isla's birthday
+        ("Isla's 9th, Sat 24 Jan, 2-4pm", datetime(2026, 1, 16), [date(2026, 1, 24)]),
+        ("library Mon 6-10pm", datetime(2025, 9, 2), [date(2025, 9, 8)]),
+        # a weekday with a day the parser reads on another weekday is not that reading
+        ("mom lands Fri 10/24 at 6:40pm", datetime(2025, 10, 10), [date(2025, 10, 24)]),
+    ],
+)
+def test_a_time_of_day_is_no_part_of_a_date(
+    text: str, written: datetime, days: list[date]
+) -> None:
+    assert _days(temporal.note_dates(text, written)) == days
