@@ -555,10 +555,10 @@ def read_times(
     ("before the launch")."""
     language = supported_language(language) or DEFAULT_LANGUAGE
     anchor = anchor.replace(tzinfo=None)
-    words = [_word(m) for m in _WORD.finditer(text)]
+    vocab = _vocabulary(language)
+    words = [(s, e, _spelled(w, language)) for s, e, w in map(_word, _WORD.finditer(text))]
     if not words:
         return []
-    vocab = _vocabulary(language)
     spans: list[TimeSpan] = []
     clock = _clock_words(text, words, language)
     for first, last in _runs(text, words, vocab, language, clock):
@@ -762,6 +762,98 @@ def _day_number(word: str, language: str) -> str | None:
     return None
 
 
+def _phrase(text: str, start: int, end: int, words: list[tuple[int, int, str]]) -> str:
+    """``text[start:end]``, with each word the reader spells out written as spelled
+    ("in 12 wks": "in 12 weeks"), for dateparser to read."""
+    out, at = [], start
+    for s, e, w in words:
+        if start <= s and e <= end and w != _fold(text[s:e]):
+            out += [text[at:s], w]
+            at = e
+    return "".join([*out, text[at:end]])
+
+
+@lru_cache(maxsize=4096)
+def _spelled(word: str, language: str) -> str:
+    """The word of dateparser's vocabulary for ``language`` that ``word`` writes short or
+    without its accents, else ``word``: "manana" is "mañana", "sabado" "sábado"; and a
+    unit or relative word written as its contraction (three letters or more, half its
+    own at least, its first and last kept and no vowel between; naming one thing):
+    "wks" is "weeks", "tmrw" "tomorrow", "yrs" "years", not "sms" "semanas". A word's
+    start is no contraction: "über" is no "übermorgen", "pasa" no "pasado"."""
+    vocab = _vocabulary(language)
+    if (
+        len(word) < 3
+        or not word.isalpha()
+        or word in vocab.months
+        or word in vocab.weekdays
+        or word in vocab.relative
+        or word in vocab.units
+        or word in _glue(language)
+        or word in _BOUNDS[language]
+    ):
+        return word
+    known = _spellings(language)
+    bare = _unaccent(word)
+    if bare in known[0]:
+        return known[0][bare]
+    inner = bare[1:-1]
+    if any(c in _VOWELS for c in inner):
+        return word
+    meanings: dict[object, str] = {}
+    for full, meaning in known[1].items():
+        if len(full) <= len(word):
+            continue
+        plain = _unaccent(full)
+        if (
+            2 * len(word) >= len(full)
+            and plain[0] == bare[0]
+            and plain[-1] == bare[-1]
+            and _within(inner, plain[1:-1])
+        ):
+            meanings.setdefault(meaning, full)
+    return next(iter(meanings.values())) if len(meanings) == 1 else word
+
+
+_VOWELS = frozenset("aeiouy")
+
+
+def _unaccent(word: str) -> str:
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
+
+
+def _within(letters: str, word: str) -> bool:
+    """``letters`` occur in ``word`` in order."""
+    rest = iter(word)
+    return all(c in rest for c in letters)
+
+
+@lru_cache(maxsize=16)
+def _spellings(language: str) -> tuple[dict[str, str], dict[str, object]]:
+    """The language's month, weekday, unit and relative words by their unaccented form,
+    where that differs ("manana": "mañana"); and the unit and relative words (no count
+    words, none of the little words) by what each names: a unit's key, else the way the
+    word points ("next" +1), else the word."""
+    vocab = _vocabulary(language)
+    every = set(vocab.months) | set(vocab.weekdays) | vocab.relative | vocab.units
+    unaccented: dict[str, str] = {}
+    for w in sorted(every):
+        bare = _unaccent(w)
+        if bare != w and bare not in every:
+            unaccented[bare] = w if unaccented.get(bare, w) == w else ""
+    info = _info(language)
+    directions = _directions(language)
+    meanings: dict[str, object] = {}
+    for w in sorted((vocab.relative | vocab.units) - _count_words(language) - _glue(language)):
+        if len(w) < 3 or not w.isalpha() or w in _BOUNDS[language]:
+            continue
+        unit = next((k for k in _UNIT_KEYS if any(_fold(x) == w for x in info.get(k, ()))), None)
+        meanings[w] = unit or (("way", directions[w]) if w in directions else w)
+    return {k: v for k, v in unaccented.items() if v}, meanings
+
+
 def _count(word: str, language: str) -> int | None:
     """The number ``word`` counts: "3", "two", "zwei"; None for any other word."""
     if word.isdigit():
@@ -815,7 +907,7 @@ def _span(
     anchor: datetime,
     ahead: bool,
 ) -> TimeSpan | None:
-    phrase = text[start:end]
+    phrase = _phrase(text, start, end, words)
     inside = [w for s, e, w in words if start <= s and e <= end]
     preceding = [(s, w) for s, e, w in words if e <= start]
     before = [w for _, w in preceding]

@@ -265,7 +265,30 @@ def test_a_rolling_period_is_counted_in_words_too() -> None:
         ("mom lands Fri 10/24 at 6:40pm", datetime(2025, 10, 10), [date(2025, 10, 24)]),
     ],
 )
-def test_a_time_of_day_is_no_part_of_a_date(
-    text: str, written: datetime, days: list[date]
-) -> None:
+def test_a_time_of_day_is_no_part_of_a_date(text: str, written: datetime, days: list[date]) -> None:
     assert _days(temporal.note_dates(text, written)) == days
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "written", "day"),
+    [
+        # a contraction of a unit or relative word of dateparser's data is that word
+        ("next one in 12 wks", "en", datetime(2026, 2, 20, 19, 5), date(2026, 5, 15)),
+        ("mtg w/ Sofia day after tmrw 11am", "en", datetime(2026, 5, 12), date(2026, 5, 14)),
+        ("handover (starts tmrw 10am)", "en", datetime(2025, 8, 11), date(2025, 8, 12)),
+        # a word of its vocabulary typed without its accents is that word
+        ("cita con el pediatra el sabado", "es", MONDAY, date(2026, 1, 10)),
+        ("llamar a mama manana", "es", MONDAY, date(2026, 1, 6)),
+    ],
+)
+def test_a_word_written_short_or_unaccented_is_read_as_its_vocabulary_word(
+    text: str, language: str, written: datetime, day: date
+) -> None:
+    (span,) = temporal.note_dates(text, written, language)
+    assert span.start is not None and span.end is not None
+    assert span.start.date() <= day < span.end.date(), span
+
+
+def test_a_word_is_no_contraction_of_a_longer_one_it_only_starts_or_barely_shares() -> None:
+    assert temporal.note_dates("envié 2 sms a Nerea", MONDAY, "es") == []
+    assert temporal.note_dates("Gespräch über 2 Tage verteilt", MONDAY, "de") == []
