@@ -751,6 +751,63 @@ def _hour_marks(language: str) -> tuple[frozenset[str], frozenset[str]]:
     return ampm, after
 
 
+# A day written in digits: "5.12.", "26.3.", "5.12.2026", "12/5/2026"
+_DIGIT_DAY = re.compile(r"(\d{1,2})([./])(\d{1,2})(?:\2(\d{4}|\d{2}))?(\.?)")
+
+
+def _digit_day(
+    text: str,
+    start: int,
+    end: int,
+    inside: list[str],
+    vocab: _Vocabulary,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> tuple[datetime, int] | None:
+    """A day written in digits, in the language's order of day and month (dateparser's
+    ``date_order``), and where it ends: with its year ("5.12.2026", "12/5/2026"), or,
+    where the day comes first, as day and month with a full stop after each ("5.12.",
+    "Do 26.3."; "5.12" alone is a time or an amount). A weekday before it agrees."""
+    weekdays = [vocab.weekdays[w] for w in inside if w in vocab.weekdays]
+    if len(inside) - len(weekdays) not in (2, 3) or len(weekdays) > 1:
+        return None
+    if weekdays and inside[0] not in vocab.weekdays:
+        return None
+    first_digit = next(i for i in range(start, end) if text[i].isdigit())
+    if text[start:first_digit].strip(" ,") and not weekdays:
+        return None
+    m = _DIGIT_DAY.match(text, first_digit)
+    if m is None or m.end(4 if m[4] else 3) != end:
+        return None
+    if text[m.end() : m.end() + 1].isalnum() or (first_digit and text[first_digit - 1] in ".,:/"):
+        return None  # "5.12.3", "v1.2.", "1.5.12": no day
+    order = str(_info(language).get("date_order", "MDY"))
+    if order not in ("DMY", "MDY"):
+        return None
+    a, b = int(m[1]), int(m[3])
+    day, month = (a, b) if order == "DMY" else (b, a)
+    if m[4]:
+        year = int(m[4]) + (2000 if len(m[4]) == 2 else 0)
+        years = [year]
+    elif m[2] == "." and m[5] and order == "DMY":
+        this = anchor.year
+        years = [this, this + 1, this - 1] if ahead else [this, this - 1, this + 1]
+    else:
+        return None
+    today = datetime.combine(anchor.date(), time(0))
+    for year in years:
+        try:
+            moment = datetime(year, month, day)
+        except ValueError:
+            return None
+        if weekdays and moment.weekday() != weekdays[0]:
+            continue
+        if m[4] or weekdays or (moment >= today if ahead else moment <= today):
+            return moment, m.end()
+    return None
+
+
 def _day_number(word: str, language: str) -> str | None:
     """The digits of a number word: "21", or "19th", "22nd" (digits and an ending
     dateparser's data skips in the language, its ordinal suffixes)."""
@@ -979,6 +1036,12 @@ def _span_of(
         if iso.start() > 0 or phrase[iso.end() :].strip():
             return None  # a longer phrase around a date: the date alone is read
         return _iso_span(text, start, iso, bound)
+    if numbers and not relative and not any(w in vocab.months for w in inside):
+        digits = _digit_day(text, start, end, inside, vocab, language, anchor, ahead)
+        if digits is not None:
+            return _bounded(
+                text, start, digits[1], digits[0], digits[0] + _STEP["day"], bound, "day"
+            )
     if not names and not relative:
         # numbers alone: a year ("in 2023"; in a question also "was habe ich 2023
         # notiert", not "the 2024 budget" nor "2023 €"), else no date ("3 lemons")

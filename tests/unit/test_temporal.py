@@ -292,3 +292,28 @@ def test_a_word_written_short_or_unaccented_is_read_as_its_vocabulary_word(
 def test_a_word_is_no_contraction_of_a_longer_one_it_only_starts_or_barely_shares() -> None:
     assert temporal.note_dates("envié 2 sms a Nerea", MONDAY, "es") == []
     assert temporal.note_dates("Gespräch über 2 Tage verteilt", MONDAY, "de") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "day"),
+    [
+        # day and month in digits, in the order of the language's locale
+        ("Abgabe 5.12.", "de", date(2026, 12, 5)),
+        ("bis 5.12. abgeben", "de", date(2026, 12, 5)),
+        ("Termin Donnerstag 26.3.", "de", date(2026, 3, 26)),  # the year it is a Thursday
+        ("entrega el 5/12/2026", "es", date(2026, 12, 5)),
+        ("due 12/5/2026", "en", date(2026, 12, 5)),
+    ],
+)
+def test_a_day_written_in_digits_is_read_in_the_languages_order(
+    text: str, language: str, day: date
+) -> None:
+    (span,) = temporal.note_dates(text, datetime(2026, 11, 20, 9), language)
+    assert span.day == day
+
+
+@pytest.mark.parametrize(
+    "text", ["Abgabe 5.12", "Abgabe 5.12.3", "v1.2. released", "Termin 31.2.", "3/4 Tasse"]
+)
+def test_digits_that_are_no_day_and_month(text: str) -> None:
+    assert temporal.note_dates(text, datetime(2026, 11, 20, 9), "de") == []
