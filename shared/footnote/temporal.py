@@ -559,6 +559,7 @@ def read_times(
     words = [(s, e, _spelled(w, language)) for s, e, w in map(_word, _WORD.finditer(text))]
     if not words:
         return []
+    words = _short_weekdays(text, words, language)
     spans: list[TimeSpan] = []
     clock = _clock_words(text, words, language)
     for first, last in _runs(text, words, vocab, language, clock):
@@ -817,6 +818,50 @@ def _day_number(word: str, language: str) -> str | None:
     if m is not None and m[2] in _glue(language):
         return m[1]
     return None
+
+
+@lru_cache(maxsize=16)
+def _two_letter_weekdays(language: str) -> dict[str, str]:
+    """The weekdays dateparser's data spells in two letters ("sa", "di", "fr"), each by
+    its full name, but those that are function words of the language ("we", "do", "so")."""
+    from footnote.text import stop_words
+
+    info = _info(language)
+    stopped = stop_words(language)
+    out: dict[str, str] = {}
+    for key in _WEEKDAY_KEYS:
+        full = _fold(max(info.get(key, (key,)), key=len))
+        for w in info.get(key, ()):
+            if len(w) == 2 and w.isalpha() and _fold(w) not in stopped:
+                out[_fold(w)] = full
+    return out
+
+
+def _short_weekdays(
+    text: str, words: list[tuple[int, int, str]], language: str
+) -> list[tuple[int, int, str]]:
+    """A weekday written in two letters is a word as often as a day ("Tu", "Fr"): it
+    is read as the day, spelled out, where it is capitalised and the text places it
+    as one: after a bound or a word that points ("bis Fr", "nächsten Di", "am Sa"),
+    or before a number ("Sa 10 Uhr", "Fr 21")."""
+    short = _two_letter_weekdays(language)
+    if not short:
+        return words
+    bounds = _BOUNDS[language]
+    directions = _directions(language)
+    out = list(words)
+    for i, (s, e, w) in enumerate(words):
+        if w not in short or not text[s].isupper():
+            continue
+        prev = words[i - 1][2] if i > 0 else ""
+        after = words[i + 1] if i + 1 < len(words) else None
+        placed = (prev in bounds or prev in directions) and _joined(text, words[i - 1][1], s)
+        numbered = (
+            after is not None and after[2][:1].isdigit() and text[e : after[0]].strip(" ,") == ""
+        )
+        if placed or numbered:
+            out[i] = (s, e, short[w])
+    return out
 
 
 def _phrase(text: str, start: int, end: int, words: list[tuple[int, int, str]]) -> str:

@@ -317,3 +317,17 @@ def test_a_day_written_in_digits_is_read_in_the_languages_order(
 )
 def test_digits_that_are_no_day_and_month(text: str) -> None:
     assert temporal.note_dates(text, datetime(2026, 11, 20, 9), "de") == []
+
+
+def test_a_two_letter_weekday_is_read_where_the_text_places_it_as_a_day() -> None:
+    text = "Training Sa 10 Uhr, nächsten Di Elternabend, bis Fr abgeben"
+    spans = temporal.note_dates(text, datetime(2026, 2, 18, 9), "de")  # a Wednesday
+    assert [(s.text, s.day) for s in spans] == [
+        ("Sa", date(2026, 2, 21)),
+        ("nächsten Di", date(2026, 2, 24)),
+        ("bis Fr", date(2026, 2, 20)),
+    ]
+    assert spans[2].bound == "until"
+    # elsewhere two letters are a word: "Mi" (a name), "so" and "we" (function words)
+    assert temporal.note_dates("Mi hat angerufen, so ist es", MONDAY, "de") == []
+    assert temporal.note_dates("We 3 went to Fr Tom's", MONDAY, "en") == []
