@@ -157,6 +157,9 @@ _BOUNDS: dict[str, dict[str, Bound]] = {
     },
 }
 SUPPORTED_LANGUAGES = frozenset(_BOUNDS)
+# Languages that write month and weekday names in lower case ("feb", "martes", "juin"):
+# a capital is no sign of a date in them.
+_LOWERCASE_CALENDAR = frozenset({"es", "fr", "it", "pt", "nl"})
 # Of the "since" words, those that make a count rolling ("the past 3 days").
 _ROLLING = {"en": ("past", "last"), "es": ("últimos", "últimas"), "de": ("letzten",)}
 # "between March and May", "entre marzo y mayo", "zwischen März und Mai": a range's
@@ -821,6 +824,15 @@ def _day_number(word: str, language: str) -> str | None:
 
 
 @lru_cache(maxsize=16)
+def _lowercase_names(language: str) -> frozenset[str]:
+    """The month and weekday spellings dateparser's data writes in lower case."""
+    info = _info(language)
+    return frozenset(
+        _fold(w) for k in (*_MONTH_KEYS, *_WEEKDAY_KEYS) for w in info.get(k, ()) if w == w.lower()
+    )
+
+
+@lru_cache(maxsize=16)
 def _two_letter_weekdays(language: str) -> dict[str, str]:
     """The weekdays dateparser's data spells in two letters ("sa", "di", "fr"), each by
     its full name, but those that are function words of the language ("we", "do", "so")."""
@@ -1111,7 +1123,15 @@ def _span_of(
         opening, joining = _RANGES.get(language, ((), ()))
         # "en marzo", "próximo martes", "between March and June"
         introduced = prep in bounds or prep in vocab.relative or prep in opening or prep in joining
-        if not introduced and not (ahead and written[:1].isupper()):
+        # where the language writes them in lower case, case says nothing: a note's name
+        # is a date when it is one of the language's own spellings (dateparser's data
+        # writes them in lower case; "Set" for September is a variant's) naming one
+        # thing (Spanish "mar" is March and Tuesday)
+        lowercase = language in _LOWERCASE_CALENDAR and all(
+            w in _lowercase_names(language) and not (w in vocab.months and w in vocab.weekdays)
+            for w in names
+        )
+        if not introduced and not (ahead and (written[:1].isupper() or lowercase)):
             return None
     if relative and not names and not numbers and not any(w in vocab.units for w in inside):
         # "today", "yesterday", "ayer", "gestern" stand alone; a stray "in", "ago", "last"

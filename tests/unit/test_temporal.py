@@ -331,3 +331,14 @@ def test_a_two_letter_weekday_is_read_where_the_text_places_it_as_a_day() -> Non
     # elsewhere two letters are a word: "Mi" (a name), "so" and "we" (function words)
     assert temporal.note_dates("Mi hat angerufen, so ist es", MONDAY, "de") == []
     assert temporal.note_dates("We 3 went to Fr Tom's", MONDAY, "en") == []
+
+
+def test_a_lowercase_month_or_weekday_is_a_date_in_a_language_that_writes_them_so() -> None:
+    (feb,) = temporal.note_dates("Factura luz Iberdrola feb: 87,34€.", MONDAY, "es")
+    assert (feb.text, feb.grain, feb.named) == ("feb", "month", datetime(2026, 2, 1))
+    assert _days(temporal.note_dates("judo lunes 17:00", MONDAY, "es")) == [MONDAY.date()]
+    # "mar" is March and Tuesday; "set" (September) is a variant's spelling, and a word
+    assert temporal.note_dates("hotel con vistas al mar", MONDAY, "es") == []
+    assert temporal.note_dates("Regalo: set de pulseras", MONDAY, "es") == []
+    # English capitalises them: lower case is a word ("you may go")
+    assert temporal.note_dates("you may go", MONDAY, "en") == []
