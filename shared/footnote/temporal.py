@@ -428,6 +428,24 @@ def _directions(language: str) -> dict[str, int]:
     return {w: d for w, d in out.items() if d != 2 and w not in _vocabulary(language).units}
 
 
+@lru_cache(maxsize=16)
+def _postposed(language: str) -> frozenset[str]:
+    """The words that point ("pasado", "pasada") which the language's relative phrases
+    write after their unit ("el mes pasado", "la semana pasada"); no bound word. Before
+    a word for tomorrow or yesterday one names the day past it: "pasado mañana" is the
+    day after tomorrow, as "anteayer" is the day before yesterday."""
+    units = _vocabulary(language).units
+    directions = _directions(language)
+    out = set()
+    for phrase in _relatives(language)[0]:
+        seen_unit = False
+        for word in phrase.split():
+            if seen_unit and directions.get(word) in (-1, 1):
+                out.add(word)
+            seen_unit = seen_unit or word in units
+    return frozenset(out - _BOUNDS[language].keys() - _lone_relatives(language))
+
+
 def _unit_of(word: str, language: str) -> str | None:
     """The unit a word of ``language`` names ("días": "day"), if any."""
     info = _info(language)
@@ -443,6 +461,11 @@ def _canonical(words: list[str], language: str) -> str | None:
     joined = " ".join(words)
     if joined in phrases:
         return phrases[joined]
+    if len(words) == 2 and words[0] in _postposed(language):
+        # "pasado mañana": a word that points, written before the day it points past
+        one_day = phrases.get(words[1])
+        if one_day in ("in 1 day", "1 day ago"):
+            return one_day.replace("1", "2")
     digits = _simplified(words, language)
     for pattern, key in patterns:
         if (m := pattern.fullmatch(digits)) is not None:

@@ -342,3 +342,15 @@ def test_a_lowercase_month_or_weekday_is_a_date_in_a_language_that_writes_them_s
     assert temporal.note_dates("Regalo: set de pulseras", MONDAY, "es") == []
     # English capitalises them: lower case is a word ("you may go")
     assert temporal.note_dates("you may go", MONDAY, "en") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Tutoría pasado mañana a las 15:00 en el aula.", date(2026, 3, 6)),
+        ("lo hablamos ant ayer", date(2026, 3, 2)),
+        ("Tutoría mañana", date(2026, 3, 5)),
+    ],
+)
+def test_a_word_that_points_past_tomorrow_names_the_day_after_it(text: str, day: date) -> None:
+    assert _days(temporal.note_dates(text, datetime(2026, 3, 4, 16, 30), "es")) == [day]
