@@ -664,6 +664,7 @@ def _runs(
     glue = _glue(language)
 
     rolling = _ROLLING.get(language, ())
+    pertain = frozenset(_fold(w) for w in _info(language).get("pertain") or ())
 
     def datey(w: str, inner: bool = False, at: int = -1) -> bool:
         if at in clock:
@@ -706,6 +707,9 @@ def _runs(
             elif (
                 j + 2 < len(words)
                 and words[j + 1][2] in glue
+                # a preposition opens a date of its own ("Midterm 2 on Nov 19", "Fri 21
+                # at 10"); "of", "de" join a date's parts ("5th of May", "21 de marzo")
+                and (words[j + 1][2] not in bounds or words[j + 1][2] in pertain)
                 and datey(words[j + 2][2], at=j + 2)
                 and _joined(text, words[j + 1][1], words[j + 2][0])
             ):
@@ -1202,6 +1206,12 @@ def _span_of(
     moment, grain = read
     if numbers and not names and not relative:
         return None
+    if (
+        not relative
+        and not any(_YEAR.fullmatch(n) for n in numbers)
+        and abs(moment.year - anchor.year) > 1
+    ):
+        return None  # the parser took a number for a year ("Sat 10/25 10-2": 2110)
     if (
         weekday is not None
         and month is None

@@ -354,3 +354,19 @@ def test_a_lowercase_month_or_weekday_is_a_date_in_a_language_that_writes_them_s
 )
 def test_a_word_that_points_past_tomorrow_names_the_day_after_it(text: str, day: date) -> None:
     assert _days(temporal.note_dates(text, datetime(2026, 3, 4, 16, 30), "es")) == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "day"),
+    [
+        # a preposition opens a date of its own: "2" is the midterm's number
+        ("Midterm 2 on Nov 19 - covers ch 6-9", datetime(2025, 10, 3), date(2025, 11, 19)),
+        ("on Tuesday 12 August at 10 a.m.", datetime(2025, 8, 11), date(2025, 8, 12)),
+        # an hour the parser takes for a year ("10-2": 2110) is no reading of the day
+        ("Sat 10/25 10-2 pumpkin patch", datetime(2025, 10, 12), date(2025, 10, 25)),
+    ],
+)
+def test_a_date_is_not_read_across_a_preposition_nor_into_another_century(
+    text: str, written: datetime, day: date
+) -> None:
+    assert _days(temporal.note_dates(text, written)) == [day]
