@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any, Literal
 
 from dateutil.relativedelta import relativedelta
@@ -444,6 +445,22 @@ def _postposed(language: str) -> frozenset[str]:
                 out.add(word)
             seen_unit = seen_unit or word in units
     return frozenset(out - _BOUNDS[language].keys() - _lone_relatives(language))
+
+
+@lru_cache(maxsize=16)
+def _determiners(language: str) -> frozenset[str]:
+    """The words the language's relative phrases write right before a unit that point
+    neither way: its articles and "this" ("la semana pasada", "esta semana", "diese
+    Woche"). Before a word for tomorrow one makes it a noun: "la mañana" is the morning."""
+    units = _vocabulary(language).units
+    directions = _directions(language)
+    out = set()
+    for phrase in _relatives(language)[0]:
+        words = phrase.split()
+        for word, after in pairwise(words):
+            if after in units and directions.get(word, 0) == 0 and word not in units:
+                out.add(word)
+    return frozenset(out)
 
 
 def _unit_of(word: str, language: str) -> str | None:
@@ -1164,7 +1181,8 @@ def _span_of(
         # "today", "yesterday", "ayer", "gestern" stand alone; a stray "in", "ago", "last"
         # or "next" names nothing
         if len(inside) == 1 and inside[0] in _lone_relatives(language):
-            pass
+            if before and before[-1] in _determiners(language):
+                return None  # "por la mañana", "esta mañana", "diesen Morgen": a morning
         elif len(inside) <= 1:
             return None
 

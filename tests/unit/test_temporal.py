@@ -370,3 +370,19 @@ def test_a_date_is_not_read_across_a_preposition_nor_into_another_century(
     text: str, written: datetime, day: date
 ) -> None:
     assert _days(temporal.note_dates(text, written)) == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "days"),
+    [
+        ("viene el jueves por la mañana", "es", [date(2026, 1, 8)]),
+        ("esta mañana fui al médico", "es", []),
+        ("diesen Morgen beim Arzt", "de", []),
+        ("llamar mañana", "es", [date(2026, 1, 6)]),
+        ("morgen Zahnarzt", "de", [date(2026, 1, 6)]),
+    ],
+)
+def test_a_word_for_tomorrow_after_an_article_or_this_is_a_morning(
+    text: str, language: str, days: list[date]
+) -> None:
+    assert _days(temporal.note_dates(text, MONDAY, language)) == days
