@@ -17,10 +17,17 @@ Everything is wall-clock time in the user's zone: callers pass ``anchor`` as the
 user's local moment; spans are naive local datetimes, half-open ``[start, end)``.
 
 What the reader adds to ``dateparser``: windows (a day, an ISO week, a month, a year),
-a weekday written with a day number ("Fri 21": a month whose 21st is a Friday), numbers
-that are not dates ("+ $8", "3 lemons"), bare month and weekday names that are words
-("you may go", "the March proposal": a name counts after a preposition, or capitalised
-in a note), and the bound words of each language (``_BOUNDS``).
+a weekday written with a day number ("Fri 21", "Mon 19th": a month whose 21st is a
+Friday; a parser's reading on another weekday is none), numbers that are not dates
+("+ $8", "3 lemons"; a time of day: "09:12", "11am", "10 Uhr", "2-4pm"), bare month and
+weekday names that are words ("you may go", "the March proposal": a name counts after
+a preposition, or capitalised in a note, or in a note of a language that writes them in
+lower case, "feb"), and the bound words of each language (``_BOUNDS``). Read from
+dateparser's data by general rules, not phrase lists: a unit or relative word written
+as its contraction or without accents ("wks", "tmrw", "manana"), a two-letter weekday
+placed as a day ("bis Fr", "Sa 10 Uhr"), a day in digits in the locale's order ("5.12."),
+a word that points written before "tomorrow" ("pasado mañana"), and an article before
+it ("por la mañana": a morning).
 
 ``dateparser`` is imported on first use: a process that reads no time pays nothing.
 """
