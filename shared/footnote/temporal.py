@@ -183,6 +183,9 @@ _RANGES = {
 _WORD = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?(?![\d-])|[^\W_]+(?:['’][^\W_]+)?")
 _ISO = re.compile(r"(\d{4})-(\d{1,2})(?:-(\d{1,2}))?(?![\d-])")
 _YEAR = re.compile(r"(?:19|20|21)\d\d")
+# How far from its anchor a date with no year written may lie: "Feb 29" is up to eight
+# years back; a parser's "2110" for "10-2" is a number taken for a year.
+_YEARS_UNWRITTEN = 10
 
 
 @dataclass(frozen=True)
@@ -1234,7 +1237,7 @@ def _span_of(
     if (
         not relative
         and not any(_YEAR.fullmatch(n) for n in numbers)
-        and abs(moment.year - anchor.year) > 1
+        and abs(moment.year - anchor.year) > _YEARS_UNWRITTEN
     ):
         return None  # the parser took a number for a year ("Sat 10/25 10-2": 2110)
     if (
