@@ -17,10 +17,17 @@ Everything is wall-clock time in the user's zone: callers pass ``anchor`` as the
 user's local moment; spans are naive local datetimes, half-open ``[start, end)``.
 
 What the reader adds to ``dateparser``: windows (a day, an ISO week, a month, a year),
-a weekday written with a day number ("Fri 21": a month whose 21st is a Friday), numbers
-that are not dates ("+ $8", "3 lemons"), bare month and weekday names that are words
-("you may go", "the March proposal": a name counts after a preposition, or capitalised
-in a note), and the bound words of each language (``_BOUNDS``).
+a weekday written with a day number ("Fri 21", "Mon 19th": a month whose 21st is a
+Friday; a parser's reading on another weekday is none), numbers that are not dates
+("+ $8", "3 lemons"; a time of day: "09:12", "11am", "10 Uhr", "2-4pm"), bare month and
+weekday names that are words ("you may go", "the March proposal": a name counts after
+a preposition, or capitalised in a note, or in a note of a language that writes them in
+lower case, "feb"), and the bound words of each language (``_BOUNDS``). Read from
+dateparser's data by general rules, not phrase lists: a unit or relative word written
+as its contraction or without accents ("wks", "tmrw", "manana"), a two-letter weekday
+placed as a day ("bis Fr", "Sa 10 Uhr"), a day in digits in the locale's order ("5.12."),
+a word that points written before "tomorrow" ("pasado mañana"), and an article before
+it ("por la mañana": a morning).
 
 ``dateparser`` is imported on first use: a process that reads no time pays nothing.
 """
@@ -35,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any, Literal
 
 from dateutil.relativedelta import relativedelta
@@ -157,6 +165,9 @@ _BOUNDS: dict[str, dict[str, Bound]] = {
     },
 }
 SUPPORTED_LANGUAGES = frozenset(_BOUNDS)
+# Languages that write month and weekday names in lower case ("feb", "martes", "juin"):
+# a capital is no sign of a date in them.
+_LOWERCASE_CALENDAR = frozenset({"es", "fr", "it", "pt", "nl"})
 # Of the "since" words, those that make a count rolling ("the past 3 days").
 _ROLLING = {"en": ("past", "last"), "es": ("últimos", "últimas"), "de": ("letzten",)}
 # "between March and May", "entre marzo y mayo", "zwischen März und Mai": a range's
@@ -172,6 +183,9 @@ _RANGES = {
 _WORD = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?(?![\d-])|[^\W_]+(?:['’][^\W_]+)?")
 _ISO = re.compile(r"(\d{4})-(\d{1,2})(?:-(\d{1,2}))?(?![\d-])")
 _YEAR = re.compile(r"(?:19|20|21)\d\d")
+# How far from its anchor a date with no year written may lie: "Feb 29" is up to eight
+# years back; a parser's "2110" for "10-2" is a number taken for a year.
+_YEARS_UNWRITTEN = 10
 
 
 @dataclass(frozen=True)
@@ -425,6 +439,40 @@ def _directions(language: str) -> dict[str, int]:
     return {w: d for w, d in out.items() if d != 2 and w not in _vocabulary(language).units}
 
 
+@lru_cache(maxsize=16)
+def _postposed(language: str) -> frozenset[str]:
+    """The words that point ("pasado", "pasada") which the language's relative phrases
+    write after their unit ("el mes pasado", "la semana pasada"); no bound word. Before
+    a word for tomorrow or yesterday one names the day past it: "pasado mañana" is the
+    day after tomorrow, as "anteayer" is the day before yesterday."""
+    units = _vocabulary(language).units
+    directions = _directions(language)
+    out = set()
+    for phrase in _relatives(language)[0]:
+        seen_unit = False
+        for word in phrase.split():
+            if seen_unit and directions.get(word) in (-1, 1):
+                out.add(word)
+            seen_unit = seen_unit or word in units
+    return frozenset(out - _BOUNDS[language].keys() - _lone_relatives(language))
+
+
+@lru_cache(maxsize=16)
+def _determiners(language: str) -> frozenset[str]:
+    """The words the language's relative phrases write right before a unit that point
+    neither way: its articles and "this" ("la semana pasada", "esta semana", "diese
+    Woche"). Before a word for tomorrow one makes it a noun: "la mañana" is the morning."""
+    units = _vocabulary(language).units
+    directions = _directions(language)
+    out = set()
+    for phrase in _relatives(language)[0]:
+        words = phrase.split()
+        for word, after in pairwise(words):
+            if after in units and directions.get(word, 0) == 0 and word not in units:
+                out.add(word)
+    return frozenset(out)
+
+
 def _unit_of(word: str, language: str) -> str | None:
     """The unit a word of ``language`` names ("días": "day"), if any."""
     info = _info(language)
@@ -440,6 +488,11 @@ def _canonical(words: list[str], language: str) -> str | None:
     joined = " ".join(words)
     if joined in phrases:
         return phrases[joined]
+    if len(words) == 2 and words[0] in _postposed(language):
+        # "pasado mañana": a word that points, written before the day it points past
+        one_day = phrases.get(words[1])
+        if one_day in ("in 1 day", "1 day ago"):
+            return one_day.replace("1", "2")
     digits = _simplified(words, language)
     for pattern, key in patterns:
         if (m := pattern.fullmatch(digits)) is not None:
@@ -555,12 +608,14 @@ def read_times(
     ("before the launch")."""
     language = supported_language(language) or DEFAULT_LANGUAGE
     anchor = anchor.replace(tzinfo=None)
-    words = [_word(m) for m in _WORD.finditer(text)]
+    vocab = _vocabulary(language)
+    words = [(s, e, _spelled(w, language)) for s, e, w in map(_word, _WORD.finditer(text))]
     if not words:
         return []
-    vocab = _vocabulary(language)
+    words = _short_weekdays(text, words, language)
     spans: list[TimeSpan] = []
-    for first, last in _runs(text, words, vocab, language):
+    clock = _clock_words(text, words, language)
+    for first, last in _runs(text, words, vocab, language, clock):
         i = first
         while i <= last:
             if words[i][2] in _glue(language):
@@ -622,17 +677,25 @@ def _ranged(
 
 
 def _runs(
-    text: str, words: list[tuple[int, int, str]], vocab: _Vocabulary, language: str
+    text: str,
+    words: list[tuple[int, int, str]],
+    vocab: _Vocabulary,
+    language: str,
+    clock: frozenset[int] = frozenset(),
 ) -> list[tuple[int, int]]:
     """Runs of words that may be a date (calendar and relative words, numbers, and the
     little words the language writes between them: "de", "of"), as word indices. Only
-    these reach dateparser, so a text with no such word costs no parse."""
+    these reach dateparser, so a text with no such word costs no parse. A word of a
+    clock time (``clock``) ends a run: "Mon 19th 09:12" is Monday the 19th."""
     bounds = _BOUNDS[language]
     glue = _glue(language)
 
     rolling = _ROLLING.get(language, ())
+    pertain = frozenset(_fold(w) for w in _info(language).get("pertain") or ())
 
-    def datey(w: str, inner: bool = False) -> bool:
+    def datey(w: str, inner: bool = False, at: int = -1) -> bool:
+        if at in clock:
+            return False
         if w in bounds and w not in rolling and not inner:
             return False
         return (
@@ -658,19 +721,23 @@ def _runs(
     runs: list[tuple[int, int]] = []
     i = 0
     while i < len(words):
-        if not datey(words[i][2]) and not counted(i):
+        if not datey(words[i][2], at=i) and not counted(i):
             i += 1
             continue
         j = i
         while j + 1 < len(words) and _joined(text, words[j][1], words[j + 1][0]):
-            if datey(words[j + 1][2], inner=True) and (
-                datey(words[j + 1][2]) or (j + 2 < len(words) and datey(words[j + 2][2]))
+            if datey(words[j + 1][2], inner=True, at=j + 1) and (
+                datey(words[j + 1][2], at=j + 1)
+                or (j + 2 < len(words) and datey(words[j + 2][2], at=j + 2))
             ):
                 j += 1
             elif (
                 j + 2 < len(words)
                 and words[j + 1][2] in glue
-                and datey(words[j + 2][2])
+                # a preposition opens a date of its own ("Midterm 2 on Nov 19", "Fri 21
+                # at 10"); "of", "de" join a date's parts ("5th of May", "21 de marzo")
+                and (words[j + 1][2] not in bounds or words[j + 1][2] in pertain)
+                and datey(words[j + 2][2], at=j + 2)
                 and _joined(text, words[j + 1][1], words[j + 2][0])
             ):
                 j += 2
@@ -681,6 +748,278 @@ def _runs(
             runs.append((k, min(j, k + _MAX_WORDS - 1)))
         i = j + 1
     return runs
+
+
+# "09:12", "17:45", "9.30" after a colon-less hour is no date: only the colon form
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
+
+
+def _clock_words(text: str, words: list[tuple[int, int, str]], language: str) -> frozenset[int]:
+    """The words of ``text`` that write a time of day, never part of a date: a clock
+    time ("09:12", "17:45"), an hour with the language's am/pm word ("11am", "9 pm"),
+    or an hour followed by a word dateparser skips around a time that is no function
+    word of the language (German "10 Uhr")."""
+    if not any(c.isdigit() for c in text):
+        return frozenset()
+    spans = [m.span() for m in _CLOCK.finditer(text)]
+    out = {i for i, (s, e, _) in enumerate(words) if any(a <= s and e <= b for a, b in spans)}
+    marks = _hour_marks(language)
+    for i, (_, _, w) in enumerate(words):
+        m = re.fullmatch(r"(\d{1,2})([^\W\d]+)", w)
+        if m is not None and m[2] in marks[0]:
+            out.add(i)  # "11am"
+        elif (
+            w.isdigit()
+            and len(w) <= 2
+            and i + 1 < len(words)
+            and words[i + 1][2] in (marks[0] - _BOUNDS[language].keys()) | marks[1]
+            and _joined(text, words[i][1], words[i + 1][0])
+        ):
+            out.add(i)  # "9 pm", "10 Uhr"
+    for i in range(len(words) - 2, -1, -1):
+        # "2-4pm", "6–10pm": the hour a range of hours starts with
+        if (
+            i + 1 in out
+            and words[i][2].isdigit()
+            and len(words[i][2]) <= 2
+            and text[words[i][1] : words[i + 1][0]].strip() in ("-", "–")
+        ):
+            out.add(i)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=16)
+def _hour_marks(language: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The language's am/pm words ("am", "pm"), and the words dateparser skips that follow
+    an hour: of its skip words, those of three letters or more that are no function word
+    of the language and no bound ("uhr"; not "und", "the", "at")."""
+    from footnote.text import stop_words
+
+    info = _info(language)
+    ampm = frozenset(_fold(w) for k in ("am", "pm") for w in info.get(k, ()) if w.isalpha())
+    stopped = stop_words(language)
+    after = frozenset(
+        _fold(w)
+        for w in info.get("skip", ())
+        if len(w) >= 3
+        and w.isalpha()
+        and _fold(w) not in stopped
+        and _fold(w) not in _BOUNDS[language]
+    )
+    return ampm, after
+
+
+# A day written in digits: "5.12.", "26.3.", "5.12.2026", "12/5/2026"
+_DIGIT_DAY = re.compile(r"(\d{1,2})([./])(\d{1,2})(?:\2(\d{4}|\d{2}))?(\.?)")
+
+
+def _digit_day(
+    text: str,
+    start: int,
+    end: int,
+    inside: list[str],
+    vocab: _Vocabulary,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> tuple[datetime, int] | None:
+    """A day written in digits, in the language's order of day and month (dateparser's
+    ``date_order``), and where it ends: with its year ("5.12.2026", "12/5/2026"), or,
+    where the day comes first, as day and month with a full stop after each ("5.12.",
+    "Do 26.3."; "5.12" alone is a time or an amount). A weekday before it agrees."""
+    weekdays = [vocab.weekdays[w] for w in inside if w in vocab.weekdays]
+    if len(inside) - len(weekdays) not in (2, 3) or len(weekdays) > 1:
+        return None
+    if weekdays and inside[0] not in vocab.weekdays:
+        return None
+    first_digit = next(i for i in range(start, end) if text[i].isdigit())
+    if text[start:first_digit].strip(" ,") and not weekdays:
+        return None
+    m = _DIGIT_DAY.match(text, first_digit)
+    if m is None or m.end(4 if m[4] else 3) != end:
+        return None
+    if text[m.end() : m.end() + 1].isalnum() or (first_digit and text[first_digit - 1] in ".,:/"):
+        return None  # "5.12.3", "v1.2.", "1.5.12": no day
+    order = str(_info(language).get("date_order", "MDY"))
+    if order not in ("DMY", "MDY"):
+        return None
+    a, b = int(m[1]), int(m[3])
+    day, month = (a, b) if order == "DMY" else (b, a)
+    if m[4]:
+        year = int(m[4]) + (2000 if len(m[4]) == 2 else 0)
+        years = [year]
+    elif m[2] == "." and m[5] and order == "DMY":
+        this = anchor.year
+        years = [this, this + 1, this - 1] if ahead else [this, this - 1, this + 1]
+    else:
+        return None
+    today = datetime.combine(anchor.date(), time(0))
+    for year in years:
+        try:
+            moment = datetime(year, month, day)
+        except ValueError:
+            return None
+        if weekdays and moment.weekday() != weekdays[0]:
+            continue
+        if m[4] or weekdays or (moment >= today if ahead else moment <= today):
+            return moment, m.end()
+    return None
+
+
+def _day_number(word: str, language: str) -> str | None:
+    """The digits of a number word: "21", or "19th", "22nd" (digits and an ending
+    dateparser's data skips in the language, its ordinal suffixes)."""
+    if word.isdigit():
+        return word
+    m = re.fullmatch(r"(\d{1,2})([^\W\d]{1,2})", word)
+    if m is not None and m[2] in _glue(language):
+        return m[1]
+    return None
+
+
+@lru_cache(maxsize=16)
+def _lowercase_names(language: str) -> frozenset[str]:
+    """The month and weekday spellings dateparser's data writes in lower case."""
+    info = _info(language)
+    return frozenset(
+        _fold(w) for k in (*_MONTH_KEYS, *_WEEKDAY_KEYS) for w in info.get(k, ()) if w == w.lower()
+    )
+
+
+@lru_cache(maxsize=16)
+def _two_letter_weekdays(language: str) -> dict[str, str]:
+    """The weekdays dateparser's data spells in two letters ("sa", "di", "fr"), each by
+    its full name, but those that are function words of the language ("we", "do", "so")."""
+    from footnote.text import stop_words
+
+    info = _info(language)
+    stopped = stop_words(language)
+    out: dict[str, str] = {}
+    for key in _WEEKDAY_KEYS:
+        full = _fold(max(info.get(key, (key,)), key=len))
+        for w in info.get(key, ()):
+            if len(w) == 2 and w.isalpha() and _fold(w) not in stopped:
+                out[_fold(w)] = full
+    return out
+
+
+def _short_weekdays(
+    text: str, words: list[tuple[int, int, str]], language: str
+) -> list[tuple[int, int, str]]:
+    """A weekday written in two letters is a word as often as a day ("Tu", "Fr"): it
+    is read as the day, spelled out, where it is capitalised and the text places it
+    as one: after a bound or a word that points ("bis Fr", "nächsten Di", "am Sa"),
+    or before a number ("Sa 10 Uhr", "Fr 21")."""
+    short = _two_letter_weekdays(language)
+    if not short:
+        return words
+    bounds = _BOUNDS[language]
+    directions = _directions(language)
+    out = list(words)
+    for i, (s, e, w) in enumerate(words):
+        if w not in short or not text[s].isupper():
+            continue
+        prev = words[i - 1][2] if i > 0 else ""
+        after = words[i + 1] if i + 1 < len(words) else None
+        placed = (prev in bounds or prev in directions) and _joined(text, words[i - 1][1], s)
+        numbered = (
+            after is not None and after[2][:1].isdigit() and text[e : after[0]].strip(" ,") == ""
+        )
+        if placed or numbered:
+            out[i] = (s, e, short[w])
+    return out
+
+
+def _phrase(text: str, start: int, end: int, words: list[tuple[int, int, str]]) -> str:
+    """``text[start:end]``, with each word the reader spells out written as spelled
+    ("in 12 wks": "in 12 weeks"), for dateparser to read."""
+    out, at = [], start
+    for s, e, w in words:
+        if start <= s and e <= end and w != _fold(text[s:e]):
+            out += [text[at:s], w]
+            at = e
+    return "".join([*out, text[at:end]])
+
+
+@lru_cache(maxsize=4096)
+def _spelled(word: str, language: str) -> str:
+    """The word of dateparser's vocabulary for ``language`` that ``word`` writes short or
+    without its accents, else ``word``: "manana" is "mañana", "sabado" "sábado"; and a
+    unit or relative word written as its contraction (three letters or more, half its
+    own at least, its first and last kept and no vowel between; naming one thing):
+    "wks" is "weeks", "tmrw" "tomorrow", "yrs" "years", not "sms" "semanas". A word's
+    start is no contraction: "über" is no "übermorgen", "pasa" no "pasado"."""
+    vocab = _vocabulary(language)
+    if (
+        len(word) < 3
+        or not word.isalpha()
+        or word in vocab.months
+        or word in vocab.weekdays
+        or word in vocab.relative
+        or word in vocab.units
+        or word in _glue(language)
+        or word in _BOUNDS[language]
+    ):
+        return word
+    known = _spellings(language)
+    bare = _unaccent(word)
+    if bare in known[0]:
+        return known[0][bare]
+    inner = bare[1:-1]
+    if any(c in _VOWELS for c in inner):
+        return word
+    meanings: dict[object, str] = {}
+    for full, meaning in known[1].items():
+        if len(full) <= len(word):
+            continue
+        plain = _unaccent(full)
+        if (
+            2 * len(word) >= len(full)
+            and plain[0] == bare[0]
+            and plain[-1] == bare[-1]
+            and _within(inner, plain[1:-1])
+        ):
+            meanings.setdefault(meaning, full)
+    return next(iter(meanings.values())) if len(meanings) == 1 else word
+
+
+_VOWELS = frozenset("aeiouy")
+
+
+def _unaccent(word: str) -> str:
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
+
+
+def _within(letters: str, word: str) -> bool:
+    """``letters`` occur in ``word`` in order."""
+    rest = iter(word)
+    return all(c in rest for c in letters)
+
+
+@lru_cache(maxsize=16)
+def _spellings(language: str) -> tuple[dict[str, str], dict[str, object]]:
+    """The language's month, weekday, unit and relative words by their unaccented form,
+    where that differs ("manana": "mañana"); and the unit and relative words (no count
+    words, none of the little words) by what each names: a unit's key, else the way the
+    word points ("next" +1), else the word."""
+    vocab = _vocabulary(language)
+    every = set(vocab.months) | set(vocab.weekdays) | vocab.relative | vocab.units
+    unaccented: dict[str, str] = {}
+    for w in sorted(every):
+        bare = _unaccent(w)
+        if bare != w and bare not in every:
+            unaccented[bare] = w if unaccented.get(bare, w) == w else ""
+    info = _info(language)
+    directions = _directions(language)
+    meanings: dict[str, object] = {}
+    for w in sorted((vocab.relative | vocab.units) - _count_words(language) - _glue(language)):
+        if len(w) < 3 or not w.isalpha() or w in _BOUNDS[language]:
+            continue
+        unit = next((k for k in _UNIT_KEYS if any(_fold(x) == w for x in info.get(k, ()))), None)
+        meanings[w] = unit or (("way", directions[w]) if w in directions else w)
+    return {k: v for k, v in unaccented.items() if v}, meanings
 
 
 def _count(word: str, language: str) -> int | None:
@@ -736,7 +1075,7 @@ def _span(
     anchor: datetime,
     ahead: bool,
 ) -> TimeSpan | None:
-    phrase = text[start:end]
+    phrase = _phrase(text, start, end, words)
     inside = [w for s, e, w in words if start <= s and e <= end]
     preceding = [(s, w) for s, e, w in words if e <= start]
     before = [w for _, w in preceding]
@@ -800,13 +1139,20 @@ def _span_of(
         inside = [prep, *inside]
     names = [w for w in inside if w in vocab.months or w in vocab.weekdays]
     relative = any(w in vocab.relative for w in inside)
-    numbers = [w for w in inside if w.isdigit()]
+    # "19th", "22nd": a day number too, written with the language's ordinal ending
+    numbers = [n for w in inside if (n := _day_number(w, language)) is not None]
     iso = _ISO.search(phrase)
 
     if iso is not None:
         if iso.start() > 0 or phrase[iso.end() :].strip():
             return None  # a longer phrase around a date: the date alone is read
         return _iso_span(text, start, iso, bound)
+    if numbers and not relative and not any(w in vocab.months for w in inside):
+        digits = _digit_day(text, start, end, inside, vocab, language, anchor, ahead)
+        if digits is not None:
+            return _bounded(
+                text, start, digits[1], digits[0], digits[0] + _STEP["day"], bound, "day"
+            )
     if not names and not relative:
         # numbers alone: a year ("in 2023"; in a question also "was habe ich 2023
         # notiert", not "the 2024 budget" nor "2023 €"), else no date ("3 lemons")
@@ -831,20 +1177,35 @@ def _span_of(
         opening, joining = _RANGES.get(language, ((), ()))
         # "en marzo", "próximo martes", "between March and June"
         introduced = prep in bounds or prep in vocab.relative or prep in opening or prep in joining
-        if not introduced and not (ahead and written[:1].isupper()):
+        # where the language writes them in lower case, case says nothing: a note's name
+        # is a date when it is one of the language's own spellings (dateparser's data
+        # writes them in lower case; "Set" for September is a variant's) naming one
+        # thing (Spanish "mar" is March and Tuesday)
+        lowercase = language in _LOWERCASE_CALENDAR and all(
+            w in _lowercase_names(language) and not (w in vocab.months and w in vocab.weekdays)
+            for w in names
+        )
+        if not introduced and not (ahead and (written[:1].isupper() or lowercase)):
             return None
     if relative and not names and not numbers and not any(w in vocab.units for w in inside):
         # "today", "yesterday", "ayer", "gestern" stand alone; a stray "in", "ago", "last"
         # or "next" names nothing
         if len(inside) == 1 and inside[0] in _lone_relatives(language):
-            pass
+            if before and before[-1] in _determiners(language):
+                return None  # "por la mañana", "esta mañana", "diesen Morgen": a morning
         elif len(inside) <= 1:
             return None
 
     weekday = next((vocab.weekdays[w] for w in inside if w in vocab.weekdays), None)
     month = next((vocab.months[w] for w in inside if w in vocab.months), None)
     day_numbers = [int(n) for n in numbers if len(n) <= 2 and 1 <= int(n) <= 31]
-    if weekday is not None and month is None and day_numbers and not relative:
+    if (
+        weekday is not None
+        and month is None
+        and len(day_numbers) == 1
+        and not relative
+        and inside[0] in vocab.weekdays  # "Fri 21", "Mon 19th"; not "Isla's 9th, Sat"
+    ):
         found = _weekday_with_day(anchor, weekday, day_numbers[0], ahead)
         if found is None:
             return None
@@ -873,6 +1234,20 @@ def _span_of(
     moment, grain = read
     if numbers and not names and not relative:
         return None
+    if (
+        not relative
+        and not any(_YEAR.fullmatch(n) for n in numbers)
+        and abs(moment.year - anchor.year) > _YEARS_UNWRITTEN
+    ):
+        return None  # the parser took a number for a year ("Sat 10/25 10-2": 2110)
+    if (
+        weekday is not None
+        and month is None
+        and numbers
+        and not relative
+        and (grain != "day" or moment.weekday() != weekday)
+    ):
+        return None  # "Sat 10/25 10-2", "9th, Sat": the parser's reading is no such weekday
     if weekday is not None and month is not None and grain == "day" and moment.weekday() != weekday:
         # "Wed 4 Nov": the year in which the 4th of November is a Wednesday, nearest
         agreeing = [

@@ -215,3 +215,53 @@ def test_each_sentence_is_checked_once_streamed_and_validated() -> None:
         ["Firestore stores the notes.", "Cloud Run hosts the API.", "Bananas are blue."]
     )  # each once, though each sentence was checked streamed and again validated
     assert [c.support for c in final.citations] == [1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("note", "written", "language", "supported", "wrong"),
+    [
+        (
+            "train LDS -> EDB Mon 19th 09:12, back Thu 22nd 17:45",
+            datetime(2026, 1, 6, 19, 40, tzinfo=UTC),
+            "en",
+            "The train leaves on Monday 19 January at 09:12 and is back on Thursday 22 January.",
+            "The train leaves on Monday 26 January at 09:12 and is back on Thursday 29 January.",
+        ),
+        (
+            "next one in 12 wks",
+            datetime(2026, 2, 20, 19, 5, tzinfo=UTC),
+            "en",
+            "The next one is on 15 May.",
+            "The next one is on 15 June.",
+        ),
+        (
+            "mtg w/ Sofia day after tmrw 11am",
+            datetime(2026, 5, 12, 19, 15, tzinfo=UTC),
+            "en",
+            "The meeting with Sofia is on Thursday 14 May at 11am.",
+            "The meeting with Sofia is on Friday 15 May at 11am.",
+        ),
+        (
+            "Tutoría pasado mañana a las 15:00 en el aula.",
+            datetime(2026, 3, 4, 16, 30, tzinfo=UTC),
+            "es",
+            "La tutoría es el viernes 6 de marzo a las 15:00 en el aula.",
+            "La tutoría es el jueves 5 de marzo a las 15:00 en el aula.",
+        ),
+        (
+            "Abgabe 5.12.",
+            datetime(2026, 11, 20, 9, tzinfo=UTC),
+            "de",
+            "Die Abgabe ist am 5. Dezember.",
+            "Die Abgabe ist am 6. Dezember.",
+        ),
+    ],
+)
+def test_a_date_the_note_writes_short_keeps_its_claim_and_another_day_loses_it(
+    note: str, written: datetime, language: str, supported: str, wrong: str
+) -> None:
+    """The time reader's misreadings removed these claims: a clock time read as a month
+    ("Mon 19th 09:12": 9 February), "wks", "tmrw" and "pasado mañana" not read."""
+    source = _note(note, written=written)
+    assert _kept(supported, source, language)
+    assert not _kept(wrong, source, language)

@@ -243,3 +243,146 @@ def test_a_rolling_period_is_counted_in_words_too() -> None:
         window = analyze(question, now, language=language).window
         assert window is not None and window.end is None, question
         assert window.start == datetime(2026, 11, 8, tzinfo=UTC), question
+
+
+# -- times of day, abbreviations, numeric dates (misreadings the grounder removed claims by)
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "days"),
+    [
+        # a clock time is no part of a date; "19th" is a day number written as an ordinal
+        (
+            "train LDS -> EDB Mon 19th 09:12, back Thu 22nd 17:45",
+            datetime(2026, 1, 6, 19, 40),
+            [date(2026, 1, 19), date(2026, 1, 22)],
+        ),
+        ("Tues 27 Jan 10:00 interview", datetime(2026, 1, 10), [date(2026, 1, 27)]),
+        # "2-4pm" is a range of hours; "9th" before the weekday is Isla's birthday
+        ("Isla's 9th, Sat 24 Jan, 2-4pm", datetime(2026, 1, 16), [date(2026, 1, 24)]),
+        ("library Mon 6-10pm", datetime(2025, 9, 2), [date(2025, 9, 8)]),
+        # a weekday with a day the parser reads on another weekday is not that reading
+        ("mom lands Fri 10/24 at 6:40pm", datetime(2025, 10, 10), [date(2025, 10, 24)]),
+    ],
+)
+def test_a_time_of_day_is_no_part_of_a_date(text: str, written: datetime, days: list[date]) -> None:
+    assert _days(temporal.note_dates(text, written)) == days
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "written", "day"),
+    [
+        # a contraction of a unit or relative word of dateparser's data is that word
+        ("next one in 12 wks", "en", datetime(2026, 2, 20, 19, 5), date(2026, 5, 15)),
+        ("mtg w/ Sofia day after tmrw 11am", "en", datetime(2026, 5, 12), date(2026, 5, 14)),
+        ("handover (starts tmrw 10am)", "en", datetime(2025, 8, 11), date(2025, 8, 12)),
+        # a word of its vocabulary typed without its accents is that word
+        ("cita con el pediatra el sabado", "es", MONDAY, date(2026, 1, 10)),
+        ("llamar a mama manana", "es", MONDAY, date(2026, 1, 6)),
+    ],
+)
+def test_a_word_written_short_or_unaccented_is_read_as_its_vocabulary_word(
+    text: str, language: str, written: datetime, day: date
+) -> None:
+    (span,) = temporal.note_dates(text, written, language)
+    assert span.start is not None and span.end is not None
+    assert span.start.date() <= day < span.end.date(), span
+
+
+def test_a_word_is_no_contraction_of_a_longer_one_it_only_starts_or_barely_shares() -> None:
+    assert temporal.note_dates("envié 2 sms a Nerea", MONDAY, "es") == []
+    assert temporal.note_dates("Gespräch über 2 Tage verteilt", MONDAY, "de") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "day"),
+    [
+        # day and month in digits, in the order of the language's locale
+        ("Abgabe 5.12.", "de", date(2026, 12, 5)),
+        ("bis 5.12. abgeben", "de", date(2026, 12, 5)),
+        ("Termin Donnerstag 26.3.", "de", date(2026, 3, 26)),  # the year it is a Thursday
+        ("entrega el 5/12/2026", "es", date(2026, 12, 5)),
+        ("due 12/5/2026", "en", date(2026, 12, 5)),
+    ],
+)
+def test_a_day_written_in_digits_is_read_in_the_languages_order(
+    text: str, language: str, day: date
+) -> None:
+    (span,) = temporal.note_dates(text, datetime(2026, 11, 20, 9), language)
+    assert span.day == day
+
+
+@pytest.mark.parametrize(
+    "text", ["Abgabe 5.12", "Abgabe 5.12.3", "v1.2. released", "Termin 31.2.", "3/4 Tasse"]
+)
+def test_digits_that_are_no_day_and_month(text: str) -> None:
+    assert temporal.note_dates(text, datetime(2026, 11, 20, 9), "de") == []
+
+
+def test_a_two_letter_weekday_is_read_where_the_text_places_it_as_a_day() -> None:
+    text = "Training Sa 10 Uhr, nächsten Di Elternabend, bis Fr abgeben"
+    spans = temporal.note_dates(text, datetime(2026, 2, 18, 9), "de")  # a Wednesday
+    assert [(s.text, s.day) for s in spans] == [
+        ("Sa", date(2026, 2, 21)),
+        ("nächsten Di", date(2026, 2, 24)),
+        ("bis Fr", date(2026, 2, 20)),
+    ]
+    assert spans[2].bound == "until"
+    # elsewhere two letters are a word: "Mi" (a name), "so" and "we" (function words)
+    assert temporal.note_dates("Mi hat angerufen, so ist es", MONDAY, "de") == []
+    assert temporal.note_dates("We 3 went to Fr Tom's", MONDAY, "en") == []
+
+
+def test_a_lowercase_month_or_weekday_is_a_date_in_a_language_that_writes_them_so() -> None:
+    (feb,) = temporal.note_dates("Factura luz Iberdrola feb: 87,34€.", MONDAY, "es")
+    assert (feb.text, feb.grain, feb.named) == ("feb", "month", datetime(2026, 2, 1))
+    assert _days(temporal.note_dates("judo lunes 17:00", MONDAY, "es")) == [MONDAY.date()]
+    # "mar" is March and Tuesday; "set" (September) is a variant's spelling, and a word
+    assert temporal.note_dates("hotel con vistas al mar", MONDAY, "es") == []
+    assert temporal.note_dates("Regalo: set de pulseras", MONDAY, "es") == []
+    # English capitalises them: lower case is a word ("you may go")
+    assert temporal.note_dates("you may go", MONDAY, "en") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Tutoría pasado mañana a las 15:00 en el aula.", date(2026, 3, 6)),
+        ("lo hablamos ant ayer", date(2026, 3, 2)),
+        ("Tutoría mañana", date(2026, 3, 5)),
+    ],
+)
+def test_a_word_that_points_past_tomorrow_names_the_day_after_it(text: str, day: date) -> None:
+    assert _days(temporal.note_dates(text, datetime(2026, 3, 4, 16, 30), "es")) == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "day"),
+    [
+        # a preposition opens a date of its own: "2" is the midterm's number
+        ("Midterm 2 on Nov 19 - covers ch 6-9", datetime(2025, 10, 3), date(2025, 11, 19)),
+        ("on Tuesday 12 August at 10 a.m.", datetime(2025, 8, 11), date(2025, 8, 12)),
+        # an hour the parser takes for a year ("10-2": 2110) is no reading of the day
+        ("Sat 10/25 10-2 pumpkin patch", datetime(2025, 10, 12), date(2025, 10, 25)),
+    ],
+)
+def test_a_date_is_not_read_across_a_preposition_nor_into_another_century(
+    text: str, written: datetime, day: date
+) -> None:
+    assert _days(temporal.note_dates(text, written)) == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "days"),
+    [
+        ("viene el jueves por la mañana", "es", [date(2026, 1, 8)]),
+        ("esta mañana fui al médico", "es", []),
+        ("diesen Morgen beim Arzt", "de", []),
+        ("llamar mañana", "es", [date(2026, 1, 6)]),
+        ("morgen Zahnarzt", "de", [date(2026, 1, 6)]),
+    ],
+)
+def test_a_word_for_tomorrow_after_an_article_or_this_is_a_morning(
+    text: str, language: str, days: list[date]
+) -> None:
+    assert _days(temporal.note_dates(text, MONDAY, language)) == days
