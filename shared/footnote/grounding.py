@@ -400,12 +400,13 @@ def _name_agrees(name: tuple[str, ...], facts: SourceFacts) -> bool:
 def _abbreviates(short: str, long_form: str) -> bool:
     """``short`` is an abbreviation of ``long_form``, as Schwartz and Hearst (2003) match
     a short form to its long form: it starts with the long form's first letter, its
-    letters occur in order in it, and it is at most half as long. A doubled letter
+    letters occur in order in it, and it is about half as long at most ("LDS" for
+    Leeds, not "lea" for Lena). A doubled letter
     ("RR. HH.", "EE. UU.") marks a plural and counts once."""
     if len(short) < 2 or short[0] != long_form[0]:
         return False
     for form in {short, re.sub(r"(.)\1", r"\1", short)}:
-        if 2 * len(form) > len(long_form):
+        if 2 * len(form) > len(long_form) + 1:
             continue
         rest = iter(long_form)
         if all(ch in rest for ch in form):

@@ -14,7 +14,7 @@ import pytest
 
 from footnote.domain import Source
 from footnote.generation.citations import SentenceChecker, complete_sentences, validate
-from footnote.grounding import ClaimChecks, LocalGrounder
+from footnote.grounding import ClaimChecks, LocalGrounder, disagreement, source_facts
 from tests.factories import source
 
 MONDAY = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
@@ -140,6 +140,9 @@ def test_a_name_agrees_with_the_abbreviation_the_note_writes() -> None:
     assert _kept("The Postgres primary ran out of memory and Patroni failed over.", incident)
     hr = _note("Llamada con Nerea de RR. HH.: la evaluación anual es en marzo")
     assert _kept("Según Nerea de Recursos Humanos, la evaluación anual es en marzo.", hr, "es")
+    train = source_facts(_note("train LDS -> EDB Mon 09:12"), "en")
+    assert disagreement("The train from Leeds to Edinburgh is at 09:12.", train, "en") is None
+    assert disagreement("The train from Leeds to Glasgow is at 09:12.", train, "en") == "name"
     # a short word is no abbreviation of a name as long as itself
     lea = _note("Birthday party for lea on the 9th, bring cake")
     assert not _kept("The birthday party for Lena is on the 9th.", lea)
