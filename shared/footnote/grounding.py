@@ -127,7 +127,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             periods.append((span.named.date(), span.named.date() + timedelta(days=1)))
     numbers = set(_numbers(with_digits(text, lang)))
     for day in days:
-        numbers.update((str(day.day), str(day.year)))
+        numbers.add(str(day.year))
     numbers.update(str(first.year) for first, _ in periods)  # "last yr" is 2025
     units = tuple(u.strip() for u in _CLAUSE_END.split(text) if u.strip())
     negations = [negated(unit, lang) for unit in units]

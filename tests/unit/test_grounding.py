@@ -135,6 +135,15 @@ def test_a_number_agrees_in_words_or_digits() -> None:
     assert not _kept("Um halb eins war ein Tisch für zwanzig Personen reserviert.", table, "de")
 
 
+def test_the_day_a_note_is_written_is_no_amount_it_states() -> None:
+    # written on the 20th: "£20" is not the note's "£15"
+    collection = _note(
+        "leaving do Fri, £15 collection -> Tomasz", written=datetime(2026, 2, 20, 19, tzinfo=UTC)
+    )
+    assert _kept("The collection for the leaving do is £15, to Tomasz.", collection)
+    assert not _kept("The collection for the leaving do is £20, to Tomasz.", collection)
+
+
 def test_a_name_agrees_with_the_abbreviation_the_note_writes() -> None:
     incident = _note("yesterday 21:50 pg primary OOM -> patroni failed over to replica-2")
     assert _kept("The Postgres primary ran out of memory and Patroni failed over.", incident)
