@@ -121,6 +121,8 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     for span in spans:
         if span.named is not None and span.grain == "day":
             days.add(span.named.date())
+        if span.exact is not None:  # "in 3 wks": the day it lands on
+            days.add(span.exact.date())
         if span.start is not None and span.end is not None:
             periods.append((span.start.date(), span.end.date()))
         elif span.named is not None:  # "from Oct", "before Friday": the period it names

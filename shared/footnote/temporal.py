@@ -202,6 +202,9 @@ class TimeSpan:
     grain: Grain = "day"
     keep_words: bool = False  # an unknown event name still names the topic
     named: datetime | None = None  # the first moment of the period named, whatever the bound
+    # the day a count of weeks or months from the anchor lands on, inside the period
+    # ("in 3 wks" written on 20 March: the week of 6 April, 10 April exactly)
+    exact: datetime | None = None
 
     @property
     def day(self) -> date | None:
@@ -1278,7 +1281,12 @@ def _span_of(
         and not any(_YEAR.fullmatch(n) for n in numbers)
     ):
         s, e = s - _STEP["year"], e - _STEP["year"]
-    return _bounded(text, start, end, s, e, bound, grain)
+    span = _bounded(text, start, end, s, e, bound, grain)
+    counted = numbers or any(_count(w, language) is not None for w in inside)
+    if relative and counted and grain in ("week", "month"):
+        # "in 3 wks" from 20 March: the week of 6 April, landing on 10 April
+        span = dataclasses.replace(span, exact=_floor(moment, "day"))
+    return span
 
 
 @lru_cache(maxsize=16)

@@ -77,6 +77,14 @@ def test_a_relative_date_is_followed_by_the_day_it_means_against_the_note_date()
     assert validate(text, notes, checks()).text == text
 
 
+def test_a_count_of_weeks_is_followed_by_the_day_it_lands_on() -> None:
+    notes = [_note("N1", "Frame off for powder coat, ready in 3 wks.", "Bike")]
+    text = compose("When is the frame ready?", notes, _analysis("When is the frame ready?"))
+    # written on Wednesday 11 March: three weeks on is Wednesday 1 April, not "the week of"
+    assert "ready in 3 wks (in 3 wks: 1 April 2026) [N1]." in text
+    assert validate(text, notes, checks()).text == text
+
+
 def test_a_second_passage_is_quoted_only_when_it_supports_the_question_nearly_as_well() -> None:
     boiler = _note("N1", "The boiler service is booked for Friday.", "House")
     other = _note("N2", "Swimming lessons moved to Saturdays.", "Kids")

@@ -386,3 +386,25 @@ def test_a_word_for_tomorrow_after_an_article_or_this_is_a_morning(
     text: str, language: str, days: list[date]
 ) -> None:
     assert _days(temporal.note_dates(text, MONDAY, language)) == days
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "week", "exact"),
+    [
+        ("ready in 3 wks", "en", date(2026, 4, 6), date(2026, 4, 10)),
+        ("Ergebnis in 3 Wochen", "de", date(2026, 4, 6), date(2026, 4, 10)),
+        ("3 weeks ago", "en", date(2026, 2, 23), date(2026, 2, 27)),
+    ],
+)
+def test_a_count_of_weeks_lands_on_a_day_inside_its_week(
+    text: str, language: str, week: date, exact: date
+) -> None:
+    # written on Friday 20 March 2026
+    (span,) = temporal.note_dates(text, datetime(2026, 3, 20, 13), language)
+    assert span.grain == "week" and span.start is not None and span.exact is not None
+    assert (span.start.date(), span.exact.date()) == (week, exact)
+
+
+def test_a_period_named_without_a_count_lands_on_no_day() -> None:
+    (span,) = temporal.note_dates("next week", datetime(2026, 3, 20, 13), "en")
+    assert span.exact is None

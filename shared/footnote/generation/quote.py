@@ -239,6 +239,8 @@ def _told(span: TimeSpan, language: str) -> str | None:
     if not span.resolved or moment is None:
         return None
     first = moment.date()
+    if span.exact is not None:  # "in 3 wks": the day it lands on, not its week or month
+        return day_text(span.exact.date(), language)
     if span.grain == "year":
         return str(first.year)
     if span.grain == "month":
