@@ -106,6 +106,8 @@ class SourceFacts:
     plain_terms: frozenset[str]  # the terms it states unnegated somewhere
     names: frozenset[str]  # its words capitalised inside a sentence: whom it names
     short_forms: frozenset[str]  # its abbreviations: short words, "RR. HH." as "rrhh"
+    language: str = "en"  # the language it is written in: its terms are that language's
+    reader: str = "en"  # the reader's language, in which an answer writes its dates
 
 
 def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> SourceFacts:
@@ -115,6 +117,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     # read in the language it is written in (the reader's, unless it is plainly
     # another): its dates, negations and terms are that language's
     lang = supported_language(language_of_text(text, prior=language)) or "en"
+    reader = supported_language(language) or "en"
     days = {written.date()}
     periods = []
     spans = note_dates(text, written.replace(tzinfo=None), lang)
@@ -130,6 +133,9 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     numbers = set(_numbers(with_digits(text, lang)))
     for day in days:
         numbers.add(str(day.year))
+    # the days its phrases name are numbers it states ("pasado mañana": 13, however the
+    # answer writes the month); the day it was written is not ("£20" in a note of the 20th)
+    numbers.update(str(day.day) for day in days - {written.date()})
     numbers.update(str(first.year) for first, _ in periods)  # "last yr" is 2025
     units = tuple(u.strip() for u in _CLAUSE_END.split(text) if u.strip())
     negations = [negated(unit, lang) for unit in units]
@@ -143,7 +149,9 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
                 f"{text}\n{with_digits(text, lang)}\n{date_words(written, text, lang, spans)}",
                 language=lang,
             )
-        ),
+        )
+        # and in the reader's language: a quote answer heads a Spanish note "7 December"
+        | frozenset(terms(date_words(written, text, reader, spans), language=reader)),
         frozenset(numbers),
         frozenset(w for word in words(text) for w in (word, word.split("'")[0])),
         frozenset(days),
@@ -171,6 +179,8 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             for m in _SHORT_FORM.finditer(text)
             if "".join(words(m.group(0))) not in stop_words(lang)
         ),
+        lang,
+        reader,
     )
 
 
@@ -304,13 +314,16 @@ _HYPHENATED = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
 _NOUNS_CAPITALISED = frozenset({"de"})
 
 
-def claim_names(claim: str, language: str, initial: bool = False) -> list[tuple[str, ...]]:
+def claim_names(
+    claim: str, language: str, initial: bool = False, reader: str | None = None
+) -> list[tuple[str, ...]]:
     """The names a claim gives, each a run of words capitalised inside a sentence (not
-    its first word, unless ``initial``; not a month or weekday, not a stop word), lowered
-    and unaccented: "Kim Osei" is ("kim", "osei")."""
+    its first word, unless ``initial``; not a month or weekday of its language or the
+    ``reader``'s, not a stop word), lowered and unaccented: "Kim Osei" is ("kim",
+    "osei")."""
     if language in _NOUNS_CAPITALISED:
         return []
-    calendar = calendar_words(language)
+    calendar = calendar_words(language) | (calendar_words(reader) if reader else frozenset())
     stopped = stop_words(language)
     runs: list[list[str]] = []
     start, last_end = True, -2
@@ -364,7 +377,7 @@ def disagreement(
     undated = with_digits(undated, lang)
     if not all(_number_agrees(m.group(1), m.group(2), facts) for m in _NUMBER.finditer(undated)):
         return "number"
-    if not all(_name_agrees(name, facts) for name in claim_names(claim, lang)):
+    if not all(_name_agrees(name, facts) for name in claim_names(claim, lang, reader=facts.reader)):
         return "name"
     if known_names and lang not in _NOUNS_CAPITALISED:
         capitalised = {
@@ -484,7 +497,7 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
     asked how I'd measure success"). A restating clause that names no one attributes
     nothing (a note's heading may name the person: "Call w/ Priya:" over its lines)."""
     said = {part for w in words(claim) for part in (w, w.split("'")[0])}  # ("Theo's")
-    names = {w for run in claim_names(claim, language) for w in run}
+    names = {w for run in claim_names(claim, language, reader=facts.reader) for w in run}
     first = _CASED_WORD.search(claim)
     if first is not None and first.group(0)[0].isupper():
         lowered = "".join(words(first.group(0)))
@@ -529,7 +542,17 @@ def lexical_support(claim: str, facts: SourceFacts, language: str) -> float:
     wanted = set(terms(with_digits(claim, lang), language=lang))
     if not wanted:
         return 1.0
-    return len(wanted & facts.terms) / len(wanted)
+    if facts.language == lang or wanted <= facts.terms:
+        return len(wanted & facts.terms) / len(wanted)
+    # a claim may quote the note's own words ("Dentista, 7 December 2026" heads a
+    # Spanish note quoted to an English reader): a word holds as either language
+    # stems it
+    stems = [
+        set(terms(word, language=lang)) | set(terms(word, language=facts.language))
+        for word in _HYPHENATED.findall(with_digits(claim, lang))
+        if terms(word, language=lang)
+    ]
+    return sum(1 for s in stems if s & facts.terms) / len(stems) if stems else 1.0
 
 
 def similarity_support(similarity: float) -> float:

@@ -85,6 +85,17 @@ def test_a_count_of_weeks_is_followed_by_the_day_it_lands_on() -> None:
     assert validate(text, notes, checks()).text == text
 
 
+def test_a_note_in_another_language_is_dated_in_its_own_and_told_in_the_readers() -> None:
+    notes = [_note("N1", "Cita con la dentista pasado mañana a las 10:00.", "Dentista")]
+    text = compose("When is the dentist?", notes, _analysis("When is the dentist?"))
+    # written on Wednesday 11 March: "pasado mañana" is Friday 13 March
+    assert "(pasado mañana: 13 March 2026) [N1]." in text
+    # the heading ("Dentista, 11 March 2026") and the line are the note's: fully supported
+    checked = validate(text, notes, checks())
+    assert checked.text == text
+    assert [c.support for c in checked.citations] == [1.0]
+
+
 def test_a_second_passage_is_quoted_only_when_it_supports_the_question_nearly_as_well() -> None:
     boiler = _note("N1", "The boiler service is booked for Friday.", "House")
     other = _note("N2", "Swimming lessons moved to Saturdays.", "Kids")

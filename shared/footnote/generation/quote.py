@@ -32,7 +32,7 @@ from footnote.generation.prompt import NOT_ENOUGH, quote_note_text
 from footnote.grounding import cosine
 from footnote.ports import Embedder, Generator, Pieces
 from footnote.temporal import TimeSpan, day_text, month_text, note_dates
-from footnote.text import split_sentences, terms
+from footnote.text import language_of_text, split_sentences, terms
 
 MODEL_NAME = "quote-v1"
 
@@ -210,19 +210,25 @@ def render(quoted: Sequence[Quoted], now: datetime | None = None, language: str 
         title = quote_note_text(q.source.chunk.title.strip())
         day = day_text(written.date(), language)
         lines = [closed(f"{title}, {day}:" if title else f"{day}:", cid)]
+        # the note's dates are read in the language it is written in ("pasado mañana"
+        # in a Spanish note, asked in English), and told in the reader's
+        written_in = language_of_text(q.source.chunk.text, prior=language)
         for u in q.units:
             text = quote_note_text(u.text)
-            lines.append(_cited(text, cid, _meanings(text, written, language)))
+            lines.append(_cited(text, cid, _meanings(text, written, written_in, language)))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
 
-def _meanings(line: str, written: datetime, language: str) -> list[tuple[int, str]]:
+def _meanings(
+    line: str, written: datetime, written_in: str, language: str
+) -> list[tuple[int, str]]:
     """What the line's dates mean against the note's date, each with where its phrase
-    ends: "Friday, 27 November 2026" after "before Friday". A date the line already
-    writes out in full is not repeated."""
+    ends: "Friday, 27 November 2026" after "before Friday"; read in the note's language
+    (``written_in``), told in the reader's. A date the line already writes out in full
+    is not repeated."""
     said: list[tuple[int, str]] = []
-    for span in note_dates(line, written.replace(tzinfo=None), language):
+    for span in note_dates(line, written.replace(tzinfo=None), written_in):
         meaning = _told(span, language)
         if meaning is None or meaning.lower() in line.lower() or any(m == meaning for _, m in said):
             continue
