@@ -34,7 +34,7 @@ import math
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timedelta, tzinfo
 from difflib import SequenceMatcher
 
@@ -106,6 +106,8 @@ class SourceFacts:
     plain_terms: frozenset[str]  # the terms it states unnegated somewhere
     names: frozenset[str]  # its words capitalised inside a sentence: whom it names
     short_forms: frozenset[str]  # its abbreviations: short words, "RR. HH." as "rrhh"
+    # the numbers it writes before each word ("18 units am": units -> 18): what it counts
+    counted: dict[str, frozenset[str]] = field(default_factory=dict, hash=False, compare=False)
     language: str = "en"  # the language it is written in: its terms are that language's
     reader: str = "en"  # the reader's language, in which an answer writes its dates
 
@@ -179,6 +181,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             for m in _SHORT_FORM.finditer(text)
             if "".join(words(m.group(0))) not in stop_words(lang)
         ),
+        _counted(with_digits(text, lang), lang),
         lang,
         reader,
     )
@@ -195,14 +198,17 @@ def joined(every: Sequence[SourceFacts]) -> SourceFacts:
     """What several sources state together (the first one's day anchors the claim's
     dates)."""
     together: dict[str, object] = {}
-    for field in fields(SourceFacts):
-        values = [getattr(f, field.name) for f in every]
+    for name in (f.name for f in fields(SourceFacts)):
+        values = [getattr(f, name) for f in every]
         if isinstance(values[0], frozenset):
-            together[field.name] = frozenset().union(*values)
+            together[name] = frozenset().union(*values)
         elif isinstance(values[0], tuple):
-            together[field.name] = tuple(x for value in values for x in value)
+            together[name] = tuple(x for value in values for x in value)
+        elif isinstance(values[0], dict):
+            keys = {k for value in values for k in value}
+            together[name] = {k: frozenset().union(*(v.get(k, ()) for v in values)) for k in keys}
         else:
-            together[field.name] = values[0]
+            together[name] = values[0]
     together["text"] = "\n".join(f.text for f in every)
     return SourceFacts(**together)  # type: ignore[arg-type]
 
@@ -264,6 +270,29 @@ def with_digits(text: str, language: str) -> str:
 def _reads_below_two(word: str) -> bool:
     digits = word.strip(",.;:!?()")
     return digits.isdigit() and int(digits) < 2
+
+
+# A number and the word right after it ("18 units", "€160 powder", "3 Tage").
+_COUNT = re.compile(r"(\d+(?:[.,:]\d+)*)(k(?![^\W\d_]))?\s?([^\W\d_]+)", re.IGNORECASE)
+
+
+def _counts(text: str, language: str) -> list[tuple[str, frozenset[str]]]:
+    """Each number written right before a content word: the word, and the number in
+    each of its readings ("18 units": ("unit", {"18"}))."""
+    return [
+        (term, frozenset(_numbers(m.group(1) + (m.group(2) or ""))))
+        for m in _COUNT.finditer(text)
+        for term in terms(m.group(3), language=language)
+    ]
+
+
+def _counted(text: str, language: str) -> dict[str, frozenset[str]]:
+    """Each content word written right after a number, and all the numbers written
+    before it."""
+    out: dict[str, frozenset[str]] = {}
+    for term, numbers in _counts(text, language):
+        out[term] = out.get(term, frozenset()) | numbers
+    return out
 
 
 def _numbers(text: str) -> list[str]:
@@ -389,6 +418,11 @@ def disagreement(
             return "name"
     if lang not in _NOUNS_CAPITALISED and _misattributed(claim, facts, lang):
         return "name"
+    if any(
+        word in facts.counted and not numbers & facts.counted[word]
+        for word, numbers in _counts(with_digits(undated, lang), lang)
+    ):
+        return "number"  # "16 units" where the note counts "18 units" (and 16 of another)
     for clause in _CLAUSE_END.split(claim):
         if _negation_disagrees(clause, facts, lang):
             return "negation"

@@ -144,6 +144,20 @@ def test_the_day_a_note_is_written_is_no_amount_it_states() -> None:
     assert not _kept("The collection for the leaving do is £20, to Tomasz.", collection)
 
 
+def test_a_number_counts_what_the_note_counts_with_it() -> None:
+    # 16 is in the note, but it counts the caseload: the insulin is 18 units
+    log = _note("caseload 16.\nrang Dr Okafor -> insulin changed to 18 units am / 10 units pm")
+    assert _kept(
+        "After you rang Dr Okafor the insulin changed to 18 units am and 10 units pm.", log
+    )
+    assert not _kept(
+        "After you rang Dr Okafor the insulin changed to 16 units am and 10 units pm.", log
+    )
+    # a count the note writes with other words is not compared ("3 wks", "three weeks")
+    coat = _note("frame off for powder coat, ready in 3 wks")
+    assert _kept("The powder-coated frame is ready in three weeks.", coat)
+
+
 def test_a_name_agrees_with_the_abbreviation_the_note_writes() -> None:
     incident = _note("yesterday 21:50 pg primary OOM -> patroni failed over to replica-2")
     assert _kept("The Postgres primary ran out of memory and Patroni failed over.", incident)
