@@ -273,7 +273,10 @@ def _reads_below_two(word: str) -> bool:
 
 
 # A number and the word right after it ("18 units", "€160 powder", "3 Tage").
-_COUNT = re.compile(r"(\d+(?:[.,:]\d+)*)(k(?![^\W\d_]))?\s?([^\W\d_]+)", re.IGNORECASE)
+# (possessive, and never inside a number: a run of digits reads in linear time)
+_COUNT = re.compile(
+    r"(?<![\d.,:])(\d++(?:[.,:]\d++)*+)(k(?![^\W\d_]))?\s?([^\W\d_]+)", re.IGNORECASE
+)
 
 
 def _counts(text: str, language: str) -> list[tuple[str, frozenset[str]]]:
