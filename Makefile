@@ -4,6 +4,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
 export PYTHONPATH := $(CURDIR)/shared
 export HF_HUB_OFFLINE := 1
 # Browser tests use the system Chromium (apt-get install chromium); nothing downloads one.
@@ -14,17 +15,22 @@ WEB_SOURCES := web/index.html web/vite.config.ts web/tsconfig.json $(shell find 
 
 .PHONY: setup web web-schema dev dev-reset test test-unit test-emulator test-browser lint typecheck eval bench bench-archives bench-search-imports package infra-check clean
 
-$(STAMP): pyproject.toml package.json
+# The Python packages, the emulators' Node packages and the web client's are three
+# independent installs: `make -j3 setup` (CI) runs them side by side.
+$(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11+ is required (set PYTHON=python3.x)"; exit 2; }
-	@command -v npm >/dev/null || { echo "Node 20+ with npm is required for the Auth emulator (firebase-tools)"; exit 2; }
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	# CPU-only PyTorch for the offline embedder; a plain `pip install torch` pulls CUDA (GBs).
 	$(BIN)/pip install --quiet "torch==2.13.0" $(TORCH_INDEX)
 	$(BIN)/pip install --quiet -e ".[local,vertex,dev]"
+	touch $(STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "Node 20+ with npm is required for the Auth emulator (firebase-tools)"; exit 2; }
 	# --omit=optional: firebase-tools' optional re2 compiles from source (~7 min on 2 cores); superstatic falls back to RegExp.
 	npm ci --omit=optional --no-audit --no-fund --loglevel=error
-	touch $(STAMP)
+	touch $@
 
 web/node_modules/.installed: web/package.json web/package-lock.json
 	npm --prefix web ci --no-audit --no-fund --loglevel=error
@@ -42,19 +48,20 @@ web-schema: $(STAMP) web/node_modules/.installed  ## write web/src/api/openapi.j
 	$(BIN)/python scripts/web_schema.py
 	npm --prefix web run schema
 
-setup: $(STAMP) $(WEB_DIST)  ## create the virtualenv, install everything, build the web client
+setup: $(STAMP) $(NODE_STAMP) $(WEB_DIST)  ## create the virtualenv, install everything, build the web client
 	@command -v chromium >/dev/null || echo "note: the browser tests need Chromium (apt-get install chromium); without it they are skipped (CI: failed)"
 
-dev: $(STAMP) $(WEB_DIST)  ## run emulators + the three functions, load demo notes, ask a question; data kept in .footnote-data/
+dev: $(STAMP) $(NODE_STAMP) $(WEB_DIST)  ## run emulators + the three functions, load demo notes, ask a question; data kept in .footnote-data/
 	$(BIN)/footnote dev
 
-dev-reset: $(STAMP) $(WEB_DIST)  ## like dev, but delete the kept notes and accounts (.footnote-data/) first
+dev-reset: $(STAMP) $(NODE_STAMP) $(WEB_DIST)  ## like dev, but delete the kept notes and accounts (.footnote-data/) first
 	$(BIN)/footnote dev --reset
 
-test: $(STAMP) $(WEB_DIST)  ## the whole suite, emulators and browser tests included
-	$(BIN)/python -m pytest -q
+test: $(STAMP) $(NODE_STAMP) $(WEB_DIST)  ## the whole suite, emulators and browser tests included
+	# Two workers: the tests on the local stack, and the rest beside them (tests/conftest.py).
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
-test-browser: $(STAMP) $(WEB_DIST)  ## the web client in Chromium against the local stack
+test-browser: $(STAMP) $(NODE_STAMP) $(WEB_DIST)  ## the web client in Chromium against the local stack
 	$(BIN)/python -m pytest -q tests/browser
 
 test-unit: $(STAMP)
@@ -95,7 +102,7 @@ bench: $(BENCH_STAMP) bench-archives  ## retrieval benchmark: Footnote vs FAISS,
 bench-archives: $(STAMP)  ## hostile archive entries (alias bomb, heading, wikilinks) vs benign ones of the same size
 	$(BIN)/python benchmarks/hostile_archives.py
 
-bench-search-imports: $(STAMP)  ## /search p50/p95 on the local stack while hostile archives and a big vault import, vs none importing
+bench-search-imports: $(STAMP) $(NODE_STAMP)  ## /search p50/p95 on the local stack while hostile archives and a big vault import, vs none importing
 	PYTHONPATH=$(CURDIR)/shared:$(CURDIR) $(BIN)/python benchmarks/search_under_imports.py $(BENCH_ARGS)
 
 package:  ## build the function source folders Terraform zips (standard library only; pins: scripts/package_functions.py --lock)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import uuid
+import warnings
 from collections.abc import Iterator
 
 import pytest
@@ -19,12 +20,63 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
+# `make test` runs the suite in two pytest-xdist workers (-n 2 --dist loadgroup): the
+# tests that use the session's local stack in one ("stack", in collection order, one
+# stack as without xdist), every other test in the other ("rest": unit, contract,
+# infra, web, the `footnote dev` runs on ports of their own ...), so the CPU-bound
+# checks run while the stack tests wait on emulators and queues. A test reaches the
+# stack through the ``stack`` fixture (directly or through another fixture) or, when a
+# fixture asks for it at run time (request.getfixturevalue), by the ``stack`` mark.
+STACK_GROUP, REST_GROUP = "stack", "rest"
+
+
+def _uses_stack(item: pytest.Item) -> bool:
+    return (
+        "stack" in getattr(item, "fixturenames", ()) or item.get_closest_marker("stack") is not None
+    )
+
+
+def _group(item: pytest.Item) -> str:
+    return STACK_GROUP if _uses_stack(item) else REST_GROUP
+
+
+def _xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if _xdist_worker(config):
+        for item in items:
+            item.add_marker(pytest.mark.xdist_group(_group(item)))
+
+
+def _early_names(items: list[pytest.Item]) -> set[str]:
+    return {m.args[0] for item in items for m in item.iter_markers("early")}
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the long checks the collected tests read (tests/early.py) now, beside
-    the rest of the session."""
+    the rest of the session. An xdist worker collects every test but runs one group:
+    it starts them at its first test, those its group reads (below)."""
     from tests import early
 
-    early.start({m.args[0] for item in session.items for m in item.iter_markers("early")})
+    if not _xdist_worker(session.config):
+        early.start(_early_names(session.items))
+
+
+_worker_group: str | None = None  # the group this xdist worker runs, from its first test
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    global _worker_group
+    if _worker_group is not None or not _xdist_worker(item.config):
+        return
+    _worker_group = _group(item)
+    from tests import early
+
+    early.start(_early_names([i for i in item.session.items if _group(i) == _worker_group]))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -38,6 +90,13 @@ def stack(request: pytest.FixtureRequest) -> Iterator[Stack]:
     # A CI timeout or `kill` sends SIGTERM, whose default action skips fixture
     # teardown and leaves the emulators running; as an interrupt, pytest stops them.
     signal.signal(signal.SIGTERM, _interrupt)
+    if _worker_group not in (None, STACK_GROUP):
+        # Still correct (a stack of its own, on ports of its own), but a second start.
+        warnings.warn(
+            f"a test outside the xdist group {STACK_GROUP!r} started a stack of its own: "
+            "mark the param of the fixture that asks for it with pytest.mark.stack",
+            stacklevel=1,
+        )
     s = Stack(
         Ports.free(),
         extra_env={
@@ -141,7 +200,7 @@ def direct_firestore_client(stack: Stack):
     return firestore.Client(project=f"{stack.project}-direct")
 
 
-@pytest.fixture(params=["memory", "firestore"])
+@pytest.fixture(params=["memory", pytest.param("firestore", marks=pytest.mark.stack)])
 def each_store(request: pytest.FixtureRequest) -> Store:
     """Each store adapter in turn: in memory, then Firestore on the emulator (in the
     project no function watches, see ``direct_firestore_client``)."""

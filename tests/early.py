@@ -1,8 +1,8 @@
 """Checks that are one long command whose result a test reads (mypy over the whole
 tree, the web client's type check and unit tests), started in the background as
-soon as the session's tests are collected, so they run while the stack tests wait
-on emulators and queues instead of after them; the test that reads one waits for
-it then. A test selected without its command started (run alone, or the command
+soon as the session's tests are collected (in an xdist worker: at its first test,
+those its group of tests reads; tests/conftest.py), so they run while the other
+tests go on instead of after them; the test that reads one waits for it then. A test selected without its command started (run alone, or the command
 never registered) starts it when it asks.
 
 A test names the command it reads with ``@pytest.mark.early("name")`` and reads it

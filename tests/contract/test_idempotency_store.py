@@ -13,7 +13,7 @@ T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 LEASE_S = 300.0
 
 
-@pytest.fixture(params=["memory", "firestore"])
+@pytest.fixture(params=["memory", pytest.param("firestore", marks=pytest.mark.stack)])
 def store(request: pytest.FixtureRequest) -> IdempotencyStore:
     if request.param == "memory":
         from footnote.adapters.memory_idempotency import MemoryIdempotencyStore

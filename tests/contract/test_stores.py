@@ -425,7 +425,7 @@ def test_withdraw_chunks_drops_a_live_notes_chunks_and_names_them(store) -> None
 # -- JobStore ------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["memory", "firestore"])
+@pytest.fixture(params=["memory", pytest.param("firestore", marks=pytest.mark.stack)])
 def jobs(request):
     if request.param == "memory":
         from footnote.adapters.memory_jobs import MemoryJobStore
