@@ -1467,7 +1467,10 @@ def _intersect(spans: list[TimeSpan], zone: tzinfo | None) -> tuple[TimeWindow |
     start: datetime | None = None
     end: datetime | None = None
     labels: list[str] = []
-    for s in spans:
+    # A date written with its year first: where two phrases cannot both hold ("last
+    # Friday on 23 January, 2022" asked in November), the one the asker wrote out
+    # states the time, not the one read against the moment of asking.
+    for s in sorted(spans, key=lambda s: not _YEAR.search(s.text)):
         if not s.resolved:
             continue
         new_start = max((t for t in (start, s.start) if t is not None), default=None)

@@ -408,3 +408,14 @@ def test_a_count_of_weeks_lands_on_a_day_inside_its_week(
 def test_a_period_named_without_a_count_lands_on_no_day() -> None:
     (span,) = temporal.note_dates("next week", datetime(2026, 3, 20, 13), "en")
     assert span.exact is None
+
+
+def test_a_question_s_written_date_outweighs_a_phrase_read_against_the_asking_moment() -> None:
+    # asked in November 2022: "last Friday" alone is 4 November, but the asker wrote the day
+    window, *_ = temporal.question_window(
+        "What did Joanna finish last Friday on 23 January, 2022?",
+        datetime(2022, 11, 10, 12, tzinfo=UTC),
+        "en",
+    )
+    assert window is not None and window.start is not None
+    assert window.start.date() == date(2022, 1, 23)
