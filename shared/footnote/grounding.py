@@ -38,6 +38,8 @@ from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timedelta, tzinfo
 from difflib import SequenceMatcher
 
+from dateutil.relativedelta import relativedelta
+
 from footnote.domain import Source
 from footnote.errors import UPSTREAM_ERRORS
 from footnote.ports import Embedder, Grounder
@@ -391,21 +393,23 @@ def disagreement(
     lang = supported_language(language) or "en"
     anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
     # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025
-    spans = [
-        s
-        for clause in _CLAUSE_END.split(claim)
+    read = [
+        (start, s)
+        for start, clause in _clauses(claim)
         for s in note_dates(clause, anchor, lang)
         if s.resolved
         and s.named is not None
         and not _NOT_A_DATE.fullmatch(s.text)
         and "".join(words(s.text)) not in stop_words(lang)  # German "Die" is no Tuesday
     ]
-    if any(_date_disagrees(span, facts) for span in spans):
+    if any(_date_disagrees(span, facts) for _, span in read):
         return "date"
-    # the numbers of a date phrase were read as the date
+    # the numbers of a date phrase were read as the date (blanked where each stands:
+    # "April 1" is also inside "1 April 1949")
     undated = claim
-    for span in spans:
-        undated = undated.replace(span.text, " ")
+    for start, span in read:
+        a, b = start + span.start_pos, start + span.end_pos
+        undated = undated[:a] + " " * (b - a) + undated[b:]
     undated = with_digits(undated, lang)
     if not all(_number_agrees(m.group(1), m.group(2), facts) for m in _NUMBER.finditer(undated)):
         return "number"
@@ -430,6 +434,17 @@ def disagreement(
         if _negation_disagrees(clause, facts, lang):
             return "negation"
     return None
+
+
+def _clauses(text: str) -> list[tuple[int, str]]:
+    """The clauses of ``text`` (split where ``_CLAUSE_END`` marks), each with where it
+    starts."""
+    out, start = [], 0
+    for m in _CLAUSE_END.finditer(text):
+        out.append((start, text[start : m.start()]))
+        start = m.end()
+    out.append((start, text[start:]))
+    return out
 
 
 # A "date" of digits and separators alone ("7.5", "3/4") is a number, checked as one.
@@ -507,11 +522,19 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
             | {a.month for a, _ in facts.periods}
             | facts.months_named
         )
-    end = span.end.date() if span.end is not None else None
-    return end is None or not (
+    # the period the phrase names, whatever its bound ("after October 2005": October)
+    end = first + _GRAIN_STEP.get(span.grain, timedelta(days=1))
+    return not (
         any(first <= d < end for d in facts.days)
         or any(a < end and first < b for a, b in facts.periods)
     )
+
+
+_GRAIN_STEP = {
+    "week": relativedelta(weeks=1),
+    "month": relativedelta(months=1),
+    "year": relativedelta(years=1),
+}
 
 
 _YEAR = re.compile(r"\d{4}")

@@ -158,6 +158,20 @@ def test_a_number_counts_what_the_note_counts_with_it() -> None:
     assert _kept("The powder-coated frame is ready in three weeks.", coat)
 
 
+def test_a_quoted_line_with_dates_keeps_its_citation() -> None:
+    bio = _note("Paul Manafort (born April 1, 1949) is an American lawyer.")
+    # the quote answer writes what a date means beside it; "April 1" is also inside
+    # "1 April 1949", and blanking it there left the number "949"
+    assert _kept(
+        "Paul Manafort (born April 1, 1949) is an American lawyer (April 1, 1949: 1 April 1949).",
+        bio,
+    )
+    remote = _note("The Apple Remote was released in or after October 2005 by Apple Inc.")
+    # a bounded period ("after October 2005") names its month
+    assert _kept("The Apple Remote was released in or after October 2005 by Apple Inc.", remote)
+    assert not _kept("The Apple Remote was released in or after October 2007 by Apple Inc.", remote)
+
+
 def test_a_name_agrees_with_the_abbreviation_the_note_writes() -> None:
     incident = _note("yesterday 21:50 pg primary OOM -> patroni failed over to replica-2")
     assert _kept("The Postgres primary ran out of memory and Patroni failed over.", incident)
