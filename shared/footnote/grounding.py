@@ -4,16 +4,24 @@ A claim keeps its citation when the source supports it (its support score reache
 grounder's threshold). This module is the pure core of the offline grounder, and the
 memo through which an answer's sentences are each checked once:
 
+The claim and each source are read in the language each is written in
+(``language_of_text``, the reader's language as the prior).
+
 * **What must agree** (``disagreement``): every number or amount the claim states is
-  one the source states; every date it names is one the source names, read by the
-  project's date reader (``footnote.temporal``) against the note's date, so "Friday 9
-  January" agrees with "before Friday" in a note of 5 January; every name it gives
-  (a capitalised word inside the sentence) occurs in the source, and none is a name
-  only the answer's other sources give; and no clause negates what the source states
-  plainly, or states plainly what it negates. A disagreement is no support.
+  one the source states (number words as digits, by text2num), and a number written
+  before a word the source counts too is one of the source's counts of it ("16 units"
+  where it counts "18 units"); every date it names is one the source names, read by
+  the project's date reader (``footnote.temporal``) against the note's date, so
+  "Friday 9 January" agrees with "before Friday" in a note of 5 January; every name it
+  gives (a capitalised word inside the sentence, not an acronym) occurs in the source
+  or is what an abbreviation there stands for ("pg": Postgres), none is a name only the
+  answer's other sources give, and none is given what the source's restating clause
+  gives another person; and no clause negates what the source states plainly, or
+  states plainly what it negates. A disagreement is no support.
 * **What it says** (``support``): the larger of the share of the claim's content terms
-  the source holds (stemmed, in the answer's language) and the embedding similarity of
-  the claim to the source's best line, mapped onto [0, 1].
+  the source holds (stemmed as the claim's language, or the note's) and the embedding
+  similarity of the claim to the source's best line, mapped onto [0, 1]. A claim citing
+  several sources is also checked against what they state together.
 
 No phrase of any language is read, beyond the closed class of negation words below
 (per language, as stop words are). What this cannot see is the limit of a check
