@@ -142,7 +142,8 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             periods.append((span.start.date(), span.end.date()))
         elif span.named is not None:  # "from Oct", "before Friday": the period it names
             periods.append((span.named.date(), span.named.date() + timedelta(days=1)))
-    numbers = set(_numbers(with_digits(text, lang)))
+    digits = with_digits(text, lang)  # (its number words as digits: "three hrs")
+    numbers = set(_numbers(digits))
     for day in days:
         numbers.add(str(day.year))
     # the days its phrases name are numbers it states ("pasado mañana": 13, however the
@@ -150,15 +151,19 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     numbers.update(str(day.day) for day in days - {written.date()})
     numbers.update(str(first.year) for first, _ in periods)  # "last yr" is 2025
     units = tuple(u.strip() for u in _CLAUSE_END.split(text) if u.strip())
+    unit_terms = tuple(frozenset(terms(u, language=lang)) for u in units)
     negations = [negated(unit, lang) for unit in units]
+    short_forms = (
+        "".join(words(m.group(0))) for m in _SHORT_FORM.finditer(text)
+    )  # ("RR. HH." as "rrhh")
     return SourceFacts(
         text,
         units or (text,),
-        tuple(frozenset(terms(u, language=lang)) for u in units or (text,)),
+        unit_terms or (frozenset(terms(text, language=lang)),),
         # its terms, with its dates written out ("11 March 2026" heads a quoted note)
         frozenset(
             terms(
-                f"{text}\n{with_digits(text, lang)}\n{date_words(written, text, lang, spans)}",
+                f"{text}\n{digits}\n{date_words(written, text, lang, spans)}",
                 language=lang,
             )
         )
@@ -167,7 +172,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         frozenset(numbers),
         frozenset(w for word in words(text) for w in (word, word.split("'")[0])),
         frozenset(days),
-        _weekdays_named(text, lang),
+        _named(text, weekday_spellings(lang), lang),
         _named(text, month_names(lang), lang),
         frozenset(
             pair
@@ -177,21 +182,15 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         tuple(periods),
         written.date(),
         frozenset().union(*negations),
-        frozenset().union(
-            *(set(terms(u, language=lang)) - n for u, n in zip(units, negations, strict=True))
-        ),
+        frozenset().union(*(t - n for t, n in zip(unit_terms, negations, strict=True))),
         frozenset(
             w
             for line in text.splitlines()
             for run in claim_names(line, lang, initial=True)
             for w in run
         ),
-        frozenset(
-            "".join(words(m.group(0)))
-            for m in _SHORT_FORM.finditer(text)
-            if "".join(words(m.group(0))) not in stop_words(lang)
-        ),
-        _counted(with_digits(text, lang), lang),
+        frozenset(form for form in short_forms if form not in stop_words(lang)),
+        _counted(digits, lang),
         lang,
         reader,
     )
@@ -227,14 +226,9 @@ def joined(every: Sequence[SourceFacts]) -> SourceFacts:
 _DIGIT_DATE = re.compile(r"(?<![\d.,:/])(\d{1,2})[./](\d{1,2})(?![\d,:])")
 
 
-def _weekdays_named(text: str, language: str) -> frozenset[int]:
-    """The weekdays a word of ``text`` names (not a stop word: German "die", "mit")."""
-    return _named(text, weekday_spellings(language), language)
-
-
 def _named(text: str, spellings: dict[str, int], language: str) -> frozenset[int]:
     """What the words of ``text`` name by ``spellings`` (weekdays, months), stop words
-    aside."""
+    aside (German "die", "mit" are no weekdays)."""
     stopped = stop_words(language)
     return frozenset(
         spellings[w]
@@ -401,9 +395,10 @@ def disagreement(
     lang = supported_language(language) or "en"
     anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
     # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025
+    clauses = _clauses(claim)
     read = [
         (start, s)
-        for start, clause in _clauses(claim)
+        for start, clause in clauses
         for s in note_dates(clause, anchor, lang)
         if s.resolved
         and s.named is not None
@@ -435,12 +430,11 @@ def disagreement(
         return "name"
     if any(
         word in facts.counted and not numbers & facts.counted[word]
-        for word, numbers in _counts(with_digits(undated, lang), lang)
+        for word, numbers in _counts(undated, lang)
     ):
         return "number"  # "16 units" where the note counts "18 units" (and 16 of another)
-    for clause in _CLAUSE_END.split(claim):
-        if _negation_disagrees(clause, facts, lang):
-            return "negation"
+    if any(_negation_disagrees(clause, facts, lang) for _, clause in clauses):
+        return "negation"
     return None
 
 
@@ -607,7 +601,8 @@ def lexical_support(claim: str, facts: SourceFacts, language: str) -> float:
     """Share of the claim's content terms the source holds (a claim with none states
     nothing a source could contradict: full support)."""
     lang = supported_language(language) or "en"
-    wanted = set(terms(with_digits(claim, lang), language=lang))
+    digits = with_digits(claim, lang)
+    wanted = set(terms(digits, language=lang))
     if not wanted:
         return 1.0
     if facts.language == lang or wanted <= facts.terms:
@@ -617,7 +612,7 @@ def lexical_support(claim: str, facts: SourceFacts, language: str) -> float:
     # stems it
     stems = [
         set(terms(word, language=lang)) | set(terms(word, language=facts.language))
-        for word in _HYPHENATED.findall(with_digits(claim, lang))
+        for word in _HYPHENATED.findall(digits)
         if terms(word, language=lang)
     ]
     return sum(1 for s in stems if s & facts.terms) / len(stems) if stems else 1.0

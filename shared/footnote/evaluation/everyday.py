@@ -188,11 +188,16 @@ def _read_window(
     return tuple(t.astimezone(zone).date() if t else None for t in ends)  # type: ignore[return-value]
 
 
-def load_notebooks(data_dir: Path) -> list[Notebook]:
+def notebook_files(data_dir: Path) -> list[Path]:
+    """The notebook files of ``data_dir``, in order; none is an error."""
     files = sorted(data_dir.glob("*.json"))
     if not files:
         raise FileNotFoundError(f"no notebook *.json files in {data_dir}")
-    return [read_notebook(p) for p in files]
+    return files
+
+
+def load_notebooks(data_dir: Path) -> list[Notebook]:
+    return [read_notebook(p) for p in notebook_files(data_dir)]
 
 
 def states_date(answer: str, day: date, language: str = "en") -> bool:

@@ -44,7 +44,7 @@ from footnote.config import Settings
 from footnote.domain import Chunk, Source
 from footnote.evaluation.bench import BenchContainer, Progress, index_notes, stderr_progress
 from footnote.evaluation.config import EvaluationConfig
-from footnote.evaluation.everyday import read_notebook
+from footnote.evaluation.everyday import notebook_files, read_notebook
 from footnote.generation.citations import needs_regeneration, validate
 from footnote.grounding import ClaimChecks
 from footnote.ports import Grounder
@@ -203,9 +203,7 @@ def evaluate_grounding(
     progress: Progress = stderr_progress,
     evaluation: EvaluationConfig | None = None,
 ) -> dict[str, Any]:
-    files = sorted(data_dir.glob("*.json"))
-    if not files:
-        raise FileNotFoundError(f"no notebook *.json files in {data_dir}")
+    files = notebook_files(data_dir)
     app = BenchContainer(settings, cache_dir, evaluation)
     checkers: list[Grounder] = [app.grounder, OverlapGrounder()]
     results: dict[str, list[Checked]] = {g.name: [] for g in checkers}
