@@ -60,7 +60,7 @@ from footnote.temporal import (
     supported_language,
     weekday_spellings,
 )
-from footnote.text import language_of_text, stop_words, terms, words
+from footnote.text import in_order, language_of_text, stop_words, terms, words
 
 log = logging.getLogger(__name__)
 
@@ -477,8 +477,7 @@ def _abbreviates(short: str, long_form: str) -> bool:
     for form in {short, re.sub(r"(.)\1", r"\1", short)}:
         if 2 * len(form) > len(long_form) + 1:
             continue
-        rest = iter(long_form)
-        if all(ch in rest for ch in form):
+        if in_order(form, long_form):
             return True
     return False
 

@@ -48,7 +48,7 @@ from typing import Any, Literal
 from dateutil.relativedelta import relativedelta
 
 from footnote.domain import TimeWindow
-from footnote.text import stem
+from footnote.text import in_order, stem, unaccented
 from footnote.text import words as text_words
 
 __all__ = [
@@ -965,7 +965,7 @@ def _spelled(word: str, language: str) -> str:
     ):
         return word
     known = _spellings(language)
-    bare = _unaccent(word)
+    bare = unaccented(word)
     if bare in known[0]:
         return known[0][bare]
     inner = bare[1:-1]
@@ -975,30 +975,18 @@ def _spelled(word: str, language: str) -> str:
     for full, meaning in known[1].items():
         if len(full) <= len(word):
             continue
-        plain = _unaccent(full)
+        plain = unaccented(full)
         if (
             2 * len(word) >= len(full)
             and plain[0] == bare[0]
             and plain[-1] == bare[-1]
-            and _within(inner, plain[1:-1])
+            and in_order(inner, plain[1:-1])
         ):
             meanings.setdefault(meaning, full)
     return next(iter(meanings.values())) if len(meanings) == 1 else word
 
 
 _VOWELS = frozenset("aeiouy")
-
-
-def _unaccent(word: str) -> str:
-    if word.isascii():
-        return word
-    return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
-
-
-def _within(letters: str, word: str) -> bool:
-    """``letters`` occur in ``word`` in order."""
-    rest = iter(word)
-    return all(c in rest for c in letters)
 
 
 @lru_cache(maxsize=16)
@@ -1009,11 +997,11 @@ def _spellings(language: str) -> tuple[dict[str, str], dict[str, object]]:
     word points ("next" +1), else the word."""
     vocab = _vocabulary(language)
     every = set(vocab.months) | set(vocab.weekdays) | vocab.relative | vocab.units
-    unaccented: dict[str, str] = {}
+    by_bare: dict[str, str] = {}
     for w in sorted(every):
-        bare = _unaccent(w)
+        bare = unaccented(w)
         if bare != w and bare not in every:
-            unaccented[bare] = w if unaccented.get(bare, w) == w else ""
+            by_bare[bare] = w if by_bare.get(bare, w) == w else ""
     info = _info(language)
     directions = _directions(language)
     meanings: dict[str, object] = {}
@@ -1022,7 +1010,7 @@ def _spellings(language: str) -> tuple[dict[str, str], dict[str, object]]:
             continue
         unit = next((k for k in _UNIT_KEYS if any(_fold(x) == w for x in info.get(k, ()))), None)
         meanings[w] = unit or (("way", directions[w]) if w in directions else w)
-    return {k: v for k, v in unaccented.items() if v}, meanings
+    return {k: v for k, v in by_bare.items() if v}, meanings
 
 
 def _count(word: str, language: str) -> int | None:

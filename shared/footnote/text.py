@@ -118,7 +118,7 @@ def normalize(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return [_unaccented(w.lower().replace("’", "'")) for w in _WORD.findall(text)]
+    return [unaccented(w.lower().replace("’", "'")) for w in _WORD.findall(text)]
 
 
 def word_spans(text: str) -> list[tuple[int, int, str]]:
@@ -126,12 +126,19 @@ def word_spans(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group(0)) for m in _WORD.finditer(text)]
 
 
-def _unaccented(word: str) -> str:
+def unaccented(word: str) -> str:
     """ "tomás" -> "tomas", "café" -> "cafe", "zoë" -> "zoe": people type names and words
     with or without their accents, and each must find the other. Only a Latin letter
     loses its marks ("が" is no "か"). Changing this changes the terms stored with each
     chunk: re-index every tenant after it (the re-indexer's "all" job)."""
     return word if word.isascii() else "".join(_latin_base(c) for c in word)
+
+
+def in_order(letters: str, word: str) -> bool:
+    """``letters`` occur in ``word`` in order ("wks" in "weeks", "pg" in "postgres"): a
+    contraction's or an abbreviation's letters in the word it shortens."""
+    rest = iter(word)
+    return all(c in rest for c in letters)
 
 
 @lru_cache(maxsize=4096)
@@ -178,7 +185,7 @@ def stop_words(language: str = "en") -> frozenset[str]:
     # Its longer entries include words a person searches for ("trabajo", "tiempo",
     # "nuevo"): only the short function words are stopped.
     listed = get_stop_words(LANGUAGES[language])
-    return frozenset(_unaccented(w.lower()) for w in listed if len(w) <= _STOP_MAX_LETTERS)
+    return frozenset(unaccented(w.lower()) for w in listed if len(w) <= _STOP_MAX_LETTERS)
 
 
 _STOP_MAX_LETTERS = 4
@@ -198,7 +205,7 @@ def language_of_text(text: str, prior: str = "en") -> str:
     Spanish, and a lone word ("Raclette") is the prior's. A list of items ("Äpfel,
     Spülmittel, Nudeln") is read by its letters."""
     raw = {w.lower() for w in _LETTERS.findall(text[:5000])}
-    seen = {_unaccented(w) for w in raw if len(w) > 1}
+    seen = {unaccented(w) for w in raw if len(w) > 1}
     if not seen:
         return prior if prior in LANGUAGES else "en"
     score = {lang: len(seen & function_words(lang)) for lang in LANGUAGES}
@@ -226,7 +233,7 @@ def function_words(language: str) -> frozenset[str]:
         return STOPWORDS  # the package's English list holds "de", "un" and content words
     from stop_words import get_stop_words
 
-    return frozenset(_unaccented(w.lower()) for w in get_stop_words(LANGUAGES[language]))
+    return frozenset(unaccented(w.lower()) for w in get_stop_words(LANGUAGES[language]))
 
 
 @lru_cache(maxsize=1)
