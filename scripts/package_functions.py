@@ -114,6 +114,9 @@ FUNCTIONS: dict[str, Function] = {
             "google-cloud-discoveryengine",
             "google-cloud-storage",
             "google-cloud-pubsub",
+            # German names told from nouns when a citation is checked
+            # (footnote.proper_nouns, imported on the first German claim)
+            "HanTa",
         ),
         # archives: reading an archive is the worker's (import jobs), with its libraries.
         exclude=("adapters/firestore_events.py", "archives"),

@@ -13,11 +13,13 @@ The claim and each source are read in the language each is written in
   where it counts "18 units"); every date it names is one the source names, read by
   the project's date reader (``footnote.temporal``) against the note's date, so
   "Friday 9 January" agrees with "before Friday" in a note of 5 January; every name it
-  gives (a capitalised word inside the sentence, not an acronym) occurs in the source
+  gives (a capitalised word inside the sentence, not an acronym; in German, which
+  capitalises its nouns too, a word a tagger reads as a proper noun) occurs in the source
   or is what an abbreviation there stands for ("pg": Postgres), none is a name only the
-  answer's other sources give, and none is given what the source's restating clause
-  gives another person; and no clause negates what the source states plainly, or
-  states plainly what it negates. A disagreement is no support.
+  answer's other sources give, and no clause names someone the source's restating
+  clause does not where that clause names another person; and no clause negates what
+  the source states plainly, or states plainly what it negates. A disagreement is no
+  support.
 * **What it says** (``support``): the larger of the share of the claim's content terms
   the source holds (stemmed as the claim's language, or the note's) and the embedding
   similarity of the claim to the source's best line, mapped onto [0, 1]. A claim citing
@@ -48,6 +50,7 @@ from difflib import SequenceMatcher
 
 from dateutil.relativedelta import relativedelta
 
+from footnote import proper_nouns
 from footnote.domain import Source
 from footnote.errors import UPSTREAM_ERRORS
 from footnote.ports import Embedder, Grounder
@@ -183,9 +186,11 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         written.date(),
         frozenset().union(*negations),
         frozenset().union(*(t - n for t, n in zip(unit_terms, negations, strict=True))),
+        # (whom another claim's name may belong to: not read where nouns are
+        # capitalised, whose claims are not checked for others' names)
         frozenset(
             w
-            for line in text.splitlines()
+            for line in (text.splitlines() if lang not in _NOUNS_CAPITALISED else ())
             for run in claim_names(line, lang, initial=True)
             for w in run
         ),
@@ -356,9 +361,14 @@ def claim_names(
     """The names a claim gives, each a run of words capitalised inside a sentence (not
     its first word, unless ``initial``; not a month or weekday of its language or the
     ``reader``'s, not a stop word), lowered and unaccented: "Kim Osei" is ("kim",
-    "osei")."""
+    "osei"). In a language that capitalises its nouns, the words a tagger reads as
+    proper nouns, wherever they stand (``footnote.proper_nouns``); none where no
+    tagger reads it."""
     if language in _NOUNS_CAPITALISED:
-        return []
+        if not proper_nouns.tagged(language):
+            return []
+        named = proper_nouns.proper_nouns(claim, language)
+        initial = True
     calendar = calendar_words(language) | (calendar_words(reader) if reader else frozenset())
     stopped = stop_words(language)
     runs: list[list[str]] = []
@@ -370,6 +380,8 @@ def claim_names(
             start = False
             continue
         start = False
+        if language in _NOUNS_CAPITALISED and m.start() not in named:
+            continue
         lowered = "".join(words(word))
         # (an acronym, all capitals, names a thing more often than a person, and a
         # model spells it out or translates it: "VAT" for "IVA")
@@ -461,7 +473,12 @@ def _name_agrees(name: tuple[str, ...], facts: SourceFacts) -> bool:
     if any(_abbreviates(short, long_form) for short in facts.short_forms):
         return True
     return all(
-        any(w.startswith(part) or (part.startswith(w) and len(w) > 3) for w in facts.words)
+        any(
+            w.startswith(part)
+            or (part.startswith(w) and len(w) > 3)
+            or part == f"{w}s"  # (a genitive without an apostrophe: "Leas Geburtstag")
+            for w in facts.words
+        )
         for part in name
     )
 
@@ -578,8 +595,8 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
         if most < _RESTATES or 2 * most < len(wanted):
             continue  # no clause of the source restates it: nothing to attribute
         best = [facts.lines[i] for i, n in enumerate(shared) if n == most]
-        if own & {w for line in best for w in words(line)}:
-            continue
+        if own <= {w for line in best for w in words(line)}:
+            continue  # (each of the clause's people is one the source's clause names)
         others = {
             run
             for line in best

@@ -194,6 +194,34 @@ def test_an_acronym_or_a_letter_is_not_a_persons_name() -> None:
     )
 
 
+def _disagrees(claim: str, note: str, language: str) -> str | None:
+    return disagreement(claim, source_facts(_note(note), language), language)
+
+
+def test_a_german_name_is_told_from_a_noun_and_must_agree() -> None:
+    # German capitalises every noun: "Küche" and "Abbau" are nouns a paraphrase may
+    # bring, "Becker" and "Lena" are people it may not
+    note = "Jonas hilft übermorgen beim Küchenabbau. Fliesenleger: Herr Yilmaz"
+    assert _disagrees("Jonas hilft beim Abbau der alten Küche.", note, "de") is None
+    assert _disagrees("Herr Becker hilft beim Abbau der alten Küche.", note, "de") == "name"
+    assert _disagrees("Beim Abbau der alten Küche hilft Lena.", note, "de") == "name"
+    # a title is no name of its own ("Herr" where the note writes "Hr."); a genitive
+    # is its name's
+    assert _disagrees("Den Fliesenleger macht Herr Yilmaz.", "Fliesen: Hr. Yilmaz", "de") is None
+    lea = "Lea hat am Freitag Geburtstag, Raclette ab 19 Uhr"
+    assert _disagrees("Zu Leas Geburtstag gibt es Raclette.", lea, "de") is None
+
+
+def test_a_person_named_beside_the_right_one_is_checked_against_whom_the_note_names() -> None:
+    # the note's clause names Rubén and Álvaro; the claim's names Rubén and Andrés,
+    # whom the note names elsewhere
+    dj = "DJ Rubén (lo recomendó Álvaro): 900 € 5h.\nPrimer baile: Andrés quiere Coldplay"
+    assert _disagrees("Al DJ Rubén lo recomendó Álvaro; cobra 900 € por 5 horas.", dj, "es") is None
+    assert (
+        _disagrees("Al DJ Rubén lo recomendó Andrés; cobra 900 € por 5 horas.", dj, "es") == "name"
+    )
+
+
 def test_a_month_the_note_abbreviates_is_the_month_it_names() -> None:
     bill = _note("Factura luz Iberdrola feb: 87,34€.", written=datetime(2026, 3, 6, 21, tzinfo=UTC))
     assert _kept("La factura de la luz de Iberdrola de febrero fue de 87,34€.", bill, "es")

@@ -112,7 +112,11 @@ class Answerer:
         if p.checks is None:
             analysis = p.plan.analysis
             zone = analysis.now.tzinfo if analysis.now is not None else None
-            p.checks = ClaimChecks(self._grounder, analysis.language, zone, self._fallback_grounder)
+            # (all the answer's sources: a name only another of them gives is another
+            # person's)
+            p.checks = ClaimChecks(
+                self._grounder, analysis.language, zone, self._fallback_grounder, p.sources
+            )
         return p.checks
 
     def events(self, p: Prepared, stream: bool) -> Iterator[StreamEvent]:
