@@ -77,6 +77,15 @@ def test_sentence_split_handles_abbreviations_and_lists() -> None:
     assert "- first item" in got and "- second item" in got
 
 
+def test_a_title_abbreviated_in_any_language_ends_no_sentence() -> None:
+    text = "Transferencia al Sr. Gómez hecha. Cita con la Dra. Ruiz el lunes. Hr. Wagner kommt."
+    assert sentences(text) == [
+        "Transferencia al Sr. Gómez hecha.",
+        "Cita con la Dra. Ruiz el lunes.",
+        "Hr. Wagner kommt.",
+    ]
+
+
 def test_terms_are_stemmed_content_words() -> None:
     assert terms("The decisions we decided about APIs") == ["decis", "decid", "api"]
     assert "the" not in terms("the THE The")
