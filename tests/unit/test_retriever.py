@@ -305,3 +305,16 @@ def test_the_ranking_variant_chooses_the_default_fusion() -> None:
     assert by_variant.chunks and by_variant.chunks == by_name.chunks
     assert [c.score for c in by_variant.chunks] != [c.score for c in shipped.chunks]
     assert all(c.score <= 3 / 61 for c in by_variant.chunks)  # three lists, best rank 1
+
+
+def test_a_note_written_after_a_period_that_names_it_is_found_for_it() -> None:
+    # NOW is Sunday 22 November 2026; the 2025 tax bill came this year, and a note of
+    # 2025 mentions taxes in passing
+    w = World()
+    w.add("passing", "Lunch with Sam, talked about taxes and holidays.", days_ago=400)
+    w.add("bill", "Tax assessment 2025 arrived: back payment 1,182 due in April.", days_ago=20)
+    w.add("other", "Tax return for the flat is filed.", days_ago=10)
+    result = w.retriever.retrieve("alice", analyze("How much is the tax back payment for 2025?", NOW))
+    assert result.matched and "time_window_widened" in result.fallbacks
+    assert result.chunks[0].chunk.note_id == "bill"
+    assert "other" not in [c.chunk.note_id for c in result.chunks]  # written since, names no day of it

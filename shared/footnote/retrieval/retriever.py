@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from footnote.config import Settings
-from footnote.domain import Chunk, Fallback, QueryAnalysis, ScoredChunk, Strategy
+from footnote.domain import Chunk, Fallback, QueryAnalysis, ScoredChunk, Strategy, TimeWindow
 from footnote.errors import UPSTREAM_ERRORS, SearchUnavailable
 from footnote.ports import ChunkStore, Embedder, VectorIndex
 from footnote.retrieval import pipeline, sources
@@ -31,6 +32,8 @@ from footnote.retrieval.candidates import (
 from footnote.retrieval.corpus import CorpusCache, TenantCorpus
 from footnote.retrieval.sources import MEMORY
 from footnote.retrieval.variant import SHIPPED, RankingVariant
+from footnote.temporal import note_dates, supported_language
+from footnote.text import language_of_text
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +127,50 @@ class Retriever:
         chunks whatever their words, the lead first: a person's "it" or "there" refers
         to what was just said (``pipeline.rank``)."""
         corpus = corpus if corpus is not None else self.corpus(tenant_id)
+        result = self._widened_retrieve(tenant_id, analysis, k, fusion_name, corpus, focus)
+        if result.strategy is Strategy.PERIOD_NOTES:
+            return result
+        # A period is also what a note written long after it is about ("Steuerbescheid
+        # 2024", noted in 2026; "the 2025 budget"): a note written since the period
+        # began that names a day or year of it is the period's evidence too, and wins
+        # as the widened window does, by better support.
+        told = _since(analysis)
+        if told is None:
+            return result
+        t0 = time.perf_counter()
+        later = self._retrieve(tenant_id, told, k, fusion_name, corpus, focus)
+        window = analysis.window
+        assert window is not None
+        naming = [c for c in later.chunks if _names_the_period(c.chunk, window, analysis.language)]
+        if not later.matched or not naming:
+            return result
+        best = max(c.similarity for c in naming)
+        if result.matched and best <= _best_support(result):
+            return result
+        kept = [
+            c for c in result.chunks if c.chunk.chunk_id not in {n.chunk.chunk_id for n in naming}
+        ]
+        chunks = sorted(naming, key=lambda c: -c.similarity) + kept
+        chunks = chunks[: k or self._s.retrieval_rerank_to]
+        conf, matched = pipeline.gate([c.similarity for c in chunks], self._s)
+        return dataclasses.replace(
+            later,
+            chunks=chunks,
+            confidence=conf,
+            matched=matched,
+            fallbacks=(*later.fallbacks, Fallback.TIME_WINDOW_WIDENED),
+            timings_ms={**result.timings_ms, "widened": _ms(t0)},
+        )
+
+    def _widened_retrieve(
+        self,
+        tenant_id: str,
+        analysis: QueryAnalysis,
+        k: int | None,
+        fusion_name: str | None,
+        corpus: TenantCorpus | None,
+        focus: Sequence[str],
+    ) -> RetrievalResult:
         result = self._retrieve(tenant_id, analysis, k, fusion_name, corpus, focus)
         widened = _widened(analysis, self._s.window_grace_days)
         if widened is None or result.strategy is Strategy.PERIOD_NOTES:
@@ -323,6 +370,40 @@ def _widened(analysis: QueryAnalysis, days: int) -> QueryAnalysis | None:
     grace = max(timedelta(days=days), (window.end - window.start) / 3)
     later = dataclasses.replace(window, end=window.end + grace)
     return dataclasses.replace(analysis, window=later)
+
+
+def _since(analysis: QueryAnalysis) -> QueryAnalysis | None:
+    """The question read over the notes written since its period began; None when it
+    names no closed period."""
+    window = analysis.window
+    if window is None or window.start is None or window.end is None:
+        return None
+    return dataclasses.replace(analysis, window=dataclasses.replace(window, end=None))
+
+
+def _names_the_period(chunk: Chunk, window: TimeWindow, language: str) -> bool:
+    """The chunk was written in ``window`` or names a day of it (read against the day
+    it was written, in the language it is written in), or a whole year of it."""
+    if window.contains(chunk.created_at):
+        return True
+    assert window.start is not None and window.end is not None
+    zone = window.start.tzinfo
+    start, end = window.start.replace(tzinfo=None), window.end.replace(tzinfo=None)
+    text = f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+    for year in {int(y) for y in _YEAR.findall(text)}:
+        if start <= datetime(year, 1, 1) and datetime(year + 1, 1, 1) <= end:
+            return True
+    written = chunk.created_at.astimezone(zone).replace(tzinfo=None)
+    lang = supported_language(language_of_text(text, prior=language)) or "en"
+    for span in note_dates(text, written, lang):
+        day = span.named or span.start
+        if day is not None and start <= day < end:
+            return True
+    return False
+
+
+# A year written out in a note ("Steuerbescheid 2024", "the 2025 budget").
+_YEAR = re.compile(r"(?<![\d.,/-])(?:19|20)\d\d(?![\d.,/-]?\d)")
 
 
 def _best_support(result: RetrievalResult) -> float:
