@@ -42,7 +42,7 @@ import math
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, timedelta, tzinfo
 from difflib import SequenceMatcher
 
@@ -59,6 +59,7 @@ from footnote.temporal import (
     note_dates,
     supported_language,
     weekday_spellings,
+    weekdays_dated,
 )
 from footnote.text import in_order, language_of_text, stop_words, terms, words
 
@@ -394,24 +395,29 @@ def disagreement(
     its source does not is another person's."""
     lang = supported_language(language) or "en"
     anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
-    # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025
+    # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025;
+    # a weekday and the day it names are one date across a comma ("Montag, den 13. April")
     clauses = _clauses(claim)
     read = [
-        (start, s)
-        for start, clause in clauses
-        for s in note_dates(clause, anchor, lang)
-        if s.resolved
-        and s.named is not None
-        and not _NOT_A_DATE.fullmatch(s.text)
-        and "".join(words(s.text)) not in stop_words(lang)  # German "Die" is no Tuesday
+        s
+        for s in weekdays_dated(
+            claim,
+            [
+                replace(s, start_pos=start + s.start_pos, end_pos=start + s.end_pos)
+                for start, clause in clauses
+                for s in note_dates(clause, anchor, lang)
+            ],
+            lang,
+        )
+        if s.resolved and s.named is not None and not _NOT_A_DATE.fullmatch(s.text)
     ]
-    if any(_date_disagrees(span, facts) for _, span in read):
+    if any(_date_disagrees(span, facts) for span in read):
         return "date"
     # the numbers of a date phrase were read as the date (blanked where each stands:
     # "April 1" is also inside "1 April 1949")
     undated = claim
-    for start, span in read:
-        a, b = start + span.start_pos, start + span.end_pos
+    for span in read:
+        a, b = span.start_pos, span.end_pos
         undated = undated[:a] + " " * (b - a) + undated[b:]
     undated = with_digits(undated, lang)
     if not all(_number_agrees(m.group(1), m.group(2), facts) for m in _NUMBER.finditer(undated)):
