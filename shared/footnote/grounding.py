@@ -58,6 +58,7 @@ from footnote.temporal import (
     month_names,
     note_dates,
     supported_language,
+    weekday_names,
     weekday_spellings,
     weekdays_dated,
 )
@@ -411,7 +412,7 @@ def disagreement(
         )
         if s.resolved and s.named is not None and not _NOT_A_DATE.fullmatch(s.text)
     ]
-    if any(_date_disagrees(span, facts) for span in read):
+    if any(_date_disagrees(span, facts, lang) for span in read):
         return "date"
     # the numbers of a date phrase were read as the date (blanked where each stands:
     # "April 1" is also inside "1 April 1949")
@@ -497,17 +498,22 @@ def _number_agrees(raw: str, thousands: str | None, facts: SourceFacts) -> bool:
     return bool(whole & facts.numbers) or all(str(int(p)) in facts.numbers for p in parts)
 
 
-def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
+def _date_disagrees(span: TimeSpan, facts: SourceFacts, language: str) -> bool:
     assert span.named is not None
     first = span.named.date()
     if span.grain == "day":
         if first in facts.days or any(a <= first < b for a, b in facts.periods):
             return False
-        if not _YEAR.search(span.text) and (first.month, first.day) in {
-            (d.month, d.day) for d in facts.days
-        }:
+        # "Tuesday, 13 April" of a Monday 13 April is read in the year it is a Tuesday:
+        # that day is no 13 April the note names, in any year or in digits
+        moved = _names_weekday(span.text, language) and _nearest(first, facts.written) != first
+        if (
+            not _YEAR.search(span.text)
+            and not moved
+            and (first.month, first.day) in {(d.month, d.day) for d in facts.days}
+        ):
             return False  # "6 April" is the note's 6 April, whichever year it reads
-        if (first.day, first.month) in facts.digit_dates:
+        if not moved and (first.day, first.month) in facts.digit_dates:
             return False  # the note writes it in digits ("5.12.")
         if (
             first.weekday() in facts.weekdays_named
@@ -535,6 +541,23 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
         any(first <= d < end for d in facts.days)
         or any(a < end and first < b for a, b in facts.periods)
     )
+
+
+def _nearest(day: date, written: date) -> date:
+    """``day``'s month and day in the year that puts it nearest ``written``."""
+    near = []
+    for year in (written.year - 1, written.year, written.year + 1):
+        try:
+            near.append(day.replace(year=year))
+        except ValueError:  # 29 February
+            continue
+    return min(near, key=lambda d: abs(d - written), default=day)
+
+
+def _names_weekday(text: str, language: str) -> bool:
+    """A word of ``text`` is a weekday's name in ``language``."""
+    names = weekday_names(language)
+    return any(w.lower() in names for w in _CASED_WORD.findall(text))
 
 
 _GRAIN_STEP = {

@@ -669,10 +669,11 @@ def weekdays_dated(text: str, spans: Sequence[TimeSpan], language: str) -> list[
     """ "Montag, den 13. April", "el lunes, 13 de abril", "Monday, the 13th of April": a
     weekday written before a day, with nothing but punctuation and function words of
     the language between (", den", ", el", ", the"), names that day, not the nearest
-    such weekday: the two are one span where the day falls on that weekday. Where it
-    does not ("Dienstag, den 13. April" of a Monday) both stay as read, so a wrong
-    weekday still names a day of its own. ``spans``: positions in ``text``, in order (a
-    caller that reads a text clause by clause joins its clauses' spans here)."""
+    such weekday: the two are one span. Where the day falls on another weekday
+    ("Dienstag, den 13. April" of a Monday) it is read as "Tuesday, 13 April" is in one
+    phrase, in the nearest year it is a Tuesday, so a wrong weekday names another day;
+    with a year written, both stay as read. ``spans``: positions in ``text``, in order
+    (a caller that reads a text clause by clause joins its clauses' spans here)."""
     from footnote.text import stop_words
 
     language = supported_language(language) or DEFAULT_LANGUAGE
@@ -692,15 +693,36 @@ def weekdays_dated(text: str, spans: Sequence[TimeSpan], language: str) -> list[
             and not any(_fold(w) in weekdays for w in _WORD.findall(span.text))
             and _function_gap(text[prev.end_pos : span.start_pos], stopped)
             and prev.named is not None
-            and prev.named.weekday() == span.named.weekday()
         ):
-            s = span.named
-            out[-1] = _bounded(
-                text, prev.start_pos, span.end_pos, s, s + _STEP["day"], prev.bound, "day"
-            )
-            continue
+            day: datetime | None = span.named
+            if prev.named.weekday() != span.named.weekday():
+                # as "Tuesday, 13 April" in one phrase: the year it is that weekday (no
+                # 13 April of the year read, which the day alone would agree with)
+                written = _YEAR.search(span.text)
+                day = (
+                    None
+                    if written
+                    else _year_on_weekday(span.named, prev.named.weekday(), span.named)
+                )
+            if day is not None:
+                out[-1] = _bounded(
+                    text, prev.start_pos, span.end_pos, day, day + _STEP["day"], prev.bound, "day"
+                )
+                continue
         out.append(span)
     return out
+
+
+def _year_on_weekday(moment: datetime, weekday: int, near: datetime) -> datetime | None:
+    """ "Wed 4 Nov": the day of ``moment`` in the year, nearest ``near``, in which it is
+    that weekday; None if no year within six does it."""
+    agreeing = [
+        moment + relativedelta(years=k)
+        for k in range(-6, 7)
+        if (moment + relativedelta(years=k)).weekday() == weekday
+        and (moment + relativedelta(years=k)).day == moment.day
+    ]
+    return min(agreeing, key=lambda m: abs(m - near), default=None)
 
 
 def _bare_weekday(span: TimeSpan, weekdays: Mapping[str, int]) -> bool:
@@ -1326,16 +1348,10 @@ def _span_of(
     ):
         return None  # "Sat 10/25 10-2", "9th, Sat": the parser's reading is no such weekday
     if weekday is not None and month is not None and grain == "day" and moment.weekday() != weekday:
-        # "Wed 4 Nov": the year in which the 4th of November is a Wednesday, nearest
-        agreeing = [
-            moment + relativedelta(years=k)
-            for k in range(-6, 7)
-            if (moment + relativedelta(years=k)).weekday() == weekday
-            and (moment + relativedelta(years=k)).day == moment.day
-        ]
-        if not agreeing or any(_YEAR.fullmatch(n) for n in numbers):
+        agreeing = _year_on_weekday(moment, weekday, anchor)
+        if agreeing is None or any(_YEAR.fullmatch(n) for n in numbers):
             return None
-        moment = min(agreeing, key=lambda m: abs(m - anchor))
+        moment = agreeing
     if (
         bound == "since"
         and _count(inside[0], language) is not None

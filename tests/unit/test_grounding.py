@@ -315,6 +315,15 @@ def test_a_weekday_beside_its_day_across_a_comma_is_that_day() -> None:
     assert _kept("Der Beginn ist am Montag, den 13. April.", note, "de")
     assert not _kept("Der Beginn ist am Dienstag, den 13. April.", note, "de")
     assert not _kept("Der Beginn ist am Montag, den 20. April.", note, "de")
+    # a note that names another Tuesday, and the day in digits: the wrong weekday
+    # names a 13 April of another year
+    moved = _note(
+        "Yilmaz verschiebt auf Mo 13.04. (statt Di 07.04.)",
+        written=datetime(2026, 3, 30, 19, tzinfo=UTC),
+    )
+    assert _kept("Yilmaz hat den Beginn auf Montag, den 13. April, verschoben.", moved, "de")
+    assert not _kept("Yilmaz hat den Beginn auf Dienstag, den 13. April, verschoben.", moved, "de")
+    assert not _kept("Yilmaz moved the start to Tuesday, 13 April.", moved, "en")
 
 
 def test_function_words_and_an_amount_are_no_date_a_claim_states() -> None:

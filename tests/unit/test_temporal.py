@@ -478,15 +478,18 @@ def test_a_weekday_written_beside_its_day_names_that_day(text: str, language: st
     assert span.day == date(2026, 4, 13), span
 
 
-def test_a_weekday_beside_a_day_of_another_weekday_is_read_on_its_own() -> None:
-    # 13 April 2026 is a Monday: "Dienstag" is not it, and still names a day of its own
-    spans = temporal.note_dates(
-        "Yilmaz hat den Beginn auf Dienstag, den 13. April, verschoben.", WRITTEN_MONDAY, "de"
-    )
-    assert [(s.text, s.day) for s in spans] == [
-        ("Dienstag", date(2026, 3, 31)),
-        ("13. April", date(2026, 4, 13)),
-    ]
+def test_a_weekday_beside_a_day_of_another_weekday_names_another_day() -> None:
+    # 13 April 2026 is a Monday: "Dienstag, den 13. April" is read as "Tuesday, 13 April"
+    # is, in the nearest year it is a Tuesday; with a year written, each as written
+    for text, language in (
+        ("Yilmaz hat den Beginn auf Dienstag, den 13. April, verschoben.", "de"),
+        ("The start moved to Tuesday, 13 April.", "en"),
+        ("El inicio se movió al martes, 13 de abril.", "es"),
+    ):
+        (span,) = temporal.note_dates(text, WRITTEN_MONDAY, language)
+        assert span.day == date(2027, 4, 13), text
+    spans = temporal.note_dates("am Dienstag, den 13. April 2026", WRITTEN_MONDAY, "de")
+    assert _days(spans) == [date(2026, 3, 31), date(2026, 4, 13)]
 
 
 def test_a_weekday_and_its_day_are_joined_across_the_clauses_a_caller_reads_apart() -> None:
