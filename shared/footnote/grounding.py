@@ -44,7 +44,7 @@ import math
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, timedelta, tzinfo
 from difflib import SequenceMatcher
 
@@ -61,7 +61,9 @@ from footnote.temporal import (
     month_names,
     note_dates,
     supported_language,
+    weekday_names,
     weekday_spellings,
+    weekdays_dated,
 )
 from footnote.text import in_order, language_of_text, stop_words, terms, words
 
@@ -406,24 +408,29 @@ def disagreement(
     its source does not is another person's."""
     lang = supported_language(language) or "en"
     anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
-    # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025
+    # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025;
+    # a weekday and the day it names are one date across a comma ("Montag, den 13. April")
     clauses = _clauses(claim)
     read = [
-        (start, s)
-        for start, clause in clauses
-        for s in note_dates(clause, anchor, lang)
-        if s.resolved
-        and s.named is not None
-        and not _NOT_A_DATE.fullmatch(s.text)
-        and "".join(words(s.text)) not in stop_words(lang)  # German "Die" is no Tuesday
+        s
+        for s in weekdays_dated(
+            claim,
+            [
+                replace(s, start_pos=start + s.start_pos, end_pos=start + s.end_pos)
+                for start, clause in clauses
+                for s in note_dates(clause, anchor, lang)
+            ],
+            lang,
+        )
+        if s.resolved and s.named is not None and not _NOT_A_DATE.fullmatch(s.text)
     ]
-    if any(_date_disagrees(span, facts) for _, span in read):
+    if any(_date_disagrees(span, facts, lang) for span in read):
         return "date"
     # the numbers of a date phrase were read as the date (blanked where each stands:
     # "April 1" is also inside "1 April 1949")
     undated = claim
-    for start, span in read:
-        a, b = start + span.start_pos, start + span.end_pos
+    for span in read:
+        a, b = span.start_pos, span.end_pos
         undated = undated[:a] + " " * (b - a) + undated[b:]
     undated = with_digits(undated, lang)
     if not all(_number_agrees(m.group(1), m.group(2), facts) for m in _NUMBER.finditer(undated)):
@@ -508,17 +515,22 @@ def _number_agrees(raw: str, thousands: str | None, facts: SourceFacts) -> bool:
     return bool(whole & facts.numbers) or all(str(int(p)) in facts.numbers for p in parts)
 
 
-def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
+def _date_disagrees(span: TimeSpan, facts: SourceFacts, language: str) -> bool:
     assert span.named is not None
     first = span.named.date()
     if span.grain == "day":
         if first in facts.days or any(a <= first < b for a, b in facts.periods):
             return False
-        if not _YEAR.search(span.text) and (first.month, first.day) in {
-            (d.month, d.day) for d in facts.days
-        }:
+        # "Tuesday, 13 April" of a Monday 13 April is read in the year it is a Tuesday:
+        # that day is no 13 April the note names, in any year or in digits
+        moved = _names_weekday(span.text, language) and _nearest(first, facts.written) != first
+        if (
+            not _YEAR.search(span.text)
+            and not moved
+            and (first.month, first.day) in {(d.month, d.day) for d in facts.days}
+        ):
             return False  # "6 April" is the note's 6 April, whichever year it reads
-        if (first.day, first.month) in facts.digit_dates:
+        if not moved and (first.day, first.month) in facts.digit_dates:
             return False  # the note writes it in digits ("5.12.")
         if (
             first.weekday() in facts.weekdays_named
@@ -546,6 +558,23 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts) -> bool:
         any(first <= d < end for d in facts.days)
         or any(a < end and first < b for a, b in facts.periods)
     )
+
+
+def _nearest(day: date, written: date) -> date:
+    """``day``'s month and day in the year that puts it nearest ``written``."""
+    near = []
+    for year in (written.year - 1, written.year, written.year + 1):
+        try:
+            near.append(day.replace(year=year))
+        except ValueError:  # 29 February
+            continue
+    return min(near, key=lambda d: abs(d - written), default=day)
+
+
+def _names_weekday(text: str, language: str) -> bool:
+    """A word of ``text`` is a weekday's name in ``language``."""
+    names = weekday_names(language)
+    return any(w.lower() in names for w in _CASED_WORD.findall(text))
 
 
 _GRAIN_STEP = {

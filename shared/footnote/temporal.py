@@ -26,8 +26,10 @@ lower case, "feb"), and the bound words of each language (``_BOUNDS``). Read fro
 dateparser's data by general rules, not phrase lists: a unit or relative word written
 as its contraction or without accents ("wks", "tmrw", "manana"), a two-letter weekday
 placed as a day ("bis Fr", "Sa 10 Uhr"), a day in digits in the locale's order ("5.12."),
-a word that points written before "tomorrow" ("pasado mañana"), and an article before
-it ("por la mañana": a morning).
+a word that points written before "tomorrow" ("pasado mañana"), an article before
+it ("por la mañana": a morning), a weekday written beside its day ("Montag, den 13.
+April": that day), and a short month or weekday name that is a function word of the
+language ("an die", "mit etwa acht": no Tuesday, no Wednesday the 8th).
 
 ``dateparser`` is imported on first use: a process that reads no time pays nothing.
 """
@@ -65,6 +67,7 @@ __all__ = [
     "weekday_names",
     "weekday_terms",
     "weekday_text",
+    "weekdays_dated",
 ]
 
 Bound = Literal["in", "since", "after", "before", "until"]
@@ -312,10 +315,16 @@ def _vocabulary(language: str) -> _Vocabulary:
     info = _info(language)
     # two-letter spellings ("We", "Fr", "Lu") are words far more often than dates
     months = {
-        _fold(w): i + 1 for i, k in enumerate(_MONTH_KEYS) for w in info.get(k, ()) if len(w) > 2
+        _fold(w): i + 1
+        for i, k in enumerate(_MONTH_KEYS)
+        for w in _calendar_spellings(language, k)
+        if len(w) > 2
     }
     weekdays = {
-        _fold(w): i for i, k in enumerate(_WEEKDAY_KEYS) for w in info.get(k, ()) if len(w) > 2
+        _fold(w): i
+        for i, k in enumerate(_WEEKDAY_KEYS)
+        for w in _calendar_spellings(language, k)
+        if len(w) > 2
     }
     units = {_fold(w) for k in _UNIT_KEYS for w in info.get(k, ())}
     relative: set[str] = set()
@@ -335,6 +344,22 @@ def _vocabulary(language: str) -> _Vocabulary:
     )
     relative -= set(months) | set(weekdays) | {"d", "m", "s", "h", "a"}
     return _Vocabulary(months, weekdays, frozenset(relative), frozenset(units) - {"d", "m", "a"})
+
+
+def _calendar_spellings(language: str, key: str) -> list[str]:
+    """dateparser's spellings of a month or weekday (``key``: "tuesday"), but a short
+    form that is a function word of the language (its stop words): German "die" and
+    "mit" (short for Dienstag and Mittwoch) and Portuguese "ter" (terça) are an article,
+    a preposition and "to have" far more often than a day ("das Angebot an die
+    Bäckerei", "rechnet mit etwa acht Tagen": no Tuesday, no 8th of a Wednesday). A name
+    written out is read whatever else it is ("May"); two-letter forms are weighed apart
+    (``_two_letter_weekdays``)."""
+    from footnote.text import stop_words
+
+    spellings = list(_info(language).get(key, ()))
+    full = max(spellings, key=len, default="")
+    stopped = stop_words(language)
+    return [w for w in spellings if w == full or unaccented(_fold(w)) not in stopped]
 
 
 def calendar_words(language: str = DEFAULT_LANGUAGE) -> frozenset[str]:
@@ -637,7 +662,90 @@ def read_times(
                 i += 1
     spans.extend(_event_spans(text, words, language, events, spans))
     spans.sort(key=lambda s: s.start_pos)
-    return _ranged(text, words, language, spans)
+    return weekdays_dated(text, _ranged(text, words, language, spans), language)
+
+
+def weekdays_dated(text: str, spans: Sequence[TimeSpan], language: str) -> list[TimeSpan]:
+    """ "Montag, den 13. April", "el lunes, 13 de abril", "Monday, the 13th of April": a
+    weekday written before a day, with nothing but punctuation and function words of
+    the language between (", den", ", el", ", the"), names that day, not the nearest
+    such weekday: the two are one span. Where the day falls on another weekday
+    ("Dienstag, den 13. April" of a Monday) it is read as "Tuesday, 13 April" is in one
+    phrase, in the nearest year it is a Tuesday, so a wrong weekday names another day;
+    with a year written, both stay as read. ``spans``: positions in ``text``, in order
+    (a caller that reads a text clause by clause joins its clauses' spans here)."""
+    from footnote.text import stop_words
+
+    language = supported_language(language) or DEFAULT_LANGUAGE
+    weekdays = _vocabulary(language).weekdays
+    stopped = stop_words(language)
+    out: list[TimeSpan] = []
+    for span in spans:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and _bare_weekday(prev, weekdays)
+            and span.resolved
+            and span.grain == "day"
+            and span.named is not None
+            and span.bound == "in"
+            and any(c.isdigit() for c in span.text)
+            and not any(_fold(w) in weekdays for w in _WORD.findall(span.text))
+            and _function_gap(text[prev.end_pos : span.start_pos], stopped)
+            and prev.named is not None
+        ):
+            day: datetime | None = span.named
+            if prev.named.weekday() != span.named.weekday():
+                # as "Tuesday, 13 April" in one phrase: the year it is that weekday (no
+                # 13 April of the year read, which the day alone would agree with)
+                written = _YEAR.search(span.text)
+                day = (
+                    None
+                    if written
+                    else _year_on_weekday(span.named, prev.named.weekday(), span.named)
+                )
+            if day is not None:
+                out[-1] = _bounded(
+                    text, prev.start_pos, span.end_pos, day, day + _STEP["day"], prev.bound, "day"
+                )
+                continue
+        out.append(span)
+    return out
+
+
+def _year_on_weekday(moment: datetime, weekday: int, near: datetime) -> datetime | None:
+    """ "Wed 4 Nov": the day of ``moment`` in the year, nearest ``near``, in which it is
+    that weekday; None if no year within six does it."""
+    agreeing = [
+        moment + relativedelta(years=k)
+        for k in range(-6, 7)
+        if (moment + relativedelta(years=k)).weekday() == weekday
+        and (moment + relativedelta(years=k)).day == moment.day
+    ]
+    return min(agreeing, key=lambda m: abs(m - near), default=None)
+
+
+def _bare_weekday(span: TimeSpan, weekdays: Mapping[str, int]) -> bool:
+    """A span that names a weekday and no day number ("Montag", "on Monday")."""
+    return (
+        span.resolved
+        and span.grain == "day"
+        and span.named is not None
+        and not any(c.isdigit() for c in span.text)
+        and any(_fold(w) in weekdays for w in _WORD.findall(span.text))
+    )
+
+
+def _function_gap(gap: str, stopped: frozenset[str]) -> bool:
+    """Text between two phrases of one date: a comma or a dash and the language's
+    function words (", den ", ", el ", " the "), on one line."""
+    found = _WORD.findall(gap)
+    return (
+        "\n" not in gap
+        and len(found) <= 2
+        and all(unaccented(_fold(w)) in stopped for w in found)
+        and not _WORD.sub("", gap).strip(" ,-–")
+    )
 
 
 def _ranged(
@@ -1240,16 +1348,10 @@ def _span_of(
     ):
         return None  # "Sat 10/25 10-2", "9th, Sat": the parser's reading is no such weekday
     if weekday is not None and month is not None and grain == "day" and moment.weekday() != weekday:
-        # "Wed 4 Nov": the year in which the 4th of November is a Wednesday, nearest
-        agreeing = [
-            moment + relativedelta(years=k)
-            for k in range(-6, 7)
-            if (moment + relativedelta(years=k)).weekday() == weekday
-            and (moment + relativedelta(years=k)).day == moment.day
-        ]
-        if not agreeing or any(_YEAR.fullmatch(n) for n in numbers):
+        agreeing = _year_on_weekday(moment, weekday, anchor)
+        if agreeing is None or any(_YEAR.fullmatch(n) for n in numbers):
             return None
-        moment = min(agreeing, key=lambda m: abs(m - anchor))
+        moment = agreeing
     if (
         bound == "since"
         and _count(inside[0], language) is not None

@@ -333,3 +333,40 @@ def test_a_date_the_note_writes_short_keeps_its_claim_and_another_day_loses_it(
     source = _note(note, written=written)
     assert _kept(supported, source, language)
     assert not _kept(wrong, source, language)
+
+
+def test_a_weekday_beside_its_day_across_a_comma_is_that_day() -> None:
+    """The claim is read clause by clause ("Montag" | "13. April"): the weekday alone was
+    read as the Monday after the note (30 March), which the note, written on a Friday
+    with "13.04", does not name."""
+    note = _note("Beginn verschoben auf 13.04", written=datetime(2026, 3, 27, 9, tzinfo=UTC))
+    assert _kept("Der Beginn ist am Montag, den 13. April.", note, "de")
+    assert not _kept("Der Beginn ist am Dienstag, den 13. April.", note, "de")
+    assert not _kept("Der Beginn ist am Montag, den 20. April.", note, "de")
+    # a note that names another Tuesday, and the day in digits: the wrong weekday
+    # names a 13 April of another year
+    moved = _note(
+        "Yilmaz verschiebt auf Mo 13.04. (statt Di 07.04.)",
+        written=datetime(2026, 3, 30, 19, tzinfo=UTC),
+    )
+    assert _kept("Yilmaz hat den Beginn auf Montag, den 13. April, verschoben.", moved, "de")
+    assert not _kept("Yilmaz hat den Beginn auf Dienstag, den 13. April, verschoben.", moved, "de")
+    assert not _kept("Yilmaz moved the start to Tuesday, 13 April.", moved, "en")
+
+
+def test_function_words_and_an_amount_are_no_date_a_claim_states() -> None:
+    """ "an die" was read as a Tuesday (dateparser's "die"), "mit etwa acht" as the 8th of
+    a Wednesday ("mit"): each removed a correct citation."""
+    offer = _note(
+        "Angebot #2025-031 raus: 6.100 € netto. 2 Korrekturschleifen inkl.",
+        written=datetime(2025, 11, 6, 16, tzinfo=UTC),
+    )
+    assert _kept("Das Angebot an die Bäckerei beläuft sich auf 6.100 € netto.", offer, "de")
+    tiles = _note(
+        "Yilmaz verschiebt auf Mo 13.04. braucht ca. 8 Arbeitstage.",
+        written=datetime(2026, 3, 30, 19, tzinfo=UTC),
+    )
+    claim = (
+        "Yilmaz hat auf Montag, den 13. April, verschoben und rechnet mit etwa acht Arbeitstagen."
+    )
+    assert _kept(claim, tiles, "de")

@@ -3,6 +3,7 @@ by the same function against their anchor, in the user's language."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Any
@@ -419,3 +420,103 @@ def test_a_question_s_written_date_outweighs_a_phrase_read_against_the_asking_mo
     )
     assert window is not None and window.start is not None
     assert window.start.date() == date(2022, 1, 23)
+
+
+# -- function words, a weekday beside its day, amounts (misreadings the grounder removed
+# correct citations by)
+
+WRITTEN_MONDAY = datetime(2026, 3, 30, 19, 10)  # Monday 30 March 2026
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        # "die" and "mit" are dateparser's short Dienstag and Mittwoch, and German's
+        # article and preposition
+        ("Das Angebot an die Bäckerei Wagner ist raus.", "de"),
+        ("Die Abgabe ist verschoben.", "de"),
+        ("Teilverstärkung mit Stahlwinkeln, die ein Zimmermann ausführt", "de"),
+        # Portuguese "ter" (terça) is "to have": "I will have 3 children", not Tuesday 3rd
+        ("Vou ter 3 filhos", "pt"),
+    ],
+)
+def test_a_short_month_or_weekday_that_is_a_function_word_is_no_date(
+    text: str, language: str
+) -> None:
+    assert temporal.note_dates(text, WRITTEN_MONDAY, language) == []
+
+
+def test_a_function_word_that_names_a_day_or_a_month_written_out_is_still_a_date() -> None:
+    # "hoy", "ayer" are Spanish stop words; "May" an English one, and the month's name
+    assert _days(temporal.note_dates("Hoy llamo a Ana, ayer no pude", WRITTEN_MONDAY, "es")) == [
+        date(2026, 3, 30),
+        date(2026, 3, 29),
+    ]
+    assert _days(temporal.note_dates("due in May, on 4 May", WRITTEN_MONDAY)) == [
+        None,
+        date(2026, 5, 4),
+    ]
+    assert _days(temporal.note_dates("am Dienstag, 7.4.", WRITTEN_MONDAY, "de")) == [
+        date(2026, 4, 7)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Yilmaz hat den Beginn auf Montag, den 13. April, verschoben.", "de"),
+        ("Der Beginn ist am Montag, 13. April.", "de"),
+        ("The start moved to Monday, 13 April.", "en"),
+        ("The start moved to Monday, the 13th of April.", "en"),
+        ("The start moved on Monday the 13th of April.", "en"),
+        ("El inicio se movió al lunes, 13 de abril.", "es"),
+        ("El inicio es el lunes, el 13 de abril.", "es"),
+    ],
+)
+def test_a_weekday_written_beside_its_day_names_that_day(text: str, language: str) -> None:
+    (span,) = temporal.note_dates(text, WRITTEN_MONDAY, language)
+    assert span.day == date(2026, 4, 13), span
+
+
+def test_a_weekday_beside_a_day_of_another_weekday_names_another_day() -> None:
+    # 13 April 2026 is a Monday: "Dienstag, den 13. April" is read as "Tuesday, 13 April"
+    # is, in the nearest year it is a Tuesday; with a year written, each as written
+    for text, language in (
+        ("Yilmaz hat den Beginn auf Dienstag, den 13. April, verschoben.", "de"),
+        ("The start moved to Tuesday, 13 April.", "en"),
+        ("El inicio se movió al martes, 13 de abril.", "es"),
+    ):
+        (span,) = temporal.note_dates(text, WRITTEN_MONDAY, language)
+        assert span.day == date(2027, 4, 13), text
+    spans = temporal.note_dates("am Dienstag, den 13. April 2026", WRITTEN_MONDAY, "de")
+    assert _days(spans) == [date(2026, 3, 31), date(2026, 4, 13)]
+
+
+def test_a_weekday_and_its_day_are_joined_across_the_clauses_a_caller_reads_apart() -> None:
+    text = "auf Montag, den 13. April, verschoben"
+    cut = text.index(",")
+    parts = [
+        dataclasses.replace(s, start_pos=start + s.start_pos, end_pos=start + s.end_pos)
+        for start, clause in ((0, text[:cut]), (cut + 1, text[cut + 1 :]))
+        for s in temporal.note_dates(clause, WRITTEN_MONDAY, "de")
+    ]
+    assert len(parts) == 2
+    (span,) = temporal.weekdays_dated(text, parts, "de")
+    assert (span.text, span.day) == ("Montag, den 13. April", date(2026, 4, 13))
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Er rechnet mit etwa acht Arbeitstagen.", "de"),
+        ("Er rechnet mit 8 Arbeitstagen.", "de"),
+        ("He expects about eight working days.", "en"),
+        ("Calcula unos ocho días laborables.", "es"),
+    ],
+)
+def test_a_number_with_no_month_weekday_or_unit_beside_it_is_an_amount(
+    text: str, language: str
+) -> None:
+    assert temporal.note_dates(text, WRITTEN_MONDAY, language) == []
+    # a day with its month still is one
+    assert _days(temporal.note_dates("am 8. April", WRITTEN_MONDAY, "de")) == [date(2026, 4, 8)]
