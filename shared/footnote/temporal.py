@@ -814,7 +814,7 @@ def _runs(
             or w in vocab.weekdays
             or w in vocab.relative
             or w in vocab.units
-            or w[:1].isdigit()
+            or (w[:1].isdigit() and not _NO_DATE_PART.fullmatch(w))
         )
 
     counts = _count_words(language)
@@ -859,6 +859,11 @@ def _runs(
             runs.append((k, min(j, k + _MAX_WORDS - 1)))
         i = j + 1
     return runs
+
+
+# A number of three digits, or of five and more, is no day, month or year: an amount
+# beside a month is the month's ("ab Januar 195 € im Monat").
+_NO_DATE_PART = re.compile(r"\d{3}|\d{5,}")
 
 
 # "09:12", "17:45", "9.30" after a colon-less hour is no date: only the colon form

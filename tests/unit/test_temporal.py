@@ -520,3 +520,22 @@ def test_a_number_with_no_month_weekday_or_unit_beside_it_is_an_amount(
     assert temporal.note_dates(text, WRITTEN_MONDAY, language) == []
     # a day with its month still is one
     assert _days(temporal.note_dates("am 8. April", WRITTEN_MONDAY, "de")) == [date(2026, 4, 8)]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "phrase"),
+    [
+        ("Flex-Desk ab Januar 195 € im Monat", "de", "ab Januar"),
+        ("the desk is from January 195 a month", "en", "from January"),
+        ("cuesta desde enero 195 € al mes", "es", "desde enero"),
+        ("rent from March 12500 a year", "en", "from March"),
+    ],
+)
+def test_an_amount_beside_a_month_is_not_the_months_day_or_year(
+    text: str, language: str, phrase: str
+) -> None:
+    (span,) = temporal.note_dates(text, WRITTEN_MONDAY, language)
+    assert span.text == phrase
+    # a day and a year beside it still are its own
+    (dated,) = temporal.note_dates("from March 12 2026", WRITTEN_MONDAY, "en")
+    assert dated.day == date(2026, 3, 12)
