@@ -602,14 +602,19 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
     clauses that restate it best (most shared terms, names aside) name someone, not
     the claim's person ("Tariq asked how I'd measure success" where the note says "Jess
     asked how I'd measure success"). A restating clause that names no one attributes
-    nothing (a note's heading may name the person: "Call w/ Priya:" over its lines)."""
+    nothing (a note's heading may name the person: "Call w/ Priya:" over its lines); a
+    clause after a line's label is the labelled person's too ("Léa: 5 stars, the geese
+    essay is her fav"). A claim's clause that names several people joins as many
+    facts ("Dev makes the flashcards and Luis has the exams"): the source's clause
+    restates one of them."""
     said = {part for w in words(claim) for part in (w, w.split("'")[0])}  # ("Theo's")
-    names = {w for run in claim_names(claim, language, reader=facts.reader) for w in run}
+    runs = claim_names(claim, language, reader=facts.reader)
     first = _CASED_WORD.search(claim)
     if first is not None and first.group(0)[0].isupper():
         lowered = "".join(words(first.group(0)))
         if lowered in facts.names:  # (a sentence's first word is a name the note gives)
-            names.add(lowered)
+            runs.append((lowered,))
+    names = {w for run in runs for w in run}
     if not names:
         return False
     for clause in _CLAUSE_END.split(claim):
@@ -621,7 +626,8 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
         )
         shared = [len(wanted & t) for t in facts.line_terms]
         most = max(shared, default=0)
-        if most < _RESTATES or 2 * most < len(wanted):
+        people = sum(1 for run in runs if set(run) & own)
+        if most < _RESTATES or 2 * most * people < len(wanted):
             continue  # no clause of the source restates it: nothing to attribute
         best = [facts.lines[i] for i, n in enumerate(shared) if n == most]
         if own <= {w for line in best for w in words(line)}:
@@ -629,7 +635,10 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
         others = {
             run
             for line in best
-            for run in claim_names(line, language, initial=True)
+            for run in (
+                claim_names(line, language, initial=True)
+                + claim_names(_head(line, facts.text), language, initial=True)
+            )
             if not set(run) & said
         }
         if others:
@@ -640,6 +649,17 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
 # A source clause restates the claim's when it shares two of its terms (names aside),
 # and half of them at least.
 _RESTATES = 2
+
+
+def _head(clause: str, text: str) -> str:
+    """The label heading the line of ``text`` that holds ``clause``, when the clause
+    follows it: "Léa" for "the geese essay is her fav" in "Léa: 5 stars, the geese
+    essay is her fav"."""
+    for line in text.splitlines():
+        at, colon = line.find(clause), line.find(":")
+        if at >= 0:
+            return line[:colon] if 0 <= colon < at else ""
+    return ""
 
 
 def lexical_support(claim: str, facts: SourceFacts, language: str) -> float:

@@ -222,6 +222,22 @@ def test_a_person_named_beside_the_right_one_is_checked_against_whom_the_note_na
     )
 
 
+def test_a_role_another_person_holds_in_the_notes_line_is_not_the_claims_persons() -> None:
+    # two facts of two people in one clause: each restates one of the note's clauses
+    trip = "hike w/ Ana, Ben, Carla – Sat 8am. Ben brings the map, Carla has the tent"
+    assert _disagrees("Ben brings the map and Carla has the tent.", trip, "en") is None
+    assert _disagrees("Ana brings the map and Carla has the tent.", trip, "en") == "name"
+    # a clause naming no one is the person's its line names first
+    review = "Léa: 4 stars, the chapter on whales is her favourite\nTom: too long"
+    assert _disagrees("Léa said the chapter on whales was her favourite.", review, "en") is None
+    assert _disagrees("Tom said the chapter on whales was his favourite.", review, "en") == "name"
+    # and the person who heads the line, named again by the claim, is no one else
+    bonus = "Kim Osei referral bonus – she gets $3k once I pass 90 days. dinner at Avec"
+    assert (
+        _disagrees("Kim Osei gets a $3k referral bonus once you pass 90 days.", bonus, "en") is None
+    )
+
+
 def test_a_month_the_note_abbreviates_is_the_month_it_names() -> None:
     bill = _note("Factura luz Iberdrola feb: 87,34€.", written=datetime(2026, 3, 6, 21, tzinfo=UTC))
     assert _kept("La factura de la luz de Iberdrola de febrero fue de 87,34€.", bill, "es")

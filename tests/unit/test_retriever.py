@@ -314,7 +314,11 @@ def test_a_note_written_after_a_period_that_names_it_is_found_for_it() -> None:
     w.add("passing", "Lunch with Sam, talked about taxes and holidays.", days_ago=400)
     w.add("bill", "Tax assessment 2025 arrived: back payment 1,182 due in April.", days_ago=20)
     w.add("other", "Tax return for the flat is filed.", days_ago=10)
-    result = w.retriever.retrieve("alice", analyze("How much is the tax back payment for 2025?", NOW))
+    result = w.retriever.retrieve(
+        "alice", analyze("How much is the tax back payment for 2025?", NOW)
+    )
     assert result.matched and "time_window_widened" in result.fallbacks
     assert result.chunks[0].chunk.note_id == "bill"
-    assert "other" not in [c.chunk.note_id for c in result.chunks]  # written since, names no day of it
+    assert "other" not in [
+        c.chunk.note_id for c in result.chunks
+    ]  # written since, names no day of it
