@@ -426,6 +426,8 @@ def disagreement(
     ]
     if any(_date_disagrees(span, facts, lang) for span in read):
         return "date"
+    if _misdated(claim, read, facts, lang):
+        return "date"
     # the numbers of a date phrase were read as the date (blanked where each stands:
     # "April 1" is also inside "1 April 1949")
     undated = claim
@@ -455,6 +457,38 @@ def disagreement(
     if any(_negation_disagrees(clause, facts, lang) for _, clause in clauses):
         return "negation"
     return None
+
+
+def _misdated(claim: str, read: Sequence[TimeSpan], facts: SourceFacts, language: str) -> bool:
+    """The claim dates on the note's own day what the source's clause restating it dates
+    otherwise: "the next checkpoint was on 26 February" where the note, written on the
+    26th, says "Next checkpoint tomorrow 2pm". The day a note was written is a day it
+    names (what it tells happened then), but not the day of an event it dates. A
+    restating clause that names no day dates nothing."""
+    days = {span.named.date() for span in read if span.named is not None and span.grain == "day"}
+    if days != {facts.written}:
+        return False  # (another day is checked against the days the note names)
+    undated = claim
+    for span in read:
+        undated = undated[: span.start_pos] + " " * len(span.text) + undated[span.end_pos :]
+    wanted = set(terms(undated, language=language))
+    shared = [len(wanted & t) for t in facts.line_terms]
+    most = max(shared, default=0)
+    if most < _RESTATES or 2 * most < len(wanted):
+        return False
+    anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
+    for line, n in zip(facts.lines, shared, strict=True):
+        if n != most:
+            continue
+        named = {
+            day.date()
+            for span in note_dates(line, anchor, facts.language)
+            for day in (span.named if span.grain == "day" else None, span.exact)
+            if day is not None
+        }
+        if not named or days & named:
+            return False
+    return True
 
 
 def _clauses(text: str) -> list[tuple[int, str]]:

@@ -238,6 +238,18 @@ def test_a_role_another_person_holds_in_the_notes_line_is_not_the_claims_persons
     )
 
 
+def test_an_event_the_note_dates_is_not_on_the_day_the_note_was_written() -> None:
+    # written Monday 5 January: the review is the day after, the kickoff that day
+    note = "kickoff done, went well.\nBudget review tomorrow 10am with Ines."
+    written = datetime(2026, 1, 5, 18, tzinfo=UTC)
+    facts = source_facts(_note(note, written=written), "en")
+    assert disagreement("The kickoff was on Monday 5 January.", facts, "en") is None
+    assert disagreement("The budget review with Ines is on 6 January at 10am.", facts, "en") is None
+    assert (
+        disagreement("The budget review with Ines was on 5 January at 10am.", facts, "en") == "date"
+    )
+
+
 def test_a_month_the_note_abbreviates_is_the_month_it_names() -> None:
     bill = _note("Factura luz Iberdrola feb: 87,34€.", written=datetime(2026, 3, 6, 21, tzinfo=UTC))
     assert _kept("La factura de la luz de Iberdrola de febrero fue de 87,34€.", bill, "es")
