@@ -65,7 +65,7 @@ from footnote.temporal import (
     weekday_spellings,
     weekdays_dated,
 )
-from footnote.text import in_order, language_of_text, stop_words, terms, words
+from footnote.text import abbreviated, in_order, language_of_text, stop_words, terms, words
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +125,10 @@ class SourceFacts:
     counted: dict[str, frozenset[str]] = field(default_factory=dict, hash=False, compare=False)
     language: str = "en"  # the language it is written in: its terms are that language's
     reader: str = "en"  # the reader's language, in which an answer writes its dates
+    # the words of its names that stand last or alone: a title ("Prof", "Aunt") only
+    # ever stands before a name, and is no one's name
+    named_alone: frozenset[str] = frozenset()
+    acronyms: frozenset[str] = frozenset()  # its short forms written in capitals: "PT"
 
 
 def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> SourceFacts:
@@ -147,6 +151,13 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             periods.append((span.start.date(), span.end.date()))
         elif span.named is not None:  # "from Oct", "before Friday": the period it names
             periods.append((span.named.date(), span.named.date() + timedelta(days=1)))
+    # whom another claim's name may belong to (not read where nouns are capitalised,
+    # whose claims are not checked for others' names)
+    runs = [
+        run
+        for line in (text.splitlines() if lang not in _NOUNS_CAPITALISED else ())
+        for run in claim_names(line, lang, initial=True)
+    ]
     digits = with_digits(text, lang)  # (its number words as digits: "three hrs")
     numbers = set(_numbers(digits))
     for day in days:
@@ -188,18 +199,17 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         written.date(),
         frozenset().union(*negations),
         frozenset().union(*(t - n for t, n in zip(unit_terms, negations, strict=True))),
-        # (whom another claim's name may belong to: not read where nouns are
-        # capitalised, whose claims are not checked for others' names)
-        frozenset(
-            w
-            for line in (text.splitlines() if lang not in _NOUNS_CAPITALISED else ())
-            for run in claim_names(line, lang, initial=True)
-            for w in run
-        ),
+        frozenset(w for run in runs for w in run),
         frozenset(form for form in short_forms if form not in stop_words(lang)),
         _counted(digits, lang),
         lang,
         reader,
+        frozenset(run[-1] for run in runs),
+        frozenset(
+            "".join(words(m.group(0)))
+            for m in _SHORT_FORM.finditer(text)
+            if m.group(0).replace(".", "").replace(" ", "").isupper()
+        ),
     )
 
 
@@ -377,8 +387,14 @@ def claim_names(
     start, last_end = True, -2
     for m in _CASED_WORD.finditer(claim):
         word = m.group(0)
+        if claim.startswith(".", m.end()) and abbreviated(claim[: m.end() + 1]):
+            start = False  # (the name after it is one, first in its sentence or not)
+            continue  # a title's abbreviation ("Dr.", "Sra.") is no one's name
         before = claim[max(0, m.start() - 2) : m.start()]
-        if (start or any(c in before for c in ".!?:\n")) and not initial:
+        ended = any(c in before for c in "!?:\n") or (
+            "." in before and not abbreviated(claim[: m.start()])
+        )
+        if (start or ended) and not initial:
             start = False
             continue
         start = False
@@ -445,8 +461,11 @@ def disagreement(
             for m in _CASED_WORD.finditer(claim)
             if m.group(0)[0].isupper()
         }
-        if (capitalised & known_names) - facts.words:
-            return "name"
+        if any(
+            w not in facts.words and not any(_abbreviates(a, w) for a in facts.acronyms)
+            for w in capitalised & known_names
+        ):
+            return "name"  # (unless the note writes it as an acronym: "PT", Portuguese)
     if lang not in _NOUNS_CAPITALISED and _misattributed(claim, facts, lang):
         return "name"
     if any(
@@ -655,7 +674,7 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
         own = names & set(words(clause))
         if not own:
             continue
-        wanted = set(terms(clause, language=language)) - set(
+        wanted = set(terms(_untitled(clause), language=language)) - set(
             terms(" ".join(own), language=language)
         )
         shared = [len(wanted & t) for t in facts.line_terms]
@@ -683,6 +702,16 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
 # A source clause restates the claim's when it shares two of its terms (names aside),
 # and half of them at least.
 _RESTATES = 2
+
+
+def _untitled(text: str) -> str:
+    """``text`` without its titles' abbreviations ("Dr.", "Sra."): they say who, not what."""
+    return _CASED_WORD.sub(
+        lambda m: (
+            "" if text.startswith(".", m.end()) and abbreviated(text[: m.end() + 1]) else m.group(0)
+        ),
+        text,
+    )
 
 
 def _head(clause: str, text: str) -> str:
@@ -822,7 +851,7 @@ class LocalGrounder:
         zone: tzinfo | None,
         others: Sequence[Source] = (),
     ) -> list[float]:
-        known = frozenset().union(*(_facts(o, language, zone).names for o in others))
+        known = frozenset().union(*(_facts(o, language, zone).named_alone for o in others))
         every = [_facts(source, language, zone) for source in sources]
         # the claim, in the language it is written in (an answer may not be in the
         # reader's language, nor in its notes')

@@ -299,6 +299,13 @@ def terms(
 _NO_END = re.compile(r"\b[A-Za-z]\.$|\b[A-Z][^\W\d_A-Z]{1,2}\.$|[^\S\n]\d{1,2}\.$")
 
 
+def abbreviated(before: str) -> bool:
+    """Whether the full stop ``before`` ends with marks an abbreviation ("Dr.", "Sra.",
+    "e.g.", "J.") rather than a sentence's end."""
+    tail = before.rstrip()
+    return tail.lower().endswith(_ABBREVIATIONS) or bool(_NO_END.search(tail))
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans (start, end) over ``text``; blank lines and list items also split."""
     spans: list[tuple[int, int]] = []
@@ -306,8 +313,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     for match in _SENTENCE_END.finditer(text):
         cut = match.start()
         candidate = text[start:cut]
-        tail = candidate.rstrip().lower()
-        if tail.endswith(_ABBREVIATIONS) or _NO_END.search(candidate.rstrip()):
+        if abbreviated(candidate):
             continue
         if candidate.strip():
             _add_span(spans, text, _trim(text, start, cut))

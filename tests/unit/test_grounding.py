@@ -250,6 +250,31 @@ def test_an_event_the_note_dates_is_not_on_the_day_the_note_was_written() -> Non
     )
 
 
+def test_a_title_is_no_name_and_the_name_after_it_is_one() -> None:
+    # the title another note gives ("Prof. Mehta") is no person this note leaves out
+    mtg = _note("both Helen + Mehta\nMehta: add significance tests (bootstrap)")
+    other = _note("Annual review w/ Prof. Mehta and Dr. Okafor, 3pm", "N2")
+    assert _kept("Prof Mehta wants you to add bootstrap significance tests.", mtg, others=(other,))
+    assert not _kept(
+        "Dr. Okafor wants you to add bootstrap significance tests.", mtg, others=(other,)
+    )
+    # a sentence's first word after a title is a name ("a.m." ends no sentence either)
+    assert _disagrees("Mr. Delgado became the fourth chaperone.", "4th chaperone: Mr. Okoye", "en")
+    due = "design a dashboard. due Monday 9am CT"
+    assert _disagrees("It was due on Monday at 9 a.m. Central Time.", due, "en") is None
+
+
+def test_a_name_another_note_gives_agrees_with_the_acronym_this_one_writes() -> None:
+    call = _note("she has ~3k annotated PT sentences, can share under CC BY")
+    other = _note("Portuguese data from Lisbon: ask Inês", "N2")
+    claim = "She has about 3k annotated Portuguese sentences to share under CC BY."
+    assert _kept(claim, call, others=(other,))
+    # but not with any short word whose letters the name holds in order
+    dad = _note("4th chaperone = Mr. Okoye (Zoe's dad), background check done")
+    delgado = _note("Mr. Delgado can drive", "N2")
+    assert not _kept("Delgado became the fourth chaperone.", dad, others=(delgado,))
+
+
 def test_a_month_the_note_abbreviates_is_the_month_it_names() -> None:
     bill = _note("Factura luz Iberdrola feb: 87,34€.", written=datetime(2026, 3, 6, 21, tzinfo=UTC))
     assert _kept("La factura de la luz de Iberdrola de febrero fue de 87,34€.", bill, "es")
