@@ -610,6 +610,8 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts, language: str) -> bool:
     return not (
         any(first <= d < end for d in facts.days)
         or any(a < end and first < b for a, b in facts.periods)
+        # a year the note writes as a bare number ("cuentas 2025: ...")
+        or (span.grain == "year" and str(first.year) in facts.numbers)
     )
 
 

@@ -275,6 +275,12 @@ def test_a_name_another_note_gives_agrees_with_the_acronym_this_one_writes() -> 
     assert not _kept("Delgado became the fourth chaperone.", dad, others=(delgado,))
 
 
+def test_a_year_the_note_writes_as_a_number_is_a_year_it_names() -> None:
+    acta = "- cuentas 2025: ingresos 2.140 €, gastos 1.865 € → aprobadas"
+    assert _disagrees("Se aprobaron las cuentas de 2025: 2.140 € de ingresos.", acta, "es") is None
+    assert _disagrees("Se aprobaron las cuentas de 2024: 2.140 € de ingresos.", acta, "es") == "date"
+
+
 def test_a_month_the_note_abbreviates_is_the_month_it_names() -> None:
     bill = _note("Factura luz Iberdrola feb: 87,34€.", written=datetime(2026, 3, 6, 21, tzinfo=UTC))
     assert _kept("La factura de la luz de Iberdrola de febrero fue de 87,34€.", bill, "es")
