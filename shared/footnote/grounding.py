@@ -479,14 +479,15 @@ def disagreement(
 
 
 def _misdated(claim: str, read: Sequence[TimeSpan], facts: SourceFacts, language: str) -> bool:
-    """The claim dates on the note's own day what the source's clause restating it dates
-    otherwise: "the next checkpoint was on 26 February" where the note, written on the
-    26th, says "Next checkpoint tomorrow 2pm". The day a note was written is a day it
-    names (what it tells happened then), but not the day of an event it dates. A
-    restating clause that names no day dates nothing."""
+    """The claim gives an event a day the note names for something else, where the
+    source's clause restating it dates it otherwise: "the next checkpoint was on 26
+    February" where the note, written on the 26th, says "Next checkpoint tomorrow 2pm";
+    "la próxima junta es el domingo 7 de junio" where 7 June is the market's and the
+    note's "próxima junta" line says 10 June. A restating clause that names no day
+    dates nothing."""
     days = {span.named.date() for span in read if span.named is not None and span.grain == "day"}
-    if days != {facts.written}:
-        return False  # (another day is checked against the days the note names)
+    if len(days) != 1 or not days <= facts.days:
+        return False  # (a day the note never names is checked against those it does)
     undated = claim
     for span in read:
         undated = undated[: span.start_pos] + " " * len(span.text) + undated[span.end_pos :]

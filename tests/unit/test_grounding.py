@@ -248,6 +248,15 @@ def test_an_event_the_note_dates_is_not_on_the_day_the_note_was_written() -> Non
     assert (
         disagreement("The budget review with Ines was on 5 January at 10am.", facts, "en") == "date"
     )
+    # nor on a day the note names for another event
+    two = "- charity market: Sun 11 January, 10am\n- next committee meeting: Wed 14 January 8pm"
+    facts = source_facts(_note(two, written=written), "en")
+    assert (
+        disagreement("The next committee meeting is on Wednesday 14 January.", facts, "en") is None
+    )
+    assert (
+        disagreement("The next committee meeting is on Sunday 11 January.", facts, "en") == "date"
+    )
 
 
 def test_a_title_is_no_name_and_the_name_after_it_is_one() -> None:
@@ -278,7 +287,9 @@ def test_a_name_another_note_gives_agrees_with_the_acronym_this_one_writes() -> 
 def test_a_year_the_note_writes_as_a_number_is_a_year_it_names() -> None:
     acta = "- cuentas 2025: ingresos 2.140 €, gastos 1.865 € → aprobadas"
     assert _disagrees("Se aprobaron las cuentas de 2025: 2.140 € de ingresos.", acta, "es") is None
-    assert _disagrees("Se aprobaron las cuentas de 2024: 2.140 € de ingresos.", acta, "es") == "date"
+    assert (
+        _disagrees("Se aprobaron las cuentas de 2024: 2.140 € de ingresos.", acta, "es") == "date"
+    )
 
 
 def test_a_month_the_note_abbreviates_is_the_month_it_names() -> None:
