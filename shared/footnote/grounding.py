@@ -94,7 +94,9 @@ _CLAUSE_END = re.compile(
     # (a full stop after a day, an initial or a short abbreviation ends no clause:
     # "am 24. Februar", "Dr. Albrecht", "9 a.m. Central Time")
     # (each mark is tried once, so a run of "!!!!" reads in linear time)
-    r"[;,!?()](?=\s|$)|(?<=[^\W\d_]{3})\.(?=\s|$)|\n|\s[–—-]{1,3}>?\s|->"
+    # (a lowercase word of two letters is no title: "bin am 3.11. nicht da. Petra …")
+    r"[;,!?()](?=\s|$)|(?<=[^\W\d_]{3})\.(?=\s|$)|(?<=\b[^\W\d_A-ZÀ-Þ]{2})\.(?=\s|$)"
+    r"|\n|\s[–—-]{1,3}>?\s|->"
 )
 # A similarity below FLOOR says nothing; at CEILING and above it is full support.
 SIMILARITY_FLOOR = 0.35
@@ -566,7 +568,10 @@ def _number_agrees(raw: str, thousands: str | None, facts: SourceFacts) -> bool:
     readings = set(_numbers(raw + (thousands or "")))
     parts = re.split(r"[.,:]", raw)
     whole = readings - {str(int(p)) for p in parts} if len(parts) > 1 else readings
-    return bool(whole & facts.numbers) or all(str(int(p)) in facts.numbers for p in parts)
+    # (parts alone only for a time: "9,600" is not 9 and the 600 of "1,600")
+    return bool(whole & facts.numbers) or (
+        ":" in raw and all(str(int(p)) in facts.numbers for p in parts)
+    )
 
 
 def _date_disagrees(span: TimeSpan, facts: SourceFacts, language: str) -> bool:

@@ -292,6 +292,15 @@ def test_a_year_the_note_writes_as_a_number_is_a_year_it_names() -> None:
     )
 
 
+def test_an_amount_is_no_pair_of_the_notes_numbers_and_a_negation_ends_with_its_sentence() -> None:
+    payroll = "Ramiro $3,200\nBeto $1,600\ntotal $9,000"
+    assert _disagrees("La nómina suma $9,000 en total.", payroll, "es") is None
+    assert _disagrees("La nómina suma $9,600 en total.", payroll, "es") == "number"
+    assert _disagrees("The shift starts at 7:30.", "shift 7 to 30 min late", "en") is None
+    away = "bin am Montag nicht da. Petra stellt den Kassenbericht vor"
+    assert _disagrees("Petra stellt den Kassenbericht vor.", away, "de") is None
+
+
 def test_a_month_the_note_abbreviates_is_the_month_it_names() -> None:
     bill = _note("Factura luz Iberdrola feb: 87,34€.", written=datetime(2026, 3, 6, 21, tzinfo=UTC))
     assert _kept("La factura de la luz de Iberdrola de febrero fue de 87,34€.", bill, "es")
