@@ -65,7 +65,15 @@ from footnote.temporal import (
     weekday_spellings,
     weekdays_dated,
 )
-from footnote.text import abbreviated, in_order, language_of_text, stop_words, terms, words
+from footnote.text import (
+    abbreviated,
+    in_order,
+    language_of_text,
+    stop_words,
+    terms,
+    unaccented,
+    words,
+)
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +130,7 @@ class SourceFacts:
     negated_terms: frozenset[str]  # the terms it negates ("not on exam: eigenvalues")
     plain_terms: frozenset[str]  # the terms it states unnegated somewhere
     names: frozenset[str]  # its words capitalised inside a sentence: whom it names
-    short_forms: frozenset[str]  # its abbreviations: short words, "RR. HH." as "rrhh"
+    short_forms: frozenset[str]  # its abbreviations: "CT", "pg", "RR. HH." as "rrhh"
     # the numbers it writes before each word ("18 units am": units -> 18): what it counts
     counted: dict[str, frozenset[str]] = field(default_factory=dict, hash=False, compare=False)
     language: str = "en"  # the language it is written in: its terms are that language's
@@ -171,9 +179,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     units = tuple(u.strip() for u in _CLAUSE_END.split(text) if u.strip())
     unit_terms = tuple(frozenset(terms(u, language=lang)) for u in units)
     negations = [negated(unit, lang) for unit in units]
-    short_forms = (
-        "".join(words(m.group(0))) for m in _SHORT_FORM.finditer(text)
-    )  # ("RR. HH." as "rrhh")
+    short_forms = _short_forms(text)  # ("RR. HH." as "rrhh")
     return SourceFacts(
         text,
         units or (text,),
@@ -220,6 +226,23 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
 _SHORT_FORM = re.compile(
     r"(?<![^\W_])(?:[^\W\d_]{1,3}\.\s?){2,}|(?<![^\W_])[^\W\d_]{2,5}(?![^\W_])"
 )
+
+
+def _short_forms(text: str) -> frozenset[str]:
+    """The words of ``text`` that may abbreviate a name, joined and lowered ("RR. HH.":
+    "rrhh"): written in capitals ("CT", "LDS", "RR. HH."), or else without a vowel
+    ("pg", "hr"). A short word in lower case that has a vowel is a word of the language
+    to be read as itself ("ab", "dad", "mom"), whatever names its letters fall in."""
+    out = set()
+    for m in _SHORT_FORM.finditer(text):
+        form = "".join(words(m.group(0)))
+        capitals = m.group(0).replace(".", "").replace(" ", "").isupper()
+        if capitals or not _VOWELS & set(unaccented(form)):
+            out.add(form)
+    return frozenset(out)
+
+
+_VOWELS = frozenset("aeiouy")
 
 
 def joined(every: Sequence[SourceFacts]) -> SourceFacts:

@@ -19,7 +19,8 @@ user's local moment; spans are naive local datetimes, half-open ``[start, end)``
 What the reader adds to ``dateparser``: windows (a day, an ISO week, a month, a year),
 a weekday written with a day number ("Fri 21", "Mon 19th": a month whose 21st is a
 Friday; a parser's reading on another weekday is none), numbers that are not dates
-("+ $8", "3 lemons"; a time of day: "09:12", "11am", "10 Uhr", "2-4pm"), bare month and
+("+ $8", "3 lemons"; a time of day: "09:12", "11am", "10 Uhr", "2-4pm"; hours after a
+day, no year: "7 de junio 10-14 h"), bare month and
 weekday names that are words ("you may go", "the March proposal": a name counts after
 a preposition, or capitalised in a note, or in a note of a language that writes them in
 lower case, "feb"), and the bound words of each language (``_BOUNDS``). Read from
@@ -187,7 +188,8 @@ _WORD = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?(?![\d-])|[^\W_]+(?:['’][^\W_]+
 _ISO = re.compile(r"(\d{4})-(\d{1,2})(?:-(\d{1,2}))?(?![\d-])")
 _YEAR = re.compile(r"(?:19|20|21)\d\d")
 # How far from its anchor a date with no year written may lie: "Feb 29" is up to eight
-# years back; a parser's "2110" for "10-2" is a number taken for a year.
+# years back; a parser's "2110" for "10-2" is a number taken for a year. Only a phrase
+# that counts from the anchor ("hace 20 años") lies further.
 _YEARS_UNWRITTEN = 10
 
 
@@ -1246,6 +1248,8 @@ def _span_of(
     # "19th", "22nd": a day number too, written with the language's ordinal ending
     numbers = [n for w in inside if (n := _day_number(w, language)) is not None]
     iso = _ISO.search(phrase)
+    if _hour_after_day(text, start, end, words, vocab, language):
+        return None  # "7 de junio 10-14 h": the day is read without the hours after it
 
     if iso is not None:
         if iso.start() > 0 or phrase[iso.end() :].strip():
@@ -1338,8 +1342,12 @@ def _span_of(
     moment, grain = read
     if numbers and not names and not relative:
         return None
+    # Only a phrase that counts from the anchor ("hace 20 años") reads a year far off
+    # without writing it; the little words a date is written with are relative words
+    # too in some languages (Spanish "de", of "dentro de"), and count nothing.
+    counts_from_anchor = any(w in vocab.relative and w not in _glue(language) for w in inside)
     if (
-        not relative
+        not counts_from_anchor
         and not any(_YEAR.fullmatch(n) for n in numbers)
         and abs(moment.year - anchor.year) > _YEARS_UNWRITTEN
     ):
@@ -1382,6 +1390,45 @@ def _span_of(
         # "in 3 wks" from 20 March: the week of 6 April, landing on 10 April
         span = dataclasses.replace(span, exact=_floor(moment, "day"))
     return span
+
+
+def _hour_after_day(
+    text: str,
+    start: int,
+    end: int,
+    words: list[tuple[int, int, str]],
+    vocab: _Vocabulary,
+    language: str,
+) -> bool:
+    """A number of one or two digits written after a day and a month ("7 de junio 10",
+    "7 June 10 hrs") that a dash joins to another number ("10-14": a range) or that a
+    word of the hours follows ("20 h", "10 hrs"): it counts hours, it is no year, and a
+    phrase that takes it (``start``..``end``) is no date. A number right after the
+    month is its day ("June 10-14")."""
+    month = day = False
+    hours = _hour_words(language)
+    for _, e, w in (x for x in words if start <= x[0] and x[1] <= end):
+        number = _day_number(w, language)
+        if w in vocab.months:
+            month = True
+        elif number is not None and len(number) <= 2 and month and day and w.isdigit():
+            following = next((x for x in words if x[0] >= e), None)
+            if re.match(r"\s?[-–]\s?\d", text[e:]) or (
+                following is not None and following[2] in hours and _joined(text, e, following[0])
+            ):
+                return True
+        elif number is not None and len(number) <= 2:
+            day = True
+    return False
+
+
+@lru_cache(maxsize=16)
+def _hour_words(language: str) -> frozenset[str]:
+    """The words that follow a number of hours: the language's spellings of "hour"
+    ("h", "hrs", "Std"), its am/pm words and the words dateparser skips after an hour
+    ("Uhr")."""
+    ampm, after = _hour_marks(language)
+    return frozenset(_fold(w) for w in _info(language).get("hour", ())) | ampm | after
 
 
 @lru_cache(maxsize=16)

@@ -185,6 +185,20 @@ def test_a_name_agrees_with_the_abbreviation_the_note_writes() -> None:
     assert not _kept("The birthday party for Lena is on the 9th.", lea)
 
 
+def test_a_short_word_of_the_language_abbreviates_no_name() -> None:
+    # "ab" (from) and "dad" have their letters in order in "Albers" and "Delgado": a
+    # short word written in lower case with a vowel is read as a word, not a short form
+    leave = "Elternzeit genehmigt, Herr Kühn hat unterschrieben\nab März wieder Vollzeit"
+    assert _disagrees("Frau Albers hat die Elternzeit genehmigt.", leave, "de") == "name"
+    pickup = "pickup 3:15 at the gym door, dad drives"
+    assert (
+        _disagrees("At 3:15 Delgado drives to the pickup at the gym door.", pickup, "en") == "name"
+    )
+    # capitals, or a word without vowels, still abbreviate ("HR", "pg")
+    assert _disagrees("The leave was approved by Human Resources.", "leave ok by HR", "en") is None
+    assert _disagrees("The leave was approved by Human Resources.", "leave ok by hr", "en") is None
+
+
 def test_an_acronym_or_a_letter_is_not_a_persons_name() -> None:
     budget = _note("budget 3,200€ + IVA, 50% upfront")
     assert _kept("The budget is 3,200 euros plus VAT, with 50% upfront.", budget)

@@ -374,6 +374,39 @@ def test_a_date_is_not_read_across_a_preposition_nor_into_another_century(
 
 
 @pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        # "10-14 h" after the day: a range of hours, no two-digit year
+        ("- mercadillo solidario: domingo 7 de junio 10-14 h en la plaza", "es"),
+        ("Sun 7 June 10-2pm", "en"),
+        ("So 7. Juni 10-14 Uhr", "de"),
+        ("7 de junio 10-12", "es"),  # a range, with no word of the hours
+        ("7 de junio 20 h", "es"),  # an hour: 2020 would be a plausible year
+        ("7 June 10 hrs", "en"),
+        # "de" is a relative word of Spanish ("dentro de"): it counts nothing from the
+        # anchor, so the year "10" stays too far off to be read
+        ("domingo 7 de junio 10", "es"),
+    ],
+)
+def test_a_number_after_a_day_and_month_that_counts_hours_is_no_year(
+    text: str, language: str
+) -> None:
+    written = datetime(2026, 5, 13, 12, 0)
+    assert _days(temporal.note_dates(text, written, language)) == [date(2026, 6, 7)]
+    for span in temporal.read_times(text, written, language, ahead=False):
+        assert span.named is not None and abs(span.named.year - written.year) <= 10
+
+
+def test_a_range_of_days_and_a_count_of_years_are_still_read() -> None:
+    written = datetime(2026, 5, 13, 12, 0)
+    # the number right after a month is its day, whatever follows
+    assert _days(temporal.note_dates("June 10-14", written)) == [date(2026, 6, 10)]
+    assert _days(temporal.note_dates("7 June 26", written)) == [date(2026, 6, 7)]
+    far = temporal.note_dates("hace 20 años", written, "es")
+    assert [s.named.year for s in far if s.named] == [2006]
+
+
+@pytest.mark.parametrize(
     ("text", "language", "days"),
     [
         ("viene el jueves por la mañana", "es", [date(2026, 1, 8)]),
