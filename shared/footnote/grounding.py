@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, timedelta, tzinfo
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from dateutil.relativedelta import relativedelta
 
@@ -521,19 +522,29 @@ def _misdated(claim: str, read: Sequence[TimeSpan], facts: SourceFacts, language
     most = max(shared, default=0)
     if most < _RESTATES or 2 * most < len(wanted):
         return False
-    anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
+    # (the note read whole, each clause's days those of the phrases it overlaps: "am
+    # Dienstag, 24. Februar" is one day across the comma that ends a clause)
+    spans = _note_days(facts.text, facts.written, facts.language)
     for line, n in zip(facts.lines, shared, strict=True):
         if n != most:
             continue
-        named = {
-            day.date()
-            for span in note_dates(line, anchor, facts.language)
-            for day in (span.named if span.grain == "day" else None, span.exact)
-            if day is not None
-        }
+        at = facts.text.find(line)
+        named = {day for a, b, day in spans if at >= 0 and a < at + len(line) and at < b}
         if not named or days & named:
             return False
     return True
+
+
+@lru_cache(maxsize=1024)
+def _note_days(text: str, written: date, language: str) -> tuple[tuple[int, int, date], ...]:
+    """The days ``text`` names, each with where its phrase stands."""
+    anchor = datetime.combine(written, datetime.min.time()).replace(hour=12)
+    return tuple(
+        (span.start_pos, span.end_pos, day.date())
+        for span in note_dates(text, anchor, language)
+        for day in (span.named if span.grain == "day" else None, span.exact)
+        if day is not None
+    )
 
 
 def _clauses(text: str) -> list[tuple[int, str]]:

@@ -262,6 +262,13 @@ def test_an_event_the_note_dates_is_not_on_the_day_the_note_was_written() -> Non
     assert (
         disagreement("The budget review with Ines was on 5 January at 10am.", facts, "en") == "date"
     )
+    # a day the note writes across a comma is one day ("am Dienstag, 24. Februar")
+    dentist = "Kontrolle bei Dr. Albrecht am Dienstag, 24. Februar um 8:30. Bonusheft mitnehmen!"
+    facts = source_facts(_note(dentist, written=datetime(2026, 2, 2, 8, tzinfo=UTC)), "de")
+    assert (
+        disagreement("Kontrolle bei Dr. Albrecht am Dienstag, 24. Februar um 8:30", facts, "de")
+        is None
+    )
     # nor on a day the note names for another event
     two = "- charity market: Sun 11 January, 10am\n- next committee meeting: Wed 14 January 8pm"
     facts = source_facts(_note(two, written=written), "en")
