@@ -525,12 +525,15 @@ def _misdated(claim: str, read: Sequence[TimeSpan], facts: SourceFacts, language
     # (the note read whole, each clause's days those of the phrases it overlaps: "am
     # Dienstag, 24. Februar" is one day across the comma that ends a clause)
     spans = _note_days(facts.text, facts.written, facts.language)
-    for line, n in zip(facts.lines, shared, strict=True):
-        if n != most:
-            continue
+
+    def named(line: str) -> set[date]:
         at = facts.text.find(line)
-        named = {day for a, b, day in spans if at >= 0 and a < at + len(line) and at < b}
-        if not named or days & named:
+        return {day for a, b, day in spans if at >= 0 and a < at + len(line) and at < b}
+
+    for line, n in zip(facts.lines, shared, strict=True):
+        if n >= _RESTATES and days & named(line):
+            return False  # a clause that restates the claim names its day
+        if n == most and not named(line):
             return False
     return True
 

@@ -269,6 +269,15 @@ def test_an_event_the_note_dates_is_not_on_the_day_the_note_was_written() -> Non
         disagreement("Kontrolle bei Dr. Albrecht am Dienstag, 24. Februar um 8:30", facts, "de")
         is None
     )
+    # a clause that restates the claim and names its day keeps it, though another
+    # restates more of it and names another day
+    plan = (
+        "- kitchen delivery Tue 13 January\n- kitchen delivery team calls to confirm Fri 9 January"
+    )
+    facts = source_facts(_note(plan, written=written), "en")
+    assert (
+        disagreement("The kitchen delivery team comes on Tuesday 13 January.", facts, "en") is None
+    )
     # nor on a day the note names for another event
     two = "- charity market: Sun 11 January, 10am\n- next committee meeting: Wed 14 January 8pm"
     facts = source_facts(_note(two, written=written), "en")
