@@ -69,8 +69,8 @@ COMMON_EXCLUDE = ("dev", "evaluation", "cli.py")
 
 # Every function: settings, the Firestore store, Vertex AI embeddings (google-genai)
 # and Vector Search (aiplatform_v1), the BM25 stemmer and stop words of each language,
-# time phrases (dateparser, python-dateutil), number words (text2num), the functions
-# framework.
+# time phrases (dateparser, python-dateutil), number words (text2num), German names
+# (HanTa), the functions framework.
 _BASE = (
     "functions-framework",
     "google-cloud-firestore",
@@ -87,6 +87,9 @@ _BASE = (
     # number words as digits when a citation is checked (footnote.grounding, which
     # the wiring every function shares imports)
     "text2num",
+    # German names told from nouns (footnote.proper_nouns, which footnote.grounding
+    # imports; HanTa itself is imported on the first German text)
+    "HanTa",
 )
 
 # What only the API uses: HTTP routes, Firebase ID tokens and App Check, the reranker
@@ -114,9 +117,6 @@ FUNCTIONS: dict[str, Function] = {
             "google-cloud-discoveryengine",
             "google-cloud-storage",
             "google-cloud-pubsub",
-            # German names told from nouns when a citation is checked
-            # (footnote.proper_nouns, imported on the first German claim)
-            "HanTa",
         ),
         # archives: reading an archive is the worker's (import jobs), with its libraries.
         exclude=("adapters/firestore_events.py", "archives"),
