@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from footnote.config import Settings
 from footnote.domain import Chunk, Fallback, QueryAnalysis, ScoredChunk, Strategy, TimeWindow
@@ -153,14 +154,7 @@ class Retriever:
         chunks = sorted(naming, key=lambda c: -c.similarity) + kept
         chunks = chunks[: k or self._s.retrieval_rerank_to]
         conf, matched = pipeline.gate([c.similarity for c in chunks], self._s)
-        return dataclasses.replace(
-            later,
-            chunks=chunks,
-            confidence=conf,
-            matched=matched,
-            fallbacks=(*later.fallbacks, Fallback.TIME_WINDOW_WIDENED),
-            timings_ms={**result.timings_ms, "widened": _ms(t0)},
-        )
+        return _widened_pass(later, result, t0, chunks=chunks, confidence=conf, matched=matched)
 
     def _widened_retrieve(
         self,
@@ -184,12 +178,7 @@ class Retriever:
         later = self._retrieve(tenant_id, widened, k, fusion_name, corpus, focus)
         if not later.matched or (result.matched and _best_support(later) <= _best_support(result)):
             return result
-        return dataclasses.replace(
-            later,
-            fallbacks=(*later.fallbacks, Fallback.TIME_WINDOW_WIDENED),
-            # the first pass's stages cost time too: keep them, and the second pass's total
-            timings_ms={**result.timings_ms, "widened": _ms(t0)},
-        )
+        return _widened_pass(later, result, t0)
 
     def _retrieve(
         self,
@@ -370,6 +359,19 @@ def _widened(analysis: QueryAnalysis, days: int) -> QueryAnalysis | None:
     grace = max(timedelta(days=days), (window.end - window.start) / 3)
     later = dataclasses.replace(window, end=window.end + grace)
     return dataclasses.replace(analysis, window=later)
+
+
+def _widened_pass(
+    later: RetrievalResult, first: RetrievalResult, started: float, **changes: Any
+) -> RetrievalResult:
+    """The result of a pass over a wider window, marked so; the first pass's stages cost
+    time too: their timings are kept, with the second pass's total."""
+    return dataclasses.replace(
+        later,
+        fallbacks=(*later.fallbacks, Fallback.TIME_WINDOW_WIDENED),
+        timings_ms={**first.timings_ms, "widened": _ms(started)},
+        **changes,
+    )
 
 
 def _since(analysis: QueryAnalysis) -> QueryAnalysis | None:
