@@ -294,9 +294,9 @@ def terms(
 # A full stop that ends no sentence: after an initial ("J. Doe") or a capitalised
 # word of two or three letters, which is a title's abbreviation in any language ("Sr.
 # Gómez", "Dra. Ruiz", "Hr. Wagner") far more often than a sentence's last word; or
-# after a day or ordinal of one or two digits inside a line ("am 24. Februar", "el 3.
-# piso").
-_NO_END = re.compile(r"\b[A-Za-z]\.$|\b[A-Z][^\W\d_A-Z]{1,2}\.$|[^\S\n]\d{1,2}\.$")
+# after a day or ordinal of one or two digits ("am 24. Februar", "el 3. piso"), or a
+# list item's number ("1. Anmeldung").
+_NO_END = re.compile(r"\b[A-Za-z]\.$|\b[A-Z][^\W\d_A-Z]{1,2}\.$|(?:^|\s)\d{1,2}\.$")
 
 
 def abbreviated(before: str) -> bool:

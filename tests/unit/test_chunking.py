@@ -84,6 +84,9 @@ def test_a_title_abbreviated_in_any_language_ends_no_sentence() -> None:
         "Cita con la Dra. Ruiz el lunes.",
         "Hr. Wagner kommt.",
     ]
+    # nor does a list item's number
+    assert sentences("1. Anmeldung beim Amt\n2. Bank") == ["1. Anmeldung beim Amt", "2. Bank"]
+    assert sentences("1.  A") == ["1.  A"]
 
 
 def test_terms_are_stemmed_content_words() -> None:
