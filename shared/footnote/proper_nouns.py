@@ -1,4 +1,4 @@
-"""Proper nouns in a language that capitalises every noun.
+"""Proper nouns and compounds in a language that capitalises every noun.
 
 In English or Spanish a capital inside a sentence marks a name; in German it marks
 every noun, so "Termin" and "Lindner" look alike. There a part-of-speech tagger tells
@@ -10,8 +10,13 @@ A word is a proper noun when the tagger tags it NE in the sentence and NE is als
 likeliest tag alone, so a title the tagger sometimes reads as part of a name ("Herr
 Wagner") stays a noun, and the name is the word that must agree.
 
+A compound's parts come from the same tagger's morphological analysis
+("Steuernachzahlung": steuer + nachzahlung; "Küchenabbau": küche + n + abbau, the "n"
+a linking morpheme), for keyword search to find "Nachzahlung" by "Steuernachzahlung".
+
 The model (~0.3 s to load) is read on the first German text and kept; tagging is a few
-milliseconds a sentence and each text's result is kept in a bounded LRU.
+milliseconds a sentence, analysing a word from under one to some fifty, and each text's
+or word's result is kept in a bounded LRU.
 """
 
 from __future__ import annotations
@@ -71,3 +76,33 @@ def _likeliest_alone(tagger: Any, word: str) -> str | None:
 
 def _alone(tagger: Any, word: str) -> bool:
     return _likeliest_alone(tagger, word) == _PROPER
+
+
+# Morphemes that are words of their own in HanTa's analysis: nouns, names, adjectives,
+# verbs (its tags "NN", "NN_VAR_EL", "NE", "ADJ", "VV"...). Linking morphemes ("FUGE"),
+# prefixes and separable particles are not; an ending ("SUF_...") belongs to the part
+# before it ("Liefertermin": liefer + term + in is liefer + termin).
+_CONTENT = ("NN", "NE", "ADJ", "V")
+_ENDING = "SUF"
+# A part shorter than this is more often a misread prefix ("Heizungsablesung": heizung
+# + ab + lesung) than a word a note or question writes alone.
+_PART_MIN_LETTERS = 3
+
+
+@lru_cache(maxsize=16384)
+def compound_parts(word: str, language: str) -> tuple[str, ...]:
+    """The words a compound is made of, lower case, as the tagger analyses ``word``
+    ("Steuernachzahlung": steuer, nachzahlung; "Umzugskartons": umzug, kartons); empty
+    for a word of one part or a language no tagger reads."""
+    if not tagged(language):
+        return ()
+    with _LOCK:
+        _lemma, morphemes, _tag = _tagger(language).analyze(word, taglevel=3)
+    parts: list[str] = []
+    for morpheme, tag in morphemes:
+        if tag.startswith(_CONTENT):
+            parts.append(morpheme)
+        elif tag.startswith(_ENDING) and parts:
+            parts[-1] += morpheme
+    kept = tuple(p for p in parts if len(p) >= _PART_MIN_LETTERS)
+    return kept if len(kept) >= 2 else ()

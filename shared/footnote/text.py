@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
+
+from footnote import proper_nouns
 
 # Small English stop list: words that carry no topic, so they neither match in
 # BM25 nor count as overlap when a citation is checked against its source.
@@ -272,23 +274,92 @@ def terms(
     extra_stopwords: frozenset[str] = frozenset(),
     language: str = "en",
     stemmed_as: str | None = None,
+    compounds: bool = False,
+    parts_marked: bool = False,
 ) -> list[str]:
     """Stemmed content words in order: the unit of keyword search and overlap.
     ``language``: whose stemmer and stop words (a note's, as written; a question's, as
     it is written). ``stemmed_as``: another language's stemmer, for a question's words
-    read as notes in that language were stemmed."""
+    read as notes in that language were stemmed. ``compounds``: a compound's parts
+    follow its own stem (``proper_nouns.compound_parts``), for keyword search;
+    ``parts_marked``: each after :data:`PART_MARK`, as a chunk stores them. Changing
+    which parts are found changes the terms stored with each German chunk: re-index
+    (the re-indexer's "all" job) for notes indexed before to hold them."""
     out = []
     stopped = stop_words(language)
     stemmer_language = stemmed_as or language
+    # (only text read and stemmed as a language a tagger reads: an English or Spanish
+    # text never loads one)
+    split = compounds and stemmer_language == language and proper_nouns.tagged(language)
+    mark = PART_MARK if parts_marked else ""
     text = _TODO.sub(lambda m: f"todo{m[1] or ''}", text)
-    for w in words(text):
+    for written in _WORD.findall(text):
+        w = unaccented(written.lower().replace("’", "'"))
         w = w.split("'")[0] if "'" in w else w
         if not w or w in stopped or w in extra_stopwords:
             continue
         if len(w) == 1 and not w.isdigit():
             continue
         out.append(stem(w, stemmer_language))
+        if split and _maybe_compound(written):
+            # analysed as a noun is written (the tagger reads "zahnarzttermin" as no
+            # compound), so a question typed in lower case splits as the note does
+            noun = written[:1].upper() + written[1:]
+            for part in proper_nouns.compound_parts(noun, language):
+                part = unaccented(part)
+                if part not in stopped and part not in extra_stopwords:
+                    out.append(mark + stem(part, stemmer_language))
     return out
+
+
+# What a chunk's stored terms write before a compound's part ("+nachzahl" after
+# "steuernachzahl"): BM25 matches it as the part's term but does not count it in the
+# chunk's length, as Lucene discounts a token at its compound's position ("discount
+# overlaps"). Counted, a note writing compounds grows longer than the words it holds
+# and its other words weigh less (a second answer note fell from 8th to 9th).
+PART_MARK = "+"
+# What a part found counts for in BM25's term frequency, against 1 for a word written
+# alone: a note titled "Schlüsselübergabe" (the handover being planned) holds the
+# "Schlüssel" and "Übergabe" of "Wie viele Schlüssel hat Jonas bei der Übergabe
+# bekommen?" less than the note saying "3 Schlüssel" under "Übergabe" (at 1 it ranked
+# first; docs/quality.md).
+PART_WEIGHT = 0.5
+
+
+def unmarked(term: str) -> str:
+    """A stored term as keyword search matches it (a compound's part without its mark)."""
+    return term[1:] if term.startswith(PART_MARK) else term
+
+
+def indexed_length(stored: Iterable[str]) -> int:
+    """How many words a chunk's stored terms count for BM25: its compounds' parts not."""
+    return sum(1 for t in stored if not t.startswith(PART_MARK))
+
+
+def term_counts(stored: Iterable[str]) -> dict[str, float]:
+    """Each term's frequency in a chunk's stored terms for BM25, a compound's part
+    counting :data:`PART_WEIGHT`."""
+    counts: dict[str, float] = {}
+    for t in stored:
+        if t.startswith(PART_MARK):
+            counts[t[1:]] = counts.get(t[1:], 0.0) + PART_WEIGHT
+        else:
+            counts[t] = counts.get(t, 0.0) + 1.0
+    return counts
+
+
+# A word as long as this is more often a compound than not where nouns join (German
+# "Steuernachzahlung", "Hausverwaltung"); shorter words split more into misreadings
+# ("Kickoff": kick + off) than into parts a note writes alone. Measured on the German
+# everyday notebooks (docs/quality.md).
+_COMPOUND_MIN_LETTERS = 10
+
+
+def _maybe_compound(word: str) -> bool:
+    """A word of letters, long enough to be a compound of nouns
+    (``_COMPOUND_MIN_LETTERS``), in lower case after its first letter: not a short
+    word, an acronym, a brand's inner capitals ("BahnCard") or a code."""
+    return len(word) >= _COMPOUND_MIN_LETTERS and word[1:].islower() and word.isalpha()
 
 
 # A full stop that ends no sentence: after an initial ("J. Doe") or a capitalised

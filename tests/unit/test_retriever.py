@@ -322,3 +322,32 @@ def test_a_note_written_after_a_period_that_names_it_is_found_for_it() -> None:
     assert "other" not in [
         c.chunk.note_id for c in result.chunks
     ]  # written since, names no day of it
+
+
+def _german_notebook() -> World:
+    w = World()
+    w.add("n1", "Steuerbescheid 2024 ist da: Nachzahlung 1.182 € bis 20.4.")
+    w.add("n2", "Miete für April ist bezahlt, 1.240 € an die Verwaltung.")
+    w.add("n3", "Küchenabbau am Samstag mit Jonas, der Sperrmüll kommt Montag.")
+    w.add("n4", "Die Rechnung vom Elektriker ist bezahlt, er kommt bis Freitag wieder.")
+    return w
+
+
+def test_a_german_compound_finds_the_note_that_writes_its_parts() -> None:
+    """ "Steuernachzahlung" and a note's "Steuerbescheid … Nachzahlung" share no stem:
+    keyword search found the notes saying "bezahlt" and "bis" first. A long German
+    word is indexed and searched with its parts as well (steuer + nachzahlung)."""
+    w = _german_notebook()
+    for question in (
+        "Bis wann muss die Steuernachzahlung bezahlt sein?",
+        "bis wann muss die steuernachzahlung bezahlt sein?",  # typed in lower case
+    ):
+        result = w.retriever.retrieve("alice", analyze(question, NOW, language="de"))
+        assert result.chunks[0].chunk.note_id == "n1", question
+
+
+def test_a_german_note_s_compound_is_found_by_one_of_its_parts() -> None:
+    w = _german_notebook()
+    question = analyze("Wer hilft beim Abbau der Küche?", NOW, language="de")
+    result = w.retriever.retrieve("alice", question)
+    assert result.chunks[0].chunk.note_id == "n3"  # "Küchenabbau": küche + abbau

@@ -65,8 +65,9 @@ def build_chunks(
             text=d.text,
             # A note's tags are words of each of its chunks: a word only in a tag is found.
             # A weekday written short is indexed as the day too ("Wed" is "wednesday"), a
-            # phone number as "phone number", an email address as "email".
-            terms=tuple(terms(d.text, language=language))
+            # phone number as "phone number", an email address as "email". A compound's
+            # parts are words of it too ("Steuernachzahlung" is found by "Nachzahlung").
+            terms=tuple(terms(d.text, language=language, compounds=True, parts_marked=True))
             + tuple(weekday_terms(d.text))
             + tuple(value_terms(d.text))
             + tag_terms,

@@ -133,12 +133,14 @@ def _read_words(
     indexing reads them as) are stemmed. A Spanish reader's "What are my todos?" is
     English; their "¿Qué dijo Maria?" is Spanish, and its "maria" is what an English
     note holds, not the Spanish stem "mari"."""
-    keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP, written)))
+    keywords = tuple(dict.fromkeys(terms(content, KEYWORD_STOP, written, compounds=True)))
     readings: dict[tuple[str, ...], None] = {}
     for stopped_as in dict.fromkeys((written, language)):
         for stop in (KEYWORD_STOP, KEYWORD_STOP | function_words(stopped_as)):
             for stemmed_as in dict.fromkeys((stopped_as, written, language, DEFAULT_LANGUAGE)):
-                read = tuple(dict.fromkeys(terms(content, stop, stopped_as, stemmed_as)))
+                read = tuple(
+                    dict.fromkeys(terms(content, stop, stopped_as, stemmed_as, compounds=True))
+                )
                 if read and read != keywords:
                     readings[read] = None
     return keywords, tuple(readings)

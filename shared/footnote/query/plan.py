@@ -153,7 +153,9 @@ def with_model_reading(
         changes["types"] = reading.types
     if reading.intent is not None:
         changes["intent"] = reading.intent
-    keywords = tuple(dict.fromkeys(terms(" ".join(reading.keywords), language=language)))
+    keywords = tuple(
+        dict.fromkeys(terms(" ".join(reading.keywords), language=language, compounds=True))
+    )
     if keywords:
         changes["keywords"] = keywords
     return dataclasses.replace(analysis, **changes) if changes else analysis

@@ -66,7 +66,8 @@ def keyword_terms(chunk: Chunk) -> list[str]:
     """What BM25 indexes for a chunk: its terms, and the note's title for every chunk
     after the first (the first starts with the title already). A title names what
     the whole note is about; without it a note's later chunks lose their subject.
-    +0.025 nDCG@10 for BM25 on SciFact train (docs/quality.md)."""
+    +0.025 nDCG@10 for BM25 on SciFact train (docs/quality.md). A compound's parts
+    keep their mark (``text.PART_MARK``): matched as terms, not counted in the length."""
     if chunk.position == 0 or not chunk.title:
         return list(chunk.terms)
     return list(chunk.terms) + terms(chunk.title)

@@ -48,7 +48,7 @@ from footnote.ports import ChunkStore, IndexSnapshots
 from footnote.query.title_events import TitledDay, events_from_titled, titled_day
 from footnote.retrieval.bm25 import Bm25Params, Feedback, Postings, keyword_terms
 from footnote.temporal import month_names
-from footnote.text import terms
+from footnote.text import indexed_length, term_counts, terms
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +192,7 @@ class TenantCorpus:
             start = self.rows
             term_ids: list[int] = []
             term_rows: list[int] = []
-            term_tfs: list[int] = []
+            term_tfs: list[float] = []
             fwd_lens: list[int] = []
             sized: list[int] = []  # rows whose vector has the corpus's size
             for i, c in enumerate(chunks):
@@ -214,8 +214,9 @@ class TenantCorpus:
                     self._notes.append(c.note_id)
                 self.note_codes[row] = note
                 self._rows_of_note.setdefault(c.note_id, []).append(row)
-                counts = Counter(keyword_terms(c) or [""])
-                length = sum(counts.values())
+                stored = keyword_terms(c) or [""]
+                counts = term_counts(stored)
+                length = indexed_length(stored)
                 self.lengths[row] = length
                 self._total_length += length
                 fwd_lens.append(len(counts))
@@ -238,7 +239,7 @@ class TenantCorpus:
             self._changed()
 
     def _add_forward(
-        self, start: int, lens: list[int], term_ids: list[int], tfs: list[int]
+        self, start: int, lens: list[int], term_ids: list[int], tfs: list[float]
     ) -> None:
         """The new rows' entries in the forward index (``term_ids`` in row order)."""
         need = self._fwd_used + len(term_ids)
@@ -254,7 +255,7 @@ class TenantCorpus:
         self._fwd_start[start : start + len(lens)] = used + np.cumsum(lengths) - lengths
         self._fwd_used = need
 
-    def _add_postings(self, term_ids: list[int], rows: list[int], tfs: list[int]) -> None:
+    def _add_postings(self, term_ids: list[int], rows: list[int], tfs: list[float]) -> None:
         """Postings of many (term, row, tf) at once: grouped by term with numpy, so a
         cold load of 100k chunks is not millions of single appends."""
         if not term_ids:

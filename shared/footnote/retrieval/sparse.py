@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from footnote.domain import Chunk
+from footnote.text import indexed_length, term_counts, unmarked
 
 
 @lru_cache(maxsize=500_000)
@@ -72,8 +73,8 @@ class NoteTerms:
         df: Counter[int] = Counter()
         for words in chunk_terms:
             docs += 1
-            length += len(words)
-            df.update({term_id(t) for t in words})
+            length += indexed_length(words)
+            df.update({term_id(unmarked(t)) for t in words})
         return cls(docs, length, dict(df))
 
 
@@ -104,9 +105,11 @@ def document_weights(words: Sequence[str], avgdl: float, k1: float, b: float) ->
     """The document half of Lucene BM25 for one chunk's terms, by term id."""
     if not words:
         return SparseVector((), ())
-    length = len(words)
+    length = indexed_length(words)
     norm = k1 * (1.0 - b + b * length / avgdl) if avgdl > 0 else k1
-    counts = Counter(term_id(t) for t in words)
+    counts: dict[int, float] = {}
+    for t, tf in term_counts(words).items():
+        counts[term_id(t)] = counts.get(term_id(t), 0.0) + tf
     dims = tuple(sorted(counts))
     return SparseVector(dims, tuple(counts[d] / (counts[d] + norm) for d in dims))
 

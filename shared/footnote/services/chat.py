@@ -45,7 +45,7 @@ from footnote.services.results import (
     citation_from_record,
 )
 from footnote.temporal import DEFAULT_LANGUAGE
-from footnote.text import terms
+from footnote.text import terms, unmarked
 
 # Importable from here as before: the API and the evaluation name them by this module.
 __all__ = [
@@ -205,7 +205,7 @@ class ChatService:
                 term
                 for c in result.chunks
                 if c.chunk.chunk_id in read.focus
-                for term in (*c.chunk.terms, *terms(c.chunk.title))
+                for term in (*map(unmarked, c.chunk.terms), *terms(c.chunk.title))
             }
             read = read_in(read, stated)
         result = rerank(self._reranker, message, result, timings)
