@@ -479,7 +479,15 @@ def disagreement(
     undated = with_digits(undated, lang)
     if not all(_number_agrees(m.group(1), m.group(2), facts) for m in _NUMBER.finditer(undated)):
         return "number"
-    if not all(_name_agrees(name, facts) for name in claim_names(claim, lang, reader=facts.reader)):
+    # (where a tagger reads names, only a claim with a capitalised word the source lacks
+    # is tagged: a quoted line never is)
+    unknown = lang not in _NOUNS_CAPITALISED or any(
+        m.group(0)[0].isupper() and "".join(words(m.group(0))) not in facts.words
+        for m in _CASED_WORD.finditer(claim)
+    )
+    if unknown and not all(
+        _name_agrees(name, facts) for name in claim_names(claim, lang, reader=facts.reader)
+    ):
         return "name"
     if known_names and lang not in _NOUNS_CAPITALISED:
         capitalised = {
