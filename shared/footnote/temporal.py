@@ -30,7 +30,9 @@ placed as a day ("bis Fr", "Sa 10 Uhr"), a day in digits in the locale's order (
 a word that points written before "tomorrow" ("pasado mañana"), an article before
 it ("por la mañana": a morning), a weekday written beside its day ("Montag, den 13.
 April": that day), and a short month or weekday name that is a function word of the
-language ("an die", "mit etwa acht": no Tuesday, no Wednesday the 8th).
+language ("an die", "mit etwa acht": no Tuesday, no Wednesday the 8th). A count that
+counts from another time ("a day later", "am Tag danach", "dos semanas antes") is read
+from the day the text names before it, not from the anchor (``_counted_from_named``).
 
 ``dateparser`` is imported on first use: a process that reads no time pays nothing.
 """
@@ -664,7 +666,137 @@ def read_times(
                 i += 1
     spans.extend(_event_spans(text, words, language, events, spans))
     spans.sort(key=lambda s: s.start_pos)
-    return weekdays_dated(text, _ranged(text, words, language, spans), language)
+    dated = weekdays_dated(text, _ranged(text, words, language, spans), language)
+    return _counted_from_named(text, words, language, dated)
+
+
+# Words written after a count and a unit that place a time after (+1) or before (-1)
+# another time the text names, not the moment it is written ("a day later", "2 Wochen
+# vorher"). dateparser has no such notion: its English data reads "3 days before" and
+# "3 days after" as "3 days ago" and "in 3 days" (its "ago" and "in" words) and "3 days
+# later" as "in 3 days" (a simplification), counting from now, and its Spanish and German
+# data have no word for either. So, beside the language's own "after"/"before" bound
+# words (``_BOUNDS``: "after", "después", "nach"...) and the "later" of dateparser's
+# English simplifications (``_counted_words``), this is a closed class of adverbs per
+# language, like the grounder's negation words: no phrase is read, only whether a word
+# after a unit points forward or back.
+_FROM_ANOTHER_TIME: dict[str, dict[str, int]] = {
+    "en": {"earlier": -1, "afterwards": 1},
+    "es": {"siguiente": 1, "anterior": -1},
+    "de": {
+        "später": 1,
+        "danach": 1,
+        "darauf": 1,
+        "früher": -1,
+        "vorher": -1,
+        "davor": -1,
+        "zuvor": -1,
+    },
+}
+
+
+@lru_cache(maxsize=16)
+def _counted_words(language: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The words written after a count and a unit that count from another time than the
+    anchor, and the way each points: adverbs ("later", "vorher", "siguiente"), which do
+    wherever they stand; and the language's "after"/"before" bound words ("after",
+    "después", "antes"), prepositions that do only where they end the clause ("the day
+    after."; not "a day after the party", "the day before yesterday")."""
+    adverbs = dict(_FROM_ANOTHER_TIME.get(language, {}))
+    # dateparser's English "3 days later" → "in 3 day": the word after the unit
+    for rule in _info(language).get("simplifications", ()):
+        for pattern, value in rule.items():
+            m = re.search(r"\)s\? ([^\W\d_]+)$", pattern)
+            if m is not None and re.match(r"in \\1 \\2$", str(value)):
+                adverbs[_fold(m[1])] = 1
+    prepositions = {
+        w: 1 if b == "after" else -1
+        for w, b in _BOUNDS[language].items()
+        if b in ("after", "before")
+    }
+    return adverbs, prepositions
+
+
+def _counted_from_named(
+    text: str, words: list[tuple[int, int, str]], language: str, spans: list[TimeSpan]
+) -> list[TimeSpan]:
+    """ "Mo 16.03. … am Tag danach", "Do 26.02. … 2 Wochen vorher", "Friday 6 March …
+    a day later": a count of units (a unit alone, in its singular, is one: "the day
+    after", "einen Tag später") followed by a word that counts from another time
+    (``_counted_words``) names the day that far from the day the text names last before
+    it (one counted so too: "Fr 6.3. … einen Tag später … zwei Tage später"), not from
+    the anchor. With no day named before it (or a week or month named last) it names
+    nothing."""
+    adverbs, prepositions = _counted_words(language)
+    if not any(w in adverbs or w in prepositions for _, _, w in words):
+        return spans
+    out = list(spans)
+    for k in range(1, len(words)):
+        s, e, w = words[k]
+        way = adverbs.get(w)
+        if way is None and w in prepositions and _no_word_after(text, e):
+            way = prepositions[w]  # a preposition that ends its clause: "the day after."
+        if way is None:
+            continue
+        unit_at = k - 1
+        unit_word = words[unit_at][2]
+        unit = _unit_of(unit_word, language)
+        if unit is None or not _joined(text, words[unit_at][1], s):
+            continue
+        first = unit_at
+        count = None
+        if unit_at > 0 and _joined(text, words[unit_at - 1][1], words[unit_at][0]):
+            count = _count_of(words[unit_at - 1][2], language)
+            if count is not None:
+                first = unit_at - 1
+        if count is None:
+            if not _singular(unit_word, language):
+                continue  # "Tage später", "days later": how many is not written
+            count = 1
+        start, end = words[first][0], e
+        if any(x.start_pos < end and start < x.end_pos for x in out):
+            continue  # a phrase read already ("the day before yesterday")
+        base = max((x for x in out if x.end_pos <= start), key=lambda x: x.end_pos, default=None)
+        if base is None or base.day is None:
+            continue
+        _, step = _UNIT_GRAIN[unit]
+        moment = datetime.combine(base.day, time(0)) + step * count * way
+        out.append(_bounded(text, start, end, moment, moment + _STEP["day"], "in", "day"))
+    out.sort(key=lambda x: x.start_pos)
+    return out
+
+
+def _no_word_after(text: str, end: int) -> bool:
+    """No word follows position ``end`` on its line but past spaces: a mark, a line's
+    end or the text's."""
+    rest = text[end:]
+    return _WORD.match(text, end + len(rest) - len(rest.lstrip(" \t"))) is None
+
+
+def _count_of(word: str, language: str) -> int | None:
+    """The number a word counts: digits, dateparser's count words ("a", "un"), else the
+    language's number words as text2num reads them ("two", "dos", "zwei")."""
+    if (n := _count(word, language)) is not None:
+        return n
+    if not word.isalpha():
+        return None
+    try:
+        from text_to_num import text2num
+
+        return int(text2num(word, language))
+    except (ImportError, ValueError, KeyError):
+        return None
+
+
+def _singular(word: str, language: str) -> bool:
+    """A unit's singular: the shortest of its spellings that others extend ("day" of
+    "days", "Tag" of "Tage" and "Tagen", "semana" of "semanas"; one letter is an
+    abbreviation)."""
+    unit = _unit_of(word, language)
+    spellings = [_fold(w) for w in _info(language).get(unit or "", ()) if len(w) > 1]
+    return any(o != word and o.startswith(word) for o in spellings) and not any(
+        o != word and word.startswith(o) for o in spellings
+    )
 
 
 def weekdays_dated(text: str, spans: Sequence[TimeSpan], language: str) -> list[TimeSpan]:

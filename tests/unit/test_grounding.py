@@ -479,3 +479,23 @@ def test_function_words_and_an_amount_are_no_date_a_claim_states() -> None:
         "Yilmaz hat auf Montag, den 13. April, verschoben und rechnet mit etwa acht Arbeitstagen."
     )
     assert _kept(claim, tiles, "de")
+
+
+def test_a_day_counted_from_a_day_the_note_names_keeps_its_claim() -> None:
+    """ "am Tag danach" after "Mo 16.03." is Tuesday 17 March, "2 Wochen vorher" before
+    "Do 26.02." Thursday 12 February: read against the day the note was written they
+    named nothing, and the correct claims lost their citations."""
+    water = _note(
+        "Start Rückbau Mo 16.03., 7:30\nWasser im Strang am Tag danach ganztägig abgestellt",
+        written=datetime(2026, 3, 2, 9, tzinfo=UTC),
+    )
+    claim = "Am Dienstag, dem 17. März, war das Wasser im Strang ganztägig abgestellt."
+    assert _kept(claim, water, "de")
+    assert not _kept(claim.replace("Dienstag, dem 17.", "Mittwoch, dem 18."), water, "de")
+    meeting = _note(
+        "Nächste ETV Do 26.02., 18 Uhr\nAntrag schriftlich spätestens 2 Wochen vorher einreichen!",
+        written=datetime(2026, 1, 19, 9, tzinfo=UTC),
+    )
+    claim = "Der Antrag muss spätestens am Donnerstag, 12. Februar, schriftlich eingereicht werden."
+    assert _kept(claim, meeting, "de")
+    assert not _kept(claim.replace("12. Februar", "19. Februar"), meeting, "de")

@@ -572,3 +572,121 @@ def test_an_amount_beside_a_month_is_not_the_months_day_or_year(
     # a day and a year beside it still are its own
     (dated,) = temporal.note_dates("from March 12 2026", WRITTEN_MONDAY, "en")
     assert dated.day == date(2026, 3, 12)
+
+
+@pytest.mark.parametrize(
+    ("text", "written", "language", "days"),
+    [
+        (
+            "Start Rückbau Mo 16.03., 7:30\nWasser im Strang am Tag danach ganztägig abgestellt",
+            date(2026, 3, 2),
+            "de",
+            [date(2026, 3, 16), date(2026, 3, 17)],
+        ),
+        (
+            "Übergabe: nicht Di 28.4. 10 Uhr, sondern einen Tag später, 17 Uhr",
+            date(2026, 4, 15),
+            "de",
+            [date(2026, 4, 28), date(2026, 4, 29)],
+        ),
+        (
+            "Nächste ETV Do 26.02., 18 Uhr\nAntrag spätestens 2 Wochen vorher einreichen!",
+            date(2026, 1, 19),
+            "de",
+            [date(2026, 2, 26), date(2026, 2, 12)],
+        ),
+        (
+            "Party on Friday 6 March. Clean up a day later.",
+            date(2026, 1, 19),
+            "en",
+            [date(2026, 3, 6), date(2026, 3, 7)],
+        ),
+        (
+            "Party on Fri 6 March, shop two weeks before.",
+            date(2026, 1, 19),
+            "en",
+            [date(2026, 3, 6), date(2026, 2, 20)],
+        ),
+        (
+            "Party on Fri 6 March; invites 3 days earlier",
+            date(2026, 1, 19),
+            "en",
+            [date(2026, 3, 6), date(2026, 3, 3)],
+        ),
+        (
+            "Party on Fri 6 March, rest the day after.",
+            date(2026, 1, 19),
+            "en",
+            [date(2026, 3, 6), date(2026, 3, 7)],
+        ),
+        (
+            "Fiesta el viernes 6 de marzo. Limpieza un día después.",
+            date(2026, 1, 19),
+            "es",
+            [date(2026, 3, 6), date(2026, 3, 7)],
+        ),
+        (
+            "Fiesta el viernes 6 de marzo; compras dos semanas antes.",
+            date(2026, 1, 19),
+            "es",
+            [date(2026, 3, 6), date(2026, 2, 20)],
+        ),
+        (
+            "Fiesta el viernes 6 de marzo. Al día siguiente descanso.",
+            date(2026, 1, 19),
+            "es",
+            [date(2026, 3, 6), date(2026, 3, 7)],
+        ),
+    ],
+)
+def test_a_count_from_another_time_is_read_from_the_day_named_before_it(
+    text: str, written: date, language: str, days: list[date]
+) -> None:
+    """ "am Tag danach", "2 Wochen vorher", "a day later", "dos semanas antes" count from
+    the day the note names before them, not from the day it was written: read against
+    the note's day they named nothing, and the grounder removed claims of that day."""
+    assert _days(temporal.note_dates(text, written, language)) == days
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "days"),
+    [
+        # no day named before it: nothing is read
+        ("Clean up a day later.", "en", []),
+        ("Wasser am Tag danach abgestellt", "de", []),
+        ("Compras dos semanas antes.", "es", []),
+        # "after"/"before" before what they count from are the phrase's preposition
+        ("Party on Fri 6 March, shop two weeks before the party", "en", [date(2026, 3, 6), None]),
+        ("On Fri 6 March; the day before yesterday", "en", [date(2026, 3, 6), date(2026, 1, 17)]),
+        # how many days is not written
+        ("Party on Fri 6 March, a few days later", "en", [date(2026, 3, 6)]),
+        ("Fest am Fr 6.3., einige Tage später", "de", [date(2026, 3, 6)]),
+    ],
+)
+def test_a_count_from_another_time_with_no_day_before_it_names_nothing(
+    text: str, language: str, days: list[date]
+) -> None:
+    assert _days(temporal.note_dates(text, date(2026, 1, 19), language)) == days
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "day"),
+    [
+        ("Fri 6 March. Call in 2 weeks", "en", None),  # a week, from the note's day
+        ("Fri 6 March. tomorrow", "en", date(2026, 1, 20)),
+        ("Fri 6 March. 3 days ago", "en", date(2026, 1, 16)),
+        ("Fr 6.3. – morgen", "de", date(2026, 1, 20)),
+        ("viernes 6 de marzo. mañana", "es", date(2026, 1, 20)),
+    ],
+)
+def test_a_relative_phrase_counts_from_the_anchor_though_a_day_is_named_before(
+    text: str, language: str, day: date | None
+) -> None:
+    spans = temporal.note_dates(text, date(2026, 1, 19), language)
+    assert spans[-1].day == day
+    assert spans[-1].named is not None and spans[-1].named.date() <= date(2026, 2, 2)
+
+
+def test_in_and_vor_a_count_of_weeks_count_from_the_anchor_though_a_day_is_named_before() -> None:
+    spans = temporal.note_dates("Do 26.02.: in 2 Wochen, vor 2 Wochen", date(2026, 1, 19), "de")
+    assert [s.exact for s in spans[1:]] == [datetime(2026, 2, 2), datetime(2026, 1, 5)]
