@@ -180,7 +180,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     units = tuple(u.strip() for u in _CLAUSE_END.split(text) if u.strip())
     unit_terms = tuple(frozenset(terms(u, language=lang)) for u in units)
     negations = [negated(unit, lang) for unit in units]
-    short_forms = _short_forms(text)  # ("RR. HH." as "rrhh")
+    short_forms, acronyms = _short_forms(text)  # ("RR. HH." as "rrhh")
     return SourceFacts(
         text,
         units or (text,),
@@ -214,11 +214,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         lang,
         reader,
         frozenset(run[-1] for run in runs),
-        frozenset(
-            "".join(words(m.group(0)))
-            for m in _SHORT_FORM.finditer(text)
-            if m.group(0).replace(".", "").replace(" ", "").isupper()
-        ),
+        acronyms,
     )
 
 
@@ -229,18 +225,21 @@ _SHORT_FORM = re.compile(
 )
 
 
-def _short_forms(text: str) -> frozenset[str]:
+def _short_forms(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The words of ``text`` that may abbreviate a name, joined and lowered ("RR. HH.":
     "rrhh"): written in capitals ("CT", "LDS", "RR. HH."), or else without a vowel
-    ("pg", "hr"). A short word in lower case that has a vowel is a word of the language
-    to be read as itself ("ab", "dad", "mom"), whatever names its letters fall in."""
-    out = set()
+    ("pg", "hr"); and those of them written in capitals. A short word in lower case that
+    has a vowel is a word of the language to be read as itself ("ab", "dad", "mom"),
+    whatever names its letters fall in."""
+    forms, capitals = set(), set()
     for m in _SHORT_FORM.finditer(text):
         form = "".join(words(m.group(0)))
-        capitals = m.group(0).replace(".", "").replace(" ", "").isupper()
-        if capitals or not _VOWELS & set(unaccented(form)):
-            out.add(form)
-    return frozenset(out)
+        if m.group(0).replace(".", "").replace(" ", "").isupper():
+            capitals.add(form)
+        elif _VOWELS & set(unaccented(form)):
+            continue
+        forms.add(form)
+    return frozenset(forms), frozenset(capitals)
 
 
 _VOWELS = frozenset("aeiouy")
@@ -284,6 +283,7 @@ def _named(text: str, spellings: dict[str, int], language: str) -> frozenset[int
 _NUMBER_WORD_LANGUAGES = frozenset({"en", "es", "de", "fr", "pt", "nl", "it", "da"})
 
 
+@lru_cache(maxsize=4096)
 def with_digits(text: str, language: str) -> str:
     """``text`` with its number words written as digits ("three hours" as "3 hours",
     "tablas del siete" as "tablas del 7"), by text2num, so a number agrees however it
@@ -413,7 +413,7 @@ def claim_names(
     start, last_end = True, -2
     for m in _CASED_WORD.finditer(claim):
         word = m.group(0)
-        if claim.startswith(".", m.end()) and abbreviated(claim[: m.end() + 1]):
+        if _titles(claim, m):
             start = False  # (the name after it is one, first in its sentence or not)
             continue  # a title's abbreviation ("Dr.", "Sra.") is no one's name
         before = claim[max(0, m.start() - 2) : m.start()]
@@ -468,15 +468,15 @@ def disagreement(
     ]
     if any(_date_disagrees(span, facts, lang) for span in read):
         return "date"
-    if _misdated(claim, read, facts, lang):
-        return "date"
     # the numbers of a date phrase were read as the date (blanked where each stands:
     # "April 1" is also inside "1 April 1949")
-    undated = claim
+    blanked = claim
     for span in read:
         a, b = span.start_pos, span.end_pos
-        undated = undated[:a] + " " * (b - a) + undated[b:]
-    undated = with_digits(undated, lang)
+        blanked = blanked[:a] + " " * (b - a) + blanked[b:]
+    if _misdated(blanked, read, facts, lang):
+        return "date"
+    undated = with_digits(blanked, lang)
     if not all(_number_agrees(m.group(1), m.group(2), facts) for m in _NUMBER.finditer(undated)):
         return "number"
     # (where a tagger reads names, only a claim with a capitalised word the source lacks
@@ -485,9 +485,8 @@ def disagreement(
         m.group(0)[0].isupper() and "".join(words(m.group(0))) not in facts.words
         for m in _CASED_WORD.finditer(claim)
     )
-    if unknown and not all(
-        _name_agrees(name, facts) for name in claim_names(claim, lang, reader=facts.reader)
-    ):
+    runs = claim_names(claim, lang, reader=facts.reader) if unknown else []
+    if not all(_name_agrees(name, facts) for name in runs):
         return "name"
     if known_names and lang not in _NOUNS_CAPITALISED:
         capitalised = {
@@ -500,7 +499,7 @@ def disagreement(
             for w in capitalised & known_names
         ):
             return "name"  # (unless the note writes it as an acronym: "PT", Portuguese)
-    if lang not in _NOUNS_CAPITALISED and _misattributed(claim, facts, lang):
+    if lang not in _NOUNS_CAPITALISED and _misattributed(claim, runs, facts, lang):
         return "name"
     if any(
         word in facts.counted and not numbers & facts.counted[word]
@@ -512,24 +511,20 @@ def disagreement(
     return None
 
 
-def _misdated(claim: str, read: Sequence[TimeSpan], facts: SourceFacts, language: str) -> bool:
+def _misdated(undated: str, read: Sequence[TimeSpan], facts: SourceFacts, language: str) -> bool:
     """The claim gives an event a day the note names for something else, where the
     source's clause restating it dates it otherwise: "the next checkpoint was on 26
     February" where the note, written on the 26th, says "Next checkpoint tomorrow 2pm";
     "la próxima junta es el domingo 7 de junio" where 7 June is the market's and the
     note's "próxima junta" line says 10 June. A restating clause that names no day
-    dates nothing."""
+    dates nothing. ``undated``: the claim with its dates (``read``) blanked."""
     days = {span.named.date() for span in read if span.named is not None and span.grain == "day"}
     if len(days) != 1 or not days <= facts.days:
         return False  # (a day the note never names is checked against those it does)
-    undated = claim
-    for span in read:
-        undated = undated[: span.start_pos] + " " * len(span.text) + undated[span.end_pos :]
-    wanted = set(terms(undated, language=language))
-    shared = [len(wanted & t) for t in facts.line_terms]
-    most = max(shared, default=0)
-    if most < _RESTATES or 2 * most < len(wanted):
+    shared = _restating(set(terms(undated, language=language)), facts)
+    if shared is None:
         return False
+    most = max(shared)
     # (the note read whole, each clause's days those of the phrases it overlaps: "am
     # Dienstag, 24. Februar" is one day across the comma that ends a clause)
     spans = _note_days(facts.text, facts.written, facts.language)
@@ -627,7 +622,9 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts, language: str) -> bool:
             return False
         # "Tuesday, 13 April" of a Monday 13 April is read in the year it is a Tuesday:
         # that day is no 13 April the note names, in any year or in digits
-        moved = _names_weekday(span.text, language) and _nearest(first, facts.written) != first
+        moved = bool(_named(span.text, weekday_names(language), language)) and (
+            _nearest(first, facts.written) != first
+        )
         if (
             not _YEAR.search(span.text)
             and not moved
@@ -677,12 +674,6 @@ def _nearest(day: date, written: date) -> date:
     return min(near, key=lambda d: abs(d - written), default=day)
 
 
-def _names_weekday(text: str, language: str) -> bool:
-    """A word of ``text`` is a weekday's name in ``language``."""
-    names = weekday_names(language)
-    return any(w.lower() in names for w in _CASED_WORD.findall(text))
-
-
 _GRAIN_STEP = {
     "week": relativedelta(weeks=1),
     "month": relativedelta(months=1),
@@ -703,7 +694,9 @@ def _negation_disagrees(clause: str, facts: SourceFacts, language: str) -> bool:
     return bool(theirs & set(terms(clause, language=language)))
 
 
-def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
+def _misattributed(
+    claim: str, named: Sequence[tuple[str, ...]], facts: SourceFacts, language: str
+) -> bool:
     """A clause of the claim gives a person what the source gives another: the source's
     clauses that restate it best (most shared terms, names aside) name someone, not
     the claim's person ("Tariq asked how I'd measure success" where the note says "Jess
@@ -712,9 +705,9 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
     clause after a line's label is the labelled person's too ("Léa: 5 stars, the geese
     essay is her fav"). A claim's clause that names several people joins as many
     facts ("Dev makes the flashcards and Luis has the exams"): the source's clause
-    restates one of them."""
+    restates one of them. ``named``: the names the claim gives (``claim_names``)."""
     said = {part for w in words(claim) for part in (w, w.split("'")[0])}  # ("Theo's")
-    runs = claim_names(claim, language, reader=facts.reader)
+    runs = list(named)
     first = _CASED_WORD.search(claim)
     if first is not None and first.group(0)[0].isupper():
         lowered = "".join(words(first.group(0)))
@@ -730,11 +723,10 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
         wanted = set(terms(_untitled(clause), language=language)) - set(
             terms(" ".join(own), language=language)
         )
-        shared = [len(wanted & t) for t in facts.line_terms]
-        most = max(shared, default=0)
-        people = sum(1 for run in runs if set(run) & own)
-        if most < _RESTATES or 2 * most * people < len(wanted):
+        shared = _restating(wanted, facts, sum(1 for run in runs if set(run) & own))
+        if shared is None:
             continue  # no clause of the source restates it: nothing to attribute
+        most = max(shared)
         best = [facts.lines[i] for i, n in enumerate(shared) if n == most]
         if own <= {w for line in best for w in words(line)}:
             continue  # (each of the clause's people is one the source's clause names)
@@ -757,14 +749,27 @@ def _misattributed(claim: str, facts: SourceFacts, language: str) -> bool:
 _RESTATES = 2
 
 
+def _restating(wanted: set[str], facts: SourceFacts, facts_joined: int = 1) -> list[int] | None:
+    """How many of ``wanted`` (a claim's clause's terms) each of the source's clauses
+    shares, when one restates the clause (``_RESTATES`` of them, and half at least; a
+    clause that joins ``facts_joined`` facts, one naming several people, that share of
+    half); None when none does."""
+    shared = [len(wanted & t) for t in facts.line_terms]
+    most = max(shared, default=0)
+    if most < _RESTATES or 2 * most * facts_joined < len(wanted):
+        return None
+    return shared
+
+
 def _untitled(text: str) -> str:
     """``text`` without its titles' abbreviations ("Dr.", "Sra."): they say who, not what."""
-    return _CASED_WORD.sub(
-        lambda m: (
-            "" if text.startswith(".", m.end()) and abbreviated(text[: m.end() + 1]) else m.group(0)
-        ),
-        text,
-    )
+    return _CASED_WORD.sub(lambda m: "" if _titles(text, m) else m.group(0), text)
+
+
+def _titles(text: str, word: re.Match[str]) -> bool:
+    """The ``word`` of ``text`` is a title's abbreviation ("Dr.", "Sra."): a full stop
+    follows it that ends no sentence (``text.abbreviated``)."""
+    return text.startswith(".", word.end()) and abbreviated(text[: word.end() + 1])
 
 
 def _head(clause: str, text: str) -> str:
