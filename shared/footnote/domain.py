@@ -192,6 +192,11 @@ class Chunk:
     embedding_model: str
     title: str = ""
 
+    @property
+    def titled_text(self) -> str:
+        """The passage under its note's title, as a reader sees it."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
+
 
 @dataclass(frozen=True)
 class IndexState:

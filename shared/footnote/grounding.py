@@ -144,7 +144,7 @@ class SourceFacts:
 
 def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> SourceFacts:
     chunk = source.chunk
-    text = f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+    text = chunk.titled_text
     written = chunk.created_at.astimezone(zone) if zone else chunk.created_at
     # read in the language it is written in (the reader's, unless it is plainly
     # another): its dates, negations and terms are that language's

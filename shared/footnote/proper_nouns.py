@@ -63,7 +63,9 @@ def proper_nouns(text: str, language: str) -> frozenset[int]:
         out = frozenset(
             m.start()
             for m, (_word, _lemma, tag) in zip(tokens, tags, strict=True)
-            if tag == _PROPER and m.group(0)[0].isupper() and _alone(tagger, m.group(0))
+            if tag == _PROPER
+            and m.group(0)[0].isupper()
+            and _likeliest_alone(tagger, m.group(0)) == _PROPER
         )
     return out
 
@@ -72,10 +74,6 @@ def proper_nouns(text: str, language: str) -> frozenset[int]:
 def _likeliest_alone(tagger: Any, word: str) -> str | None:
     tags = tagger.tag_word(word)
     return str(tags[0][0]) if tags else None
-
-
-def _alone(tagger: Any, word: str) -> bool:
-    return _likeliest_alone(tagger, word) == _PROPER
 
 
 # Morphemes that are words of their own in HanTa's analysis: nouns, names, adjectives,

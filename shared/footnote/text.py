@@ -120,7 +120,12 @@ def normalize(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return [unaccented(w.lower().replace("’", "'")) for w in _WORD.findall(text)]
+    return [_folded(w) for w in _WORD.findall(text)]
+
+
+def _folded(word: str) -> str:
+    """A word as it is compared: lowered, unaccented, with a straight apostrophe."""
+    return unaccented(word.lower().replace("’", "'"))
 
 
 def word_spans(text: str) -> list[tuple[int, int, str]]:
@@ -294,7 +299,7 @@ def terms(
     mark = PART_MARK if parts_marked else ""
     text = _TODO.sub(lambda m: f"todo{m[1] or ''}", text)
     for written in _WORD.findall(text):
-        w = unaccented(written.lower().replace("’", "'"))
+        w = _folded(written)
         w = w.split("'")[0] if "'" in w else w
         if not w or w in stopped or w in extra_stopwords:
             continue

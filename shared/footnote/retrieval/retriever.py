@@ -391,7 +391,7 @@ def _names_the_period(chunk: Chunk, window: TimeWindow, language: str) -> bool:
     assert window.start is not None and window.end is not None
     zone = window.start.tzinfo
     start, end = window.start.replace(tzinfo=None), window.end.replace(tzinfo=None)
-    text = f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+    text = chunk.titled_text
     for year in {int(y) for y in _YEAR.findall(text)}:
         if start <= datetime(year, 1, 1) and datetime(year + 1, 1, 1) <= end:
             return True
