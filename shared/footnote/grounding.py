@@ -534,9 +534,12 @@ def _misdated(undated: str, read: Sequence[TimeSpan], facts: SourceFacts, langua
         return {day for a, b, day in spans if at >= 0 and a < at + len(line) and at < b}
 
     for line, n in zip(facts.lines, shared, strict=True):
-        if n >= _RESTATES and days & named(line):
+        if n < _RESTATES:
+            continue
+        its = named(line)
+        if days & its:
             return False  # a clause that restates the claim names its day
-        if n == most and not named(line):
+        if n == most and not its:
             return False
     return True
 
