@@ -48,6 +48,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, timedelta, tzinfo
 from difflib import SequenceMatcher
 from functools import lru_cache
+from itertools import pairwise
 
 from dateutil.relativedelta import relativedelta
 
@@ -104,7 +105,10 @@ _CLAUSE_END = re.compile(
     # "am 24. Februar", "Dr. Albrecht", "9 a.m. Central Time")
     # (each mark is tried once, so a run of "!!!!" reads in linear time)
     # (a lowercase word of two letters is no title: "bin am 3.11. nicht da. Petra …")
+    # (a clock time, an amount's sign or a bracket is no day: "de 6:00 a 12:00. Contrato
+    # …", "nicht (Dienst). Kassenprüfung …")
     r"[;,!?()](?=\s|$)|(?<=[^\W\d_]{3})\.(?=\s|$)|(?<=\b[^\W\d_A-ZÀ-Þ]{2})\.(?=\s|$)"
+    r"|(?<=\d:\d\d)\.(?=\s|$)|(?<=[%€$£¥)])\.(?=\s|$)"
     r"|\n|\s[–—-]{1,3}>?\s|->"
 )
 # A similarity below FLOOR says nothing; at CEILING and above it is full support.
@@ -140,6 +144,7 @@ class SourceFacts:
     # ever stands before a name, and is no one's name
     named_alone: frozenset[str] = frozenset()
     acronyms: frozenset[str] = frozenset()  # its short forms written in capitals: "PT"
+    full_names: frozenset[tuple[str, ...]] = frozenset()  # its names of several words
 
 
 def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> SourceFacts:
@@ -215,6 +220,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         reader,
         frozenset(run[-1] for run in runs),
         acronyms,
+        frozenset(run for run in runs if len(run) > 1),
     )
 
 
@@ -370,16 +376,20 @@ def negated(text: str, language: str) -> frozenset[str]:
     it; in German and Dutch, whose negation follows the verb, on both sides). Empty:
     nothing is negated."""
     cues = NEGATIONS.get(language, NEGATIONS["en"])
-    tokens = [t.lower() for t in _HYPHENATED.findall(text)]
     scoped: list[str] = []
-    for i, token in enumerate(tokens):
-        # a hyphenated word is one ("no-show" negates nothing); English writes a
-        # negation into its verb ("didn't")
-        word = "".join(words(token))
-        contracted = language == "en" and token.endswith(_CONTRACTED_NOT)
-        if word in cues or contracted:
-            before = tokens[max(0, i - _SCOPE_BEFORE) : i] if language in _VERB_FINAL else []
-            scoped += before + tokens[i + 1 : i + 1 + _SCOPE] + ([token] if contracted else [])
+    # a negation reaches no word past its clause's end ("kann Samstag nicht (Dienst).
+    # Kassenprüfung verschoben"); a comma parts a list it may negate whole ("no nuts,
+    # dairy or eggs")
+    for _, clause in _clauses(text, commas=False):
+        tokens = [t.lower() for t in _HYPHENATED.findall(clause)]
+        for i, token in enumerate(tokens):
+            # a hyphenated word is one ("no-show" negates nothing); English writes a
+            # negation into its verb ("didn't")
+            word = "".join(words(token))
+            contracted = language == "en" and token.endswith(_CONTRACTED_NOT)
+            if word in cues or contracted:
+                before = tokens[max(0, i - _SCOPE_BEFORE) : i] if language in _VERB_FINAL else []
+                scoped += before + tokens[i + 1 : i + 1 + _SCOPE] + ([token] if contracted else [])
     return frozenset(terms(" ".join(scoped), language=language))
 
 
@@ -442,12 +452,18 @@ def claim_names(
 
 
 def disagreement(
-    claim: str, facts: SourceFacts, language: str, known_names: frozenset[str] = frozenset()
+    claim: str,
+    facts: SourceFacts,
+    language: str,
+    known_names: frozenset[str] = frozenset(),
+    full_names: frozenset[tuple[str, ...]] = frozenset(),
 ) -> str | None:
     """What the claim states that its source does not ("date", "number", "name",
     "negation"), or None when everything that must agree does. ``known_names``: the
     names the answer's other sources give; one the claim gives (in any place) and
-    its source does not is another person's."""
+    its source does not is another person's. ``full_names``: the names of several
+    words they write ("Jordan Kim"): one of them is the source's person where the
+    source writes part of it ("Jordan accepted")."""
     lang = supported_language(language) or "en"
     anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
     # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025;
@@ -486,7 +502,10 @@ def disagreement(
         for m in _CASED_WORD.finditer(claim)
     )
     runs = claim_names(claim, lang, reader=facts.reader) if unknown else []
-    if not all(_name_agrees(name, facts) for name in runs):
+    if not all(
+        _name_agrees(name, facts) or any(_same_person(name, full, facts) for full in full_names)
+        for name in runs
+    ):
         return "name"
     if known_names and lang not in _NOUNS_CAPITALISED:
         capitalised = {
@@ -495,10 +514,14 @@ def disagreement(
             if m.group(0)[0].isupper()
         }
         if any(
-            w not in facts.words and not any(_abbreviates(a, w) for a in facts.acronyms)
+            w not in facts.words
+            and not any(_abbreviates(a, w) for a in facts.acronyms)
+            and not any(_same_person((w,), full, facts) for full in full_names)
             for w in capitalised & known_names
         ):
-            return "name"  # (unless the note writes it as an acronym: "PT", Portuguese)
+            # (unless the note writes it as an acronym: "PT", Portuguese; or names the
+            # same person by another part of the name)
+            return "name"
     if lang not in _NOUNS_CAPITALISED and _misattributed(claim, runs, facts, lang):
         return "name"
     if any(
@@ -556,11 +579,13 @@ def _note_days(text: str, written: date, language: str) -> tuple[tuple[int, int,
     )
 
 
-def _clauses(text: str) -> list[tuple[int, str]]:
-    """The clauses of ``text`` (split where ``_CLAUSE_END`` marks), each with where it
-    starts."""
+def _clauses(text: str, commas: bool = True) -> list[tuple[int, str]]:
+    """The clauses of ``text`` (split where ``_CLAUSE_END`` marks, at commas too unless
+    ``commas`` is false), each with where it starts."""
     out, start = [], 0
     for m in _CLAUSE_END.finditer(text):
+        if not commas and m.group(0) == ",":
+            continue
         out.append((start, text[start : m.start()]))
         start = m.end()
     out.append((start, text[start:]))
@@ -587,6 +612,12 @@ def _name_agrees(name: tuple[str, ...], facts: SourceFacts) -> bool:
         )
         for part in name
     )
+
+
+def _same_person(name: tuple[str, ...], full: tuple[str, ...], facts: SourceFacts) -> bool:
+    """The claim's ``name`` is part of a ``full`` name another source writes, and the
+    source writes another part of it: "Kim" (of "Jordan Kim") where it says "Jordan"."""
+    return set(name) <= set(full) and any(_name_agrees((part,), facts) for part in full)
 
 
 def _abbreviates(short: str, long_form: str) -> bool:
@@ -726,11 +757,17 @@ def _misattributed(
         wanted = set(terms(_untitled(clause), language=language)) - set(
             terms(" ".join(own), language=language)
         )
-        shared = _restating(wanted, facts, sum(1 for run in runs if set(run) & own))
+        joined = sum(1 for run in runs if set(run) & own)
+        shared = _restating(wanted, facts, joined)
+        lines = facts.lines
+        if shared is None:
+            # no clause restates it; two a comma joins may ("Manoli me pide reducir
+            # jornada, tiene que cuidar a su madre": the request and its reason)
+            lines, shared = _comma_joined(wanted, facts, joined)
         if shared is None:
             continue  # no clause of the source restates it: nothing to attribute
         most = max(shared)
-        best = [facts.lines[i] for i, n in enumerate(shared) if n == most]
+        best = [lines[i] for i, n in enumerate(shared) if n == most]
         if own <= {w for line in best for w in words(line)}:
             continue  # (each of the clause's people is one the source's clause names)
         others = {
@@ -762,6 +799,23 @@ def _restating(wanted: set[str], facts: SourceFacts, facts_joined: int = 1) -> l
     if most < _RESTATES or 2 * most * facts_joined < len(wanted):
         return None
     return shared
+
+
+def _comma_joined(
+    wanted: set[str], facts: SourceFacts, facts_joined: int
+) -> tuple[tuple[str, ...], list[int] | None]:
+    """The source's pairs of clauses a comma or a semicolon joins, and how many of
+    ``wanted`` each shares when one restates it (as ``_restating``)."""
+    pairs = [
+        (f"{a}, {b}", ta | tb)
+        for (a, ta), (b, tb) in pairwise(zip(facts.lines, facts.line_terms, strict=True))
+        if re.search(re.escape(a) + r"\s*[,;]\s*" + re.escape(b), facts.text)
+    ]
+    shared = [len(wanted & t) for _, t in pairs]
+    most = max(shared, default=0)
+    if most < _RESTATES or 2 * most * facts_joined < len(wanted):
+        return (), None
+    return tuple(line for line, _ in pairs), shared
 
 
 def _untitled(text: str) -> str:
@@ -913,16 +967,17 @@ class LocalGrounder:
         others: Sequence[Source] = (),
     ) -> list[float]:
         known = frozenset().union(*(_facts(o, language, zone).named_alone for o in others))
+        full = frozenset().union(*(_facts(o, language, zone).full_names for o in others))
         every = [_facts(source, language, zone) for source in sources]
         # the claim, in the language it is written in (an answer may not be in the
         # reader's language, nor in its notes')
         language = language_of_text(claim, prior=language)
-        scores = [self._score(claim, facts, language, known) for facts in every]
+        scores = [self._score(claim, facts, language, known, full) for facts in every]
         if len(every) > 1 and max(scores) < self.threshold:
             # A sentence citing several notes may join what each states ("You and Aoife
             # gave €300": one note names Aoife, the other the €300): the notes
             # together support it, and each that states part of it lends that support.
-            together = self._score(claim, joined(every), language, known)
+            together = self._score(claim, joined(every), language, known, full)
             if together >= self.threshold:
                 return [
                     together if lexical_support(claim, facts, language) > 0 else score
@@ -930,8 +985,15 @@ class LocalGrounder:
                 ]
         return scores
 
-    def _score(self, claim: str, facts: SourceFacts, language: str, known: frozenset[str]) -> float:
-        if disagreement(claim, facts, language, known) is not None:
+    def _score(
+        self,
+        claim: str,
+        facts: SourceFacts,
+        language: str,
+        known: frozenset[str],
+        full: frozenset[tuple[str, ...]] = frozenset(),
+    ) -> float:
+        if disagreement(claim, facts, language, known, full) is not None:
             return 0.0
         lexical = lexical_support(claim, facts, language)
         if lexical < 1.0 and self._embedder is not None:

@@ -184,6 +184,14 @@ _RANGES = {
     "de": ({"zwischen", "von", "vom"}, {"und", "bis", "zum"}),
     "fr": ({"entre", "de", "du"}, {"et", "à", "au"}),
 }
+# Of the joining words, those that join a range with no opening word ("Tue to Fri",
+# "10 al 13 de junio", "Dienstag bis Freitag"); "and" joins two days, not a range.
+_RANGE_ALONE = {
+    "en": frozenset({"to", "until", "till", "through"}),
+    "es": frozenset({"a", "al", "hasta"}),
+    "de": frozenset({"bis"}),
+    "fr": frozenset({"à", "au"}),
+}
 
 # A word, or an ISO date or month as one ("2024-01-10").
 _WORD = re.compile(r"\d{4}-\d{1,2}(?:-\d{1,2})?(?![\d-])|[^\W_]+(?:['’][^\W_]+)?")
@@ -645,19 +653,27 @@ def read_times(
     if not words:
         return []
     words = _short_weekdays(text, words, language)
+    ranging = _RANGE_ALONE.get(language, frozenset())
     spans: list[TimeSpan] = []
     clock = _clock_words(text, words, language)
     for first, last in _runs(text, words, vocab, language, clock):
         i = first
         while i <= last:
-            if words[i][2] in _glue(language):
+            if words[i][2] in _glue(language) or (i > first and words[i][2] in ranging):
                 i += 1  # a phrase starts on a word of its own, not on "and", "de", "of"
                 continue
             # the longest phrase from word i that reads as a date; else start one word on
             for j in range(last, i - 1, -1):
-                if j > i and words[j][2] in _glue(language):
+                if j > i and (words[j][2] in _glue(language) or words[j][2] in ranging):
                     continue
-                span = _span(text, words[i][0], words[j][1], words, vocab, language, anchor, ahead)
+                span = _day_range(text, i, j, words, vocab, language, anchor, ahead)
+                if span is None and not any(w in ranging for _, _, w in words[i + 1 : j]):
+                    # (a range word inside a phrase joins a range, or reads apart)
+                    span = _weekday_of_week(
+                        text, i, j, words, vocab, language, anchor, ahead
+                    ) or _span(
+                        text, words[i][0], words[j][1], words, vocab, language, anchor, ahead
+                    )
                 if span is not None:
                     spans.append(span)
                     i = j + 1
@@ -668,6 +684,112 @@ def read_times(
     spans.sort(key=lambda s: s.start_pos)
     dated = weekdays_dated(text, _ranged(text, words, language, spans), language)
     return _counted_from_named(text, words, language, dated)
+
+
+def _weekday_of_week(
+    text: str,
+    i: int,
+    j: int,
+    words: list[tuple[int, int, str]],
+    vocab: _Vocabulary,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> TimeSpan | None:
+    """A weekday written beside a phrase that names a week is that weekday of that week:
+    "Thursday next week", "Dienstag in zwei Wochen", "nächste Woche Donnerstag", "el
+    jueves de la semana próxima". The week is read as the language reads it alone;
+    read with the weekday, the pair would be a bare weekday ("next Thursday") and a
+    stray word, or nothing."""
+    if j <= i:
+        return None
+    if words[i][2] in vocab.weekdays:
+        weekday, first, last = vocab.weekdays[words[i][2]], i + 1, j
+        if words[first][2] in _glue(language) and first < last:
+            first += 1  # "of next week", "de la semana próxima"
+    elif words[j][2] in vocab.weekdays:
+        weekday, first, last = vocab.weekdays[words[j][2]], i, j - 1
+    else:
+        return None
+    if not any(w in vocab.units for _, _, w in words[first : last + 1]):
+        return None
+    week = _span(text, words[first][0], words[last][1], words, vocab, language, anchor, ahead)
+    if week is None or week.grain != "week" or week.named is None or week.bound != "in":
+        return None
+    monday = _floor(week.exact or week.named, "week")
+    day = monday + timedelta(days=weekday)
+    return _bounded(text, words[i][0], words[j][1], day, day + _STEP["day"], "in", "day")
+
+
+def _day_range(
+    text: str,
+    i: int,
+    j: int,
+    words: list[tuple[int, int, str]],
+    vocab: _Vocabulary,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> TimeSpan | None:
+    """Days a dash or a range word joins are one span, from the first to the last: "Oct
+    23-24", "23-24 October", "del 10 al 13 de junio", "vom 10.6. bis 13.6.", "Thu-Fri",
+    "nächsten Dienstag bis Freitag". A bare day number takes the other end's month, and
+    a bare weekday that ends a range is the first such after its start, not the nearest
+    to the text's day. Read apart, the end would be a stray number, a weekday of another
+    week, or an "until" that opens the range before its start."""
+    if j - i < 1:
+        return None
+    joining = _RANGE_ALONE.get(language, frozenset())
+
+    def joins(a: int) -> int | None:
+        """Where the end starts, when word ``a`` ends the start and a dash or a range
+        word joins it to what follows; None otherwise."""
+        between = text[words[a][1] : words[a + 1][0]]
+        if between.strip() in ("-", "–"):
+            return a + 1
+        if between.strip() in ("", ",", ".") and words[a + 1][2] in joining and a + 2 <= j:
+            return a + 2 if _joined(text, words[a + 1][1], words[a + 2][0]) else None
+        return None
+
+    def day_of(word: str) -> int | None:
+        n = _day_number(word, language)
+        return int(n) if n is not None and len(n) <= 2 and 1 <= int(n) <= 31 else None
+
+    def read(first: int, last: int) -> datetime | None:
+        """The day words ``first`` to ``last`` name (the end's range word, read as its
+        bound, "bis 13. Juni", is the range's)."""
+        span = _span(text, words[first][0], words[last][1], words, vocab, language, anchor, ahead)
+        if span is None or span.grain != "day":
+            return None
+        if span.bound != "in" and not (first > i and words[first - 1][2] in joining):
+            return None
+        return span.named
+
+    for cut in range(i, j):
+        at = joins(cut)
+        if at is None:
+            continue
+        start: datetime | None
+        end: datetime | None
+        try:
+            if at == j and (last_day := day_of(words[j][2])) is not None:
+                start = read(i, cut)  # "Oct 23-24": a day of the start's month
+                end = start.replace(day=last_day) if start else None
+            elif cut == i and (first_day := day_of(words[i][2])) is not None:
+                end = read(at, j)  # "23-24 October": a day of the end's month
+                start = end.replace(day=first_day) if end else None
+            elif at == j and words[j][2] in vocab.weekdays:
+                start = read(i, cut)  # "Tue to Fri": the first Friday from the start
+                weekday = vocab.weekdays[words[j][2]]
+                end = start + timedelta(days=(weekday - start.weekday()) % 7) if start else None
+            else:
+                start, end = read(i, cut), read(at, j)  # "May 30-June 2"
+        except ValueError:  # (no such day in the month)
+            return None
+        if start is None or end is None or end <= start:
+            return None
+        return _bounded(text, words[i][0], words[j][1], start, end + _STEP["day"], "in", "day")
+    return None
 
 
 # Words written after a count and a unit that place a time after (+1) or before (-1)
@@ -934,6 +1056,7 @@ def _runs(
     clock time (``clock``) ends a run: "Mon 19th 09:12" is Monday the 19th."""
     bounds = _BOUNDS[language]
     glue = _glue(language)
+    ranging = _RANGE_ALONE.get(language, frozenset())
 
     rolling = _ROLLING.get(language, ())
     pertain = frozenset(_fold(w) for w in _info(language).get("pertain") or ())
@@ -976,6 +1099,13 @@ def _runs(
                 or (j + 2 < len(words) and datey(words[j + 2][2], at=j + 2))
             ):
                 j += 1
+            elif (
+                j + 2 < len(words)
+                and words[j + 1][2] in ranging
+                and datey(words[j + 2][2], at=j + 2)
+                and _joined(text, words[j + 1][1], words[j + 2][0])
+            ):
+                j += 2  # "Tue to Fri", "10 al 13 de junio": one run, read as a range
             elif (
                 j + 2 < len(words)
                 and words[j + 1][2] in glue

@@ -14,7 +14,7 @@ import pytest
 
 from footnote.domain import Source
 from footnote.generation.citations import SentenceChecker, complete_sentences, validate
-from footnote.grounding import ClaimChecks, LocalGrounder, disagreement, source_facts
+from footnote.grounding import ClaimChecks, LocalGrounder, disagreement, negated, source_facts
 from tests.factories import source
 
 MONDAY = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
@@ -499,3 +499,55 @@ def test_a_day_counted_from_a_day_the_note_names_keeps_its_claim() -> None:
     claim = "Der Antrag muss spätestens am Donnerstag, 12. Februar, schriftlich eingereicht werden."
     assert _kept(claim, meeting, "de")
     assert not _kept(claim.replace("12. Februar", "19. Februar"), meeting, "de")
+
+
+def test_a_full_stop_after_a_time_or_a_bracket_ends_the_clause() -> None:
+    # "12:00. Contrato" and "9:30. Quiere" start sentences: their first words are no
+    # one the claim's clause could have been given to
+    yeray = (
+        "Yeray empieza el lunes que viene de aprendiz en el obrador con Curro, de 6:00 a "
+        "12:00. Contrato de formación, lo lleva Lourdes."
+    )
+    assert (
+        _disagrees(
+            "Yeray empieza como aprendiz en el obrador con Curro de 6:00 a 12:00.", yeray, "es"
+        )
+        is None
+    )
+    inspection = (
+        "Me llamó la inspectora, Mercedes Vázquez: el jueves 20 no puede, la pasa al "
+        "martes 25 de noviembre a las 9:30. Quiere que esté yo presente."
+    )
+    claim = "La inspectora Mercedes Vázquez pasó la visita al martes 25 de noviembre a las 9:30."
+    assert _disagrees(claim, inspection, "es") is None
+    # a negation reaches no word past its sentence's end
+    heike = "Ute kann Samstag nicht (Dienst). Kassenprüfung verschoben auf Donnerstag"
+    assert not any(t.startswith("kassenpruf") for t in negated(heike, "de"))
+    assert _disagrees("Die Kassenprüfung wurde auf Donnerstag verschoben.", heike, "de") is None
+
+
+def test_a_role_given_where_two_clauses_a_comma_joins_restate_the_claim() -> None:
+    # no one clause restates "asked to cut her hours to care for her mother"; the two
+    # the comma joins do, and they are Manoli's
+    shifts = (
+        "Manoli me pide reducir jornada, tiene que cuidar a su madre por las tardes.\n"
+        "Inma L-V 13:00-20:30 (pasa a jornada completa)"
+    )
+    wrong = "Inma pidió reducir la jornada para cuidar a su madre."
+    right = "Manoli pidió reducir la jornada para cuidar a su madre."
+    assert _disagrees(wrong, shifts, "es") == "name"
+    assert _disagrees(right, shifts, "es") is None
+
+
+def test_part_of_a_full_name_another_note_writes_is_the_same_person() -> None:
+    offer = _note("verbal offer to Jordan Kim: $182k base", cid="S1")
+    other = _note("Aisha Patel – hire, bit slow coding", cid="S2")
+    accepted = _note("Jordan accepted!! $182k + $5k sign-on")
+    assert _kept(
+        "Jordan Kim accepted $182k plus a $5k sign-on bonus.", accepted, others=(offer, other)
+    )
+    assert not _kept(
+        "Aisha Patel accepted $182k plus a $5k sign-on bonus.", accepted, others=(offer, other)
+    )
+    # without the other note, "Kim" is a name the note does not give
+    assert not _kept("Then Jordan Kim accepted $182k plus a $5k sign-on bonus.", accepted)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -690,3 +690,65 @@ def test_a_relative_phrase_counts_from_the_anchor_though_a_day_is_named_before(
 def test_in_and_vor_a_count_of_weeks_count_from_the_anchor_though_a_day_is_named_before() -> None:
     spans = temporal.note_dates("Do 26.02.: in 2 Wochen, vor 2 Wochen", date(2026, 1, 19), "de")
     assert [s.exact for s in spans[1:]] == [datetime(2026, 2, 2), datetime(2026, 1, 5)]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "day"),
+    [
+        # written on Tuesday 25 November 2025
+        ("Thursday next week", "en", date(2025, 12, 4)),
+        ("next week Thursday", "en", date(2025, 12, 4)),
+        ("Thursday of next week", "en", date(2025, 12, 4)),
+        ("Tuesday in two weeks", "en", date(2025, 12, 9)),
+        ("Friday this week", "en", date(2025, 11, 28)),
+        ("Donnerstag nächste Woche", "de", date(2025, 12, 4)),
+        ("nächste Woche Donnerstag", "de", date(2025, 12, 4)),
+        ("Dienstag in zwei Wochen", "de", date(2025, 12, 9)),
+        ("el viernes de esta semana", "es", date(2025, 11, 28)),
+    ],
+)
+def test_a_weekday_beside_a_week_is_that_weekday_of_that_week(
+    text: str, language: str, day: date
+) -> None:
+    # read apart, "Thursday next" would be the coming Thursday and "in zwei" the 2nd
+    spans = temporal.note_dates(text, date(2025, 11, 25), language)
+    assert [s.day for s in spans] == [day]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "first", "last"),
+    [
+        # written on Wednesday 24 September 2025
+        ("offsite Oct 23-24", "en", date(2025, 10, 23), date(2025, 10, 24)),
+        ("23-24 October", "en", date(2025, 10, 23), date(2025, 10, 24)),
+        ("from 3 to 5 March", "en", date(2026, 3, 3), date(2026, 3, 5)),
+        ("May 30-June 2", "en", date(2026, 5, 30), date(2026, 6, 2)),
+        ("open Mon-Fri", "en", date(2025, 9, 29), date(2025, 10, 3)),
+        ("next Tuesday to Friday", "en", date(2025, 9, 30), date(2025, 10, 3)),
+        ("Friday to Monday", "en", date(2025, 9, 26), date(2025, 9, 29)),
+        ("del 10 al 13 de junio", "es", date(2026, 6, 10), date(2026, 6, 13)),
+        ("del lunes al miércoles", "es", date(2025, 9, 29), date(2025, 10, 1)),
+        ("vom 10. bis 13. Juni", "de", date(2026, 6, 10), date(2026, 6, 13)),
+        ("vom 10.6. bis 13.6.", "de", date(2026, 6, 10), date(2026, 6, 13)),
+        ("nächsten Dienstag bis Freitag", "de", date(2025, 9, 30), date(2025, 10, 3)),
+    ],
+)
+def test_days_a_dash_or_a_range_word_joins_are_one_span_that_ends_after_it_starts(
+    text: str, language: str, first: date, last: date
+) -> None:
+    # read apart, "24" is a stray number, "Friday" the coming one (before Tuesday) and
+    # "bis 13. Juni" a period open before the range's start
+    (span,) = temporal.note_dates(text, date(2025, 9, 24), language)
+    assert span.start is not None and span.end is not None
+    assert (span.start.date(), span.end.date()) == (first, last + timedelta(days=1))
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [("de 3 a 5 personas", "es"), ("Montag bis 18 Uhr", "de"), ("until Friday", "en")],
+)
+def test_a_range_word_joins_no_range_where_one_end_is_no_day(text: str, language: str) -> None:
+    spans = temporal.note_dates(text, date(2025, 9, 24), language)
+    assert all(
+        s.start is None or s.end is None or s.end - s.start <= timedelta(days=1) for s in spans
+    )
