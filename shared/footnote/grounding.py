@@ -617,7 +617,9 @@ def _name_agrees(name: tuple[str, ...], facts: SourceFacts) -> bool:
 def _same_person(name: tuple[str, ...], full: tuple[str, ...], facts: SourceFacts) -> bool:
     """The claim's ``name`` is part of a ``full`` name another source writes, and the
     source writes another part of it: "Kim" (of "Jordan Kim") where it says "Jordan"."""
-    return set(name) <= set(full) and any(_name_agrees((part,), facts) for part in full)
+    return set(name) <= set(full) and any(
+        w.startswith(part) for part in set(full) - set(name) for w in facts.words
+    )
 
 
 def _abbreviates(short: str, long_form: str) -> bool:

@@ -549,5 +549,12 @@ def test_part_of_a_full_name_another_note_writes_is_the_same_person() -> None:
     assert not _kept(
         "Aisha Patel accepted $182k plus a $5k sign-on bonus.", accepted, others=(offer, other)
     )
+    # a part of the full name the note only abbreviates by chance ("MRR", Marcus) is
+    # not the note's person
+    investors = _note("Marcus Lee, Tidewater – met at Slush", cid="S3")
+    call = _note("she wants to see 3 months of MRR growth before a partner mtg.")
+    assert not _kept(
+        "Marcus Lee wants to see three months of MRR growth.", call, others=(investors,)
+    )
     # without the other note, "Kim" is a name the note does not give
     assert not _kept("Then Jordan Kim accepted $182k plus a $5k sign-on bonus.", accepted)
