@@ -1206,7 +1206,8 @@ def _digit_day(
     """A day written in digits, in the language's order of day and month (dateparser's
     ``date_order``), and where it ends: with its year ("5.12.2026", "12/5/2026"), or,
     where the day comes first, as day and month with a full stop after each ("5.12.",
-    "Do 26.3."; "5.12" alone is a time or an amount). A weekday before it agrees."""
+    "Do 26.3."; "5.12" alone is a time or an amount), or with a slash where no share or
+    score reads it ("20/06", "12/25"). A weekday before it agrees."""
     weekdays = [vocab.weekdays[w] for w in inside if w in vocab.weekdays]
     if len(inside) - len(weekdays) not in (2, 3) or len(weekdays) > 1:
         return None
@@ -1228,7 +1229,11 @@ def _digit_day(
     if m[4]:
         year = int(m[4]) + (2000 if len(m[4]) == 2 else 0)
         years = [year]
-    elif m[2] == "." and m[5] and order == "DMY":
+    elif (m[2] == "." and m[5] and order == "DMY") or (
+        # "el 20/06", "on 12/25": a slash between a day past 12 or a zero-padded number
+        # and a month is a day; "3/4" and "12/5" may be a share or a score
+        m[2] == "/" and (day > 12 or m[1].startswith("0") or m[3].startswith("0"))
+    ):
         this = anchor.year
         years = [this, this + 1, this - 1] if ahead else [this, this - 1, this + 1]
     else:

@@ -304,6 +304,9 @@ def test_a_word_is_no_contraction_of_a_longer_one_it_only_starts_or_barely_share
         ("Termin Donnerstag 26.3.", "de", date(2026, 3, 26)),  # the year it is a Thursday
         ("entrega el 5/12/2026", "es", date(2026, 12, 5)),
         ("due 12/5/2026", "en", date(2026, 12, 5)),
+        # with a slash and no year, where no share or score reads it
+        ("reservado para el 20/06", "es", date(2027, 6, 20)),  # ahead: the coming one
+        ("party on 12/25", "en", date(2026, 12, 25)),
     ],
 )
 def test_a_day_written_in_digits_is_read_in_the_languages_order(
@@ -314,7 +317,8 @@ def test_a_day_written_in_digits_is_read_in_the_languages_order(
 
 
 @pytest.mark.parametrize(
-    "text", ["Abgabe 5.12", "Abgabe 5.12.3", "v1.2. released", "Termin 31.2.", "3/4 Tasse"]
+    "text",
+    ["Abgabe 5.12", "Abgabe 5.12.3", "v1.2. released", "Termin 31.2.", "3/4 Tasse", "12/5 Punkte"],
 )
 def test_digits_that_are_no_day_and_month(text: str) -> None:
     assert temporal.note_dates(text, datetime(2026, 11, 20, 9), "de") == []
