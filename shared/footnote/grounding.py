@@ -353,13 +353,15 @@ def _counted(text: str, language: str) -> dict[str, frozenset[str]]:
 
 def _numbers(text: str) -> list[str]:
     """Each number of ``text`` in its readings: "1,200" as 1200, "1,5" as 1.5, "7:30" as
-    7 and 30 too, "20:30" as 8:30 too, "3k" as 3000 (a claim may write an amount or a
-    time another way)."""
+    7 and 30 too, "20:30" as 8:30 too, "3k" as 3000, "3.120,00" as 3120 (a claim may
+    write an amount or a time another way)."""
     out = []
     for m in _NUMBER.finditer(text):
         raw = m.group(1)
         parts = re.split(r"[.,:]", raw)
         values = [raw, str(int("".join(parts))), *(str(int(p)) for p in parts)]
+        if len(parts) > 2 and not parts[-1].strip("0"):
+            values += _numbers(raw[: -len(parts[-1]) - 1])  # (its zero cents: "3.120,00")
         if len(parts) == 2:
             values.append(f"{int(parts[0])}.{parts[1].rstrip('0') or '0'}")  # decimal comma
             hour = int(parts[0])
@@ -643,6 +645,15 @@ def _number_agrees(raw: str, thousands: str | None, facts: SourceFacts) -> bool:
     each of its parts ("7:30" where the note says 7 and 30)."""
     readings = set(_numbers(raw + (thousands or "")))
     parts = re.split(r"[.,:]", raw)
+    if len(parts) > 1 and not parts[-1].strip("0"):
+        # "10:00" is the note's "10" (written alone: not the 10 of "10:30"), "3.120,00 €"
+        # its "3.120 €", "$5.00" its "$5"
+        bare = raw[: -len(parts[-1]) - 1]
+        if ":" in raw:
+            if re.search(rf"(?<![\d.,:]){int(bare)}(?![\d]|[.,:]\d)", facts.text):
+                return True
+        elif _number_agrees(bare, thousands, facts):
+            return True
     whole = readings - {str(int(p)) for p in parts} if len(parts) > 1 else readings
     # (parts alone only for a time: "9,600" is not 9 and the 600 of "1,600")
     return bool(whole & facts.numbers) or (
@@ -806,13 +817,18 @@ def _restating(wanted: set[str], facts: SourceFacts, facts_joined: int = 1) -> l
 def _comma_joined(
     wanted: set[str], facts: SourceFacts, facts_joined: int
 ) -> tuple[tuple[str, ...], list[int] | None]:
-    """The source's pairs of clauses a comma or a semicolon joins, and how many of
-    ``wanted`` each shares when one restates it (as ``_restating``)."""
-    pairs = [
-        (f"{a}, {b}", ta | tb)
-        for (a, ta), (b, tb) in pairwise(zip(facts.lines, facts.line_terms, strict=True))
-        if re.search(re.escape(a) + r"\s*[,;]\s*" + re.escape(b), facts.text)
-    ]
+    """The source's pairs of clauses a comma or a semicolon joins, each as the line of
+    the source that holds it (whom that line names, it may be given to), and how many
+    of ``wanted`` each shares when one restates it (as ``_restating``)."""
+    text = facts.text
+    pairs = []
+    for (a, ta), (b, tb) in pairwise(zip(facts.lines, facts.line_terms, strict=True)):
+        m = re.search(re.escape(a) + r"\s*[,;]\s*" + re.escape(b), text)
+        if m is not None:
+            end = text.find("\n", m.end())
+            pairs.append(
+                (text[text.rfind("\n", 0, m.start()) + 1 : end if end >= 0 else None], ta | tb)
+            )
     shared = [len(wanted & t) for _, t in pairs]
     most = max(shared, default=0)
     if most < _RESTATES or 2 * most * facts_joined < len(wanted):

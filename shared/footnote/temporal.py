@@ -1333,7 +1333,8 @@ def _spelled(word: str, language: str) -> str:
     unit or relative word written as its contraction (three letters or more, half its
     own at least, its first and last kept and no vowel between; naming one thing):
     "wks" is "weeks", "tmrw" "tomorrow", "yrs" "years", not "sms" "semanas". A word's
-    start is no contraction: "über" is no "übermorgen", "pasa" no "pasado"."""
+    start is no contraction: "über" is no "übermorgen", "pasa" no "pasado"; except a
+    weekday's, of four letters or more: "Thurs" is Thursday."""
     vocab = _vocabulary(language)
     if (
         len(word) < 3
@@ -1350,6 +1351,11 @@ def _spelled(word: str, language: str) -> str:
     bare = unaccented(word)
     if bare in known[0]:
         return known[0][bare]
+    if len(bare) >= _WEEKDAY_START:
+        # a weekday's start ("Thurs", "Wedn", "juev"): the one weekday it begins
+        begun = {i: w for w, i in vocab.weekdays.items() if unaccented(w).startswith(bare)}
+        if len(begun) == 1:
+            return next(iter(begun.values()))
     inner = bare[1:-1]
     if any(c in _VOWELS for c in inner):
         return word
@@ -1369,6 +1375,9 @@ def _spelled(word: str, language: str) -> str:
 
 
 _VOWELS = frozenset("aeiouy")
+# The letters a weekday's start is written with at least, where the language's own
+# abbreviations are shorter ("Thurs" for Thursday; "Thu" is dateparser's).
+_WEEKDAY_START = 4
 
 
 @lru_cache(maxsize=16)

@@ -558,3 +558,28 @@ def test_part_of_a_full_name_another_note_writes_is_the_same_person() -> None:
     )
     # without the other note, "Kim" is a name the note does not give
     assert not _kept("Then Jordan Kim accepted $182k plus a $5k sign-on bonus.", accepted)
+
+
+def test_an_amount_or_a_time_with_zero_cents_or_minutes_is_the_whole_number() -> None:
+    assert _disagrees("Das kostet 3.120 € netto.", "3.120,00 € netto + MwSt", "de") is None
+    assert _disagrees("Das kostet 3.120,00 € netto.", "3.120 € netto", "de") is None
+    assert _disagrees("Das kostet 3.100 € netto.", "3.120,00 € netto", "de") == "number"
+    assert _disagrees("It came to $5.00.", "paid $5 for parking", "en") is None
+    # "10:00" is the note's "10" written alone, not the 10 of "10:30"
+    assert _disagrees("Viene a las 10:00.", "viene el martes a las 10", "es") is None
+    assert _disagrees("The call is at 10:00.", "call at 10:30 w/ Sam", "en") == "number"
+
+
+def test_the_person_a_comma_joined_restating_is_given_to_may_stand_on_its_line() -> None:
+    # the clauses restating "moved ... at the same time" name the sender; Farah, whom
+    # the claim names, is on their line
+    note = "email from Annex Family Centre: last class moved from Wed to Thu Feb 5, same time. Farah is sick"
+    claim = "The last class was moved from Wednesday to Thursday 5 February at the same time because Farah was sick."
+    assert (
+        disagreement(
+            claim,
+            source_facts(_note(note, written=datetime(2026, 2, 3, 9, tzinfo=UTC)), "en"),
+            "en",
+        )
+        is None
+    )

@@ -756,3 +756,19 @@ def test_a_range_word_joins_no_range_where_one_end_is_no_day(text: str, language
     assert all(
         s.start is None or s.end is None or s.end - s.start <= timedelta(days=1) for s in spans
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "day"),
+    [
+        ("LifeLabs, this Thurs 8:00am", "en", date(2026, 1, 8)),
+        ("on Thur", "en", date(2026, 1, 8)),
+        ("el juev a las 9", "es", date(2026, 1, 8)),
+    ],
+)
+def test_a_weekdays_start_of_four_letters_or_more_is_that_weekday(
+    text: str, language: str, day: date
+) -> None:
+    spans = temporal.note_dates(text, date(2026, 1, 6), language)  # a Tuesday
+    assert [s.day for s in spans] == [day]
+    assert temporal.note_dates("Marc called", date(2026, 1, 6), "en") == []
