@@ -163,7 +163,9 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             days.add(span.named.date())
         if span.exact is not None:  # "in 3 wks": the day it lands on
             days.add(span.exact.date())
-        if span.start is not None and span.end is not None:
+            # (and no other day of its week or month: "Kontrolle in 3 Monaten" written
+            # on 24 March is 24 June, not the 23rd; a claim naming the month agrees)
+        elif span.start is not None and span.end is not None:
             periods.append((span.start.date(), span.end.date()))
         elif span.named is not None:  # "from Oct", "before Friday": the period it names
             periods.append((span.named.date(), span.named.date() + timedelta(days=1)))

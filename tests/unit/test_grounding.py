@@ -583,3 +583,13 @@ def test_the_person_a_comma_joined_restating_is_given_to_may_stand_on_its_line()
         )
         is None
     )
+
+
+def test_a_counted_offset_names_the_day_it_lands_on_not_every_day_of_its_month() -> None:
+    note = "Kontrolle in 3 Monaten: Mo 30.6. 8:30"
+    facts = source_facts(_note(note, written=datetime(2025, 3, 24, 10, tzinfo=UTC)), "de")
+    assert disagreement("Die Kontrolle ist am Montag, 30. Juni, um 8:30 Uhr.", facts, "de") is None
+    assert disagreement("Die Kontrolle ist im Juni.", facts, "de") is None
+    assert (
+        disagreement("Die Kontrolle ist am Montag, 23. Juni, um 8:30 Uhr.", facts, "de") == "date"
+    )
