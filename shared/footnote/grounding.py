@@ -145,6 +145,16 @@ class SourceFacts:
     named_alone: frozenset[str] = frozenset()
     acronyms: frozenset[str] = frozenset()  # its short forms written in capitals: "PT"
     full_names: frozenset[tuple[str, ...]] = frozenset()  # its names of several words
+    # the spans of days and weeks its phrases name ("Oct 23-24", "before Fri", "by end
+    # of next week"): a day in one is one it names; a month or a year ("Oct lunch")
+    # names none of its days
+    day_periods: tuple[tuple[date, date], ...] = ()
+
+
+# The grains of a period whose days a claim may name: a range of days, a week ("by end
+# of next week": Friday 21 November); not a month, whose day a note that names only
+# the month never states.
+_DAYS_OF = frozenset({"day", "week"})
 
 
 def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> SourceFacts:
@@ -156,7 +166,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
     lang = supported_language(language_of_text(text, prior=language)) or "en"
     reader = supported_language(language) or "en"
     days = {written.date()}
-    periods = []
+    periods, day_periods = [], []
     spans = note_dates(text, written.replace(tzinfo=None), lang)
     for span in spans:
         if span.named is not None and span.grain == "day":
@@ -167,8 +177,12 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             # on 24 March is 24 June, not the 23rd; a claim naming the month agrees)
         elif span.start is not None and span.end is not None:
             periods.append((span.start.date(), span.end.date()))
+            if span.grain in _DAYS_OF:
+                day_periods.append(periods[-1])
         elif span.named is not None:  # "from Oct", "before Friday": the period it names
             periods.append((span.named.date(), span.named.date() + timedelta(days=1)))
+            if span.grain in _DAYS_OF:
+                day_periods.append(periods[-1])
     # whom another claim's name may belong to (not read where nouns are capitalised,
     # whose claims are not checked for others' names)
     runs = [
@@ -223,6 +237,7 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
         frozenset(run[-1] for run in runs),
         acronyms,
         frozenset(run for run in runs if len(run) > 1),
+        tuple(day_periods),
     )
 
 
@@ -461,13 +476,17 @@ def disagreement(
     language: str,
     known_names: frozenset[str] = frozenset(),
     full_names: frozenset[tuple[str, ...]] = frozenset(),
+    given: frozenset[str] = frozenset(),
 ) -> str | None:
     """What the claim states that its source does not ("date", "number", "name",
     "negation"), or None when everything that must agree does. ``known_names``: the
     names the answer's other sources give; one the claim gives (in any place) and
     its source does not is another person's. ``full_names``: the names of several
     words they write ("Jordan Kim"): one of them is the source's person where the
-    source writes part of it ("Jordan accepted")."""
+    source writes part of it ("Jordan accepted"). ``given``: the words of the question
+    the answer answers; a name among them is the user's, not the source's to state
+    ("Was machen wir zu Leas Geburtstag?"); whom the source gives a role is checked
+    still."""
     lang = supported_language(language) or "en"
     anchor = datetime.combine(facts.written, datetime.min.time()).replace(hour=12)
     # read clause by clause: "House 2025, 11 March 2026" names one day, not 11 March 2025;
@@ -507,7 +526,9 @@ def disagreement(
     )
     runs = claim_names(claim, lang, reader=facts.reader) if unknown else []
     if not all(
-        _name_agrees(name, facts) or any(_same_person(name, full, facts) for full in full_names)
+        _name_agrees(name, facts)
+        or set(name) <= given
+        or any(_same_person(name, full, facts) for full in full_names)
         for name in runs
     ):
         return "name"
@@ -519,6 +540,7 @@ def disagreement(
         }
         if any(
             w not in facts.words
+            and w not in given
             and not any(_abbreviates(a, w) for a in facts.acronyms)
             and not any(_same_person((w,), full, facts) for full in full_names)
             for w in capitalised & known_names
@@ -667,7 +689,7 @@ def _date_disagrees(span: TimeSpan, facts: SourceFacts, language: str) -> bool:
     assert span.named is not None
     first = span.named.date()
     if span.grain == "day":
-        if first in facts.days or any(a <= first < b for a, b in facts.periods):
+        if first in facts.days or any(a <= first < b for a, b in facts.day_periods):
             return False
         # "Tuesday, 13 April" of a Monday 13 April is read in the year it is a Tuesday:
         # that day is no 13 April the note names, in any year or in digits
@@ -908,9 +930,11 @@ class ClaimChecks:
         zone: tzinfo | None = None,
         fallback: Grounder | None = None,
         sources: Sequence[Source] = (),
+        asked: str = "",
     ) -> None:
         self._grounder = grounder
         self._sources = tuple(sources)  # all the answer's sources
+        self._asked = asked  # the question the answer answers
         self._fallback = fallback
         self.language = language
         self.zone = zone
@@ -951,7 +975,7 @@ class ClaimChecks:
         if not self.failed or self._fallback is None:
             try:
                 values = self._grounder.support(
-                    claim, sources, self.language, self.zone, self._others(sources)
+                    claim, sources, self.language, self.zone, self._others(sources), self._asked
                 )
                 return self._grounder, values
             except UPSTREAM_ERRORS as exc:
@@ -962,7 +986,9 @@ class ClaimChecks:
         fallback = self._fallback
         assert fallback is not None
         others = self._others(sources)
-        return fallback, fallback.support(claim, sources, self.language, self.zone, others)
+        return fallback, fallback.support(
+            claim, sources, self.language, self.zone, others, self._asked
+        )
 
     def _others(self, cited: Sequence[Source]) -> tuple[Source, ...]:
         ids = {s.chunk.chunk_id for s in cited}
@@ -985,19 +1011,22 @@ class LocalGrounder:
         language: str,
         zone: tzinfo | None,
         others: Sequence[Source] = (),
+        asked: str = "",
     ) -> list[float]:
         known = frozenset().union(*(_facts(o, language, zone).named_alone for o in others))
+        # (a name the question gives is the user's word, the answer's to repeat)
+        given = frozenset(words(asked))
         full = frozenset().union(*(_facts(o, language, zone).full_names for o in others))
         every = [_facts(source, language, zone) for source in sources]
         # the claim, in the language it is written in (an answer may not be in the
         # reader's language, nor in its notes')
         language = language_of_text(claim, prior=language)
-        scores = [self._score(claim, facts, language, known, full) for facts in every]
+        scores = [self._score(claim, facts, language, known, full, given) for facts in every]
         if len(every) > 1 and max(scores) < self.threshold:
             # A sentence citing several notes may join what each states ("You and Aoife
             # gave €300": one note names Aoife, the other the €300): the notes
             # together support it, and each that states part of it lends that support.
-            together = self._score(claim, joined(every), language, known, full)
+            together = self._score(claim, joined(every), language, known, full, given)
             if together >= self.threshold:
                 return [
                     together if lexical_support(claim, facts, language) > 0 else score
@@ -1012,8 +1041,9 @@ class LocalGrounder:
         language: str,
         known: frozenset[str],
         full: frozenset[tuple[str, ...]] = frozenset(),
+        given: frozenset[str] = frozenset(),
     ) -> float:
-        if disagreement(claim, facts, language, known, full) is not None:
+        if disagreement(claim, facts, language, known, full, given) is not None:
             return 0.0
         lexical = lexical_support(claim, facts, language)
         if lexical < 1.0 and self._embedder is not None:

@@ -436,7 +436,8 @@ class Grounder(Protocol):
     Returns one score in [0, 1] per source, in order; a citation is kept at
     ``threshold`` or above. ``language`` is the answer's, ``zone`` the user's (a
     source's relative dates are read from its note's local day); ``others`` are the
-    answer's other sources (a name only another note gives is another person's). A
+    answer's other sources (a name only another note gives is another person's);
+    ``asked`` the question it answers (what the user said, the answer may repeat). A
     failure raises; the answer is then checked by the offline grounder.
     """
 
@@ -450,6 +451,7 @@ class Grounder(Protocol):
         language: str,
         zone: tzinfo | None,
         others: Sequence[Source] = (),
+        asked: str = "",
     ) -> list[float]: ...
 
 

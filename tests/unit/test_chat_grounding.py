@@ -48,3 +48,31 @@ def test_chat_removes_a_citation_that_gives_another_sources_person() -> None:
     assert f"Joana preferred direction A, the wave [{cid[joana]}]" in text, text
     assert f"Rui hates serif fonts [{cid[rui]}]" in text, text
     assert f"Rui preferred direction A, the wave [{cid[joana]}]" not in text, text
+
+
+class RepeatingModel(Generator):
+    """Repeats the name the question gives, which the note it cites does not write."""
+
+    model = "repeating-model"
+
+    def execute(
+        self,
+        question: str,
+        sources: Sequence[Source],
+        analysis: QueryAnalysis,
+        strict: bool,
+        history: Sequence[tuple[str, str]],
+        stream: bool,
+    ) -> Pieces:
+        party = next(s for s in sources if "Raclette" in s.chunk.text)
+        yield f"For the Lindqvist birthday there is raclette from 7pm [{party.cid}]."
+
+
+def test_chat_keeps_a_name_the_question_gave() -> None:
+    h = Harness()
+    h.container._built["generator"] = RepeatingModel()
+    party = h.add_note(ALICE, "Birthday: Raclette from 7pm, gift voucher")
+    h.index_all()
+    answer = h.ask(ALICE, "What are we doing for the Lindqvist birthday?")
+    assert [c["noteId"] for c in answer["citations"]] == [party], answer
+    assert "Lindqvist birthday there is raclette" in answer["answer"], answer

@@ -374,9 +374,9 @@ class CountingGrounder(LocalGrounder):
         super().__init__()
         self.claims: list[str] = []
 
-    def support(self, claim, sources, language, zone, others=()):
+    def support(self, claim, sources, language, zone, others=(), asked=""):
         self.claims.append(claim)
-        return super().support(claim, sources, language, zone, others)
+        return super().support(claim, sources, language, zone, others, asked)
 
 
 def test_each_sentence_is_checked_once_streamed_and_validated() -> None:
@@ -592,4 +592,30 @@ def test_a_counted_offset_names_the_day_it_lands_on_not_every_day_of_its_month()
     assert disagreement("Die Kontrolle ist im Juni.", facts, "de") is None
     assert (
         disagreement("Die Kontrolle ist am Montag, 23. Juni, um 8:30 Uhr.", facts, "de") == "date"
+    )
+
+
+def test_a_month_a_note_names_vouches_for_none_of_its_days_a_week_for_its_days() -> None:
+    written = datetime(2025, 10, 2, 14, tzinfo=UTC)  # a Thursday
+    lunch = _note(
+        "Xmas lunch for the office. send menu options by end of next week",
+        title="Oct lunch",
+        written=written,
+    )
+    facts = source_facts(lunch, "en")
+    assert disagreement("The menu options are due by Friday 3 October.", facts, "en") == "date"
+    assert disagreement("The menu options are due by Friday 10 October.", facts, "en") is None
+
+
+def test_a_name_the_question_gives_is_the_users_word_not_the_notes() -> None:
+    note = _note("Geburtstag: Raclette ab 19 Uhr, Geschenk Gutschein", cid="N1")
+    claim = "Zu Leas Geburtstag gibt es Raclette ab 19 Uhr."
+    asked = "Was machen wir zu Leas Geburtstag?"
+    assert bool(ClaimChecks(LocalGrounder(), "de", asked=asked).kept(claim, [note]))
+    assert not ClaimChecks(LocalGrounder(), "de").kept(claim, [note])
+    # whom the note gives a role is still checked: the question does not make it so
+    chores = _note("Jess brings the cake, Tom the chairs", cid="N1")
+    wrong = "Tom brings the cake."
+    assert not ClaimChecks(LocalGrounder(), "en", asked="Did Tom bring the cake?").kept(
+        wrong, [chores]
     )

@@ -78,7 +78,10 @@ class VertexGrounder:
         language: str,
         zone: tzinfo | None,
         others: Sequence[Source] = (),
+        asked: str = "",
     ) -> list[float]:
+        # (the API reads the claim as a model does: what the question gave it is no
+        # fact to check, and the API takes none)
         from google.cloud.discoveryengine_v1 import types
 
         if not sources:

@@ -98,6 +98,7 @@ class OverlapGrounder:
         language: str,
         zone: tzinfo | None,
         others: Sequence[Source] = (),
+        asked: str = "",
     ) -> list[float]:
         wanted = set(terms(claim))
         out = []
@@ -140,7 +141,9 @@ def check_claims(
         chunks = app.store.chunks_of_notes(tenant, note_ids)
         sources = [Source(f"N{i}", c, 1.0) for i, c in enumerate(chunks, start=1)]
         marked = f"{claim.text.rstrip()} " + "".join(f"[{s.cid}]" for s in sources)
-        checks = ClaimChecks(grounder, claim.language, zone, sources=[*sources, *notebook])
+        checks = ClaimChecks(
+            grounder, claim.language, zone, sources=[*sources, *notebook], asked=claim.question
+        )
         t = time.perf_counter()
         result = validate(marked, sources, checks)
         ms = (time.perf_counter() - t) * 1000
@@ -152,7 +155,9 @@ def check_claims(
         # one answer of the question's supported claims, each citing its own notes
         answer, sources = _one_answer(parts)
         language = claims[0].language if claims else "en"
-        checks = ClaimChecks(grounder, language, zone, sources=[*sources, *notebook])
+        checks = ClaimChecks(
+            grounder, language, zone, sources=[*sources, *notebook], asked=question
+        )
         regenerated[question] = needs_regeneration(validate(answer, sources, checks))
     return out, regenerated
 

@@ -115,7 +115,12 @@ class Answerer:
             # (all the answer's sources: a name only another of them gives is another
             # person's)
             p.checks = ClaimChecks(
-                self._grounder, analysis.language, zone, self._fallback_grounder, p.sources
+                self._grounder,
+                analysis.language,
+                zone,
+                self._fallback_grounder,
+                p.sources,
+                asked=analysis.original,
             )
         return p.checks
 
