@@ -174,6 +174,14 @@ SUPPORTED_LANGUAGES = frozenset(_BOUNDS)
 # Languages that write month and weekday names in lower case ("feb", "martes", "juin"):
 # a capital is no sign of a date in them.
 _LOWERCASE_CALENDAR = frozenset({"es", "fr", "it", "pt", "nl"})
+# Languages whose adjectives may follow their noun: "la semana próxima", "el lunes
+# próximo", as "la próxima semana".
+_ADJECTIVE_AFTER = frozenset({"es", "fr", "it", "pt"})
+# What points forward in a relative clause after a unit or a weekday, where
+# dateparser's data has no word for it: Spanish "la semana que viene", "el martes que
+# viene" ("that comes": the next). A closed class per language, like the negation
+# words; it is read as the language's own word for "next".
+_COMING = {"es": (("que", "viene"), "próximo")}
 # Of the "since" words, those that make a count rolling ("the past 3 days").
 _ROLLING = {"en": ("past", "last"), "es": ("últimos", "últimas"), "de": ("letzten",)}
 # "between March and May", "entre marzo y mayo", "zwischen März und Mai": a range's
@@ -528,6 +536,19 @@ def _canonical(words: list[str], language: str) -> str | None:
     joined = " ".join(words)
     if joined in phrases:
         return phrases[joined]
+    if language in _ADJECTIVE_AFTER and 2 <= len(words) <= 3:
+        # "la semana próxima" as "la próxima semana": where an adjective may follow its
+        # noun, the word that points may follow the unit (in its other gender too)
+        way = _directions(language).get(words[-1])
+        if way in (-1, 1) and words[-2] in _vocabulary(language).units:
+            for phrase, key in phrases.items():
+                found = phrase.split()
+                if (
+                    words[-2] in found
+                    and (len(words) == 2 or words[0] in found)
+                    and any(_directions(language).get(w) == way for w in found)
+                ):
+                    return key
     if len(words) == 2 and words[0] in _postposed(language):
         # "pasado mañana": a word that points, written before the day it points past
         one_day = phrases.get(words[1])
@@ -652,7 +673,7 @@ def read_times(
     words = [(s, e, _spelled(w, language)) for s, e, w in map(_word, _WORD.finditer(text))]
     if not words:
         return []
-    words = _short_weekdays(text, words, language)
+    words = _coming(_short_weekdays(text, words, language), language)
     ranging = _RANGE_ALONE.get(language, frozenset())
     spans: list[TimeSpan] = []
     clock = _clock_words(text, words, language)
@@ -684,6 +705,22 @@ def read_times(
     spans.sort(key=lambda s: s.start_pos)
     dated = weekdays_dated(text, _ranged(text, words, language, spans), language)
     return _counted_from_named(text, words, language, dated)
+
+
+def _coming(words: list[tuple[int, int, str]], language: str) -> list[tuple[int, int, str]]:
+    """The words with the language's relative clause for "next" (``_COMING``) as one
+    word: "el martes que viene" is read as "el martes próximo"."""
+    found = _COMING.get(language)
+    if found is None:
+        return words
+    (first, second), meaning = found
+    out: list[tuple[int, int, str]] = []
+    for word in words:
+        if out and out[-1][2] == first and word[2] == second:
+            out[-1] = (out[-1][0], word[1], meaning)
+        else:
+            out.append(word)
+    return out
 
 
 def _weekday_of_week(

@@ -772,3 +772,24 @@ def test_a_weekdays_start_of_four_letters_or_more_is_that_weekday(
     spans = temporal.note_dates(text, date(2026, 1, 6), language)  # a Tuesday
     assert [s.day for s in spans] == [day]
     assert temporal.note_dates("Marc called", date(2026, 1, 6), "en") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "grain"),
+    [
+        # written on Tuesday 25 November 2025
+        ("el martes que viene", date(2025, 12, 2), "day"),  # not today
+        ("el lunes que viene", date(2025, 12, 1), "day"),
+        ("la semana que viene", date(2025, 12, 1), "week"),
+        ("la semana próxima", date(2025, 12, 1), "week"),
+        ("el mes que viene", date(2025, 12, 1), "month"),
+        ("el año próximo", date(2026, 1, 1), "year"),
+        ("el jueves de la semana que viene", date(2025, 12, 4), "day"),
+    ],
+)
+def test_a_spanish_word_that_points_may_follow_its_unit_and_que_viene_is_next(
+    text: str, day: date, grain: str
+) -> None:
+    (span,) = temporal.note_dates(text, date(2025, 11, 25), "es")
+    assert span.named is not None and (span.named.date(), span.grain) == (day, grain)
+    assert temporal.note_dates("lo que viene después", date(2025, 11, 25), "es") == []
