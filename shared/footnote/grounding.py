@@ -688,6 +688,9 @@ def _number_agrees(raw: str, thousands: str | None, facts: SourceFacts) -> bool:
 def _date_disagrees(span: TimeSpan, facts: SourceFacts, language: str) -> bool:
     assert span.named is not None
     first = span.named.date()
+    counted = _counts(with_digits(span.text, language), language)
+    if counted and all(n & facts.counted.get(term, frozenset()) for term, n in counted):
+        return False  # "in 1 year" where the note says "next review 1 year": its duration
     if span.grain == "day":
         if first in facts.days or any(a <= first < b for a, b in facts.day_periods):
             return False
@@ -1015,7 +1018,7 @@ class LocalGrounder:
     ) -> list[float]:
         known = frozenset().union(*(_facts(o, language, zone).named_alone for o in others))
         # (a name the question gives is the user's word, the answer's to repeat)
-        given = frozenset(words(asked))
+        given = frozenset(part for w in words(asked) for part in (w, w.split("'")[0]))
         full = frozenset().union(*(_facts(o, language, zone).full_names for o in others))
         every = [_facts(source, language, zone) for source in sources]
         # the claim, in the language it is written in (an answer may not be in the

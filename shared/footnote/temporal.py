@@ -91,6 +91,7 @@ _BOUNDS: dict[str, dict[str, Bound]] = {
         "till": "until",
         "by": "until",
         "through": "until",
+        "within": "until",
         "in": "in",
         "on": "in",
         "during": "in",
@@ -120,6 +121,8 @@ _BOUNDS: dict[str, dict[str, Bound]] = {
         "nach": "after",
         "vor": "before",
         "bis": "until",
+        "binnen": "until",
+        "innerhalb": "until",
         "im": "in",
         "in": "in",
         "am": "in",
@@ -182,6 +185,9 @@ _ADJECTIVE_AFTER = frozenset({"es", "fr", "it", "pt"})
 # viene" ("that comes": the next). A closed class per language, like the negation
 # words; it is read as the language's own word for "next".
 _COMING = {"es": (("que", "viene"), "próximo")}
+# The "until" words that count ahead as the future's word does: "within 2 weeks",
+# "binnen 2 Wochen", "innerhalb von 2 Wochen" (Spanish "dentro de" is dateparser's).
+_WITHIN = frozenset({"within", "binnen", "innerhalb"})
 # Of the "since" words, those that make a count rolling ("the past 3 days").
 _ROLLING = {"en": ("past", "last"), "es": ("últimos", "últimas"), "de": ("letzten",)}
 # "between March and May", "entre marzo y mayo", "zwischen März und Mai": a range's
@@ -1551,11 +1557,13 @@ def _span_of(
         len(inside) == 2
         and inside[1] in vocab.units
         and _count(inside[0], language) is not None
-        and prep in _future_words(language)
+        and (prep in _future_words(language) or prep in _WITHIN)
     ):
         # "in 1 week", "in a week", "en dos días": the future's word before a count
-        # is the phrase's ("1 week" alone names no time)
-        inside = [prep, *inside]
+        # is the phrase's ("1 week" alone names no time); "within 2 weeks" counts ahead
+        # as "in 2 weeks" does, up to the day it lands on
+        ahead_word = "in" if "in" in _future_words(language) else min(_future_words(language))
+        inside = [ahead_word if prep in _WITHIN else prep, *inside]
     names = [w for w in inside if w in vocab.months or w in vocab.weekdays]
     relative = any(w in vocab.relative for w in inside)
     # "19th", "22nd": a day number too, written with the language's ordinal ending

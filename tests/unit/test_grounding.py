@@ -619,3 +619,29 @@ def test_a_name_the_question_gives_is_the_users_word_not_the_notes() -> None:
     assert not ClaimChecks(LocalGrounder(), "en", asked="Did Tom bring the cake?").kept(
         wrong, [chores]
     )
+
+
+def test_a_duration_the_note_writes_agrees_with_the_claims_count_ahead() -> None:
+    written = datetime(2025, 11, 18, 17, tzinfo=UTC)
+    clinic = source_facts(_note("X-ray looks great. next review 1 year.", written=written), "en")
+    assert disagreement("The next review is in 1 year.", clinic, "en") is None
+    assert disagreement("The next review is in 2 years.", clinic, "en") == "date"
+    lease = source_facts(
+        _note("need to reply within 2 weeks", written=datetime(2025, 10, 6, 18, tzinfo=UTC)), "en"
+    )
+    assert disagreement("You had until Monday 20 October to reply.", lease, "en") is None
+    assert disagreement("You had until Monday 27 October to reply.", lease, "en") == "date"
+
+
+def test_a_possessive_the_question_gives_is_the_users_word() -> None:
+    op = _note("Mr Okafor came out at 2:40pm – all went well", cid="N1")
+    other = _note("Mum wants to go to Dublin at Christmas", cid="N2")
+    claim = "Mum's operation went well, Mr Okafor said at 2:40 pm."
+    assert bool(
+        ClaimChecks(
+            LocalGrounder(), "en", sources=[op, other], asked="When was Mum's operation?"
+        ).kept(claim, [op])
+    )
+    assert not ClaimChecks(
+        LocalGrounder(), "en", sources=[op, other], asked="When was the operation?"
+    ).kept(claim, [op])

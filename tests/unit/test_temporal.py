@@ -793,3 +793,10 @@ def test_a_spanish_word_that_points_may_follow_its_unit_and_que_viene_is_next(
     (span,) = temporal.note_dates(text, date(2025, 11, 25), "es")
     assert span.named is not None and (span.named.date(), span.grain) == (day, grain)
     assert temporal.note_dates("lo que viene después", date(2025, 11, 25), "es") == []
+
+
+def test_within_a_count_counts_ahead_up_to_the_day_it_lands_on() -> None:
+    (span,) = temporal.note_dates("reply within 2 weeks", date(2025, 10, 6), "en")
+    assert (span.bound, span.exact) == ("until", datetime(2025, 10, 20))
+    (span,) = temporal.note_dates("binnen 2 Wochen", date(2025, 10, 6), "de")
+    assert (span.bound, span.exact) == ("until", datetime(2025, 10, 20))
