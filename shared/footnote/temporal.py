@@ -542,6 +542,13 @@ def _canonical(words: list[str], language: str) -> str | None:
     joined = " ".join(words)
     if joined in phrases:
         return phrases[joined]
+    if (
+        len(words) == 3
+        and words[0] in _future_words(language)
+        and (n := _count(words[1], language)) is not None
+        and (unit := _unit_of(words[2], language)) is not None
+    ):
+        return f"in {n} {unit}"  # "en 15 días": the future's word, a count and a unit
     if language in _ADJECTIVE_AFTER and 2 <= len(words) <= 3:
         # "la semana próxima" as "la próxima semana": where an adjective may follow its
         # noun, the word that points may follow the unit (in its other gender too)
@@ -568,14 +575,9 @@ def _canonical(words: list[str], language: str) -> str | None:
 
 
 def _simplified(words: list[str], language: str) -> str:
-    """ "hace un mes" as "hace 1 mes": the language's words for numbers as digits."""
-    table = {
-        _fold(k): str(v)
-        for rule in _info(language).get("simplifications", ())
-        for k, v in rule.items()
-        if str(v).isdigit() and " " not in k
-    }
-    return " ".join(table.get(w, w) for w in words)
+    """ "hace un mes" as "hace 1 mes", "hace dos semanas" as "hace 2 semanas": the
+    language's words for numbers as digits."""
+    return " ".join(str(n) if (n := _count(w, language)) is not None else w for w in words)
 
 
 def _own_reading(
@@ -939,18 +941,8 @@ def _no_word_after(text: str, end: int) -> bool:
 
 
 def _count_of(word: str, language: str) -> int | None:
-    """The number a word counts: digits, dateparser's count words ("a", "un"), else the
-    language's number words as text2num reads them ("two", "dos", "zwei")."""
-    if (n := _count(word, language)) is not None:
-        return n
-    if not word.isalpha():
-        return None
-    try:
-        from text_to_num import text2num
-
-        return int(text2num(word, language))
-    except (ImportError, ValueError, KeyError):
-        return None
+    """The number a word counts (``_count``)."""
+    return _count(word, language)
 
 
 def _singular(word: str, language: str) -> bool:
@@ -1117,16 +1109,14 @@ def _runs(
             or (w[:1].isdigit() and not _NO_DATE_PART.fullmatch(w))
         )
 
-    counts = _count_words(language)
-
     def counted(i: int) -> bool:
-        """A count word before a unit ("a month ago", "an hour ago"): the run starts at
+        """A count word before a unit ("a month ago", "dos semanas"): the run starts at
         it, though alone it is no time word ("a", "an")."""
         return (
-            words[i][2] in counts
-            and i + 1 < len(words)
+            i + 1 < len(words)
             and words[i + 1][2] in vocab.units
             and _joined(text, words[i][1], words[i + 1][0])
+            and _count(words[i][2], language) is not None
         )
 
     runs: list[tuple[int, int]] = []
@@ -1137,10 +1127,13 @@ def _runs(
             continue
         j = i
         while j + 1 < len(words) and _joined(text, words[j][1], words[j + 1][0]):
-            if datey(words[j + 1][2], inner=True, at=j + 1) and (
-                datey(words[j + 1][2], at=j + 1)
-                or (j + 2 < len(words) and datey(words[j + 2][2], at=j + 2))
-            ):
+            if (
+                datey(words[j + 1][2], inner=True, at=j + 1)
+                and (
+                    datey(words[j + 1][2], at=j + 1)
+                    or (j + 2 < len(words) and datey(words[j + 2][2], at=j + 2))
+                )
+            ) or counted(j + 1):  # ("hace dos semanas": a count word before its unit)
                 j += 1
             elif (
                 j + 2 < len(words)
@@ -1155,7 +1148,7 @@ def _runs(
                 # a preposition opens a date of its own ("Midterm 2 on Nov 19", "Fri 21
                 # at 10"); "of", "de" join a date's parts ("5th of May", "21 de marzo")
                 and (words[j + 1][2] not in bounds or words[j + 1][2] in pertain)
-                and datey(words[j + 2][2], at=j + 2)
+                and (datey(words[j + 2][2], at=j + 2) or counted(j + 2))
                 and _joined(text, words[j + 1][1], words[j + 2][0])
             ):
                 j += 2
@@ -1447,12 +1440,35 @@ def _spellings(language: str) -> tuple[dict[str, str], dict[str, object]]:
     return {k: v for k, v in by_bare.items() if v}, meanings
 
 
+@lru_cache(maxsize=4096)
 def _count(word: str, language: str) -> int | None:
-    """The number ``word`` counts: "3", "two", "zwei"; None for any other word."""
+    """The number ``word`` counts: "3", dateparser's count words ("a", "un"), else the
+    language's number words as text2num reads them ("two", "quince", "zwei"); None for
+    any other word."""
     if word.isdigit():
         return int(word)
-    counted = _simplified([word], language)
-    return int(counted) if counted.isdigit() and word in _count_words(language) else None
+    table = _count_table(language)
+    if word in table:
+        return table[word]
+    if not word.isalpha():
+        return None
+    try:
+        from text_to_num import text2num
+
+        return int(text2num(word, language))
+    except (ImportError, ValueError, KeyError):
+        return None
+
+
+@lru_cache(maxsize=16)
+def _count_table(language: str) -> dict[str, int]:
+    """dateparser's words for numbers in ``language``, by the number each is."""
+    return {
+        _fold(k): int(v)
+        for rule in _info(language).get("simplifications", ())
+        for k, v in rule.items()
+        if str(v).isdigit() and " " not in k
+    }
 
 
 @lru_cache(maxsize=16)

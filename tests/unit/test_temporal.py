@@ -800,3 +800,22 @@ def test_within_a_count_counts_ahead_up_to_the_day_it_lands_on() -> None:
     assert (span.bound, span.exact) == ("until", datetime(2025, 10, 20))
     (span,) = temporal.note_dates("binnen 2 Wochen", date(2025, 10, 6), "de")
     assert (span.bound, span.exact) == ("until", datetime(2025, 10, 20))
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "day"),
+    [
+        # written on Tuesday 25 November 2025: number words as text2num reads them
+        ("en quince días", "es", date(2025, 12, 10)),
+        ("dentro de quince días", "es", date(2025, 12, 10)),
+        ("en 15 días", "es", date(2025, 12, 10)),
+        ("hace tres días", "es", date(2025, 11, 22)),
+        ("three days ago", "en", date(2025, 11, 22)),
+    ],
+)
+def test_a_count_in_words_before_a_unit_is_read_in_any_language(
+    text: str, language: str, day: date
+) -> None:
+    (span,) = temporal.note_dates(text, date(2025, 11, 25), language)
+    assert span.day == day
+    assert temporal.note_dates("somos dos personas", date(2025, 11, 25), "es") == []
