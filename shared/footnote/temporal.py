@@ -177,6 +177,8 @@ SUPPORTED_LANGUAGES = frozenset(_BOUNDS)
 # Languages that write month and weekday names in lower case ("feb", "martes", "juin"):
 # a capital is no sign of a date in them.
 _LOWERCASE_CALENDAR = frozenset({"es", "fr", "it", "pt", "nl"})
+# The article a day's ordinal is written with after a bound word: "on the 28th".
+_ARTICLES = {"en": frozenset({"the"})}
 # Languages whose adjectives may follow their noun: "la semana próxima", "el lunes
 # próximo", as "la próxima semana".
 _ADJECTIVE_AFTER = frozenset({"es", "fr", "it", "pt"})
@@ -696,6 +698,7 @@ def read_times(
                 if j > i and (words[j][2] in _glue(language) or words[j][2] in ranging):
                     continue
                 span = _day_range(text, i, j, words, vocab, language, anchor, ahead)
+                span = span or _day_of_month(text, i, j, words, vocab, language, anchor, ahead)
                 if span is None and not any(w in ranging for _, _, w in words[i + 1 : j]):
                     # (a range word inside a phrase joins a range, or reads apart)
                     span = _weekday_of_week(
@@ -764,6 +767,62 @@ def _weekday_of_week(
     monday = _floor(week.exact or week.named, "week")
     day = monday + timedelta(days=weekday)
     return _bounded(text, words[i][0], words[j][1], day, day + _STEP["day"], "in", "day")
+
+
+def _day_of_month(
+    text: str,
+    i: int,
+    j: int,
+    words: list[tuple[int, int, str]],
+    vocab: _Vocabulary,
+    language: str,
+    anchor: datetime,
+    ahead: bool,
+) -> TimeSpan | None:
+    """A day of the month written alone, where the language marks it as a day: "on the
+    28th" (an ordinal after a bound word and an article), "am 28." (a number and a full
+    stop after a bound word), "el día 28" (after the word for day). It is the nearest
+    such day ahead of the anchor in a note, the nearest not after it in a question.
+    Read as a number, a claim's "Friday 28 November" has no day of the note's to agree
+    with."""
+    day_words = {w for w in vocab.units if _unit_of(w, language) == "day"}
+    before = words[i - 1][2] if i > 0 else ""
+    two_back = words[i - 2][2] if i > 1 else ""
+    bounds = _BOUNDS[language]
+    word = words[j][2]
+    if j == i and (n := _day_number(word, language)) is not None and not word.isdigit():
+        # "on the 28th", "by the 3rd": an ordinal after a bound word and an article
+        marked = before in _ARTICLES.get(language, ()) and two_back in bounds
+    elif j == i and word.isdigit() and text.startswith(".", words[j][1]):
+        n = word  # "am 28.", "bis 15.": a number and its full stop after a bound word
+        marked = before in bounds and not text[words[j][1] + 1 : words[j][1] + 2].isdigit()
+    elif j == i + 1 and words[i][2] in day_words and words[j][2].isdigit():
+        n = words[j][2]  # "el día 28", "hasta el día 3" (not "cada día 3 veces")
+        marked = before in bounds
+    else:
+        return None
+    if not marked or not (1 <= int(n) <= 31) or len(n) > 2:
+        return None
+    after = [w for _, _, w in words[j + 1 : j + 3]]
+    if any(
+        w in vocab.months for w in after[: 2 if after[:1] and after[0] in _glue(language) else 1]
+    ):
+        return None  # "am 28. Februar", "el día 3 de marzo": the month's day, read with it
+    bound: Bound = bounds.get(before, "in")
+    if bound == "in" and two_back in bounds:
+        bound = bounds[two_back]  # "hasta el día 3"
+    today = datetime.combine(anchor.date(), time(0))
+    first = today.replace(day=1)
+    steps = [0, 1, 2] if ahead else [0, -1, -2]
+    for step in steps:
+        month = first + relativedelta(months=step)
+        try:
+            day = month.replace(day=int(n))
+        except ValueError:
+            continue
+        if (day >= today) if ahead else (day <= today):
+            return _bounded(text, words[i][0], words[j][1], day, day + _STEP["day"], bound, "day")
+    return None
 
 
 def _day_range(

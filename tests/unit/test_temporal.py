@@ -819,3 +819,37 @@ def test_a_count_in_words_before_a_unit_is_read_in_any_language(
     (span,) = temporal.note_dates(text, date(2025, 11, 25), language)
     assert span.day == day
     assert temporal.note_dates("somos dos personas", date(2025, 11, 25), "es") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "day", "bound"),
+    [
+        # written on Tuesday 25 November 2025: the nearest such day ahead
+        ("on the 28th", "en", date(2025, 11, 28), "in"),
+        ("by the 3rd", "en", date(2025, 12, 3), "until"),
+        ("Termin am 15.", "de", date(2025, 12, 15), "in"),
+        ("bis 5. abgeben", "de", date(2025, 12, 5), "until"),
+        ("el día 28", "es", date(2025, 11, 28), "in"),
+        ("hasta el día 3", "es", date(2025, 12, 3), "until"),
+    ],
+)
+def test_a_day_of_the_month_written_alone_where_the_language_marks_it_as_a_day(
+    text: str, language: str, day: date, bound: str
+) -> None:
+    (span,) = temporal.note_dates(text, date(2025, 11, 25), language)
+    assert (span.named.date() if span.named else None, span.bound) == (day, bound)
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("the 3rd floor", "en"),
+        ("came 2nd", "en"),
+        ("cada día 3 veces", "es"),
+        ("Platz 2. Liga", "de"),
+    ],
+)
+def test_an_ordinal_or_a_number_the_language_does_not_mark_as_a_day_is_none(
+    text: str, language: str
+) -> None:
+    assert temporal.note_dates(text, date(2025, 11, 25), language) == []
