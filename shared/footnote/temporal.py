@@ -685,6 +685,7 @@ def read_times(
         return []
     words = _coming(_short_weekdays(text, words, language), language)
     ranging = _RANGE_ALONE.get(language, frozenset())
+    read = _Text(text, words, vocab, language, anchor, ahead)
     spans: list[TimeSpan] = []
     clock = _clock_words(text, words, language)
     for first, last in _runs(text, words, vocab, language, clock):
@@ -697,15 +698,10 @@ def read_times(
             for j in range(last, i - 1, -1):
                 if j > i and (words[j][2] in _glue(language) or words[j][2] in ranging):
                     continue
-                span = _day_range(text, i, j, words, vocab, language, anchor, ahead)
-                span = span or _day_of_month(text, i, j, words, vocab, language, anchor, ahead)
+                span = _day_range(read, i, j) or _day_of_month(read, i, j)
                 if span is None and not any(w in ranging for _, _, w in words[i + 1 : j]):
                     # (a range word inside a phrase joins a range, or reads apart)
-                    span = _weekday_of_week(
-                        text, i, j, words, vocab, language, anchor, ahead
-                    ) or _span(
-                        text, words[i][0], words[j][1], words, vocab, language, anchor, ahead
-                    )
+                    span = _weekday_of_week(read, i, j) or read.span(i, j)
                 if span is not None:
                     spans.append(span)
                     i = j + 1
@@ -716,6 +712,33 @@ def read_times(
     spans.sort(key=lambda s: s.start_pos)
     dated = weekdays_dated(text, _ranged(text, words, language, spans), language)
     return _counted_from_named(text, words, language, dated)
+
+
+@dataclass(frozen=True)
+class _Text:
+    """A text being read, as its phrase readers share it: its words (as the reader
+    spells them), the language and the moment it is read at."""
+
+    text: str
+    words: list[tuple[int, int, str]]
+    vocab: _Vocabulary
+    language: str
+    anchor: datetime
+    ahead: bool
+
+    def span(self, first: int, last: int) -> TimeSpan | None:
+        """Words ``first`` to ``last`` read as one phrase."""
+        w = self.words
+        return _span(
+            self.text,
+            w[first][0],
+            w[last][1],
+            w,
+            self.vocab,
+            self.language,
+            self.anchor,
+            self.ahead,
+        )
 
 
 def _coming(words: list[tuple[int, int, str]], language: str) -> list[tuple[int, int, str]]:
@@ -734,21 +757,13 @@ def _coming(words: list[tuple[int, int, str]], language: str) -> list[tuple[int,
     return out
 
 
-def _weekday_of_week(
-    text: str,
-    i: int,
-    j: int,
-    words: list[tuple[int, int, str]],
-    vocab: _Vocabulary,
-    language: str,
-    anchor: datetime,
-    ahead: bool,
-) -> TimeSpan | None:
+def _weekday_of_week(t: _Text, i: int, j: int) -> TimeSpan | None:
     """A weekday written beside a phrase that names a week is that weekday of that week:
     "Thursday next week", "Dienstag in zwei Wochen", "nächste Woche Donnerstag", "el
     jueves de la semana próxima". The week is read as the language reads it alone;
     read with the weekday, the pair would be a bare weekday ("next Thursday") and a
     stray word, or nothing."""
+    text, words, vocab, language = t.text, t.words, t.vocab, t.language
     if j <= i:
         return None
     if words[i][2] in vocab.weekdays:
@@ -761,7 +776,7 @@ def _weekday_of_week(
         return None
     if not any(w in vocab.units for _, _, w in words[first : last + 1]):
         return None
-    week = _span(text, words[first][0], words[last][1], words, vocab, language, anchor, ahead)
+    week = t.span(first, last)
     if week is None or week.grain != "week" or week.named is None or week.bound != "in":
         return None
     monday = _floor(week.exact or week.named, "week")
@@ -769,22 +784,14 @@ def _weekday_of_week(
     return _bounded(text, words[i][0], words[j][1], day, day + _STEP["day"], "in", "day")
 
 
-def _day_of_month(
-    text: str,
-    i: int,
-    j: int,
-    words: list[tuple[int, int, str]],
-    vocab: _Vocabulary,
-    language: str,
-    anchor: datetime,
-    ahead: bool,
-) -> TimeSpan | None:
+def _day_of_month(t: _Text, i: int, j: int) -> TimeSpan | None:
     """A day of the month written alone, where the language marks it as a day: "on the
     28th" (an ordinal after a bound word and an article), "am 28." (a number and a full
     stop after a bound word), "el día 28" (after the word for day). It is the nearest
     such day ahead of the anchor in a note, the nearest not after it in a question.
     Read as a number, a claim's "Friday 28 November" has no day of the note's to agree
     with."""
+    text, words, vocab, language = t.text, t.words, t.vocab, t.language
     day_words = {w for w in vocab.units if _unit_of(w, language) == "day"}
     before = words[i - 1][2] if i > 0 else ""
     two_back = words[i - 2][2] if i > 1 else ""
@@ -811,36 +818,28 @@ def _day_of_month(
     bound: Bound = bounds.get(before, "in")
     if bound == "in" and two_back in bounds:
         bound = bounds[two_back]  # "hasta el día 3"
-    today = datetime.combine(anchor.date(), time(0))
+    today = datetime.combine(t.anchor.date(), time(0))
     first = today.replace(day=1)
-    steps = [0, 1, 2] if ahead else [0, -1, -2]
+    steps = [0, 1, 2] if t.ahead else [0, -1, -2]
     for step in steps:
         month = first + relativedelta(months=step)
         try:
             day = month.replace(day=int(n))
         except ValueError:
             continue
-        if (day >= today) if ahead else (day <= today):
+        if (day >= today) if t.ahead else (day <= today):
             return _bounded(text, words[i][0], words[j][1], day, day + _STEP["day"], bound, "day")
     return None
 
 
-def _day_range(
-    text: str,
-    i: int,
-    j: int,
-    words: list[tuple[int, int, str]],
-    vocab: _Vocabulary,
-    language: str,
-    anchor: datetime,
-    ahead: bool,
-) -> TimeSpan | None:
+def _day_range(t: _Text, i: int, j: int) -> TimeSpan | None:
     """Days a dash or a range word joins are one span, from the first to the last: "Oct
     23-24", "23-24 October", "del 10 al 13 de junio", "vom 10.6. bis 13.6.", "Thu-Fri",
     "nächsten Dienstag bis Freitag". A bare day number takes the other end's month, and
     a bare weekday that ends a range is the first such after its start, not the nearest
     to the text's day. Read apart, the end would be a stray number, a weekday of another
     week, or an "until" that opens the range before its start."""
+    text, words, vocab, language = t.text, t.words, t.vocab, t.language
     if j - i < 1:
         return None
     joining = _RANGE_ALONE.get(language, frozenset())
@@ -862,7 +861,7 @@ def _day_range(
     def read(first: int, last: int) -> datetime | None:
         """The day words ``first`` to ``last`` name (the end's range word, read as its
         bound, "bis 13. Juni", is the range's)."""
-        span = _span(text, words[first][0], words[last][1], words, vocab, language, anchor, ahead)
+        span = t.span(first, last)
         if span is None or span.grain != "day":
             return None
         if span.bound != "in" and not (first > i and words[first - 1][2] in joining):
