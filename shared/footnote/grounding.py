@@ -555,7 +555,9 @@ def disagreement(
         for word, numbers in _counts(undated, lang)
     ):
         return "number"  # "16 units" where the note counts "18 units" (and 16 of another)
-    if any(_negation_disagrees(clause, facts, lang) for _, clause in clauses):
+    # (its dates are checked as dates above: "(en 30 días: 20 diciembre 2025)" beside a
+    # note's "si no paga en 30 días" states no payment)
+    if any(_negation_disagrees(clause, facts, lang) for _, clause in _clauses(blanked)):
         return "negation"
     return None
 

@@ -645,3 +645,15 @@ def test_a_possessive_the_question_gives_is_the_users_word() -> None:
     assert not ClaimChecks(
         LocalGrounder(), "en", sources=[op, other], asked="When was the operation?"
     ).kept(claim, [op])
+
+
+def test_a_date_written_beside_a_negated_clause_states_nothing_it_negates() -> None:
+    # the quote answer writes the day "en 30 días" lands on; the annotation states no
+    # payment the note's "si no paga" negates
+    note = "Si no paga en 30 días → monitorio con la abogada, Elena Ruiz."
+    facts = source_facts(_note(note, written=datetime(2025, 11, 20, 12, tzinfo=UTC)), "es")
+    quoted = "Si no paga en 30 días → monitorio con la abogada, Elena Ruiz (en 30 días: 20 diciembre 2025)."
+    assert disagreement(quoted, facts, "es") is None
+    assert (
+        disagreement("Ya paga en 30 días, dijo la abogada Elena Ruiz.", facts, "es") == "negation"
+    )
