@@ -551,7 +551,9 @@ def disagreement(
     if lang not in _NOUNS_CAPITALISED and _misattributed(claim, runs, facts, lang):
         return "name"
     if any(
-        word in facts.counted and not numbers & facts.counted[word]
+        word in facts.counted
+        and not numbers & facts.counted[word]
+        and not _elided(word, numbers, facts)
         for word, numbers in _counts(undated, lang)
     ):
         return "number"  # "16 units" where the note counts "18 units" (and 16 of another)
@@ -560,6 +562,18 @@ def disagreement(
     if any(_negation_disagrees(clause, facts, lang) for _, clause in _clauses(blanked)):
         return "negation"
     return None
+
+
+def _elided(word: str, numbers: frozenset[str], facts: SourceFacts) -> bool:
+    """The note writes the number on a line that counts ``word`` with another, its
+    unit left out: "sube a 100 mg, el de la noche sigue en 50" counts 50 mg (not the 6
+    of "Stage 6 lesson", which counts another word)."""
+    if any(numbers & counted for other, counted in facts.counted.items() if other != word):
+        return False
+    return any(
+        word in terms(line, language=facts.language) and numbers & set(_numbers(line))
+        for line in facts.text.splitlines()
+    )
 
 
 def _misdated(undated: str, read: Sequence[TimeSpan], facts: SourceFacts, language: str) -> bool:

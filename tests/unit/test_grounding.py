@@ -153,6 +153,14 @@ def test_a_number_counts_what_the_note_counts_with_it() -> None:
     assert not _kept(
         "After you rang Dr Okafor the insulin changed to 16 units am and 10 units pm.", log
     )
+    # a number the note's line counts with the word, its unit left out, is that count;
+    # not one that counts another word ("Stage 6 lesson")
+    dose = _note("losartán de la mañana sube a 100 mg, el de la noche sigue en 50")
+    assert _kept(
+        "El losartán de la mañana sube a 100 mg y el de la noche sigue en 50 mg.", dose, "es"
+    )
+    swim = _note("Ava's first Stage 6 lesson. 4 lengths front crawl without stopping!")
+    assert not _kept("In her first Stage 6 lesson Ava swam 6 lengths of front crawl.", swim)
     # a count the note writes with other words is not compared ("3 wks", "three weeks")
     coat = _note("frame off for powder coat, ready in 3 wks")
     assert _kept("The powder-coated frame is ready in three weeks.", coat)
