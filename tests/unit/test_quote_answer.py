@@ -85,6 +85,14 @@ def test_a_count_of_weeks_is_followed_by_the_day_it_lands_on() -> None:
     assert validate(text, notes, checks()).text == text
 
 
+def test_a_range_of_days_is_followed_by_its_first_and_last_day() -> None:
+    notes = [_note("N1", "Offsite moved to Tue-Thu next week.", "Offsite")]
+    text = compose("When is the offsite?", notes, _analysis("When is the offsite?"))
+    # written on Wednesday 11 March 2026: Tuesday to Thursday of the week after
+    assert "(Tue-Thu: 17 March 2026 – 19 March 2026;" in text, text
+    assert validate(text, notes, checks()).text == text
+
+
 def test_a_note_in_another_language_is_dated_in_its_own_and_told_in_the_readers() -> None:
     notes = [_note("N1", "Cita con la dentista pasado mañana a las 10:00.", "Dentista")]
     text = compose("When is the dentist?", notes, _analysis("When is the dentist?"))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from footnote.domain import Intent, QueryAnalysis, Source
 from footnote.generation.citations import closed
@@ -253,6 +253,10 @@ def _told(span: TimeSpan, language: str) -> str | None:
         return month_text(first, language)
     if span.grain == "week":
         return f"the week of {day_text(first, language)}"
+    if span.start is not None and span.end is not None and (span.end - span.start).days > 1:
+        # a range of days ("Oct 23-24", "del 10 al 13 de junio"): its first and last
+        last = (span.end - timedelta(days=1)).date()
+        return f"{day_text(span.start.date(), language)} – {day_text(last, language)}"
     return day_text(first, language)
 
 
