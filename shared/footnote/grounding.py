@@ -399,7 +399,11 @@ def negated(text: str, language: str) -> frozenset[str]:
     # a negation reaches no word past its clause's end ("kann Samstag nicht (Dienst).
     # Kassenprüfung verschoben"); a comma parts a list it may negate whole ("no nuts,
     # dairy or eggs")
-    for _, clause in _clauses(text, commas=False):
+    # (nor into a bracketed aside: "13:00 geht doch nicht (Doppelbuchung)" gives the
+    # reason, it does not negate it)
+    for clause in (
+        part for _, whole in _clauses(text, commas=False) for part in _ASIDE.split(whole)
+    ):
         tokens = [t.lower() for t in _HYPHENATED.findall(clause)]
         for i, token in enumerate(tokens):
             # a hyphenated word is one ("no-show" negates nothing); English writes a
@@ -413,6 +417,7 @@ def negated(text: str, language: str) -> frozenset[str]:
 
 
 _SCOPE = 3  # words a negation reaches
+_ASIDE = re.compile(r"\s\(")  # where a bracketed aside opens
 _SCOPE_BEFORE = 2  # in German and Dutch, the verb (and its adverb) before it
 _VERB_FINAL = frozenset({"de", "nl"})
 _HYPHENATED = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*")
@@ -781,7 +786,15 @@ def _negation_disagrees(clause: str, facts: SourceFacts, language: str) -> bool:
     if ours:  # what it negates, the source states, and nowhere negates
         return bool(ours & facts.plain_terms) and not ours & facts.negated_terms
     theirs = facts.negated_terms - facts.plain_terms
-    return bool(theirs & set(terms(clause, language=language)))
+    said = set(terms(clause, language=language))
+    hit = theirs & said
+    if hit and all(t[:1].isdigit() for t in hit):
+        # the note's correction, told with both its values ("$1,240 instead of $1,260"
+        # where the note says "$1,240/wk (not 1,260)"): a number it negates beside one
+        # it states
+        plain = {t for t in said - hit if t[:1].isdigit() and t in facts.plain_terms}
+        return not plain - facts.negated_terms
+    return bool(hit)
 
 
 def _misattributed(

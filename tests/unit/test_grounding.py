@@ -665,3 +665,12 @@ def test_a_date_written_beside_a_negated_clause_states_nothing_it_negates() -> N
     assert (
         disagreement("Ya paga en 30 días, dijo la abogada Elena Ruiz.", facts, "es") == "negation"
     )
+
+
+def test_a_negation_reaches_no_aside_and_a_correction_told_with_both_values_agrees() -> None:
+    moved = "Fr. Pirker hat angerufen: 13:00 geht doch nicht (Doppelbuchung) → NEU 11:30 Uhr"
+    claim = "Wegen einer Doppelbuchung wurde die Trauung auf 11:30 Uhr vorverlegt."
+    assert _disagrees(claim, moved, "de") is None
+    rent = "landlord agrees to $1,240/wk (not 1,260) + will fix the back door lock"
+    assert _disagrees("The landlord agreed to $1,240 a week instead of $1,260.", rent, "en") is None
+    assert _disagrees("The landlord agreed to $1,260 a week.", rent, "en") == "negation"
