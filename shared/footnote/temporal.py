@@ -538,12 +538,30 @@ def _unit_of(word: str, language: str) -> str | None:
     )
 
 
+@lru_cache(maxsize=16)
+def _stemmed_phrases(language: str) -> dict[str, str]:
+    """The language's relative phrases by their words' stems: a phrase inflected as the
+    sentence needs ("am Freitag nächster Woche") is the phrase dateparser writes."""
+    out: dict[str, str] = {}
+    for phrase, key in _relatives(language)[0].items():
+        found = phrase.split()
+        if len(found) >= 2:
+            out.setdefault(_stems(found, language), key)
+    return out
+
+
+def _stems(words: Sequence[str], language: str) -> str:
+    return " ".join(stem(w, language) for w in words)
+
+
 def _canonical(words: list[str], language: str) -> str | None:
     """The canonical form of a relative phrase, if ``words`` are one."""
     phrases, patterns = _relatives(language)
     joined = " ".join(words)
     if joined in phrases:
         return phrases[joined]
+    if len(words) >= 2 and (inflected := _stemmed_phrases(language).get(_stems(words, language))):
+        return inflected  # "nächster Woche", "nächsten Woche" as "nächste Woche"
     if (
         len(words) == 3
         and words[0] in _future_words(language)
@@ -1445,6 +1463,12 @@ def _spelled(word: str, language: str) -> str:
     bare = unaccented(word)
     if bare in known[0]:
         return known[0][bare]
+    if language in _INFLECTED and len(word) >= 4:
+        # "nächster", "nächsten", "letzter", "próximas": the relative word as the sentence
+        # inflects it (its stem is the vocabulary word's)
+        found = _relative_by_stem(language).get(stem(word, language))
+        if found is not None and _inflects(bare, unaccented(found)):
+            return found
     if len(bare) >= _WEEKDAY_START:
         # a weekday's start ("Thurs", "Wedn", "juev"): the one weekday it begins
         begun = {i: w for w, i in vocab.weekdays.items() if unaccented(w).startswith(bare)}
@@ -1469,6 +1493,36 @@ def _spelled(word: str, language: str) -> str:
 
 
 _VOWELS = frozenset("aeiouy")
+# Languages whose adjectives take endings: a relative word is read by its stem there.
+_INFLECTED = frozenset({"de", "es", "fr", "it", "pt"})
+
+
+def _inflects(word: str, base: str) -> bool:
+    """``word`` is ``base`` with another ending: all but base's last letter kept, at
+    most two letters more ("nächster" of "nächste"; not "nach", nor "pasar" of
+    "pasada")."""
+    keep = len(base) - 1
+    return word[:keep] == base[:keep] and 0 <= len(word) - keep <= 3
+
+
+@lru_cache(maxsize=16)
+def _relative_by_stem(language: str) -> dict[str, str]:
+    """The words that point in the language's phrases of a unit ("nächste Woche", "la
+    próxima semana") by their stem, where one stem names one word (not "morgen", a day
+    of its own: "morgens" is in the mornings)."""
+    directions = _directions(language)
+    units = _vocabulary(language).units
+    by: dict[str, set[str]] = {}
+    for phrase in _relatives(language)[0]:
+        found = phrase.split()
+        if not any(w in units for w in found):
+            continue
+        for w in found:
+            if w in directions and len(w) >= 4:
+                by.setdefault(stem(w, language), set()).add(w)
+    return {k: min(v) for k, v in by.items() if len({directions[w] for w in v}) == 1}
+
+
 # The letters a weekday's start is written with at least, where the language's own
 # abbreviations are shorter ("Thurs" for Thursday; "Thu" is dateparser's).
 _WEEKDAY_START = 4

@@ -853,3 +853,22 @@ def test_an_ordinal_or_a_number_the_language_does_not_mark_as_a_day_is_none(
     text: str, language: str
 ) -> None:
     assert temporal.note_dates(text, date(2025, 11, 25), language) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "day", "grain"),
+    [
+        # written on Wednesday 18 February 2026: a relative word as the sentence inflects it
+        ("am Freitag nächster Woche", "de", date(2026, 2, 27), "day"),
+        ("in der nächsten Woche", "de", date(2026, 2, 23), "week"),
+        ("letzter Woche", "de", date(2026, 2, 9), "week"),
+        ("nächstes Jahr", "de", date(2027, 1, 1), "year"),
+    ],
+)
+def test_a_word_that_points_is_read_with_the_ending_its_sentence_gives_it(
+    text: str, language: str, day: date, grain: str
+) -> None:
+    (span,) = temporal.note_dates(text, date(2026, 2, 18), language)
+    assert span.named is not None and (span.named.date(), span.grain) == (day, grain)
+    # not a word that only shares its stem ("nach"), nor a day of its own ("morgens")
+    assert temporal.note_dates("nach dem Essen, morgens Tabletten", date(2026, 2, 18), "de") == []
