@@ -90,6 +90,8 @@ def test_a_range_of_days_is_followed_by_its_first_and_last_day() -> None:
     text = compose("When is the offsite?", notes, _analysis("When is the offsite?"))
     # written on Wednesday 11 March 2026: Tuesday to Thursday of the week after
     assert "(Tue-Thu: 17 March 2026 – 19 March 2026;" in text, text
+    # a week too, in no language's words (the reader may read Spanish notes)
+    assert "next week: 16 March 2026 – 22 March 2026)" in text, text
     assert validate(text, notes, checks()).text == text
 
 

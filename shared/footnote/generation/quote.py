@@ -252,7 +252,9 @@ def _told(span: TimeSpan, language: str) -> str | None:
     if span.grain == "month":
         return month_text(first, language)
     if span.grain == "week":
-        return f"the week of {day_text(first, language)}"
+        # its first and last day, in no language's words ("la semana que viene": 14
+        # diciembre 2026 – 20 diciembre 2026)
+        return f"{day_text(first, language)} – {day_text(first + timedelta(days=6), language)}"
     if span.start is not None and span.end is not None and (span.end - span.start).days > 1:
         # a range of days ("Oct 23-24", "del 10 al 13 de junio"): its first and last
         last = (span.end - timedelta(days=1)).date()
