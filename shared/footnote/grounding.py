@@ -175,14 +175,16 @@ def source_facts(source: Source, language: str, zone: tzinfo | None = None) -> S
             days.add(span.exact.date())
             # (and no other day of its week or month: "Kontrolle in 3 Monaten" written
             # on 24 March is 24 June, not the 23rd; a claim naming the month agrees)
-        elif span.start is not None and span.end is not None:
-            periods.append((span.start.date(), span.end.date()))
+        else:
+            if span.start is not None and span.end is not None:
+                period = (span.start.date(), span.end.date())
+            elif span.named is not None:  # "from Oct", "before Friday": the period it names
+                period = (span.named.date(), span.named.date() + timedelta(days=1))
+            else:
+                continue
+            periods.append(period)
             if span.grain in _DAYS_OF:
-                day_periods.append(periods[-1])
-        elif span.named is not None:  # "from Oct", "before Friday": the period it names
-            periods.append((span.named.date(), span.named.date() + timedelta(days=1)))
-            if span.grain in _DAYS_OF:
-                day_periods.append(periods[-1])
+                day_periods.append(period)
     # whom another claim's name may belong to (not read where nouns are capitalised,
     # whose claims are not checked for others' names)
     runs = [
@@ -809,7 +811,7 @@ def _misattributed(
     essay is her fav"). A claim's clause that names several people joins as many
     facts ("Dev makes the flashcards and Luis has the exams"): the source's clause
     restates one of them. ``named``: the names the claim gives (``claim_names``)."""
-    said = {part for w in words(claim) for part in (w, w.split("'")[0])}  # ("Theo's")
+    said = _said(claim)
     runs = list(named)
     first = _CASED_WORD.search(claim)
     if first is not None and first.group(0)[0].isupper():
@@ -853,6 +855,11 @@ def _misattributed(
     return False
 
 
+def _said(text: str) -> frozenset[str]:
+    """The words ``text`` writes, each also without its possessive ("Theo's", "Mum's")."""
+    return frozenset(part for w in words(text) for part in (w, w.split("'")[0]))
+
+
 # A source clause restates the claim's when it shares two of its terms (names aside),
 # and half of them at least.
 _RESTATES = 2
@@ -863,7 +870,15 @@ def _restating(wanted: set[str], facts: SourceFacts, facts_joined: int = 1) -> l
     shares, when one restates the clause (``_RESTATES`` of them, and half at least; a
     clause that joins ``facts_joined`` facts, one naming several people, that share of
     half); None when none does."""
-    shared = [len(wanted & t) for t in facts.line_terms]
+    return _restated_by(wanted, facts.line_terms, facts_joined)
+
+
+def _restated_by(
+    wanted: set[str], clause_terms: Sequence[frozenset[str]], facts_joined: int
+) -> list[int] | None:
+    """How many of ``wanted`` each clause's terms share, when one restates it (see
+    ``_restating``); None when none does."""
+    shared = [len(wanted & t) for t in clause_terms]
     most = max(shared, default=0)
     if most < _RESTATES or 2 * most * facts_joined < len(wanted):
         return None
@@ -885,11 +900,8 @@ def _comma_joined(
             pairs.append(
                 (text[text.rfind("\n", 0, m.start()) + 1 : end if end >= 0 else None], ta | tb)
             )
-    shared = [len(wanted & t) for _, t in pairs]
-    most = max(shared, default=0)
-    if most < _RESTATES or 2 * most * facts_joined < len(wanted):
-        return (), None
-    return tuple(line for line, _ in pairs), shared
+    shared = _restated_by(wanted, [t for _, t in pairs], facts_joined)
+    return (tuple(line for line, _ in pairs), shared) if shared is not None else ((), None)
 
 
 def _untitled(text: str) -> str:
@@ -1047,7 +1059,7 @@ class LocalGrounder:
     ) -> list[float]:
         known = frozenset().union(*(_facts(o, language, zone).named_alone for o in others))
         # (a name the question gives is the user's word, the answer's to repeat)
-        given = frozenset(part for w in words(asked) for part in (w, w.split("'")[0]))
+        given = _said(asked)
         full = frozenset().union(*(_facts(o, language, zone).full_names for o in others))
         every = [_facts(source, language, zone) for source in sources]
         # the claim, in the language it is written in (an answer may not be in the

@@ -251,15 +251,15 @@ def _told(span: TimeSpan, language: str) -> str | None:
         return str(first.year)
     if span.grain == "month":
         return month_text(first, language)
+    # a week or a range of days by its first and last day, in no language's words ("la
+    # semana que viene: 14 diciembre 2026 – 20 diciembre 2026", "Oct 23-24")
     if span.grain == "week":
-        # its first and last day, in no language's words ("la semana que viene": 14
-        # diciembre 2026 – 20 diciembre 2026)
-        return f"{day_text(first, language)} – {day_text(first + timedelta(days=6), language)}"
-    if span.start is not None and span.end is not None and (span.end - span.start).days > 1:
-        # a range of days ("Oct 23-24", "del 10 al 13 de junio"): its first and last
-        last = (span.end - timedelta(days=1)).date()
-        return f"{day_text(span.start.date(), language)} – {day_text(last, language)}"
-    return day_text(first, language)
+        last = first + timedelta(days=6)
+    elif span.start is not None and span.end is not None and (span.end - span.start).days > 1:
+        first, last = span.start.date(), (span.end - timedelta(days=1)).date()
+    else:
+        return day_text(first, language)
+    return f"{day_text(first, language)} – {day_text(last, language)}"
 
 
 def _cited(line: str, cid: str, meanings: Sequence[tuple[int, str]]) -> str:
