@@ -636,11 +636,11 @@ def _own_reading(
         return today - timedelta(days=(today.weekday() - weekday) % 7 or 7), "day"
     if month is None or weekday is not None:
         return None
-    numbers = [int(w.rstrip(".")) for w in others if w.rstrip(".").isdigit()]
+    numbers = [int(w.rstrip(".")) for w in others if w.rstrip(".").isdecimal()]
     ordinals = [int(m[0]) for w in others if (m := re.match(r"\d{1,2}(?=\D)", w))]
     glue = _glue(language)
     if any(
-        not w.rstrip(".").isdigit() and w not in glue and not re.match(r"\d", w) for w in others
+        not w.rstrip(".").isdecimal() and w not in glue and not re.match(r"\d", w) for w in others
     ):
         return None  # a word the common forms do not have ("early", "end"): the parser's
     years = [n for n in numbers if 1900 <= n <= 2199]
@@ -810,23 +810,24 @@ def _day_of_month(t: _Text, i: int, j: int) -> TimeSpan | None:
     Read as a number, a claim's "Friday 28 November" has no day of the note's to agree
     with."""
     text, words, vocab, language = t.text, t.words, t.vocab, t.language
-    day_words = {w for w in vocab.units if _unit_of(w, language) == "day"}
     before = words[i - 1][2] if i > 0 else ""
     two_back = words[i - 2][2] if i > 1 else ""
     bounds = _BOUNDS[language]
     word = words[j][2]
-    if j == i and (n := _day_number(word, language)) is not None and not word.isdigit():
+    n = _day_of(word, language)
+    if n is None:
+        return None
+    if j == i and not word.isdigit():
         # "on the 28th", "by the 3rd": an ordinal after a bound word and an article
         marked = before in _ARTICLES.get(language, ()) and two_back in bounds
-    elif j == i and word.isdigit() and text.startswith(".", words[j][1]):
-        n = word  # "am 28.", "bis 15.": a number and its full stop after a bound word
+    elif j == i and text.startswith(".", words[j][1]):
+        # "am 28.", "bis 15.": a number and its full stop after a bound word
         marked = before in bounds and not text[words[j][1] + 1 : words[j][1] + 2].isdigit()
-    elif j == i + 1 and words[i][2] in day_words and words[j][2].isdigit():
-        n = words[j][2]  # "el día 28", "hasta el día 3" (not "cada día 3 veces")
-        marked = before in bounds
+    elif j == i + 1 and word.isdigit() and words[i][2] in _day_words(language):
+        marked = before in bounds  # "el día 28", "hasta el día 3" (not "cada día 3 veces")
     else:
         return None
-    if not marked or not (1 <= int(n) <= 31) or len(n) > 2:
+    if not marked:
         return None
     after = [w for _, _, w in words[j + 1 : j + 3]]
     if any(
@@ -842,12 +843,24 @@ def _day_of_month(t: _Text, i: int, j: int) -> TimeSpan | None:
     for step in steps:
         month = first + relativedelta(months=step)
         try:
-            day = month.replace(day=int(n))
+            day = month.replace(day=n)
         except ValueError:
             continue
         if (day >= today) if t.ahead else (day <= today):
             return _bounded(text, words[i][0], words[j][1], day, day + _STEP["day"], bound, "day")
     return None
+
+
+def _day_of(word: str, language: str) -> int | None:
+    """The day of the month a word writes ("28", "28th"), if it can be one."""
+    n = _day_number(word, language)
+    return int(n) if n is not None and len(n) <= 2 and 1 <= int(n) <= 31 else None
+
+
+@lru_cache(maxsize=16)
+def _day_words(language: str) -> frozenset[str]:
+    """The language's words for a day ("día", "Tag"): "el día 28"."""
+    return frozenset(w for w in _vocabulary(language).units if _unit_of(w, language) == "day")
 
 
 def _day_range(t: _Text, i: int, j: int) -> TimeSpan | None:
@@ -872,10 +885,6 @@ def _day_range(t: _Text, i: int, j: int) -> TimeSpan | None:
             return a + 2 if _joined(text, words[a + 1][1], words[a + 2][0]) else None
         return None
 
-    def day_of(word: str) -> int | None:
-        n = _day_number(word, language)
-        return int(n) if n is not None and len(n) <= 2 and 1 <= int(n) <= 31 else None
-
     def read(first: int, last: int) -> datetime | None:
         """The day words ``first`` to ``last`` name (the end's range word, read as its
         bound, "bis 13. Juni", is the range's)."""
@@ -893,10 +902,10 @@ def _day_range(t: _Text, i: int, j: int) -> TimeSpan | None:
         start: datetime | None
         end: datetime | None
         try:
-            if at == j and (last_day := day_of(words[j][2])) is not None:
+            if at == j and (last_day := _day_of(words[j][2], language)) is not None:
                 start = read(i, cut)  # "Oct 23-24": a day of the start's month
                 end = start.replace(day=last_day) if start else None
-            elif cut == i and (first_day := day_of(words[i][2])) is not None:
+            elif cut == i and (first_day := _day_of(words[i][2], language)) is not None:
                 end = read(at, j)  # "23-24 October": a day of the end's month
                 start = end.replace(day=first_day) if end else None
             elif at == j and words[j][2] in vocab.weekdays:
@@ -989,7 +998,7 @@ def _counted_from_named(
         first = unit_at
         count = None
         if unit_at > 0 and _joined(text, words[unit_at - 1][1], words[unit_at][0]):
-            count = _count_of(words[unit_at - 1][2], language)
+            count = _count(words[unit_at - 1][2], language)
             if count is not None:
                 first = unit_at - 1
         if count is None:
@@ -1014,11 +1023,6 @@ def _no_word_after(text: str, end: int) -> bool:
     end or the text's."""
     rest = text[end:]
     return _WORD.match(text, end + len(rest) - len(rest.lstrip(" \t"))) is None
-
-
-def _count_of(word: str, language: str) -> int | None:
-    """The number a word counts (``_count``)."""
-    return _count(word, language)
 
 
 def _singular(word: str, language: str) -> bool:
@@ -1365,8 +1369,9 @@ def _digit_day(
 
 def _day_number(word: str, language: str) -> str | None:
     """The digits of a number word: "21", or "19th", "22nd" (digits and an ending
-    dateparser's data skips in the language, its ordinal suffixes)."""
-    if word.isdigit():
+    dateparser's data skips in the language, its ordinal suffixes). Decimal digits only:
+    "²" is a digit to ``str.isdigit`` but no number ``int`` reads."""
+    if word.isdecimal():
         return word
     m = re.fullmatch(r"(\d{1,2})([^\W\d]{1,2})", word)
     if m is not None and m[2] in _glue(language):
@@ -1556,8 +1561,8 @@ def _spellings(language: str) -> tuple[dict[str, str], dict[str, object]]:
 def _count(word: str, language: str) -> int | None:
     """The number ``word`` counts: "3", dateparser's count words ("a", "un"), else the
     language's number words as text2num reads them ("two", "quince", "zwei"); None for
-    any other word."""
-    if word.isdigit():
+    any other word ("²" is a digit to ``str.isdigit``, no number)."""
+    if word.isdecimal():
         return int(word)
     table = _count_table(language)
     if word in table:
@@ -1593,12 +1598,7 @@ def _future_words(language: str) -> frozenset[str]:
 def _count_words(language: str) -> frozenset[str]:
     """The words ``language`` counts with in a time phrase ("a", "two", "un", "zwei"):
     dateparser's simplifications to a number."""
-    return frozenset(
-        _fold(k)
-        for rule in _info(language).get("simplifications", ())
-        for k, v in rule.items()
-        if str(v).isdigit() and " " not in k
-    )
+    return frozenset(_count_table(language))
 
 
 @lru_cache(maxsize=16)

@@ -872,3 +872,13 @@ def test_a_word_that_points_is_read_with_the_ending_its_sentence_gives_it(
     assert span.named is not None and (span.named.date(), span.grain) == (day, grain)
     # not a word that only shares its stem ("nach"), nor a day of its own ("morgens")
     assert temporal.note_dates("nach dem Essen, morgens Tabletten", date(2026, 2, 18), "de") == []
+
+
+@pytest.mark.parametrize("language", ["en", "es", "de"])
+def test_a_superscript_digit_is_no_count_and_no_day_and_reads_without_error(language: str) -> None:
+    # "²" is a digit to str.isdigit but no number int() reads: "m²", "el día ²"
+    text = "m² 28² el día ² hace ² semanas in ² weeks on the ² ²/06 ² Uhr"
+    assert all(
+        s.day is None or s.day.year >= 2025
+        for s in temporal.note_dates(text, date(2026, 1, 5), language)
+    )
